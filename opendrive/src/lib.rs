@@ -1,0 +1,1 @@
+//! ASAM OpenDRIVE road manager (work in progress).
