@@ -5,4 +5,5 @@
 //! → dispatch / store / serve.
 
 pub mod sample;
+pub mod feed;
 pub mod ingest;
