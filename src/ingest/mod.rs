@@ -6,3 +6,5 @@ pub mod health;
 pub mod json;
 pub mod ncom;
 pub mod udp;
+pub mod bench;
+pub mod cli;

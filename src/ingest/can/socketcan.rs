@@ -16,7 +16,7 @@ pub enum SocketCanError {
          record with candump and use `scil can decode`, or tunnel the bus with cannelloni (UDP 20000)"
     )]
     Unsupported(std::io::Error),
-    #[error("cannot open CAN interface {iface:?}: {source}")]
+    #[error("cannot open CAN interface {iface:?} (does it exist and is it up? `ip link show {iface}`)")]
     Open {
         iface: String,
         source: std::io::Error,
