@@ -26,7 +26,7 @@ pub enum CandumpError {
 
 fn hex_bytes(s: &str) -> Result<Vec<u8>, CandumpError> {
     let digits: Vec<u8> = s.bytes().filter(|b| *b != b'.').collect();
-    if digits.len() % 2 != 0 {
+    if digits.len() & 1 == 1 {
         return Err(CandumpError::Data(s.into()));
     }
     digits

@@ -178,10 +178,10 @@ impl DbcDecoder {
         for s in &m.signals {
             match s.mux {
                 MultiplexIndicator::MultiplexedSignal(v)
-                | MultiplexIndicator::MultiplexorAndMultiplexedSignal(v) => {
-                    if mux_value != Some(v) {
-                        continue;
-                    }
+                | MultiplexIndicator::MultiplexorAndMultiplexedSignal(v)
+                    if mux_value != Some(v) =>
+                {
+                    continue;
                 }
                 _ => {}
             }
@@ -227,7 +227,7 @@ fn extract(data: &[u8], start: u32, size: u32, big_endian: bool) -> Option<u64> 
         for i in 0..size {
             raw = (raw << 1) | bit(pos)?;
             if i + 1 < size {
-                pos = if pos % 8 == 0 { pos + 15 } else { pos - 1 };
+                pos = if pos & 7 == 0 { pos + 15 } else { pos - 1 };
             }
         }
     } else {
