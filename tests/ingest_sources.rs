@@ -152,3 +152,40 @@ fn fusion_with_can_log_reproduces_csv_steering_and_brake() {
         assert!(brake_mismatch <= 3, "{mode:?}: brake light is 10 Hz on CAN");
     }
 }
+
+#[tokio::test]
+async fn candump_replay_decode_and_fuse_tasks() {
+    use scil::ingest::can::decode_task;
+    use scil::ingest::fusion::fuse_task;
+    use std::sync::Arc;
+    let dbc = Arc::new(DbcDecoder::from_file(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/can/vut.dbc")).unwrap());
+    let log = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/can/cpna75_30kmh.log")).unwrap();
+    let frames: Vec<_> = candump::parse_log(&log).filter_map(|(_, r)| r.ok()).collect();
+    let health = SourceHealth::new("candump");
+    let (ftx, frx) = mpsc::channel(256);
+    let (utx, urx) = mpsc::channel(256);
+    let (itx, irx) = mpsc::channel(256);
+    let (otx, mut orx) = mpsc::channel(256);
+    tokio::spawn(candump::replay_paced(frames, 0.0, ftx));
+    tokio::spawn(decode_task(frx, dbc, CanMapping::default(), health.clone(), utx));
+    tokio::spawn(fuse_task(Fusion::new(FusionMode::Hold), irx, urx, otx));
+    // INS samples after the CAN log has been consumed (the log is replayed as fast as possible).
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    for t in [387005.0, 387010.0] {
+        let mut s = sample(t);
+        s.steering_wheel_deg = None;
+        s.brake_light = None;
+        itx.send(s).await.unwrap();
+    }
+    drop(itx);
+    let a = orx.recv().await.unwrap();
+    let b = orx.recv().await.unwrap();
+    assert!(a.steering_wheel_deg.is_some() && b.brake_light.is_some());
+    for _ in 0..100 {
+        if health.snapshot().unknown_id == 35 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(health.snapshot().unknown_id, 35);
+}

@@ -58,3 +58,31 @@ impl CanFrame {
 }
 
 pub use dbc::{CanMapping, CanState, CanUpdate, DbcDecoder, DecodedMessage, SignalRef};
+
+/// Decodes frames from any CAN source with a DBC and maps them to twin fields: the glue between a
+/// frame source (candump replay, cannelloni, SocketCAN) and [`crate::ingest::fusion`]. Unknown ids
+/// are counted in `health` (not errors). Runs until either channel closes.
+pub async fn decode_task(
+    mut frames: tokio::sync::mpsc::Receiver<CanFrame>,
+    dbc: std::sync::Arc<DbcDecoder>,
+    mapping: CanMapping,
+    health: crate::ingest::health::SourceHealth,
+    tx: tokio::sync::mpsc::Sender<CanUpdate>,
+) {
+    while let Some(f) = frames.recv().await {
+        match dbc.decode(&f) {
+            Ok(m) => {
+                let Some(t) = f.time_s else { continue };
+                let u = mapping.apply(t, &m);
+                if !u.is_empty() && tx.send(u).await.is_err() {
+                    return;
+                }
+            }
+            Err(dbc::DecodeError::UnknownId { id, .. }) => {
+                tracing::trace!(id, "CAN id not in DBC");
+                health.unknown_id();
+            }
+            Err(dbc::DecodeError::NoData) => {}
+        }
+    }
+}
