@@ -16,6 +16,11 @@ use crate::sample::{InsPosition, InsSample};
 pub trait MapToGeo: Send + Sync {
     /// Returns (lat_deg, lon_deg).
     fn to_wgs84(&self, x: f64, y: f64) -> (f64, f64);
+    /// Degrees to add to a map-grid heading to get the true-north heading an INS reports at
+    /// this point (the grid convergence); 0 by default.
+    fn grid_to_true_deg(&self, _lat_deg: f64, _lon_deg: f64) -> f64 {
+        0.0
+    }
 }
 
 impl<F: Fn(f64, f64) -> (f64, f64) + Send + Sync> MapToGeo for F {
@@ -91,16 +96,17 @@ pub fn ncom_stream(
     let step_ms = (1000.0 / opts.rate_hz).round().max(1.0) as i64;
     let mut pts = Vec::with_capacity(samples.len());
     for s in samples {
-        let (lat, lon, alt) = match s.position {
+        let (lat, lon, alt, heading) = match s.position {
             InsPosition::Wgs84 {
                 lat_deg,
                 lon_deg,
                 alt_m,
-            } => (lat_deg, lon_deg, alt_m.unwrap_or(opts.default_alt_m)),
+            } => (lat_deg, lon_deg, alt_m.unwrap_or(opts.default_alt_m), s.heading_deg),
             InsPosition::Local { x, y } => {
                 let g = geo.ok_or(FeedError::NoGeo(s.time_s))?;
                 let (lat, lon) = g.to_wgs84(x, y);
-                (lat, lon, opts.default_alt_m)
+                let h = s.heading_deg + g.grid_to_true_deg(lat, lon);
+                (lat, lon, opts.default_alt_m, h)
             }
         };
         pts.push(Pt {
@@ -108,7 +114,7 @@ pub fn ncom_stream(
             lat,
             lon,
             alt,
-            heading: s.heading_deg,
+            heading,
             speed: s.speed_mps,
             accel: s.accel_mps2,
         });
