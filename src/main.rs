@@ -1,1 +1,47 @@
-fn main() {}
+//! The `scil` command line. Subcommand implementations live in `scil::cli::*`.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use scil::cli;
+
+#[derive(Parser)]
+#[command(
+    name = "scil",
+    version,
+    about = "Scenario-in-the-Loop proving-ground control"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Replay a recorded CSV through the twin and the scenario engine.
+    Replay(cli::replay::ReplayArgs),
+    /// OpenDRIVE map tools.
+    #[command(subcommand)]
+    Map(cli::map::MapCommand),
+    /// Benchmarks (print figures; not tests).
+    #[command(subcommand)]
+    Bench(cli::bench::BenchCommand),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Replay(a)) => cli::replay::run(a),
+        Some(Command::Map(c)) => cli::map::run(c),
+        Some(Command::Bench(c)) => cli::bench::run(c),
+        None => cli::default_run(),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("scil: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
