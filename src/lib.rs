@@ -5,3 +5,4 @@
 //! → dispatch / store / serve.
 
 pub mod sample;
+pub mod dispatch;
