@@ -2,3 +2,8 @@
 //!
 //! * [`iso22133`]: the wire codec (sans-IO).
 pub mod iso22133;
+pub mod object;
+pub mod profile;
+pub mod carrier_sim;
+pub mod events;
+pub mod safety;
