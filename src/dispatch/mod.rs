@@ -7,3 +7,4 @@ pub mod profile;
 pub mod carrier_sim;
 pub mod events;
 pub mod safety;
+pub mod control_centre;
