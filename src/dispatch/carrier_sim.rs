@@ -76,6 +76,10 @@ impl SimHandle {
         let fut = self.status.wait_for(|s| s.state == Some(state));
         matches!(tokio::time::timeout(timeout, fut).await, Ok(Ok(_)))
     }
+    /// Run until the simulator task ends (CLI).
+    pub async fn wait(self) {
+        let _ = self.task.await;
+    }
     pub async fn shutdown(self) {
         let _ = self.ctl.send(Control::Shutdown);
         let _ = self.task.await;

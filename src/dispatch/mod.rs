@@ -8,3 +8,5 @@ pub mod carrier_sim;
 pub mod events;
 pub mod safety;
 pub mod control_centre;
+pub mod bench;
+pub mod cli;
