@@ -10,3 +10,4 @@ pub mod safety;
 pub mod control_centre;
 pub mod bench;
 pub mod cli;
+pub mod live;
