@@ -202,7 +202,8 @@ pub struct CarrierReport {
 /// Per-carrier result. `to_sample_time` maps control-centre seconds to the sample time base
 /// (identity when `None`); `impact_s` is the impact instant in the sample time base.
 pub fn carrier_reports(snap: &Snapshot, live: Option<&LiveDispatch>, impact_s: Option<f64>) -> Vec<CarrierReport> {
-    let (epoch_map, inverse): (Box<dyn Fn(f64) -> f64>, Box<dyn Fn(f64) -> f64>) = match live {
+    type Map<'a> = Box<dyn Fn(f64) -> f64 + 'a>;
+    let (epoch_map, inverse): (Map, Map) = match live {
         Some(l) if l.anchor.is_some() => {
             let epoch = l.handle.epoch();
             let f = move |t: f64| l.sample_time(epoch + Duration::from_secs_f64(t.max(0.0))).unwrap_or(t);

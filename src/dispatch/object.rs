@@ -264,17 +264,18 @@ impl TestObject {
             self.next_monr_at = now;
         }
         match heab.status {
-            CcStatus::Abort => {
-                if !matches!(self.state, ObjectState::Aborting | ObjectState::Disarmed | ObjectState::Init | ObjectState::Off) {
-                    self.frozen = Some(self.motion_at(now));
-                    self.set_state(now, ObjectState::Aborting, "HEAB ABORT");
-                }
+            CcStatus::Abort
+                if !matches!(
+                    self.state,
+                    ObjectState::Aborting | ObjectState::Disarmed | ObjectState::Init | ObjectState::Off
+                ) =>
+            {
+                self.frozen = Some(self.motion_at(now));
+                self.set_state(now, ObjectState::Aborting, "HEAB ABORT");
             }
-            CcStatus::NormalStop | CcStatus::TestDone => {
-                if self.state == ObjectState::Running {
-                    self.frozen = Some(self.motion_at(now));
-                    self.set_state(now, ObjectState::Postrun, "HEAB stop");
-                }
+            CcStatus::NormalStop | CcStatus::TestDone if self.state == ObjectState::Running => {
+                self.frozen = Some(self.motion_at(now));
+                self.set_state(now, ObjectState::Postrun, "HEAB stop");
             }
             _ => {}
         }

@@ -44,7 +44,7 @@ impl SafetyConfig {
         if !(self.monr_period_s > 0.0 && self.monr_period_s.is_finite()) {
             return Err("monr_period_s must be positive".into());
         }
-        if !(self.arm_timeout_s > 0.0) {
+        if !(self.arm_timeout_s > 0.0 && self.arm_timeout_s.is_finite()) {
             return Err("arm_timeout_s must be positive".into());
         }
         Ok(())
