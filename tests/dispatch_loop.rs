@@ -40,6 +40,9 @@ fn cc(sim: &SimHandle, mode: CarrierMode, miss_limit: u32) -> ControlCentreHandl
             profile: Some(profile),
         }],
         safety: SafetyConfig { monr_miss_limit: miss_limit, telemetry_stale_s: 0.2, ..Default::default() },
+        // Object-side heartbeat timeout announced in OSEM: generous, so a loaded CI machine
+        // does not make the simulator drop the connection mid-test.
+        heab_timeout_ms: Some(500),
         ..Default::default()
     };
     ControlCentre::spawn(cfg).expect("valid config")
