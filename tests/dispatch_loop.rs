@@ -231,3 +231,47 @@ fn config_validation() {
     bad.safety.monr_miss_limit = 0;
     assert!(bad.validate().is_err());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_datagrams_and_stream_bytes_are_counted_not_fatal() {
+    // A hand-made "carrier": accepts TCP, answers HEAB with garbage, a truncated MONR and
+    // finally a valid MONR; writes garbage on TCP too.
+    use scil::dispatch::iso22133::{decode_frame, encode_frame, Header, Message, Monr};
+    use tokio::io::AsyncWriteExt;
+    let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let udp = tokio::net::UdpSocket::bind("127.0.0.1:0").await.expect("bind");
+    let (tp, up) = (tcp.local_addr().expect("addr").port(), udp.local_addr().expect("addr").port());
+    let fake = tokio::spawn(async move {
+        let (mut s, _) = tcp.accept().await.expect("accept");
+        s.write_all(&[0x7F, 0x7E, 0xFF, 0xFF, 0xFF, 0x7F, 1, 2, 3]).await.expect("write");
+        let mut buf = [0u8; 2048];
+        let (n, src) = udp.recv_from(&mut buf).await.expect("heab");
+        assert!(matches!(decode_frame(&buf[..n]).map(|f| f.message), Ok(Message::Heab(_))));
+        let good = encode_frame(&Header::default(), &Message::Monr(Monr { state: 3, ready_to_arm: 1, ..Default::default() }));
+        udp.send_to(&[1, 2, 3], src).await.expect("send");
+        udp.send_to(&good[..good.len() - 3], src).await.expect("send");
+        let mut bad_crc = good.clone();
+        bad_crc[20] ^= 0xFF;
+        udp.send_to(&bad_crc, src).await.expect("send");
+        udp.send_to(&good, src).await.expect("send");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        drop(s);
+    });
+    let h = ControlCentre::spawn(ControlCentreConfig {
+        carriers: vec![CarrierConfig {
+            name: "fake".into(),
+            object_id: 9,
+            host: "127.0.0.1".into(),
+            tcp_port: tp,
+            udp_port: up,
+            mode: CarrierMode::StartOnly,
+            profile: None,
+        }],
+        ..Default::default()
+    })
+    .expect("cc");
+    assert!(h.wait_carrier_state("fake", ObjectState::Disarmed, T).await, "valid MONR still decoded");
+    assert!(h.wait_for(T, |s| s.carriers[0].malformed_frames >= 3).await, "{:?}", h.snapshot().carriers[0].malformed_frames);
+    fake.await.expect("fake carrier");
+    h.shutdown().await;
+}
