@@ -5,6 +5,7 @@
 //! commands, events) → [`replay`] (drivers) → dispatch / store / serve.
 
 pub mod cli;
+pub mod dispatch;
 pub mod frame;
 pub mod ingest;
 pub mod map;

@@ -24,6 +24,8 @@ enum Command {
     /// OpenDRIVE map tools.
     #[command(subcommand)]
     Map(cli::map::MapCommand),
+    /// ISO 22133 test-object simulator (a dummy target carrier).
+    CarrierSim(scil::dispatch::cli::CarrierSimArgs),
     /// Benchmarks (print figures; not tests).
     #[command(subcommand)]
     Bench(cli::bench::BenchCommand),
@@ -35,6 +37,9 @@ fn main() -> ExitCode {
         Some(Command::Replay(a)) => cli::replay::run(a),
         Some(Command::Map(c)) => cli::map::run(c),
         Some(Command::Bench(c)) => cli::bench::run(c),
+        Some(Command::CarrierSim(a)) => {
+            scil::dispatch::cli::block_on(scil::dispatch::cli::run_carrier_sim(a)).map(|_| ExitCode::SUCCESS)
+        }
         None => cli::default_run(),
     };
     match result {

@@ -21,6 +21,8 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 200)]
         repeat: usize,
     },
+    /// Trigger decision → ISO 22133 STRT written to the socket, on loopback.
+    Dispatch(crate::dispatch::cli::BenchArgs),
 }
 
 pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
