@@ -9,6 +9,8 @@ pub mod dispatch;
 pub mod frame;
 pub mod ingest;
 pub mod map;
+#[cfg(feature = "proj")]
+pub mod proj_geo;
 pub mod replay;
 pub mod sample;
 pub mod scenario;

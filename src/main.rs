@@ -38,7 +38,8 @@ fn main() -> ExitCode {
         Some(Command::Map(c)) => cli::map::run(c),
         Some(Command::Bench(c)) => cli::bench::run(c),
         Some(Command::CarrierSim(a)) => {
-            scil::dispatch::cli::block_on(scil::dispatch::cli::run_carrier_sim(a)).map(|_| ExitCode::SUCCESS)
+            scil::dispatch::cli::block_on(scil::dispatch::cli::run_carrier_sim(a))
+                .map(|_| ExitCode::SUCCESS)
         }
         None => cli::default_run(),
     };

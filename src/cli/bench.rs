@@ -32,6 +32,10 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
             scenario,
             repeat,
         } => bench_replay(&csv, &scenario, repeat),
+        BenchCommand::Dispatch(a) => {
+            crate::dispatch::cli::block_on(crate::dispatch::cli::run_bench(a))?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

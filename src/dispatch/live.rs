@@ -66,7 +66,13 @@ pub fn read_scenario(path: &Path) -> anyhow::Result<ScenarioDispatch> {
             .into_iter()
             .map(|t| {
                 let carrier = t.carrier.unwrap_or_else(|| t.id.clone());
-                let p = DummyProfile::from_scenario(t.start.x, t.start.y, t.heading_deg, t.accel_distance_m, t.speed_kmh);
+                let p = DummyProfile::from_scenario(
+                    t.start.x,
+                    t.start.y,
+                    t.heading_deg,
+                    t.accel_distance_m,
+                    t.speed_kmh,
+                );
                 (t.id, carrier, p, t.carrier_mode.unwrap_or_default())
             })
             .collect(),
@@ -75,12 +81,18 @@ pub fn read_scenario(path: &Path) -> anyhow::Result<ScenarioDispatch> {
 
 /// Carrier configurations for `specs` (`NAME=HOST[:PORT]`); each name must be a carrier of the
 /// scenario, and every carrier of the scenario must be given.
-pub fn carriers_from_scenario(scenario: &ScenarioDispatch, specs: &[String]) -> anyhow::Result<Vec<CarrierConfig>> {
+pub fn carriers_from_scenario(
+    scenario: &ScenarioDispatch,
+    specs: &[String],
+) -> anyhow::Result<Vec<CarrierConfig>> {
     let mut out = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
         let mut c = CarrierConfig::parse_spec(spec, i as u32 + 1).map_err(anyhow::Error::msg)?;
         let Some((_, _, profile, mode)) = scenario.targets.iter().find(|t| t.1 == c.name) else {
-            anyhow::bail!("carrier {} is not used by any target of the scenario", c.name);
+            anyhow::bail!(
+                "carrier {} is not used by any target of the scenario",
+                c.name
+            );
         };
         c.profile = Some(*profile);
         c.mode = *mode;
@@ -88,7 +100,12 @@ pub fn carriers_from_scenario(scenario: &ScenarioDispatch, specs: &[String]) -> 
     }
     for t in &scenario.targets {
         if !out.iter().any(|c| c.name == t.1) {
-            anyhow::bail!("target {} needs carrier {}: pass --carrier {}=HOST[:PORT]", t.0, t.1, t.1);
+            anyhow::bail!(
+                "target {} needs carrier {}: pass --carrier {}=HOST[:PORT]",
+                t.0,
+                t.1,
+                t.1
+            );
         }
     }
     Ok(out)
@@ -102,7 +119,12 @@ pub fn origin_from_georeference(geo: &str) -> Option<GeoOrigin> {
             .find_map(|tok| tok.strip_prefix(key))
             .and_then(|v| v.parse::<f64>().ok())
     };
-    Some(GeoOrigin { lat_deg: get("+lat_0=")?, lon_deg: get("+lon_0=")?, alt_m: 0.0, rotation_deg: 0.0 })
+    Some(GeoOrigin {
+        lat_deg: get("+lat_0=")?,
+        lon_deg: get("+lon_0=")?,
+        alt_m: 0.0,
+        rotation_deg: 0.0,
+    })
 }
 
 /// geoReference of an OpenDRIVE file (text between the tags, CDATA stripped).
@@ -110,7 +132,13 @@ pub fn georeference_of_map(xodr: &Path) -> Option<String> {
     let text = std::fs::read_to_string(xodr).ok()?;
     let start = text.find("<geoReference>")? + "<geoReference>".len();
     let end = start + text[start..].find("</geoReference>")?;
-    Some(text[start..end].replace("<![CDATA[", "").replace("]]>", "").trim().to_string())
+    Some(
+        text[start..end]
+            .replace("<![CDATA[", "")
+            .replace("]]>", "")
+            .trim()
+            .to_string(),
+    )
 }
 
 /// Sample time ↔ wall time for a paced replay, plus the control-centre calls.
@@ -124,7 +152,12 @@ pub struct LiveDispatch {
 
 impl LiveDispatch {
     pub fn new(handle: ControlCentreHandle, speed: f64) -> Self {
-        Self { handle, anchor: None, speed: if speed > 0.0 { speed } else { 1.0 }, start_decisions: Vec::new() }
+        Self {
+            handle,
+            anchor: None,
+            speed: if speed > 0.0 { speed } else { 1.0 },
+            start_decisions: Vec::new(),
+        }
     }
 
     /// Anchor sample time `t_s` to the wall instant `at` (first sample of a paced replay).
@@ -158,7 +191,11 @@ impl LiveDispatch {
     /// Sample time for a wall instant.
     pub fn sample_time(&self, at: Instant) -> Option<f64> {
         let (t0, w0) = self.anchor?;
-        let d = if at >= w0 { at.duration_since(w0).as_secs_f64() } else { -w0.duration_since(at).as_secs_f64() };
+        let d = if at >= w0 {
+            at.duration_since(w0).as_secs_f64()
+        } else {
+            -w0.duration_since(at).as_secs_f64()
+        };
         Some(t0 + d * self.speed)
     }
 
@@ -201,12 +238,19 @@ pub struct CarrierReport {
 
 /// Per-carrier result. `to_sample_time` maps control-centre seconds to the sample time base
 /// (identity when `None`); `impact_s` is the impact instant in the sample time base.
-pub fn carrier_reports(snap: &Snapshot, live: Option<&LiveDispatch>, impact_s: Option<f64>) -> Vec<CarrierReport> {
+pub fn carrier_reports(
+    snap: &Snapshot,
+    live: Option<&LiveDispatch>,
+    impact_s: Option<f64>,
+) -> Vec<CarrierReport> {
     type Map<'a> = Box<dyn Fn(f64) -> f64 + 'a>;
     let (epoch_map, inverse): (Map, Map) = match live {
         Some(l) if l.anchor.is_some() => {
             let epoch = l.handle.epoch();
-            let f = move |t: f64| l.sample_time(epoch + Duration::from_secs_f64(t.max(0.0))).unwrap_or(t);
+            let f = move |t: f64| {
+                l.sample_time(epoch + Duration::from_secs_f64(t.max(0.0)))
+                    .unwrap_or(t)
+            };
             let g = move |s: f64| l.wall(s).saturating_duration_since(epoch).as_secs_f64();
             (Box::new(f), Box::new(g))
         }
@@ -216,7 +260,14 @@ pub fn carrier_reports(snap: &Snapshot, live: Option<&LiveDispatch>, impact_s: O
         .iter()
         .map(|c| CarrierReport {
             carrier: c.name.clone(),
-            states_seen: c.states_seen.iter().map(|(t, s)| StateSeen { t_s: epoch_map(*t), state: *s }).collect(),
+            states_seen: c
+                .states_seen
+                .iter()
+                .map(|(t, s)| StateSeen {
+                    t_s: epoch_map(*t),
+                    state: *s,
+                })
+                .collect(),
             strt_sent_s: c.strt_written_s.map(&epoch_map),
             strt_scheduled_s: c.strt_scheduled_s.map(&epoch_map),
             strt_latency_us: c.strt_latency_us,
@@ -242,7 +293,8 @@ mod tests {
         let s = read_scenario(p).expect("reads");
         assert_eq!(s.targets.len(), 1);
         assert_eq!(s.targets[0].1, "carrier-1");
-        let c = carriers_from_scenario(&s, &["carrier-1=127.0.0.1:7001".to_string()]).expect("carriers");
+        let c = carriers_from_scenario(&s, &["carrier-1=127.0.0.1:7001".to_string()])
+            .expect("carriers");
         assert_eq!(c[0].tcp_port, 7001);
         assert!(carriers_from_scenario(&s, &[]).is_err());
         assert!(carriers_from_scenario(&s, &["other=x".to_string()]).is_err());
