@@ -1,9 +1,18 @@
 //! scil — Scenario-in-the-Loop proving-ground control.
 //!
 //! Modules follow the data flow: [`ingest`] (sources) → [`frame`] (interface block to the map
-//! frame) → [`twin`] (digital twin) → [`scenario`] (sans-IO engine: triggers, commands, events)
-//! → dispatch / store / serve.
+//! frame) → [`twin`] (digital twin on the [`map`]) → [`scenario`] (sans-IO engine: triggers,
+//! commands, events) → [`replay`] (drivers) → dispatch / store / serve.
 
-pub mod sample;
+pub mod cli;
+pub mod dispatch;
 pub mod feed;
+pub mod frame;
 pub mod ingest;
+pub mod map;
+#[cfg(feature = "proj")]
+pub mod proj_geo;
+pub mod replay;
+pub mod sample;
+pub mod scenario;
+pub mod twin;

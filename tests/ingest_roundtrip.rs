@@ -77,3 +77,81 @@ async fn ncom_udp_round_trip_reproduces_csv() {
     assert_eq!(h.samples as usize, packets.len());
     assert_eq!(h.not_locked, 0);
 }
+
+mod engine_path {
+    use super::*;
+    use scil::ingest::cli::{map_geo, read_replay_csv};
+    use scil::ingest::csv::BadRowPolicy;
+    use scil::replay::{drive, replay_csv, CsvReplay, Pacer, Recorder, ReplayError, ReplaySetup, Speed};
+    use scil::scenario::engine::EngineConfig;
+    use std::path::Path;
+
+    fn shared(rel: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared").join(rel)
+    }
+
+    /// Local-frame CSV → map geoReference inverse → NCOM/UDP → listener → interface block →
+    /// engine: same trigger as the CSV replay, positions within millimetres.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn ncom_path_triggers_like_csv_replay() {
+        let csv = shared("replays/cpna75_30kmh.csv");
+        let scenario = shared("scenarios/cpna75_30kmh.toml");
+        let setup = ReplaySetup::load(&scenario, None, EngineConfig::default()).unwrap();
+        let opts = CsvReplay {
+            csv: csv.clone(),
+            columns: vec![],
+            on_bad_row: BadRowPolicy::Stop,
+            speed: Speed::Max,
+        };
+        let csv_result = replay_csv(&setup, &opts, false, &mut |_| {}).unwrap().0;
+        let t_csv = csv_result.triggers.first().expect("CSV replay triggers").time_s;
+
+        let rows = read_replay_csv(&csv).unwrap();
+        let geo = map_geo(Some(&shared("opendrive/proving_ground.xodr"))).unwrap();
+        let packets = feed::ncom_stream(&rows, geo.as_deref(), &FeedOptions::default()).unwrap();
+        let health = SourceHealth::new("ncom");
+        let src = NcomUdpSource::bind("127.0.0.1:0", "vut", health.clone()).await.unwrap();
+        let addr = src.local_addr().unwrap();
+        let (tx, mut rx) = tokio::sync::mpsc::channel(8192);
+        tokio::spawn(src.run(tx));
+        feed::send_udp(&packets, addr, 20.0).await.unwrap();
+        let mut got = Vec::new();
+        while got.len() < packets.len() {
+            match tokio::time::timeout(std::time::Duration::from_secs(5), rx.recv()).await {
+                Ok(Some(s)) => got.push(s),
+                _ => break,
+            }
+        }
+        assert_eq!(got.len(), packets.len(), "no loss");
+
+        // Map-frame agreement at the CSV rows (every 4th packet).
+        let (mut dpos, mut dyaw) = (0.0f64, 0.0f64);
+        for (i, r) in rows.iter().enumerate() {
+            let a = setup.interface.to_map(r).unwrap();
+            let b = setup.interface.to_map(&got[i * 4]).unwrap();
+            assert!((a.time_s - b.time_s).abs() < 1e-6);
+            dpos = dpos.max((a.x - b.x).hypot(a.y - b.y));
+            dyaw = dyaw.max(scil::frame::wrap_pi(a.yaw_rad - b.yaw_rad).abs());
+            assert!((a.speed_mps - b.speed_mps).abs() < 2e-4);
+        }
+        eprintln!("map-frame round trip: max position error {:.3} mm, max yaw error {:.2e} rad", dpos * 1e3, dyaw);
+        assert!(dpos < 0.005, "position error {dpos} m");
+        assert!(dyaw < 1e-5, "yaw error {dyaw} rad");
+
+        // Same engine, samples from the NCOM path (100 Hz).
+        let mut engine = setup.engine();
+        let mut rec = Recorder::default();
+        let n = drive(
+            got.into_iter().map(Ok::<_, ReplayError>),
+            &setup.interface,
+            &mut engine,
+            &mut Pacer::new(Speed::Max),
+            &mut |o| rec.record(o),
+        )
+        .unwrap();
+        let ncom_result = rec.result(n, 0);
+        let t_ncom = ncom_result.triggers.first().expect("NCOM path triggers").time_s;
+        eprintln!("trigger: CSV {t_csv:.4} s, NCOM path {t_ncom:.4} s, diff {:.3} ms", (t_ncom - t_csv) * 1e3);
+        assert!((t_ncom - t_csv).abs() <= 0.002, "CSV {t_csv} vs NCOM {t_ncom}");
+    }
+}

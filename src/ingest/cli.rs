@@ -37,7 +37,8 @@ pub struct FeedArgs {
     /// Playback speed factor (1 = recorded pace, 0 = as fast as possible).
     #[arg(long, default_value_t = 1.0)]
     pub speed: f64,
-    /// OpenDRIVE map whose geoReference converts local x/y to WGS84.
+    /// OpenDRIVE map whose geoReference converts local x/y to WGS84 (default for local CSVs: the
+    /// bundled proving_ground.xodr).
     #[arg(long)]
     pub map: Option<PathBuf>,
     /// Output rate, Hz.
@@ -48,72 +49,49 @@ pub struct FeedArgs {
     pub gps_week: i64,
 }
 
-/// Reads a replay CSV into samples. Minimal reader for the shared column names, used until the
-/// replay core's `ingest::csv` is merged into this branch.
+/// Reads a replay CSV with the replay core's reader (column auto-detection, units, bad-row
+/// reporting).
 pub fn read_replay_csv(path: &Path) -> anyhow::Result<Vec<InsSample>> {
-    let mut rdr = csv::ReaderBuilder::new()
-        .trim(csv::Trim::All)
-        .from_path(path)
-        .with_context(|| format!("cannot open {}", path.display()))?;
-    let header: Vec<String> = rdr.headers()?.iter().map(|h| h.to_lowercase()).collect();
-    let col = |names: &[&str]| header.iter().position(|h| names.iter().any(|n| h.starts_with(n)));
-    let t = col(&["time"]).context("no Time column")?;
-    let (x, y) = (col(&["posx"]), col(&["posy"]));
-    let (lat, lon, alt) = (col(&["latitude"]), col(&["longitude"]), col(&["altitude"]));
-    let hd = col(&["heading"]).context("no Heading column")?;
-    let (v_kmh, v_ms) = (col(&["velocity"]), col(&["speed horizontal"]));
-    let steer = col(&["steering_angle"]);
-    let brake = col(&["brake_light"]);
-    let mut out = Vec::new();
-    for (i, rec) in rdr.records().enumerate() {
-        let rec = rec?;
-        let num = |c: usize| -> anyhow::Result<f64> {
-            rec.get(c)
-                .and_then(|s| s.parse().ok())
-                .with_context(|| format!("{}:{}: bad number in column {}", path.display(), i + 2, c + 1))
-        };
-        let position = match (x, y, lat, lon) {
-            (Some(x), Some(y), _, _) => InsPosition::Local { x: num(x)?, y: num(y)? },
-            (_, _, Some(la), Some(lo)) => InsPosition::Wgs84 {
-                lat_deg: num(la)?,
-                lon_deg: num(lo)?,
-                alt_m: alt.map(num).transpose()?,
-            },
-            _ => anyhow::bail!("no position columns (PosX/PosY or Latitude/Longitude)"),
-        };
-        let speed_mps = match (v_ms, v_kmh) {
-            (Some(c), _) => num(c)?,
-            (None, Some(c)) => num(c)? / 3.6,
-            _ => anyhow::bail!("no speed column"),
-        };
-        out.push(InsSample {
-            time_s: num(t)?,
-            vehicle: crate::sample::VUT.into(),
-            position,
-            heading_deg: num(hd)?,
-            speed_mps,
-            steering_wheel_deg: steer.map(num).transpose()?,
-            brake_light: brake.map(num).transpose()?.map(|b| b != 0.0),
-            accel_mps2: None,
-            yaw_rate_rps: None,
-        });
-    }
-    Ok(out)
+    let src = super::csv::CsvSource::open(path, &[], super::csv::BadRowPolicy::Stop)?;
+    Ok(src.collect::<Result<Vec<_>, _>>()?)
 }
 
-fn map_geo(map: Option<&Path>) -> anyhow::Result<Option<Box<dyn MapToGeo>>> {
-    match map {
-        None => Ok(None),
-        Some(p) => anyhow::bail!(
-            "--map {}: map geoReference inverse not available in this build yet",
-            p.display()
-        ),
+/// The map's geo frame, inverse direction, with the grid convergence for headings.
+struct GeoInverse(std::sync::Arc<opendrive::geo::GeoFrame>);
+
+impl MapToGeo for GeoInverse {
+    fn to_wgs84(&self, x: f64, y: f64) -> (f64, f64) {
+        self.0.to_wgs84(x, y)
     }
+    fn grid_to_true_deg(&self, lat_deg: f64, lon_deg: f64) -> f64 {
+        // yaw = π/2 − heading_true + convergence (frame.rs), so heading_true = heading_grid + conv.
+        crate::frame::GeoToMap::convergence(self.0.as_ref(), lat_deg, lon_deg).to_degrees()
+    }
+}
+
+/// Loads `map` and returns its geo inverse.
+pub fn map_geo(map: Option<&Path>) -> anyhow::Result<Option<Box<dyn MapToGeo>>> {
+    let Some(p) = map else { return Ok(None) };
+    let m = crate::map::Map::load(p)?;
+    let geo = m.geo.clone().with_context(|| {
+        format!(
+            "{} has no usable geoReference{}",
+            p.display(),
+            m.geo_warning.as_deref().map(|w| format!(": {w}")).unwrap_or_default()
+        )
+    })?;
+    Ok(Some(Box::new(GeoInverse(geo))))
 }
 
 pub fn run_feed(a: FeedArgs) -> anyhow::Result<ExitCode> {
     let samples = read_replay_csv(&a.csv)?;
-    let geo = map_geo(a.map.as_deref())?;
+    let local = samples
+        .iter()
+        .any(|s| matches!(s.position, InsPosition::Local { .. }));
+    // Local x/y need the map's geoReference: default to the bundled proving ground.
+    let default_map = crate::cli::data_dir().join("opendrive/proving_ground.xodr");
+    let map = a.map.clone().or_else(|| local.then_some(default_map));
+    let geo = map_geo(map.as_deref())?;
     let opts = FeedOptions {
         rate_hz: a.rate,
         gps_week: a.gps_week,
@@ -401,10 +379,50 @@ pub fn run_listen(a: ListenArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `scil bench ingest`: prints the live-ingest latency figures.
-pub fn run_bench(packets: usize) -> anyhow::Result<ExitCode> {
-    let r = super::bench::run(packets, "decode only", |_| {})?;
+/// `scil bench ingest`.
+#[derive(Debug, Args)]
+pub struct BenchIngestArgs {
+    /// Measured packets.
+    #[arg(long, default_value_t = 5000)]
+    pub packets: usize,
+    /// Scenario (with its map): every decoded sample also goes through the interface block and
+    /// the scenario engine before the clock stops.
+    #[arg(long)]
+    pub scenario: Option<PathBuf>,
+}
+
+pub fn run_bench_args(a: BenchIngestArgs) -> anyhow::Result<ExitCode> {
+    let r = match &a.scenario {
+        None => super::bench::run(a.packets, "decode only", |_| {})?,
+        Some(sc) => {
+            let setup = crate::replay::ReplaySetup::load(
+                sc,
+                None,
+                crate::scenario::engine::EngineConfig {
+                    stale_limit_s: None,
+                    ..Default::default()
+                },
+            )?;
+            let mut engine = setup.engine();
+            let mut armed = false;
+            super::bench::run(a.packets, "interface + engine", |s| {
+                if let Ok(m) = setup.interface.to_map(s) {
+                    if !armed {
+                        engine.arm(m.time_s);
+                        armed = true;
+                    }
+                    engine.handle_sample(&m);
+                    while engine.poll_output().is_some() {}
+                }
+            })?
+        }
+    };
     println!("{r}");
     println!("{}", serde_json::to_string(&r)?);
     Ok(ExitCode::SUCCESS)
+}
+
+/// `cargo bench --bench ingest_latency`: decode-only figures.
+pub fn run_bench(packets: usize) -> anyhow::Result<ExitCode> {
+    run_bench_args(BenchIngestArgs { packets, scenario: None })
 }

@@ -1,0 +1,203 @@
+//! Latency benchmark: trigger decision → STRT written to the socket, on loopback against the
+//! carrier simulator, with baselines measured in the same run (encode only; a bare tokio
+//! `write_all` of a pre-encoded STRT). Not a timed test: run it with `scil bench-dispatch` or
+//! `cargo bench --bench dispatch_latency`.
+
+use super::carrier_sim::{self, SimConfig};
+use super::control_centre::{CarrierConfig, CarrierMode, ControlCentre, ControlCentreConfig};
+use super::events::{EventKind, Phase};
+use super::iso22133::{encode_frame_into, Header, Message, ObjectState, Strt};
+use serde::Serialize;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::time::Instant;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Percentiles {
+    pub n: usize,
+    pub p50_us: f64,
+    pub p99_us: f64,
+    pub max_us: f64,
+    pub mean_us: f64,
+}
+
+impl Percentiles {
+    pub fn of(mut v: Vec<f64>) -> Self {
+        v.sort_by(|a, b| a.total_cmp(b));
+        let n = v.len();
+        let q = |p: f64| {
+            if n == 0 {
+                f64::NAN
+            } else {
+                v[((p * (n - 1) as f64).round() as usize).min(n - 1)]
+            }
+        };
+        Self {
+            n,
+            p50_us: q(0.5),
+            p99_us: q(0.99),
+            max_us: v.last().copied().unwrap_or(f64::NAN),
+            mean_us: if n == 0 {
+                f64::NAN
+            } else {
+                v.iter().sum::<f64>() / n as f64
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchReport {
+    /// Decision (`start_now`) → STRT written, through the control centre.
+    pub decision_to_strt: Percentiles,
+    /// Scheduled instant → STRT written, for STRT scheduled 20 ms ahead (timer path).
+    pub scheduled_to_strt: Percentiles,
+    /// Baseline 1: encoding one STRT frame (mean over many).
+    pub encode_only_us: f64,
+    /// Baseline 2: bare `write_all` of a pre-encoded STRT on a loopback TCP socket.
+    pub raw_write: Percentiles,
+    pub ratio_p50_vs_encode: f64,
+    pub ratio_p50_vs_raw_write: f64,
+}
+
+/// Run `iterations` arm → STRT cycles (half immediate, half scheduled).
+pub async fn run(iterations: usize) -> anyhow::Result<BenchReport> {
+    let iterations = iterations.max(2);
+    // Baseline 1: encode only.
+    let mut buf = Vec::with_capacity(64);
+    let msg = Message::Strt(Strt {
+        start_qms_of_week: 123_456,
+        gps_week: Some(2300),
+    });
+    let n_enc = 100_000;
+    let t = std::time::Instant::now();
+    for i in 0..n_enc {
+        buf.clear();
+        let h = Header {
+            message_counter: i as u8,
+            ..Default::default()
+        };
+        encode_frame_into(&h, std::hint::black_box(&msg), &mut buf);
+        std::hint::black_box(&buf);
+    }
+    let encode_only_us = t.elapsed().as_secs_f64() * 1e6 / n_enc as f64;
+
+    // Baseline 2: raw write on loopback.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let sink = tokio::spawn(async move {
+        if let Ok((mut s, _)) = listener.accept().await {
+            let mut b = [0u8; 4096];
+            while let Ok(n) = s.read(&mut b).await {
+                if n == 0 {
+                    break;
+                }
+            }
+        }
+    });
+    let mut s = tokio::net::TcpStream::connect(addr).await?;
+    s.set_nodelay(true)?;
+    let mut raw = Vec::with_capacity(iterations);
+    for _ in 0..iterations {
+        let t = Instant::now();
+        s.write_all(&buf).await?;
+        raw.push(t.elapsed().as_secs_f64() * 1e6);
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    drop(s);
+    let _ = sink.await;
+
+    // The real path: control centre + carrier simulator.
+    let sim = carrier_sim::spawn(SimConfig {
+        tcp_port: 0,
+        udp_port: 0,
+        ..Default::default()
+    })
+    .await?;
+    let cfg = ControlCentreConfig {
+        carriers: vec![CarrierConfig {
+            name: "bench".into(),
+            object_id: 1,
+            host: "127.0.0.1".into(),
+            tcp_port: sim.tcp_addr.port(),
+            udp_port: sim.udp_addr.port(),
+            mode: CarrierMode::StartOnly,
+            profile: None,
+        }],
+        monr_rate_hz: 200,
+        ..Default::default()
+    };
+    cfg.safety.validate().map_err(anyhow::Error::msg)?;
+    let h = ControlCentre::spawn(cfg)?;
+    let t = Duration::from_secs(5);
+    if !h
+        .wait_carrier_state("bench", ObjectState::Disarmed, t)
+        .await
+    {
+        anyhow::bail!("carrier simulator did not connect");
+    }
+    let feeder = {
+        let h = h.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_millis(10));
+            loop {
+                tick.tick().await;
+                h.telemetry();
+            }
+        })
+    };
+    let mut immediate = Vec::new();
+    let mut scheduled = Vec::new();
+    for i in 0..iterations {
+        h.arm(t).await?;
+        let mut ev = h.events();
+        if i % 2 == 0 {
+            h.start_now();
+        } else {
+            h.start_at(Instant::now() + Duration::from_millis(20));
+        }
+        let lat = tokio::time::timeout(t, async {
+            loop {
+                if let Ok(e) = ev.recv().await {
+                    if let EventKind::StrtSent { latency_us, .. } = e.kind {
+                        return latency_us;
+                    }
+                }
+            }
+        })
+        .await?;
+        if i % 2 == 0 {
+            immediate.push(lat);
+        } else {
+            scheduled.push(lat);
+        }
+        if !h.wait_carrier_state("bench", ObjectState::Running, t).await {
+            anyhow::bail!("carrier did not start");
+        }
+        h.finish();
+        if !h.wait_carrier_state("bench", ObjectState::Postrun, t).await {
+            anyhow::bail!("carrier did not stop");
+        }
+        h.disarm();
+        if !(h.wait_phase(Phase::Idle, t).await
+            && h.wait_carrier_state("bench", ObjectState::Disarmed, t)
+                .await)
+        {
+            anyhow::bail!("carrier did not disarm");
+        }
+    }
+    feeder.abort();
+    h.shutdown().await;
+    sim.shutdown().await;
+
+    let decision_to_strt = Percentiles::of(immediate);
+    let raw_write = Percentiles::of(raw);
+    Ok(BenchReport {
+        ratio_p50_vs_encode: decision_to_strt.p50_us / encode_only_us,
+        ratio_p50_vs_raw_write: decision_to_strt.p50_us / raw_write.p50_us,
+        decision_to_strt,
+        scheduled_to_strt: Percentiles::of(scheduled),
+        encode_only_us,
+        raw_write,
+    })
+}

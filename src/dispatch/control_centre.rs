@@ -1,0 +1,943 @@
+//! Control centre (scil side of ISO 22133): a tokio shell around the sans-IO [`Supervisor`].
+//!
+//! Tasks: one *central* task owns the supervisor, the snapshot and the event stream; one task
+//! per carrier owns its TCP connection (connect with exponential backoff, OSEM, TRAJ, OSTM,
+//! STRT) and its UDP socket (HEAB at the configured rate, MONR received on the same socket).
+//! STRT is sent by the carrier task's own timer at the scheduled instant, so the path from the
+//! timer to the socket is one encode and one `write_all`.
+
+use super::events::{DispatchEvent, EventKind, Phase};
+use super::iso22133::{
+    decode_frame, encode_frame_into, gps_now, CcStatus, Heab, Header, Message, Monr, ObjectState,
+    Osem, OsemDateTime, OsemIds, OsemLimits, OsemOrigin, Ostm, OstmCommand, StreamFramer, Strt,
+    GPS_LEAP_SECONDS,
+};
+use super::profile::DummyProfile;
+use super::safety::{Action, SafetyConfig, Supervisor};
+use serde::{Deserialize, Serialize};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{lookup_host, TcpStream, UdpSocket};
+use tokio::sync::{broadcast, mpsc, watch};
+use tokio::time::Instant;
+
+/// What a carrier needs besides a start signal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CarrierMode {
+    /// OSEM + TRAJ upload + ARM + STRT.
+    #[default]
+    Trajectory,
+    /// A carrier that only needs a start signal (CarMaker-style 0/1 trigger): no TRAJ.
+    StartOnly,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CarrierConfig {
+    /// Name used by the scenario (`carrier = "carrier-1"`).
+    pub name: String,
+    /// Device id assigned in OSEM (the object's transmitter id).
+    pub object_id: u32,
+    /// Host name or address.
+    pub host: String,
+    pub tcp_port: u16,
+    pub udp_port: u16,
+    #[serde(default)]
+    pub mode: CarrierMode,
+    /// Path and speed profile to upload as TRAJ (mode `trajectory`).
+    pub profile: Option<DummyProfile>,
+}
+
+impl CarrierConfig {
+    /// Parse `NAME=HOST[:PORT]` (UDP port = TCP port − 1 when a TCP port is given, as with the
+    /// defaults 53241/53240; `HOST:TCP:UDP` sets both).
+    pub fn parse_spec(spec: &str, object_id: u32) -> Result<Self, String> {
+        let (name, addr) = spec
+            .split_once('=')
+            .ok_or_else(|| format!("expected NAME=HOST[:PORT], got {spec:?}"))?;
+        let parts: Vec<&str> = addr.split(':').collect();
+        let port = |s: &str| s.parse::<u16>().map_err(|e| format!("bad port {s:?}: {e}"));
+        let (host, tcp, udp) = match parts.as_slice() {
+            [h] => (
+                h.to_string(),
+                super::iso22133::DEFAULT_TCP_PORT,
+                super::iso22133::DEFAULT_UDP_PORT,
+            ),
+            [h, t] => {
+                let t = port(t)?;
+                (h.to_string(), t, t.saturating_sub(1))
+            }
+            [h, t, u] => (h.to_string(), port(t)?, port(u)?),
+            _ => return Err(format!("cannot parse address {addr:?}")),
+        };
+        if name.is_empty() || host.is_empty() {
+            return Err(format!("empty name or host in {spec:?}"));
+        }
+        Ok(Self {
+            name: name.to_string(),
+            object_id,
+            host,
+            tcp_port: tcp,
+            udp_port: udp,
+            mode: CarrierMode::Trajectory,
+            profile: None,
+        })
+    }
+}
+
+/// Origin of the local frame (the map's geoReference origin).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+pub struct GeoOrigin {
+    pub lat_deg: f64,
+    pub lon_deg: f64,
+    pub alt_m: f64,
+    /// Rotation of the local frame, degrees.
+    pub rotation_deg: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ControlCentreConfig {
+    pub control_centre_id: u32,
+    pub origin: GeoOrigin,
+    /// MONR rate requested in OSEM (1..=1000 Hz; the OSEM field is u8, so ≤ 255 is encodable).
+    pub monr_rate_hz: u16,
+    /// HEAB rate (1..=1000 Hz, ≤ 255 encodable in OSEM).
+    pub heab_rate_hz: u16,
+    /// Heartbeat timeout announced in OSEM, ms (None = the object's default, 10 HEAB periods).
+    pub heab_timeout_ms: Option<u32>,
+    pub carriers: Vec<CarrierConfig>,
+    /// Stale-telemetry limit, n consecutive MONR, arm timeout (`monr_period_s` is derived).
+    pub safety: SafetyConfig,
+    pub reconnect_initial_ms: u64,
+    pub reconnect_max_ms: u64,
+    /// TRAJ sampling step.
+    pub traj_dt_s: f64,
+}
+
+impl Default for ControlCentreConfig {
+    fn default() -> Self {
+        Self {
+            control_centre_id: 0xC0,
+            origin: GeoOrigin::default(),
+            monr_rate_hz: 100,
+            heab_rate_hz: 100,
+            heab_timeout_ms: None,
+            carriers: Vec::new(),
+            safety: SafetyConfig::default(),
+            reconnect_initial_ms: 100,
+            reconnect_max_ms: 5000,
+            traj_dt_s: 0.05,
+        }
+    }
+}
+
+/// Validate an ISO 22133 message rate.
+pub fn validate_rate(what: &str, hz: u16) -> Result<(), String> {
+    if !(1..=1000).contains(&hz) {
+        return Err(format!("{what} must be 1..1000 Hz, got {hz}"));
+    }
+    if hz > u8::MAX as u16 {
+        return Err(format!(
+            "{what} {hz} Hz does not fit the OSEM u8 rate field (max 255)"
+        ));
+    }
+    Ok(())
+}
+
+impl ControlCentreConfig {
+    pub fn validate(&self) -> Result<(), String> {
+        validate_rate("MONR rate", self.monr_rate_hz)?;
+        validate_rate("HEAB rate", self.heab_rate_hz)?;
+        if self.carriers.is_empty() {
+            return Err("no carriers configured".into());
+        }
+        for (i, c) in self.carriers.iter().enumerate() {
+            if self.carriers[..i].iter().any(|d| d.name == c.name) {
+                return Err(format!("duplicate carrier name {}", c.name));
+            }
+            if c.mode == CarrierMode::Trajectory && c.profile.is_none() {
+                return Err(format!(
+                    "carrier {} in trajectory mode needs a profile",
+                    c.name
+                ));
+            }
+        }
+        self.effective_safety().validate()
+    }
+
+    fn effective_safety(&self) -> SafetyConfig {
+        SafetyConfig {
+            monr_period_s: 1.0 / self.monr_rate_hz.max(1) as f64,
+            ..self.safety
+        }
+    }
+}
+
+/// A carrier's view for the twin and the JSON result.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct CarrierSnapshot {
+    pub name: String,
+    pub connected: bool,
+    pub state: Option<ObjectState>,
+    pub ready_to_arm: bool,
+    /// Position, local frame at the OSEM origin (= map frame), metres.
+    pub x: f64,
+    pub y: f64,
+    pub yaw_deg: f64,
+    pub speed_mps: f64,
+    pub last_monr_s: Option<f64>,
+    pub monr_count: u64,
+    pub malformed_frames: u64,
+    /// (t_s, state) each time the reported state changed.
+    pub states_seen: Vec<(f64, ObjectState)>,
+    pub strt_scheduled_s: Option<f64>,
+    pub strt_written_s: Option<f64>,
+    /// Scheduled instant (or decision, if later) → STRT written to the socket, µs.
+    pub strt_latency_us: Option<f64>,
+    /// Timer firing − scheduled instant, µs.
+    pub strt_timer_late_us: Option<f64>,
+    /// Position at the first MONR after STRT was written.
+    pub start_position: Option<(f64, f64)>,
+    /// MONR track since the carrier was armed: (t_s, x, y, speed, state).
+    pub track: Vec<(f64, f64, f64, f64, ObjectState)>,
+}
+
+impl CarrierSnapshot {
+    /// Distance travelled from the start position at time `t_s` (interpolated MONR track).
+    pub fn travel_at(&self, t_s: f64) -> Option<f64> {
+        let (x0, y0) = self
+            .track
+            .iter()
+            .find(|p| p.4 == ObjectState::Running)
+            .map(|p| (p.1, p.2))?;
+        let i = self.track.partition_point(|p| p.0 <= t_s);
+        if i == 0 {
+            return None;
+        }
+        let a = self.track[i - 1];
+        let (x, y) = match self.track.get(i) {
+            Some(b) if b.0 > a.0 => {
+                let f = (t_s - a.0) / (b.0 - a.0);
+                (a.1 + f * (b.1 - a.1), a.2 + f * (b.2 - a.2))
+            }
+            _ => (a.1, a.2),
+        };
+        Some(((x - x0).powi(2) + (y - y0).powi(2)).sqrt())
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub phase: Phase,
+    pub carriers: Vec<CarrierSnapshot>,
+    pub events: Vec<DispatchEvent>,
+}
+
+enum Cmd {
+    Arm,
+    Disarm,
+    StartAt { at: Instant, decided: Instant },
+    Estop(String),
+    Finish,
+    AllClear,
+    Telemetry(Instant),
+    Shutdown,
+}
+
+enum Obs {
+    Connected(usize),
+    Disconnected(usize, String),
+    Monr(usize, Monr, Instant),
+    StrtSent {
+        carrier: usize,
+        scheduled: Instant,
+        fired: Instant,
+        written: Instant,
+    },
+    Malformed(usize, String),
+    Sent(EventKind),
+}
+
+enum CarrierCmd {
+    Ostm(OstmCommand),
+    Strt { at: Instant },
+    Shutdown,
+}
+
+/// Handle to a running control centre. Cheap to clone.
+#[derive(Clone)]
+pub struct ControlCentreHandle {
+    epoch: Instant,
+    cmd: mpsc::UnboundedSender<Cmd>,
+    events: broadcast::Sender<DispatchEvent>,
+    snapshot: watch::Receiver<Snapshot>,
+    tasks: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DispatchError {
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    #[error("arming refused: {0}")]
+    ArmRefused(String),
+    #[error("timed out waiting for {0}")]
+    Timeout(String),
+    #[error("control centre stopped")]
+    Stopped,
+}
+
+pub struct ControlCentre;
+
+impl ControlCentre {
+    /// Validate the configuration and start the tasks (connections are made in the background).
+    pub fn spawn(cfg: ControlCentreConfig) -> Result<ControlCentreHandle, DispatchError> {
+        cfg.validate().map_err(DispatchError::Config)?;
+        let epoch = Instant::now();
+        let names: Vec<String> = cfg.carriers.iter().map(|c| c.name.clone()).collect();
+        let sup = Supervisor::new(cfg.effective_safety(), names.clone())
+            .map_err(DispatchError::Config)?;
+        let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
+        let (obs_tx, obs_rx) = mpsc::unbounded_channel();
+        let (ev_tx, _) = broadcast::channel(4096);
+        let (heab_tx, heab_rx) = watch::channel(CcStatus::Ready);
+        let snap = Snapshot {
+            phase: Phase::Idle,
+            carriers: names
+                .iter()
+                .map(|n| CarrierSnapshot {
+                    name: n.clone(),
+                    ..Default::default()
+                })
+                .collect(),
+            events: Vec::new(),
+        };
+        let (snap_tx, snap_rx) = watch::channel(snap);
+        let cfg = Arc::new(cfg);
+        let mut tasks = Vec::new();
+        let mut carrier_txs = Vec::new();
+        for i in 0..cfg.carriers.len() {
+            let (tx, rx) = mpsc::unbounded_channel();
+            carrier_txs.push(tx);
+            tasks.push(tokio::spawn(carrier_task(
+                i,
+                cfg.clone(),
+                rx,
+                obs_tx.clone(),
+                heab_rx.clone(),
+            )));
+        }
+        tasks.push(tokio::spawn(central_task(
+            epoch,
+            sup,
+            cmd_rx,
+            obs_rx,
+            carrier_txs,
+            heab_tx,
+            snap_tx,
+            ev_tx.clone(),
+        )));
+        Ok(ControlCentreHandle {
+            epoch,
+            cmd: cmd_tx,
+            events: ev_tx,
+            snapshot: snap_rx,
+            tasks: Arc::new(std::sync::Mutex::new(tasks)),
+        })
+    }
+}
+
+impl ControlCentreHandle {
+    /// Instant that event times (`t_s`) count from.
+    pub fn epoch(&self) -> Instant {
+        self.epoch
+    }
+
+    fn send(&self, c: Cmd) {
+        let _ = self.cmd.send(c);
+    }
+
+    /// Ask every carrier to arm (returns at once; see [`Self::arm`]).
+    pub fn request_arm(&self) {
+        self.send(Cmd::Arm);
+    }
+
+    /// Arm and wait until every carrier reports ARMED and ready-to-arm.
+    pub async fn arm(&self, timeout: Duration) -> Result<(), DispatchError> {
+        let mut ev = self.events.subscribe();
+        self.request_arm();
+        let wait = async {
+            loop {
+                match ev.recv().await {
+                    Ok(e) => match e.kind {
+                        EventKind::Armed => return Ok(()),
+                        EventKind::ArmRefused { reason } => {
+                            return Err(DispatchError::ArmRefused(reason))
+                        }
+                        _ => {}
+                    },
+                    Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(_) => return Err(DispatchError::Stopped),
+                }
+            }
+        };
+        tokio::time::timeout(timeout, wait)
+            .await
+            .map_err(|_| DispatchError::Timeout("ARMED".into()))?
+    }
+
+    pub fn disarm(&self) {
+        self.send(Cmd::Disarm);
+    }
+
+    /// Send STRT to every carrier at `at` (a timer in each carrier task fires then).
+    pub fn start_at(&self, at: Instant) {
+        self.send(Cmd::StartAt {
+            at,
+            decided: Instant::now(),
+        });
+    }
+
+    /// Send STRT now.
+    pub fn start_now(&self) {
+        let now = Instant::now();
+        self.send(Cmd::StartAt {
+            at: now,
+            decided: now,
+        });
+    }
+
+    /// Operator e-stop: HEAB ABORT to every carrier.
+    pub fn abort(&self, reason: &str) {
+        self.send(Cmd::Estop(reason.to_string()));
+    }
+
+    /// Normal end of the run (HEAB NORMAL_STOP).
+    pub fn finish(&self) {
+        self.send(Cmd::Finish);
+    }
+
+    /// ALL_CLEAR after an abort or a finished run.
+    pub fn all_clear(&self) {
+        self.send(Cmd::AllClear);
+    }
+
+    /// A new VUT telemetry sample arrived now (feeds the stale-telemetry rule).
+    pub fn telemetry(&self) {
+        self.send(Cmd::Telemetry(Instant::now()));
+    }
+
+    pub fn events(&self) -> broadcast::Receiver<DispatchEvent> {
+        self.events.subscribe()
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        self.snapshot.borrow().clone()
+    }
+
+    /// Wait until `pred` holds for the snapshot.
+    pub async fn wait_for(&self, timeout: Duration, pred: impl FnMut(&Snapshot) -> bool) -> bool {
+        let mut rx = self.snapshot.clone();
+        let ok = matches!(
+            tokio::time::timeout(timeout, rx.wait_for(pred)).await,
+            Ok(Ok(_))
+        );
+        ok
+    }
+
+    pub async fn wait_phase(&self, phase: Phase, timeout: Duration) -> bool {
+        self.wait_for(timeout, |s| s.phase == phase).await
+    }
+
+    pub async fn wait_carrier_state(
+        &self,
+        carrier: &str,
+        state: ObjectState,
+        timeout: Duration,
+    ) -> bool {
+        self.wait_for(timeout, |s| {
+            s.carriers
+                .iter()
+                .any(|c| c.name == carrier && c.state == Some(state))
+        })
+        .await
+    }
+
+    pub async fn shutdown(&self) {
+        self.send(Cmd::Shutdown);
+        let tasks: Vec<_> = match self.tasks.lock() {
+            Ok(mut t) => t.drain(..).collect(),
+            Err(_) => Vec::new(),
+        };
+        for t in tasks {
+            let _ = t.await;
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn central_task(
+    epoch: Instant,
+    mut sup: Supervisor,
+    mut cmd_rx: mpsc::UnboundedReceiver<Cmd>,
+    mut obs_rx: mpsc::UnboundedReceiver<Obs>,
+    carriers: Vec<mpsc::UnboundedSender<CarrierCmd>>,
+    heab: watch::Sender<CcStatus>,
+    snap: watch::Sender<Snapshot>,
+    events: broadcast::Sender<DispatchEvent>,
+) {
+    let secs = |t: Instant| t.saturating_duration_since(epoch).as_secs_f64();
+    loop {
+        let deadline = sup
+            .poll_timeout()
+            .map(|t| epoch + Duration::from_secs_f64(t.max(0.0)));
+        tokio::select! {
+            biased;
+            c = cmd_rx.recv() => {
+                let now = secs(Instant::now());
+                match c {
+                    Some(Cmd::Arm) => sup.request_arm(now),
+                    Some(Cmd::Disarm) => sup.request_disarm(now),
+                    Some(Cmd::StartAt { at, decided }) => sup.request_start(secs(decided), secs(at)),
+                    Some(Cmd::Estop(r)) => sup.estop(now, &r),
+                    Some(Cmd::Finish) => sup.finish(now),
+                    Some(Cmd::AllClear) => sup.all_clear(now),
+                    Some(Cmd::Telemetry(t)) => sup.on_sample(secs(t)),
+                    Some(Cmd::Shutdown) | None => {
+                        for c in &carriers {
+                            let _ = c.send(CarrierCmd::Shutdown);
+                        }
+                        return;
+                    }
+                }
+            }
+            o = obs_rx.recv() => {
+                let Some(o) = o else { return };
+                let now = secs(Instant::now());
+                match o {
+                    Obs::Connected(i) => {
+                        sup.on_connected(now, i);
+                        snap.send_modify(|s| s.carriers[i].connected = true);
+                    }
+                    Obs::Disconnected(i, reason) => {
+                        sup.on_disconnected(now, i, &reason);
+                        snap.send_modify(|s| {
+                            s.carriers[i].connected = false;
+                            s.carriers[i].state = None;
+                        });
+                    }
+                    Obs::Monr(i, m, at) => {
+                        let t = secs(at);
+                        let state = m.object_state();
+                        sup.on_monr(t, i, state, m.ready(), m.error_status);
+                        let phase = sup.phase();
+                        snap.send_modify(|s| {
+                            let c = &mut s.carriers[i];
+                            if c.state != Some(state) {
+                                c.states_seen.push((t, state));
+                            }
+                            c.state = Some(state);
+                            c.ready_to_arm = m.ready();
+                            c.x = m.x_m();
+                            c.y = m.y_m();
+                            c.yaw_deg = m.yaw_deg();
+                            c.speed_mps = m.speed_mps();
+                            c.last_monr_s = Some(t);
+                            c.monr_count += 1;
+                            if c.strt_written_s.is_some() && c.start_position.is_none() {
+                                c.start_position = Some((c.x, c.y));
+                            }
+                            if phase != Phase::Idle && c.track.len() < 200_000 {
+                                c.track.push((t, c.x, c.y, c.speed_mps, state));
+                            }
+                        });
+                    }
+                    Obs::StrtSent { carrier, scheduled, fired, written } => {
+                        let latency_us = written.saturating_duration_since(scheduled).as_secs_f64() * 1e6;
+                        let timer_late_us = fired.saturating_duration_since(scheduled).as_secs_f64() * 1e6;
+                        let (scheduled_s, written_s) = (secs(scheduled), secs(written));
+                        snap.send_modify(|s| {
+                            let c = &mut s.carriers[carrier];
+                            c.strt_scheduled_s = Some(scheduled_s);
+                            c.strt_written_s = Some(written_s);
+                            c.strt_latency_us = Some(latency_us);
+                            c.strt_timer_late_us = Some(timer_late_us);
+                        });
+                        let name = snap.borrow().carriers[carrier].name.clone();
+                        publish(&snap, &events, DispatchEvent { t_s: written_s, kind: EventKind::StrtSent {
+                            carrier: name, scheduled_s, written_s, latency_us, timer_late_us,
+                        }});
+                    }
+                    Obs::Malformed(i, error) => {
+                        snap.send_modify(|s| s.carriers[i].malformed_frames += 1);
+                        let name = snap.borrow().carriers[i].name.clone();
+                        tracing::warn!(carrier = %name, %error, "malformed frame");
+                        publish(&snap, &events, DispatchEvent { t_s: now, kind: EventKind::MalformedFrame { carrier: name, error } });
+                    }
+                    Obs::Sent(kind) => publish(&snap, &events, DispatchEvent { t_s: now, kind }),
+                }
+            }
+            _ = sleep_until_opt(deadline) => {
+                sup.handle_timeout(secs(Instant::now()));
+            }
+        }
+        while let Some(a) = sup.poll_action() {
+            match a {
+                Action::Ostm { carrier, command } => {
+                    if let Some(c) = carriers.get(carrier) {
+                        let _ = c.send(CarrierCmd::Ostm(command));
+                    }
+                }
+                Action::Strt { carrier, at_s } => {
+                    if let Some(c) = carriers.get(carrier) {
+                        let _ = c.send(CarrierCmd::Strt {
+                            at: epoch + Duration::from_secs_f64(at_s.max(0.0)),
+                        });
+                    }
+                }
+                Action::HeabStatus(st) => {
+                    heab.send_if_modified(|s| {
+                        let changed = *s != st;
+                        *s = st;
+                        changed
+                    });
+                }
+                Action::Event { t_s, kind } => {
+                    if let EventKind::PhaseChanged { to, .. } = &kind {
+                        let to = *to;
+                        snap.send_modify(|s| {
+                            s.phase = to;
+                            if to == Phase::Arming {
+                                for c in &mut s.carriers {
+                                    c.track.clear();
+                                    c.strt_written_s = None;
+                                    c.start_position = None;
+                                }
+                            }
+                        });
+                    }
+                    publish(&snap, &events, DispatchEvent { t_s, kind });
+                }
+            }
+        }
+    }
+}
+
+fn publish(
+    snap: &watch::Sender<Snapshot>,
+    events: &broadcast::Sender<DispatchEvent>,
+    e: DispatchEvent,
+) {
+    tracing::debug!(event = ?e, "dispatch event");
+    snap.send_modify(|s| s.events.push(e.clone()));
+    let _ = events.send(e);
+}
+
+async fn sleep_until_opt(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// How early the STRT timer wakes before spinning to the exact instant.
+const TIMER_LEAD: Duration = Duration::from_micros(2500);
+
+struct Wire {
+    cc_id: u32,
+    object_id: u32,
+    counter: u8,
+    buf: Vec<u8>,
+}
+
+impl Wire {
+    fn encode(&mut self, m: &Message) -> &[u8] {
+        self.buf.clear();
+        let h = Header {
+            ack_request: false,
+            transmitter_id: self.cc_id,
+            receiver_id: self.object_id,
+            message_counter: self.counter,
+        };
+        self.counter = self.counter.wrapping_add(1);
+        encode_frame_into(&h, m, &mut self.buf);
+        &self.buf
+    }
+}
+
+fn osem_for(cfg: &ControlCentreConfig, carrier: &CarrierConfig) -> Osem {
+    let (week, qms) = gps_now();
+    let unix_days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() / 86_400)
+        .unwrap_or(0) as i64;
+    Osem {
+        ids: OsemIds {
+            device_id: carrier.object_id,
+            sub_device_id: 0,
+            control_centre_id: cfg.control_centre_id,
+        },
+        origin: Some(OsemOrigin::from_degrees(
+            cfg.origin.lat_deg,
+            cfg.origin.lon_deg,
+            cfg.origin.alt_m,
+            cfg.origin.rotation_deg,
+        )),
+        date_time: Some(OsemDateTime {
+            date_yyyymmdd: yyyymmdd(unix_days),
+            gps_week: week,
+            gps_qms_of_week: qms,
+            leap_seconds: GPS_LEAP_SECONDS,
+        }),
+        limits: Some(OsemLimits {
+            max_way_deviation_mm: 500,
+            max_lateral_deviation_mm: 500,
+            max_yaw_deviation_cdeg: 1000,
+            max_position_error_cm: 10,
+            heab_timeout_10ms: cfg
+                .heab_timeout_ms
+                .map(|ms| (ms / 10).clamp(1, u16::MAX as u32) as u16)
+                .unwrap_or(0),
+            test_mode: 2,
+            monr_rate_hz: cfg.monr_rate_hz.min(255) as u8,
+            monr2_rate_hz: 0,
+            heab_rate_hz: cfg.heab_rate_hz.min(255) as u8,
+            max_message_length: u32::MAX,
+        }),
+        time_server: None,
+    }
+}
+
+/// Civil date (YYYYMMDD) from days since 1970-01-01 (Howard Hinnant's algorithm).
+fn yyyymmdd(days: i64) -> u32 {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y * 10_000 + m * 100 + d) as u32
+}
+
+async fn resolve(host: &str, port: u16) -> Option<SocketAddr> {
+    lookup_host((host, port)).await.ok()?.next()
+}
+
+async fn carrier_task(
+    idx: usize,
+    cfg: Arc<ControlCentreConfig>,
+    mut rx: mpsc::UnboundedReceiver<CarrierCmd>,
+    obs: mpsc::UnboundedSender<Obs>,
+    mut heab_status: watch::Receiver<CcStatus>,
+) {
+    let c = &cfg.carriers[idx];
+    let mut wire = Wire {
+        cc_id: cfg.control_centre_id,
+        object_id: c.object_id,
+        counter: 0,
+        buf: Vec::with_capacity(4096),
+    };
+    let mut heab_wire = Wire {
+        cc_id: cfg.control_centre_id,
+        object_id: c.object_id,
+        counter: 0,
+        buf: Vec::with_capacity(64),
+    };
+    let initial = Duration::from_millis(cfg.reconnect_initial_ms.max(1));
+    let max = Duration::from_millis(cfg.reconnect_max_ms.max(cfg.reconnect_initial_ms.max(1)));
+    let mut backoff = initial;
+    let heab_period = Duration::from_secs_f64(1.0 / cfg.heab_rate_hz.max(1) as f64);
+
+    loop {
+        // --- connect (with exponential backoff), still obeying Shutdown --------------------
+        let tcp_addr = resolve(&c.host, c.tcp_port).await;
+        let udp_addr = resolve(&c.host, c.udp_port).await;
+        let stream = match tcp_addr {
+            Some(a) => tokio::time::timeout(Duration::from_secs(2), TcpStream::connect(a))
+                .await
+                .ok()
+                .and_then(|r| r.ok()),
+            None => None,
+        };
+        let (mut stream, udp_addr) = match (stream, udp_addr) {
+            (Some(s), Some(u)) => (s, u),
+            _ => {
+                tracing::debug!(carrier = %c.name, ?backoff, "connect failed, retrying");
+                let sleep = tokio::time::sleep(backoff);
+                tokio::pin!(sleep);
+                loop {
+                    tokio::select! {
+                        _ = &mut sleep => break,
+                        m = rx.recv() => match m {
+                            Some(CarrierCmd::Shutdown) | None => return,
+                            Some(_) => {} // commands while disconnected are dropped
+                        }
+                    }
+                }
+                backoff = (backoff * 2).min(max);
+                continue;
+            }
+        };
+        backoff = initial;
+        let _ = stream.set_nodelay(true);
+        let bind: SocketAddr = if udp_addr.is_ipv4() {
+            "0.0.0.0:0"
+        } else {
+            "[::]:0"
+        }
+        .parse()
+        .unwrap_or_else(|_| SocketAddr::from(([0, 0, 0, 0], 0)));
+        let udp = match UdpSocket::bind(bind).await {
+            Ok(u) => u,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot bind UDP socket");
+                tokio::time::sleep(backoff).await;
+                continue;
+            }
+        };
+
+        // --- session setup: OSEM, TRAJ ---------------------------------------------------
+        let osem = Message::Osem(osem_for(&cfg, c));
+        if stream.write_all(wire.encode(&osem)).await.is_err() {
+            continue;
+        }
+        let _ = obs.send(Obs::Connected(idx));
+        let _ = obs.send(Obs::Sent(EventKind::OsemSent {
+            carrier: c.name.clone(),
+        }));
+        if c.mode == CarrierMode::Trajectory {
+            if let Some(p) = &c.profile {
+                let traj = p.to_traj(idx as u16 + 1, &c.name, cfg.traj_dt_s);
+                let points = traj.points.len();
+                if stream
+                    .write_all(wire.encode(&Message::Traj(traj)))
+                    .await
+                    .is_err()
+                {
+                    let _ = obs.send(Obs::Disconnected(idx, "write TRAJ failed".into()));
+                    continue;
+                }
+                let _ = obs.send(Obs::Sent(EventKind::TrajUploaded {
+                    carrier: c.name.clone(),
+                    points,
+                }));
+            }
+        }
+
+        // --- session loop --------------------------------------------------------------
+        let mut heab_tick = tokio::time::interval(heab_period);
+        heab_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        let mut pending_strt: Option<Instant> = None;
+        let mut framer = StreamFramer::new();
+        let mut tcp_buf = vec![0u8; 4096];
+        let mut udp_buf = vec![0u8; 2048];
+        let reason: String = loop {
+            tokio::select! {
+                biased;
+                _ = sleep_until_opt(pending_strt.map(|at| at.checked_sub(TIMER_LEAD).unwrap_or(at))) => {
+                    // tokio timers have 1 ms granularity and round up: wake up early and spin
+                    // for the last stretch so STRT leaves at the predicted instant.
+                    let scheduled = pending_strt.take().unwrap_or_else(Instant::now);
+                    while Instant::now() < scheduled {
+                        std::hint::spin_loop();
+                    }
+                    let fired = Instant::now();
+                    let (week, qms) = gps_now();
+                    let strt = Message::Strt(Strt { start_qms_of_week: qms, gps_week: Some(week) });
+                    let r = stream.write_all(wire.encode(&strt)).await;
+                    let written = Instant::now();
+                    if r.is_err() {
+                        break "write STRT failed".into();
+                    }
+                    let _ = obs.send(Obs::StrtSent { carrier: idx, scheduled, fired, written });
+                }
+                m = rx.recv() => match m {
+                    Some(CarrierCmd::Strt { at }) => pending_strt = Some(at),
+                    Some(CarrierCmd::Ostm(command)) => {
+                        if stream.write_all(wire.encode(&Message::Ostm(Ostm { command }))).await.is_err() {
+                            break "write OSTM failed".into();
+                        }
+                    }
+                    Some(CarrierCmd::Shutdown) | None => return,
+                },
+                r = heab_status.changed() => {
+                    if r.is_ok() {
+                        let status = *heab_status.borrow_and_update();
+                        send_heab(&udp, &mut heab_wire, status, udp_addr).await;
+                    }
+                }
+                _ = heab_tick.tick() => {
+                    let status = *heab_status.borrow();
+                    send_heab(&udp, &mut heab_wire, status, udp_addr).await;
+                }
+                r = udp.recv_from(&mut udp_buf) => {
+                    if let Ok((n, _src)) = r {
+                        let at = Instant::now();
+                        match decode_frame(&udp_buf[..n]) {
+                            Ok(f) => if let Message::Monr(m) = f.message {
+                                let _ = obs.send(Obs::Monr(idx, m, at));
+                            },
+                            Err(e) => { let _ = obs.send(Obs::Malformed(idx, e.to_string())); }
+                        }
+                    }
+                }
+                r = stream.read(&mut tcp_buf) => {
+                    match r {
+                        Ok(0) => break "connection closed by carrier".into(),
+                        Err(e) => break format!("read error: {e}"),
+                        Ok(n) => {
+                            framer.push(&tcp_buf[..n]);
+                            while let Some(f) = framer.next_frame() {
+                                if let Err(e) = f {
+                                    let _ = obs.send(Obs::Malformed(idx, e.to_string()));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        };
+        let _ = obs.send(Obs::Disconnected(idx, reason));
+        tokio::time::sleep(backoff).await;
+    }
+}
+
+async fn send_heab(udp: &UdpSocket, wire: &mut Wire, status: CcStatus, to: SocketAddr) {
+    let (_, qms) = gps_now();
+    let bytes = wire.encode(&Message::Heab(Heab {
+        time_qms_of_week: qms,
+        status,
+    }));
+    if let Err(e) = udp.send_to(bytes, to).await {
+        tracing::debug!(error = %e, "HEAB send failed");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(yyyymmdd(0), 19700101);
+        assert_eq!(yyyymmdd(19111), 20220429);
+    }
+
+    #[test]
+    fn rates_and_specs() {
+        assert!(validate_rate("x", 0).is_err());
+        assert!(validate_rate("x", 1001).is_err());
+        assert!(validate_rate("x", 100).is_ok());
+        let c = CarrierConfig::parse_spec("carrier-1=127.0.0.1:6000", 1).expect("spec");
+        assert_eq!((c.tcp_port, c.udp_port), (6000, 5999));
+        let c = CarrierConfig::parse_spec("c=localhost", 1).expect("spec");
+        assert_eq!((c.tcp_port, c.udp_port), (53241, 53240));
+        let c = CarrierConfig::parse_spec("c=h:1:2", 1).expect("spec");
+        assert_eq!((c.tcp_port, c.udp_port), (1, 2));
+        assert!(CarrierConfig::parse_spec("nohost", 1).is_err());
+    }
+}

@@ -1,0 +1,482 @@
+//! Sans-IO ISO 22133 test object: the carrier simulator's logic.
+//!
+//! Fed TCP messages, HEAB and time (monotonic seconds); returns MONR to send, disconnects and
+//! state-change notes. The tokio shell in [`super::carrier_sim`] owns the sockets.
+//!
+//! States: TCP accept → DISARMED; OSTM ARM → ARMED; STRT → RUNNING (motion from the start
+//! time); end of trajectory or HEAB NORMAL_STOP/TEST_DONE → POSTRUN; HEAB ABORT → ABORTING
+//! (the dummy stops where it is); OSTM ALL_CLEAR → DISARMED; OSTM DISARM → DISARMED (not while
+//! RUNNING/ABORTING); no HEAB for the heartbeat timeout (10 HEAB periods unless OSEM sets one)
+//! → INIT and the connection is dropped.
+
+use super::iso22133::{
+    error_bits, CcStatus, Heab, Message, Monr, ObjectState, OstmCommand, Strt, Traj, STRT_NOW,
+};
+use super::profile::{yaw_to_cdeg, DummyProfile, MotionState, TrajFollower};
+use std::collections::VecDeque;
+
+const QMS_PER_WEEK: f64 = 604_800.0 * 4000.0;
+
+#[derive(Debug, Clone)]
+pub struct ObjectConfig {
+    /// Transmitter id until OSEM assigns one.
+    pub id: u32,
+    /// Motion without an uploaded TRAJ.
+    pub profile: DummyProfile,
+    /// MONR rate until OSEM sets one.
+    pub monr_rate_hz: u16,
+    /// HEAB rate assumed until OSEM sets one.
+    pub heab_rate_hz: u16,
+    /// Report ready-to-arm.
+    pub ready_to_arm: bool,
+}
+
+impl Default for ObjectConfig {
+    fn default() -> Self {
+        Self {
+            id: 1,
+            profile: DummyProfile::from_scenario(0.0, 0.0, 0.0, 1.0, 5.0),
+            monr_rate_hz: 100,
+            heab_rate_hz: 100,
+            ready_to_arm: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ObjectOutput {
+    /// Send this MONR to the last HEAB source.
+    Monr(Monr),
+    /// Drop the TCP connection.
+    Disconnect { reason: String },
+    /// Informational: state changed at `t_s`.
+    StateChanged {
+        t_s: f64,
+        from: ObjectState,
+        to: ObjectState,
+        cause: String,
+    },
+    /// A message was ignored (wrong state, invalid content).
+    Rejected {
+        t_s: f64,
+        message: &'static str,
+        reason: String,
+    },
+}
+
+#[derive(Debug, Clone)]
+enum Motion {
+    Profile(DummyProfile),
+    Traj(TrajFollower),
+}
+
+impl Motion {
+    fn at(&self, t: f64) -> MotionState {
+        match self {
+            Motion::Profile(p) => p.at(t),
+            Motion::Traj(f) => f.at(t),
+        }
+    }
+    fn duration(&self) -> f64 {
+        match self {
+            Motion::Profile(p) => p.duration_s(),
+            Motion::Traj(f) => f.duration_s(),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct TestObject {
+    cfg: ObjectConfig,
+    id: u32,
+    state: ObjectState,
+    connected: bool,
+    monr_period_s: f64,
+    heab_timeout_s: f64,
+    last_heab_at: f64,
+    heab_seen: bool,
+    next_monr_at: f64,
+    motion: Motion,
+    start_at: Option<f64>,
+    frozen: Option<MotionState>,
+    /// GPS seconds of week at monotonic time 0.
+    gps_base_s: f64,
+    outputs: VecDeque<ObjectOutput>,
+    pub monr_sent: u64,
+    pub heab_received: u64,
+}
+
+impl TestObject {
+    pub fn new(cfg: ObjectConfig, gps_base_s: f64) -> Self {
+        let monr_period_s = 1.0 / cfg.monr_rate_hz.max(1) as f64;
+        let heab_timeout_s = 10.0 / cfg.heab_rate_hz.max(1) as f64;
+        Self {
+            id: cfg.id,
+            motion: Motion::Profile(cfg.profile),
+            cfg,
+            state: ObjectState::Init,
+            connected: false,
+            monr_period_s,
+            heab_timeout_s,
+            last_heab_at: 0.0,
+            heab_seen: false,
+            next_monr_at: 0.0,
+            start_at: None,
+            frozen: None,
+            gps_base_s,
+            outputs: VecDeque::new(),
+            monr_sent: 0,
+            heab_received: 0,
+        }
+    }
+
+    pub fn state(&self) -> ObjectState {
+        self.state
+    }
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+    pub fn is_connected(&self) -> bool {
+        self.connected
+    }
+    pub fn heab_timeout_s(&self) -> f64 {
+        self.heab_timeout_s
+    }
+    pub fn monr_period_s(&self) -> f64 {
+        self.monr_period_s
+    }
+
+    fn set_state(&mut self, now: f64, to: ObjectState, cause: &str) {
+        if to != self.state {
+            let from = self.state;
+            self.state = to;
+            self.outputs.push_back(ObjectOutput::StateChanged {
+                t_s: now,
+                from,
+                to,
+                cause: cause.to_string(),
+            });
+        }
+    }
+
+    fn reject(&mut self, now: f64, message: &'static str, reason: impl Into<String>) {
+        self.outputs.push_back(ObjectOutput::Rejected {
+            t_s: now,
+            message,
+            reason: reason.into(),
+        });
+    }
+
+    /// A control centre connected over TCP.
+    pub fn handle_connected(&mut self, now: f64) {
+        self.connected = true;
+        self.last_heab_at = now;
+        self.heab_seen = false;
+        self.start_at = None;
+        self.frozen = None;
+        self.motion = Motion::Profile(self.cfg.profile);
+        self.next_monr_at = now;
+        self.set_state(now, ObjectState::Disarmed, "connected");
+    }
+
+    /// The TCP connection closed.
+    pub fn handle_disconnected(&mut self, now: f64) {
+        if self.connected {
+            self.connected = false;
+            self.heab_seen = false;
+            self.set_state(now, ObjectState::Init, "disconnected");
+        }
+    }
+
+    /// A message from the TCP control channel.
+    pub fn handle_tcp(&mut self, now: f64, msg: &Message) {
+        match msg {
+            Message::Osem(osem) => {
+                if let Some(l) = &osem.limits {
+                    if l.monr_rate_hz == 0 || l.heab_rate_hz == 0 {
+                        self.reject(now, "OSEM", "rate 0 Hz");
+                        return;
+                    }
+                    self.monr_period_s = 1.0 / l.monr_rate_hz as f64;
+                    self.heab_timeout_s = if l.heab_timeout_10ms > 0 {
+                        l.heab_timeout_10ms as f64 * 0.01
+                    } else {
+                        10.0 / l.heab_rate_hz as f64
+                    };
+                }
+                if osem.ids.device_id != 0 {
+                    self.id = osem.ids.device_id;
+                }
+            }
+            Message::Ostm(ostm) => match (ostm.command, self.state) {
+                (OstmCommand::Arm, ObjectState::Disarmed) => {
+                    if self.cfg.ready_to_arm {
+                        self.set_state(now, ObjectState::Armed, "OSTM ARM");
+                    } else {
+                        self.reject(now, "OSTM", "not ready to arm");
+                    }
+                }
+                (
+                    OstmCommand::Disarm,
+                    ObjectState::Armed | ObjectState::Postrun | ObjectState::Disarmed,
+                ) => {
+                    self.start_at = None;
+                    self.frozen = None;
+                    self.set_state(now, ObjectState::Disarmed, "OSTM DISARM");
+                }
+                (OstmCommand::AllClear, ObjectState::Aborting | ObjectState::Postrun) => {
+                    self.start_at = None;
+                    self.frozen = None;
+                    self.set_state(now, ObjectState::Disarmed, "OSTM ALL_CLEAR");
+                }
+                (cmd, st) => self.reject(now, "OSTM", format!("{cmd:?} in {st:?}")),
+            },
+            Message::Strt(strt) => self.handle_strt(now, strt),
+            Message::Traj(traj) => self.handle_traj(now, traj),
+            Message::Heab(h) => self.handle_heab(now, h),
+            other => self.reject(now, other.name(), "not handled on TCP"),
+        }
+    }
+
+    fn handle_traj(&mut self, now: f64, traj: &Traj) {
+        if !matches!(self.state, ObjectState::Disarmed | ObjectState::Armed) {
+            self.reject(now, "TRAJ", format!("in {:?}", self.state));
+            return;
+        }
+        match TrajFollower::new(traj) {
+            Some(f) => self.motion = Motion::Traj(f),
+            None => self.reject(now, "TRAJ", "no points"),
+        }
+    }
+
+    fn handle_strt(&mut self, now: f64, strt: &Strt) {
+        if self.state != ObjectState::Armed {
+            self.reject(now, "STRT", format!("in {:?}", self.state));
+            return;
+        }
+        let start = if strt.start_qms_of_week == STRT_NOW {
+            now
+        } else {
+            // Convert the GPS start time to local time, wrapping around the week.
+            let now_qms = self.gps_qms(now) as f64;
+            let mut d = strt.start_qms_of_week as f64 - now_qms;
+            if d > QMS_PER_WEEK / 2.0 {
+                d -= QMS_PER_WEEK;
+            } else if d < -QMS_PER_WEEK / 2.0 {
+                d += QMS_PER_WEEK;
+            }
+            // A start time in the past (transport delay) is honoured up to 1 s.
+            now + (d / 4000.0).max(-1.0)
+        };
+        self.start_at = Some(start);
+        self.frozen = None;
+        self.set_state(now, ObjectState::Running, "STRT");
+    }
+
+    /// A HEAB from the UDP process channel.
+    pub fn handle_heab(&mut self, now: f64, heab: &Heab) {
+        self.heab_received += 1;
+        if !self.connected {
+            return;
+        }
+        self.last_heab_at = now;
+        if !self.heab_seen {
+            self.heab_seen = true;
+            self.next_monr_at = now;
+        }
+        match heab.status {
+            CcStatus::Abort
+                if !matches!(
+                    self.state,
+                    ObjectState::Aborting
+                        | ObjectState::Disarmed
+                        | ObjectState::Init
+                        | ObjectState::Off
+                ) =>
+            {
+                self.frozen = Some(self.motion_at(now));
+                self.set_state(now, ObjectState::Aborting, "HEAB ABORT");
+            }
+            CcStatus::NormalStop | CcStatus::TestDone if self.state == ObjectState::Running => {
+                self.frozen = Some(self.motion_at(now));
+                self.set_state(now, ObjectState::Postrun, "HEAB stop");
+            }
+            _ => {}
+        }
+    }
+
+    fn motion_at(&self, now: f64) -> MotionState {
+        if let Some(f) = self.frozen {
+            return MotionState {
+                speed_mps: 0.0,
+                accel_mps2: 0.0,
+                ..f
+            };
+        }
+        match (self.state, self.start_at) {
+            (ObjectState::Running, Some(t0)) => self.motion.at(now - t0),
+            _ => self.motion.at(0.0),
+        }
+    }
+
+    fn gps_qms(&self, now: f64) -> u32 {
+        (((self.gps_base_s + now) * 4000.0).rem_euclid(QMS_PER_WEEK)) as u32
+    }
+
+    /// Current MONR content.
+    pub fn monr(&self, now: f64) -> Monr {
+        let m = self.motion_at(now);
+        Monr {
+            time_qms_of_week: self.gps_qms(now),
+            x_mm: (m.x * 1000.0).round() as i32,
+            y_mm: (m.y * 1000.0).round() as i32,
+            z_mm: 0,
+            yaw_cdeg: yaw_to_cdeg(m.yaw_rad),
+            pitch_cdeg: 0,
+            roll_cdeg: 0,
+            speed_lon_cm_s: (m.speed_mps * 100.0).round().clamp(-32768.0, 32767.0) as i16,
+            speed_lat_cm_s: 0,
+            acc_lon_mm_s2: (m.accel_mps2 * 1000.0).round().clamp(-32768.0, 32767.0) as i16,
+            acc_lat_mm_s2: 0,
+            drive_direction: 0,
+            state: self.state.to_u8(),
+            ready_to_arm: u8::from(self.cfg.ready_to_arm),
+            error_status: if self.state == ObjectState::Aborting {
+                error_bits::ABORT_REQUEST
+            } else {
+                0
+            },
+            error_code: 0,
+        }
+    }
+
+    /// Next instant `handle_timeout` has work to do.
+    pub fn poll_timeout(&self) -> Option<f64> {
+        if !self.connected {
+            return None;
+        }
+        let hb = self.last_heab_at + self.heab_timeout_s;
+        let mut t = hb;
+        if self.heab_seen {
+            t = t.min(self.next_monr_at);
+        }
+        if let (ObjectState::Running, Some(t0)) = (self.state, self.start_at) {
+            t = t.min(t0 + self.motion.duration());
+        }
+        Some(t)
+    }
+
+    pub fn handle_timeout(&mut self, now: f64) {
+        if !self.connected {
+            return;
+        }
+        if now >= self.last_heab_at + self.heab_timeout_s {
+            self.connected = false;
+            self.heab_seen = false;
+            self.frozen = Some(self.motion_at(now));
+            self.set_state(now, ObjectState::Init, "heartbeat timeout");
+            self.outputs.push_back(ObjectOutput::Disconnect {
+                reason: "heartbeat timeout".into(),
+            });
+            return;
+        }
+        if let (ObjectState::Running, Some(t0)) = (self.state, self.start_at) {
+            if now >= t0 + self.motion.duration() {
+                self.frozen = Some(self.motion.at(self.motion.duration()));
+                self.set_state(now, ObjectState::Postrun, "end of trajectory");
+            }
+        }
+        if self.heab_seen && now >= self.next_monr_at {
+            let m = self.monr(now);
+            self.outputs.push_back(ObjectOutput::Monr(m));
+            self.monr_sent += 1;
+            self.next_monr_at += self.monr_period_s;
+            if self.next_monr_at < now {
+                // fell behind (scheduler stall): skip, do not burst
+                self.next_monr_at = now + self.monr_period_s;
+            }
+        }
+    }
+
+    pub fn poll_output(&mut self) -> Option<ObjectOutput> {
+        self.outputs.pop_front()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dispatch::iso22133::Ostm;
+
+    fn drain(o: &mut TestObject) -> Vec<ObjectOutput> {
+        std::iter::from_fn(|| o.poll_output()).collect()
+    }
+
+    #[test]
+    fn lifecycle() {
+        let mut o = TestObject::new(ObjectConfig::default(), 1000.0);
+        o.handle_connected(0.0);
+        assert_eq!(o.state(), ObjectState::Disarmed);
+        let heab = |s| Heab {
+            time_qms_of_week: 0,
+            status: s,
+        };
+        o.handle_heab(0.0, &heab(CcStatus::Ready));
+        o.handle_timeout(0.0);
+        assert!(drain(&mut o)
+            .iter()
+            .any(|x| matches!(x, ObjectOutput::Monr(_))));
+        o.handle_tcp(
+            0.01,
+            &Message::Ostm(Ostm {
+                command: OstmCommand::Arm,
+            }),
+        );
+        assert_eq!(o.state(), ObjectState::Armed);
+        o.handle_tcp(
+            0.02,
+            &Message::Strt(Strt {
+                start_qms_of_week: STRT_NOW,
+                gps_week: None,
+            }),
+        );
+        assert_eq!(o.state(), ObjectState::Running);
+        o.handle_heab(0.05, &heab(CcStatus::Running));
+        let y0 = o.monr(0.05).y_mm;
+        o.handle_heab(1.0, &heab(CcStatus::Running));
+        let y1 = o.monr(1.0).y_mm;
+        assert!(y1 > y0, "dummy moves north: {y0} -> {y1}");
+        o.handle_heab(1.05, &heab(CcStatus::Abort));
+        assert_eq!(o.state(), ObjectState::Aborting);
+        let frozen = o.monr(1.05);
+        assert_eq!(o.monr(1.08).y_mm, frozen.y_mm);
+        assert_eq!(frozen.speed_lon_cm_s, 0);
+        o.handle_tcp(
+            1.1,
+            &Message::Ostm(Ostm {
+                command: OstmCommand::AllClear,
+            }),
+        );
+        assert_eq!(o.state(), ObjectState::Disarmed);
+        // heartbeat timeout: 10 periods of 100 Hz
+        o.handle_timeout(1.05 + 0.1);
+        assert_eq!(o.state(), ObjectState::Init);
+        assert!(drain(&mut o)
+            .iter()
+            .any(|x| matches!(x, ObjectOutput::Disconnect { .. })));
+    }
+
+    #[test]
+    fn strt_ignored_unless_armed() {
+        let mut o = TestObject::new(ObjectConfig::default(), 0.0);
+        o.handle_connected(0.0);
+        o.handle_tcp(
+            0.0,
+            &Message::Strt(Strt {
+                start_qms_of_week: STRT_NOW,
+                gps_week: None,
+            }),
+        );
+        assert_eq!(o.state(), ObjectState::Disarmed);
+    }
+}

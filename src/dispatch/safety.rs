@@ -1,0 +1,657 @@
+//! Sans-IO safety supervisor: fed wall times (seconds since the control centre's epoch) and
+//! observations, returns actions. No sockets, no clocks: unit-testable.
+//!
+//! Rules:
+//! * Arm: only from Idle, only if every carrier is connected, DISARMED (or already ARMED) and
+//!   ready-to-arm; the phase becomes Armed only when every carrier reports ARMED and ready.
+//!   Not all ARMED within `arm_timeout_s` → DISARM all, back to Idle.
+//! * Start: only when Armed.
+//! * Abort all carriers (HEAB ABORT) during Arming/Armed/Running when VUT telemetry is stale
+//!   (no sample for `telemetry_stale_s`), a carrier misses `monr_miss_limit` consecutive MONR,
+//!   a carrier disconnects or reports ABORTING; and in any phase on operator e-stop.
+
+use super::events::{AbortReason, EventKind, Phase};
+use super::iso22133::{error_bits, CcStatus, ObjectState, OstmCommand};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SafetyConfig {
+    /// Wall time without a new VUT sample after which an armed run is aborted.
+    pub telemetry_stale_s: f64,
+    /// Consecutive missing MONR (n ≥ 1) after which an armed run is aborted.
+    pub monr_miss_limit: u32,
+    /// Expected MONR period (1 / OSEM MONR rate).
+    pub monr_period_s: f64,
+    /// How long arming may take.
+    pub arm_timeout_s: f64,
+}
+
+impl Default for SafetyConfig {
+    fn default() -> Self {
+        Self {
+            telemetry_stale_s: 0.2,
+            monr_miss_limit: 10,
+            monr_period_s: 0.01,
+            arm_timeout_s: 3.0,
+        }
+    }
+}
+
+impl SafetyConfig {
+    pub fn validate(&self) -> Result<(), String> {
+        if self.monr_miss_limit == 0 {
+            return Err("monr_miss_limit must be at least 1 (real objects jitter)".into());
+        }
+        if !(self.telemetry_stale_s > 0.0 && self.telemetry_stale_s.is_finite()) {
+            return Err("telemetry_stale_s must be positive".into());
+        }
+        if !(self.monr_period_s > 0.0 && self.monr_period_s.is_finite()) {
+            return Err("monr_period_s must be positive".into());
+        }
+        if !(self.arm_timeout_s > 0.0 && self.arm_timeout_s.is_finite()) {
+            return Err("arm_timeout_s must be positive".into());
+        }
+        Ok(())
+    }
+
+    /// Time without MONR after which `monr_miss_limit` MONR count as missed (half a period of
+    /// grace for jitter).
+    pub fn monr_deadline_s(&self) -> f64 {
+        (self.monr_miss_limit as f64 + 0.5) * self.monr_period_s
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    Ostm {
+        carrier: usize,
+        command: OstmCommand,
+    },
+    /// Send STRT to this carrier at `at_s`.
+    Strt {
+        carrier: usize,
+        at_s: f64,
+    },
+    /// Status every HEAB carries from now on (a change is sent at once).
+    HeabStatus(CcStatus),
+    Event {
+        t_s: f64,
+        kind: EventKind,
+    },
+}
+
+#[derive(Debug, Clone)]
+struct CarrierWatch {
+    name: String,
+    connected: bool,
+    state: Option<ObjectState>,
+    ready: bool,
+    last_monr_s: Option<f64>,
+    missing_reported: bool,
+}
+
+#[derive(Debug)]
+pub struct Supervisor {
+    cfg: SafetyConfig,
+    carriers: Vec<CarrierWatch>,
+    phase: Phase,
+    phase_since: f64,
+    last_sample_s: Option<f64>,
+    stale_reported: bool,
+    actions: VecDeque<Action>,
+}
+
+impl Supervisor {
+    pub fn new(cfg: SafetyConfig, carrier_names: Vec<String>) -> Result<Self, String> {
+        cfg.validate()?;
+        Ok(Self {
+            cfg,
+            carriers: carrier_names
+                .into_iter()
+                .map(|name| CarrierWatch {
+                    name,
+                    connected: false,
+                    state: None,
+                    ready: false,
+                    last_monr_s: None,
+                    missing_reported: false,
+                })
+                .collect(),
+            phase: Phase::Idle,
+            phase_since: 0.0,
+            last_sample_s: None,
+            stale_reported: false,
+            actions: VecDeque::new(),
+        })
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    pub fn config(&self) -> &SafetyConfig {
+        &self.cfg
+    }
+
+    fn event(&mut self, t_s: f64, kind: EventKind) {
+        self.actions.push_back(Action::Event { t_s, kind });
+    }
+
+    fn set_phase(&mut self, now: f64, to: Phase) {
+        if self.phase != to {
+            let from = self.phase;
+            self.phase = to;
+            self.phase_since = now;
+            self.stale_reported = false;
+            self.event(now, EventKind::PhaseChanged { from, to });
+        }
+    }
+
+    fn supervising(&self) -> bool {
+        matches!(self.phase, Phase::Arming | Phase::Armed | Phase::Running)
+    }
+
+    fn abort(&mut self, now: f64, reason: AbortReason) {
+        self.actions.push_back(Action::HeabStatus(CcStatus::Abort));
+        self.event(now, EventKind::Abort { reason });
+        self.set_phase(now, Phase::Aborted);
+    }
+
+    // --- observations -----------------------------------------------------------------------
+
+    pub fn on_connected(&mut self, now: f64, carrier: usize) {
+        let Some(c) = self.carriers.get_mut(carrier) else {
+            return;
+        };
+        c.connected = true;
+        c.last_monr_s = Some(now);
+        c.missing_reported = false;
+        let name = c.name.clone();
+        self.event(now, EventKind::CarrierConnected { carrier: name });
+    }
+
+    pub fn on_disconnected(&mut self, now: f64, carrier: usize, reason: &str) {
+        let Some(c) = self.carriers.get_mut(carrier) else {
+            return;
+        };
+        if !c.connected {
+            return;
+        }
+        c.connected = false;
+        c.state = None;
+        c.ready = false;
+        let name = c.name.clone();
+        self.event(
+            now,
+            EventKind::CarrierDisconnected {
+                carrier: name.clone(),
+                reason: reason.to_string(),
+            },
+        );
+        if self.supervising() {
+            self.abort(now, AbortReason::CarrierDisconnected { carrier: name });
+        }
+    }
+
+    /// A MONR arrived from `carrier`.
+    pub fn on_monr(
+        &mut self,
+        now: f64,
+        carrier: usize,
+        state: ObjectState,
+        ready: bool,
+        error_status: u8,
+    ) {
+        let Some(c) = self.carriers.get_mut(carrier) else {
+            return;
+        };
+        c.last_monr_s = Some(now);
+        c.missing_reported = false;
+        c.ready = ready;
+        let prev = c.state;
+        let name = c.name.clone();
+        if prev != Some(state) {
+            c.state = Some(state);
+            self.event(
+                now,
+                EventKind::CarrierState {
+                    carrier: name.clone(),
+                    from: prev,
+                    to: state,
+                },
+            );
+        }
+        if self.supervising()
+            && (state == ObjectState::Aborting || error_status & error_bits::ABORT_REQUEST != 0)
+        {
+            self.abort(now, AbortReason::CarrierAbort { carrier: name });
+            return;
+        }
+        if self.phase == Phase::Arming
+            && self
+                .carriers
+                .iter()
+                .all(|c| c.state == Some(ObjectState::Armed) && c.ready)
+        {
+            self.set_phase(now, Phase::Armed);
+            self.event(now, EventKind::Armed);
+        }
+    }
+
+    /// A new VUT telemetry sample arrived.
+    pub fn on_sample(&mut self, now: f64) {
+        self.last_sample_s = Some(now);
+        self.stale_reported = false;
+    }
+
+    // --- commands ---------------------------------------------------------------------------
+
+    pub fn request_arm(&mut self, now: f64) {
+        self.event(now, EventKind::ArmRequested);
+        if self.phase != Phase::Idle {
+            let reason = format!("phase is {:?}", self.phase);
+            self.event(now, EventKind::ArmRefused { reason });
+            return;
+        }
+        if let Some(c) = self.carriers.iter().find(|c| {
+            !c.connected
+                || !c.ready
+                || !matches!(
+                    c.state,
+                    Some(ObjectState::Disarmed) | Some(ObjectState::Armed)
+                )
+        }) {
+            let reason = format!(
+                "carrier {} not ready (connected {}, state {:?}, ready_to_arm {})",
+                c.name, c.connected, c.state, c.ready
+            );
+            self.event(now, EventKind::ArmRefused { reason });
+            return;
+        }
+        for i in 0..self.carriers.len() {
+            self.actions.push_back(Action::Ostm {
+                carrier: i,
+                command: OstmCommand::Arm,
+            });
+        }
+        self.actions.push_back(Action::HeabStatus(CcStatus::Ready));
+        self.set_phase(now, Phase::Arming);
+    }
+
+    pub fn request_disarm(&mut self, now: f64) {
+        if matches!(
+            self.phase,
+            Phase::Arming | Phase::Armed | Phase::Idle | Phase::Finished
+        ) {
+            for i in 0..self.carriers.len() {
+                self.actions.push_back(Action::Ostm {
+                    carrier: i,
+                    command: OstmCommand::Disarm,
+                });
+            }
+            self.actions.push_back(Action::HeabStatus(CcStatus::Ready));
+            self.set_phase(now, Phase::Idle);
+        }
+    }
+
+    /// Start every carrier at `at_s` (≥ now; earlier means now).
+    pub fn request_start(&mut self, now: f64, at_s: f64) {
+        if self.phase != Phase::Armed {
+            let reason = format!("phase is {:?}, not armed", self.phase);
+            self.event(now, EventKind::StartRefused { reason });
+            return;
+        }
+        let at_s = at_s.max(now);
+        for i in 0..self.carriers.len() {
+            self.actions.push_back(Action::Strt { carrier: i, at_s });
+            let carrier = self.carriers[i].name.clone();
+            self.event(now, EventKind::StartScheduled { carrier, at_s });
+        }
+        self.actions
+            .push_back(Action::HeabStatus(CcStatus::Running));
+        self.set_phase(now, Phase::Running);
+    }
+
+    /// Operator e-stop: abort all carriers whatever the phase.
+    pub fn estop(&mut self, now: f64, reason: &str) {
+        self.abort(
+            now,
+            AbortReason::Estop {
+                reason: reason.to_string(),
+            },
+        );
+    }
+
+    /// Normal end of a run: HEAB NORMAL_STOP.
+    pub fn finish(&mut self, now: f64) {
+        if self.phase == Phase::Running {
+            self.actions
+                .push_back(Action::HeabStatus(CcStatus::NormalStop));
+            self.set_phase(now, Phase::Finished);
+        }
+    }
+
+    /// After an abort or a finished run: ALL_CLEAR to every carrier, back to Idle.
+    pub fn all_clear(&mut self, now: f64) {
+        if matches!(self.phase, Phase::Aborted | Phase::Finished) {
+            for i in 0..self.carriers.len() {
+                self.actions.push_back(Action::Ostm {
+                    carrier: i,
+                    command: OstmCommand::AllClear,
+                });
+            }
+            self.actions.push_back(Action::HeabStatus(CcStatus::Ready));
+            self.event(now, EventKind::AllClear);
+            self.set_phase(now, Phase::Idle);
+        }
+    }
+
+    // --- time -------------------------------------------------------------------------------
+
+    pub fn poll_timeout(&self) -> Option<f64> {
+        let mut t: Option<f64> = None;
+        let mut min = |x: f64| t = Some(t.map_or(x, |t: f64| t.min(x)));
+        if self.supervising() {
+            if !self.stale_reported {
+                let since = self.last_sample_s.unwrap_or(self.phase_since);
+                min(since + self.cfg.telemetry_stale_s);
+            }
+            if self.phase == Phase::Arming {
+                min(self.phase_since + self.cfg.arm_timeout_s);
+            }
+        }
+        for c in &self.carriers {
+            if c.connected && !c.missing_reported {
+                if let Some(last) = c.last_monr_s {
+                    min(last + self.cfg.monr_deadline_s());
+                }
+            }
+        }
+        t
+    }
+
+    pub fn handle_timeout(&mut self, now: f64) {
+        if self.supervising() && !self.stale_reported {
+            let since = self.last_sample_s.unwrap_or(self.phase_since);
+            let age = now - since;
+            if age >= self.cfg.telemetry_stale_s - 1e-9 {
+                self.stale_reported = true;
+                self.event(now, EventKind::TelemetryStale { age_s: age });
+                let limit_s = self.cfg.telemetry_stale_s;
+                self.abort(
+                    now,
+                    AbortReason::TelemetryStale {
+                        age_s: age,
+                        limit_s,
+                    },
+                );
+                return;
+            }
+        }
+        if self.phase == Phase::Arming && now >= self.phase_since + self.cfg.arm_timeout_s - 1e-9 {
+            for i in 0..self.carriers.len() {
+                self.actions.push_back(Action::Ostm {
+                    carrier: i,
+                    command: OstmCommand::Disarm,
+                });
+            }
+            self.event(
+                now,
+                EventKind::ArmRefused {
+                    reason: "not every carrier reported ARMED in time".into(),
+                },
+            );
+            self.set_phase(now, Phase::Idle);
+        }
+        let deadline = self.cfg.monr_deadline_s();
+        let period = self.cfg.monr_period_s;
+        for i in 0..self.carriers.len() {
+            let c = &self.carriers[i];
+            let Some(last) = c.last_monr_s else { continue };
+            if !c.connected || c.missing_reported || now - last < deadline - 1e-9 {
+                continue;
+            }
+            let missed = ((now - last) / period).floor() as u32;
+            let name = c.name.clone();
+            self.carriers[i].missing_reported = true;
+            self.event(
+                now,
+                EventKind::MonrMissing {
+                    carrier: name.clone(),
+                    missed,
+                },
+            );
+            if self.supervising() {
+                self.abort(
+                    now,
+                    AbortReason::MonrLost {
+                        carrier: name,
+                        missed,
+                    },
+                );
+            }
+        }
+    }
+
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sup(n: u32) -> Supervisor {
+        let cfg = SafetyConfig {
+            monr_miss_limit: n,
+            ..Default::default()
+        };
+        Supervisor::new(cfg, vec!["a".into(), "b".into()]).expect("valid")
+    }
+
+    fn drain(s: &mut Supervisor) -> Vec<Action> {
+        std::iter::from_fn(|| s.poll_action()).collect()
+    }
+
+    fn aborted(actions: &[Action]) -> Option<AbortReason> {
+        actions.iter().find_map(|a| match a {
+            Action::Event {
+                kind: EventKind::Abort { reason },
+                ..
+            } => Some(reason.clone()),
+            _ => None,
+        })
+    }
+
+    fn connect_all(s: &mut Supervisor, now: f64) {
+        for i in 0..2 {
+            s.on_connected(now, i);
+            s.on_monr(now, i, ObjectState::Disarmed, true, 0);
+        }
+    }
+
+    #[test]
+    fn rejects_zero_miss_limit() {
+        let cfg = SafetyConfig {
+            monr_miss_limit: 0,
+            ..Default::default()
+        };
+        assert!(Supervisor::new(cfg, vec![]).is_err());
+    }
+
+    #[test]
+    fn arms_only_when_every_carrier_armed_and_ready() {
+        let mut s = sup(10);
+        s.on_connected(0.0, 0);
+        s.on_monr(0.0, 0, ObjectState::Disarmed, true, 0);
+        s.request_arm(0.0);
+        assert_eq!(s.phase(), Phase::Idle, "carrier b not connected");
+        s.on_connected(0.0, 1);
+        s.on_monr(0.0, 1, ObjectState::Disarmed, true, 0);
+        drain(&mut s);
+        s.on_sample(0.0);
+        s.request_arm(0.0);
+        assert_eq!(s.phase(), Phase::Arming);
+        let a = drain(&mut s);
+        assert_eq!(
+            a.iter()
+                .filter(|a| matches!(
+                    a,
+                    Action::Ostm {
+                        command: OstmCommand::Arm,
+                        ..
+                    }
+                ))
+                .count(),
+            2
+        );
+        s.on_monr(0.01, 0, ObjectState::Armed, true, 0);
+        assert_eq!(s.phase(), Phase::Arming);
+        s.on_monr(0.01, 1, ObjectState::Armed, false, 0);
+        assert_eq!(s.phase(), Phase::Arming, "b not ready");
+        s.on_monr(0.02, 1, ObjectState::Armed, true, 0);
+        s.on_monr(0.02, 0, ObjectState::Armed, true, 0);
+        assert_eq!(s.phase(), Phase::Armed);
+        s.request_start(0.03, 0.5);
+        let a = drain(&mut s);
+        assert!(a.contains(&Action::Strt {
+            carrier: 0,
+            at_s: 0.5
+        }));
+        assert_eq!(s.phase(), Phase::Running);
+    }
+
+    #[test]
+    fn start_refused_unless_armed() {
+        let mut s = sup(10);
+        connect_all(&mut s, 0.0);
+        s.request_start(0.0, 1.0);
+        assert!(!drain(&mut s)
+            .iter()
+            .any(|a| matches!(a, Action::Strt { .. })));
+    }
+
+    fn armed(n: u32) -> Supervisor {
+        let mut s = sup(n);
+        connect_all(&mut s, 0.0);
+        s.on_sample(0.0);
+        s.request_arm(0.0);
+        s.on_monr(0.005, 0, ObjectState::Armed, true, 0);
+        s.on_monr(0.005, 1, ObjectState::Armed, true, 0);
+        assert_eq!(s.phase(), Phase::Armed);
+        drain(&mut s);
+        s
+    }
+
+    #[test]
+    fn stale_telemetry_aborts_armed_run() {
+        let mut s = armed(100);
+        s.on_sample(0.1);
+        let t = s.poll_timeout().expect("deadline");
+        assert!(
+            (t - 0.3).abs() < 1e-9,
+            "stale deadline at last sample + 0.2 s: {t}"
+        );
+        s.handle_timeout(0.25);
+        assert!(aborted(&drain(&mut s)).is_none());
+        s.handle_timeout(0.3);
+        let a = drain(&mut s);
+        assert!(matches!(
+            aborted(&a),
+            Some(AbortReason::TelemetryStale { .. })
+        ));
+        assert!(a.contains(&Action::HeabStatus(CcStatus::Abort)));
+        assert_eq!(s.phase(), Phase::Aborted);
+    }
+
+    #[test]
+    fn n_consecutive_missing_monr_aborts() {
+        let mut s = armed(3);
+        // a keeps reporting, b stops after 0.005
+        for k in 1..=3 {
+            let t = 0.005 + k as f64 * 0.01;
+            s.on_sample(t);
+            s.on_monr(t, 0, ObjectState::Armed, true, 0);
+        }
+        // b: deadline 0.005 + 3.5 * 0.01 = 0.04
+        s.handle_timeout(0.039);
+        assert!(aborted(&drain(&mut s)).is_none());
+        s.handle_timeout(0.041);
+        match aborted(&drain(&mut s)) {
+            Some(AbortReason::MonrLost { carrier, missed }) => {
+                assert_eq!(carrier, "b");
+                assert_eq!(missed, 3);
+            }
+            other => panic!("expected MonrLost, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn missing_monr_when_idle_is_only_an_event() {
+        let mut s = sup(2);
+        connect_all(&mut s, 0.0);
+        drain(&mut s);
+        s.handle_timeout(1.0);
+        let a = drain(&mut s);
+        assert!(aborted(&a).is_none());
+        assert!(a.iter().any(|a| matches!(
+            a,
+            Action::Event {
+                kind: EventKind::MonrMissing { .. },
+                ..
+            }
+        )));
+    }
+
+    #[test]
+    fn estop_and_all_clear() {
+        let mut s = armed(10);
+        s.estop(0.01, "operator");
+        assert_eq!(s.phase(), Phase::Aborted);
+        assert!(matches!(
+            aborted(&drain(&mut s)),
+            Some(AbortReason::Estop { .. })
+        ));
+        s.all_clear(0.5);
+        assert_eq!(s.phase(), Phase::Idle);
+        let a = drain(&mut s);
+        assert_eq!(
+            a.iter()
+                .filter(|a| matches!(
+                    a,
+                    Action::Ostm {
+                        command: OstmCommand::AllClear,
+                        ..
+                    }
+                ))
+                .count(),
+            2
+        );
+    }
+
+    #[test]
+    fn carrier_abort_report_aborts_all() {
+        let mut s = armed(10);
+        s.on_monr(0.01, 1, ObjectState::Armed, true, error_bits::ABORT_REQUEST);
+        assert_eq!(s.phase(), Phase::Aborted);
+    }
+
+    #[test]
+    fn arm_timeout_disarms() {
+        let mut s = sup(1000);
+        connect_all(&mut s, 0.0);
+        s.on_sample(0.0);
+        s.request_arm(0.0);
+        s.on_monr(0.1, 0, ObjectState::Armed, true, 0);
+        for k in 1..40 {
+            let t = k as f64 * 0.1;
+            s.on_sample(t);
+            s.on_monr(t, 1, ObjectState::Disarmed, true, 0);
+            s.on_monr(t, 0, ObjectState::Armed, true, 0);
+            s.handle_timeout(t);
+        }
+        assert_eq!(s.phase(), Phase::Idle);
+    }
+}

@@ -1,0 +1,720 @@
+//! Streaming CSV replay source.
+//!
+//! Reads recorded INS exports row by row (never the whole file), maps columns to fields either
+//! by auto-detection or explicitly, and reports every bad row with file, line and reason.
+//!
+//! Auto-detection knows the seed paper's Table 1 names (`Time, PosX, PosY, Heading, Velocity,
+//! Steering_Angle, Brake_Light`) and OxTS NcomToCsv-style headers (` Time(), Latitude(deg),
+//! Longitude(deg), Altitude(m), Heading(deg), Speed horizontal(m/s)`): names are trimmed, a UTF-8
+//! BOM is dropped, matching ignores case, spaces and underscores, and a unit in brackets is
+//! honoured. A speed column without a unit is km/h (the paper's `Velocity`); heading without a
+//! unit is degrees.
+
+use std::fmt;
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use crate::sample::{InsPosition, InsSample, VUT};
+
+/// Fields a CSV column can feed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Field {
+    Time,
+    X,
+    Y,
+    Lat,
+    Lon,
+    Alt,
+    Heading,
+    Speed,
+    Steering,
+    Brake,
+}
+
+impl Field {
+    pub const ALL: [Field; 10] = [
+        Field::Time,
+        Field::X,
+        Field::Y,
+        Field::Lat,
+        Field::Lon,
+        Field::Alt,
+        Field::Heading,
+        Field::Speed,
+        Field::Steering,
+        Field::Brake,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Field::Time => "time",
+            Field::X => "x",
+            Field::Y => "y",
+            Field::Lat => "lat",
+            Field::Lon => "lon",
+            Field::Alt => "alt",
+            Field::Heading => "heading",
+            Field::Speed => "speed",
+            Field::Steering => "steering",
+            Field::Brake => "brake",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Field> {
+        Field::ALL
+            .into_iter()
+            .find(|f| f.name() == s.trim().to_ascii_lowercase())
+    }
+}
+
+/// Units a column can carry; values are converted to SI (s, m, m/s, deg for angles).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    Seconds,
+    Milliseconds,
+    Metres,
+    Degrees,
+    Radians,
+    MetresPerSecond,
+    KilometresPerHour,
+    MilesPerHour,
+    /// Dimensionless (flags, counts).
+    One,
+}
+
+impl Unit {
+    /// Parses a unit as written in a header bracket or on the command line.
+    pub fn parse(s: &str) -> Option<Unit> {
+        let u = s.trim().to_ascii_lowercase();
+        Some(match u.as_str() {
+            "s" | "sec" => Unit::Seconds,
+            "ms" => Unit::Milliseconds,
+            "m" => Unit::Metres,
+            "deg" | "°" | "degrees" => Unit::Degrees,
+            "rad" | "radians" => Unit::Radians,
+            "m/s" | "mps" | "ms-1" => Unit::MetresPerSecond,
+            "km/h" | "kmh" | "kph" | "km/hr" => Unit::KilometresPerHour,
+            "mph" | "mi/h" => Unit::MilesPerHour,
+            "" | "-" | "1" | "bool" => Unit::One,
+            _ => return None,
+        })
+    }
+
+    fn to_si(self, v: f64) -> f64 {
+        match self {
+            Unit::Milliseconds => v / 1000.0,
+            Unit::Radians => v.to_degrees(),
+            Unit::KilometresPerHour => v / 3.6,
+            Unit::MilesPerHour => v * 0.44704,
+            _ => v,
+        }
+    }
+}
+
+/// Which column feeds which field, with its unit.
+#[derive(Debug, Clone, Default)]
+pub struct ColumnMapping {
+    /// (field, column index, unit)
+    columns: Vec<(Field, usize, Unit)>,
+}
+
+/// An explicit mapping entry given by the user: field ← header name, optional unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnSpec {
+    pub field: Field,
+    pub column: String,
+    pub unit: Option<Unit>,
+}
+
+impl std::str::FromStr for ColumnSpec {
+    type Err = String;
+    /// `FIELD=COLUMN[:UNIT]`, e.g. `speed=Speed horizontal(m/s)` or `speed=v:km/h`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let (field, rest) = s
+            .split_once('=')
+            .ok_or_else(|| format!("column mapping '{s}' must look like FIELD=COLUMN[:UNIT]"))?;
+        let field = Field::parse(field).ok_or_else(|| {
+            let names: Vec<_> = Field::ALL.iter().map(|f| f.name()).collect();
+            format!("unknown field '{field}' (known: {})", names.join(", "))
+        })?;
+        let (column, unit) = match rest.rsplit_once(':') {
+            Some((c, u)) if Unit::parse(u).is_some() => (c.to_string(), Unit::parse(u)),
+            _ => (rest.to_string(), None),
+        };
+        Ok(ColumnSpec {
+            field,
+            column,
+            unit,
+        })
+    }
+}
+
+/// Split a header cell into a normalised name and an optional unit: ` Speed horizontal(m/s)`
+/// → (`speedhorizontal`, Some("m/s")).
+fn split_header(cell: &str) -> (String, Option<String>) {
+    let cell = cell.trim_start_matches('\u{feff}').trim();
+    let (name, unit) = match (cell.find(['(', '[']), cell.rfind([')', ']'])) {
+        (Some(open), Some(close)) if close > open => (
+            &cell[..open],
+            Some(cell[open + 1..close].trim().to_string()),
+        ),
+        _ => (cell, None),
+    };
+    let norm: String = name
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '_' && *c != '-' && *c != '.')
+        .flat_map(|c| c.to_lowercase())
+        .collect();
+    (norm, unit.filter(|u| !u.is_empty()))
+}
+
+fn auto_field(name: &str) -> Option<Field> {
+    Some(match name {
+        "time" | "t" | "timestamp" | "gpstime" | "timegps" | "times" => Field::Time,
+        "posx" | "x" | "positionx" | "xpos" | "mapx" => Field::X,
+        "posy" | "y" | "positiony" | "ypos" | "mapy" => Field::Y,
+        "latitude" | "lat" => Field::Lat,
+        "longitude" | "lon" | "long" | "lng" => Field::Lon,
+        "altitude" | "alt" | "height" => Field::Alt,
+        "heading" | "hdg" | "headingangle" | "course" => Field::Heading,
+        "velocity" | "speed" | "speedhorizontal" | "horizontalspeed" | "v" | "vel" => Field::Speed,
+        "steeringangle" | "steering" | "steeringwheelangle" | "swa" | "steerangle" => {
+            Field::Steering
+        }
+        "brakelight" | "brake" | "brakelamp" | "brakeswitch" => Field::Brake,
+        _ => return None,
+    })
+}
+
+fn default_unit(field: Field) -> Unit {
+    match field {
+        Field::Time => Unit::Seconds,
+        Field::X | Field::Y | Field::Alt => Unit::Metres,
+        Field::Lat | Field::Lon | Field::Heading | Field::Steering => Unit::Degrees,
+        // The seed paper's `Velocity` column is km/h; exports that use m/s say so in brackets.
+        Field::Speed => Unit::KilometresPerHour,
+        Field::Brake => Unit::One,
+    }
+}
+
+impl ColumnMapping {
+    /// Builds the mapping from a header row: explicit specs first, auto-detection for the rest.
+    pub fn from_header(header: &[&str], explicit: &[ColumnSpec]) -> Result<Self, String> {
+        let parsed: Vec<(String, Option<String>)> =
+            header.iter().map(|h| split_header(h)).collect();
+        let mut columns: Vec<(Field, usize, Unit)> = Vec::new();
+        for spec in explicit {
+            let want = split_header(&spec.column).0;
+            let idx = header
+                .iter()
+                .position(|h| h.trim() == spec.column.trim())
+                .or_else(|| parsed.iter().position(|(n, _)| *n == want))
+                .ok_or_else(|| {
+                    format!(
+                        "column '{}' for field {} not in header [{}]",
+                        spec.column,
+                        spec.field.name(),
+                        header.join(",")
+                    )
+                })?;
+            let unit = match spec.unit {
+                Some(u) => u,
+                None => unit_of(&parsed[idx].1, spec.field)?,
+            };
+            columns.retain(|(f, _, _)| *f != spec.field);
+            columns.push((spec.field, idx, unit));
+        }
+        for (idx, (name, unit)) in parsed.iter().enumerate() {
+            let Some(field) = auto_field(name) else {
+                continue;
+            };
+            if columns.iter().any(|(f, _, _)| *f == field)
+                || columns.iter().any(|(_, i, _)| *i == idx)
+            {
+                continue;
+            }
+            columns.push((field, idx, unit_of(unit, field)?));
+        }
+        let m = ColumnMapping { columns };
+        let has = |f| m.index(f).is_some();
+        let mut missing = Vec::new();
+        if !has(Field::Time) {
+            missing.push("time");
+        }
+        if !(has(Field::X) && has(Field::Y)) && !(has(Field::Lat) && has(Field::Lon)) {
+            missing.push("position (PosX+PosY or Latitude+Longitude)");
+        }
+        if !has(Field::Heading) {
+            missing.push("heading");
+        }
+        if !has(Field::Speed) {
+            missing.push("speed");
+        }
+        if !missing.is_empty() {
+            return Err(format!(
+                "missing column(s): {} (header: [{}]; map explicitly with --column FIELD=NAME[:UNIT])",
+                missing.join(", "),
+                header.iter().map(|h| h.trim()).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        Ok(m)
+    }
+
+    fn index(&self, f: Field) -> Option<(usize, Unit)> {
+        self.columns
+            .iter()
+            .find(|(g, _, _)| *g == f)
+            .map(|(_, i, u)| (*i, *u))
+    }
+
+    /// Human-readable description, e.g. for `--verbose` reports.
+    pub fn describe(&self, header: &[&str]) -> String {
+        self.columns
+            .iter()
+            .map(|(f, i, u)| {
+                format!(
+                    "{}←'{}' ({u:?})",
+                    f.name(),
+                    header.get(*i).map(|h| h.trim()).unwrap_or("?")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+fn unit_of(unit: &Option<String>, field: Field) -> Result<Unit, String> {
+    match unit {
+        None => Ok(default_unit(field)),
+        Some(u) if u.is_empty() => Ok(default_unit(field)),
+        Some(u) => match Unit::parse(u) {
+            Some(Unit::One) if field == Field::Time => Ok(Unit::Seconds), // OxTS writes "Time()"
+            Some(unit) => Ok(unit),
+            None => Err(format!("unknown unit '{u}' for field {}", field.name())),
+        },
+    }
+}
+
+/// What to do with a row that cannot be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum BadRowPolicy {
+    /// Stop the replay with an error naming file and line.
+    #[default]
+    Stop,
+    /// Skip the row, count it, and go on.
+    Skip,
+}
+
+/// A CSV problem: which file, which line, what is wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CsvError {
+    pub file: PathBuf,
+    /// 1-based line number in the file (0 when the file could not be opened).
+    pub line: u64,
+    pub reason: String,
+}
+
+impl fmt::Display for CsvError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file.display(), self.reason)
+        } else {
+            write!(f, "{}:{}: {}", self.file.display(), self.line, self.reason)
+        }
+    }
+}
+
+impl std::error::Error for CsvError {}
+
+/// Streams [`InsSample`]s from a CSV file.
+pub struct CsvSource<R: Read = BufReader<File>> {
+    file: PathBuf,
+    reader: csv::Reader<R>,
+    header: Vec<String>,
+    mapping: ColumnMapping,
+    policy: BadRowPolicy,
+    record: csv::StringRecord,
+    vehicle: String,
+    last_time: Option<f64>,
+    /// Rows read successfully.
+    pub rows: u64,
+    /// Rows skipped under [`BadRowPolicy::Skip`], with their errors (the first 100 kept).
+    pub skipped: u64,
+    pub skipped_errors: Vec<CsvError>,
+    done: bool,
+}
+
+impl CsvSource<BufReader<File>> {
+    /// Opens a CSV file and reads its header.
+    pub fn open(
+        path: &Path,
+        explicit: &[ColumnSpec],
+        policy: BadRowPolicy,
+    ) -> Result<Self, CsvError> {
+        let file = File::open(path).map_err(|e| CsvError {
+            file: path.to_path_buf(),
+            line: 0,
+            reason: format!("cannot open: {e}"),
+        })?;
+        Self::from_reader(
+            path,
+            BufReader::with_capacity(1 << 16, file),
+            explicit,
+            policy,
+        )
+    }
+}
+
+impl<R: Read> CsvSource<R> {
+    /// Reads from any byte stream; `name` is used in error messages.
+    pub fn from_reader(
+        name: &Path,
+        rdr: R,
+        explicit: &[ColumnSpec],
+        policy: BadRowPolicy,
+    ) -> Result<Self, CsvError> {
+        let err = |line: u64, reason: String| CsvError {
+            file: name.to_path_buf(),
+            line,
+            reason,
+        };
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .trim(csv::Trim::None)
+            // Split on '\n' only so that line numbers stay right in CRLF files (the default
+            // terminator miscounts them); the '\r' left on the last cell is trimmed like spaces.
+            .terminator(csv::Terminator::Any(b'\n'))
+            .from_reader(rdr);
+        let mut record = csv::StringRecord::new();
+        // Skip leading blank lines; the first non-empty record is the header.
+        loop {
+            match reader.read_record(&mut record) {
+                Ok(false) => return Err(err(1, "empty file: no header row".into())),
+                Ok(true) => {
+                    if record.iter().all(|c| c.trim().is_empty()) {
+                        continue;
+                    }
+                    break;
+                }
+                Err(e) => {
+                    return Err(err(
+                        line_of(&e).unwrap_or(1),
+                        format!("unreadable header: {e}"),
+                    ))
+                }
+            }
+        }
+        let header_line = record.position().map(|p| p.line()).unwrap_or(1);
+        let header: Vec<String> = record.iter().map(|s| s.to_string()).collect();
+        let refs: Vec<&str> = header.iter().map(|s| s.as_str()).collect();
+        let mapping =
+            ColumnMapping::from_header(&refs, explicit).map_err(|r| err(header_line, r))?;
+        Ok(CsvSource {
+            file: name.to_path_buf(),
+            reader,
+            header,
+            mapping,
+            policy,
+            record,
+            vehicle: VUT.to_string(),
+            last_time: None,
+            rows: 0,
+            skipped: 0,
+            skipped_errors: Vec::new(),
+            done: false,
+        })
+    }
+
+    /// Sets the vehicle id the samples are tagged with (default `vut`).
+    pub fn with_vehicle(mut self, id: &str) -> Self {
+        self.vehicle = id.to_string();
+        self
+    }
+
+    pub fn header(&self) -> &[String] {
+        &self.header
+    }
+
+    pub fn mapping(&self) -> &ColumnMapping {
+        &self.mapping
+    }
+
+    /// Bytes consumed so far (for progress display).
+    pub fn byte_offset(&self) -> u64 {
+        self.reader.position().byte()
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.file
+    }
+
+    /// Next sample; `None` at end of file. With [`BadRowPolicy::Skip`] bad rows are counted
+    /// and skipped; with `Stop` the first bad row is returned as an error and the source ends.
+    pub fn next_sample(&mut self) -> Option<Result<InsSample, CsvError>> {
+        if self.done {
+            return None;
+        }
+        loop {
+            let line = self.reader.position().line();
+            match self.reader.read_record(&mut self.record) {
+                Ok(false) => {
+                    self.done = true;
+                    return None;
+                }
+                Ok(true) => {
+                    let line = self.record.position().map(|p| p.line()).unwrap_or(line);
+                    if self.record.len() <= 1 && self.record.iter().all(|c| c.trim().is_empty()) {
+                        continue; // blank line
+                    }
+                    match self.parse_record(line) {
+                        Ok(s) => {
+                            self.rows += 1;
+                            self.last_time = Some(s.time_s);
+                            return Some(Ok(s));
+                        }
+                        Err(e) => {
+                            if let Some(r) = self.on_bad(e) {
+                                return Some(Err(r));
+                            }
+                        }
+                    }
+                }
+                Err(e) => {
+                    let e = CsvError {
+                        file: self.file.clone(),
+                        line: line_of(&e).unwrap_or(line),
+                        reason: format!("unreadable row: {e}"),
+                    };
+                    // An I/O or UTF-8 error may leave the reader unable to continue; stop either way
+                    // for I/O, skip for encoding problems.
+                    let fatal = matches!(e.reason.as_str(), r if r.contains("I/O"));
+                    if fatal {
+                        self.done = true;
+                        return Some(Err(e));
+                    }
+                    if let Some(r) = self.on_bad(e) {
+                        return Some(Err(r));
+                    }
+                }
+            }
+        }
+    }
+
+    fn on_bad(&mut self, e: CsvError) -> Option<CsvError> {
+        match self.policy {
+            BadRowPolicy::Stop => {
+                self.done = true;
+                Some(e)
+            }
+            BadRowPolicy::Skip => {
+                self.skipped += 1;
+                if self.skipped_errors.len() < 100 {
+                    self.skipped_errors.push(e);
+                }
+                None
+            }
+        }
+    }
+
+    fn parse_record(&self, line: u64) -> Result<InsSample, CsvError> {
+        let err = |reason: String| CsvError {
+            file: self.file.clone(),
+            line,
+            reason,
+        };
+        if self.record.len() < self.header.len() {
+            return Err(err(format!(
+                "row has {} field(s), header has {} (truncated row?)",
+                self.record.len(),
+                self.header.len()
+            )));
+        }
+        if self.record.len() > self.header.len() {
+            return Err(err(format!(
+                "row has {} fields, header has {}",
+                self.record.len(),
+                self.header.len()
+            )));
+        }
+        let get = |f: Field| -> Result<Option<f64>, CsvError> {
+            let Some((idx, unit)) = self.mapping.index(f) else {
+                return Ok(None);
+            };
+            let raw = self.record.get(idx).unwrap_or("").trim();
+            if raw.is_empty() {
+                return Ok(None);
+            }
+            let v: f64 = raw.parse().map_err(|_| {
+                err(format!(
+                    "column '{}': '{}' is not a number",
+                    self.header[idx].trim(),
+                    raw
+                ))
+            })?;
+            if !v.is_finite() {
+                return Err(err(format!(
+                    "column '{}': '{}' is not finite",
+                    self.header[idx].trim(),
+                    raw
+                )));
+            }
+            Ok(Some(unit.to_si(v)))
+        };
+        let need = |f: Field| -> Result<f64, CsvError> {
+            get(f)?.ok_or_else(|| {
+                let col = self
+                    .mapping
+                    .index(f)
+                    .map(|(i, _)| self.header[i].trim().to_string())
+                    .unwrap_or_default();
+                err(format!("column '{col}' ({}) is empty", f.name()))
+            })
+        };
+        let time_s = need(Field::Time)?;
+        if let Some(prev) = self.last_time {
+            if time_s <= prev {
+                return Err(err(format!(
+                    "time {time_s} does not increase (previous row {prev})"
+                )));
+            }
+        }
+        let position =
+            if self.mapping.index(Field::X).is_some() && self.mapping.index(Field::Y).is_some() {
+                InsPosition::Local {
+                    x: need(Field::X)?,
+                    y: need(Field::Y)?,
+                }
+            } else {
+                let lat_deg = need(Field::Lat)?;
+                let lon_deg = need(Field::Lon)?;
+                if !(-90.0..=90.0).contains(&lat_deg) || !(-180.0..=360.0).contains(&lon_deg) {
+                    return Err(err(format!(
+                        "latitude/longitude {lat_deg}, {lon_deg} out of range"
+                    )));
+                }
+                InsPosition::Wgs84 {
+                    lat_deg,
+                    lon_deg,
+                    alt_m: get(Field::Alt)?,
+                }
+            };
+        let speed_mps = need(Field::Speed)?;
+        if speed_mps < -0.5 {
+            // Speed over ground is not negative; a small negative value is sensor noise at standstill.
+            return Err(err(format!("negative speed {speed_mps:.3} m/s")));
+        }
+        let brake_light = match get(Field::Brake)? {
+            None => None,
+            Some(v) if v == 0.0 => Some(false),
+            Some(v) if v == 1.0 => Some(true),
+            Some(v) => return Err(err(format!("brake light must be 0 or 1, got {v}"))),
+        };
+        Ok(InsSample {
+            time_s,
+            vehicle: self.vehicle.clone(),
+            position,
+            heading_deg: need(Field::Heading)?,
+            speed_mps: speed_mps.max(0.0),
+            steering_wheel_deg: get(Field::Steering)?,
+            brake_light,
+            accel_mps2: None,
+            yaw_rate_rps: None,
+        })
+    }
+}
+
+impl<R: Read> Iterator for CsvSource<R> {
+    type Item = Result<InsSample, CsvError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_sample()
+    }
+}
+
+fn line_of(e: &csv::Error) -> Option<u64> {
+    e.position().map(|p| p.line())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn src(text: &str, policy: BadRowPolicy) -> Result<CsvSource<&[u8]>, CsvError> {
+        CsvSource::from_reader(Path::new("t.csv"), text.as_bytes(), &[], policy)
+    }
+
+    #[test]
+    fn header_split_handles_oxts_names() {
+        assert_eq!(
+            split_header(" Speed horizontal(m/s)"),
+            ("speedhorizontal".into(), Some("m/s".into()))
+        );
+        assert_eq!(split_header(" Time()"), ("time".into(), None));
+        assert_eq!(
+            split_header("\u{feff}Steering_Angle"),
+            ("steeringangle".into(), None)
+        );
+    }
+
+    #[test]
+    fn paper_columns_convert_kmh() {
+        let mut s = src(
+            "Time,PosX,PosY,Heading,Velocity,Steering_Angle,Brake_Light\n1.0,2,3,90,36,1.5,1\n",
+            BadRowPolicy::Stop,
+        )
+        .unwrap();
+        let r = s.next().unwrap().unwrap();
+        assert!((r.speed_mps - 10.0).abs() < 1e-12);
+        assert_eq!(r.position, InsPosition::Local { x: 2.0, y: 3.0 });
+        assert_eq!(r.brake_light, Some(true));
+        assert!(s.next().is_none());
+    }
+
+    #[test]
+    fn explicit_mapping_overrides() {
+        let spec: Vec<ColumnSpec> = vec![
+            "speed=v:mph".parse().unwrap(),
+            "time=stamp:ms".parse().unwrap(),
+        ];
+        let text = "stamp,PosX,PosY,Heading,v\n1000,0,0,0,10\n";
+        let mut s = CsvSource::from_reader(
+            Path::new("t.csv"),
+            text.as_bytes(),
+            &spec,
+            BadRowPolicy::Stop,
+        )
+        .unwrap();
+        let r = s.next().unwrap().unwrap();
+        assert!((r.time_s - 1.0).abs() < 1e-12);
+        assert!((r.speed_mps - 4.4704).abs() < 1e-9);
+    }
+
+    #[test]
+    fn bad_rows_name_line_and_skip_counts() {
+        let text =
+            "Time,PosX,PosY,Heading,Velocity\n0,0,0,90,10\n0.04,abc,0,90,10\n0.08,1,0,90,10\n";
+        let mut s = src(text, BadRowPolicy::Stop).unwrap();
+        assert!(s.next().unwrap().is_ok());
+        let e = s.next().unwrap().unwrap_err();
+        assert_eq!(e.line, 3);
+        assert!(e.reason.contains("'abc' is not a number"), "{e}");
+        assert!(s.next().is_none());
+
+        let mut s = src(text, BadRowPolicy::Skip).unwrap();
+        let ok: Vec<_> = s.by_ref().collect();
+        assert_eq!(ok.len(), 2);
+        assert!(ok.iter().all(|r| r.is_ok()));
+        assert_eq!(s.skipped, 1);
+        assert_eq!(s.skipped_errors[0].line, 3);
+    }
+
+    #[test]
+    fn time_must_increase() {
+        let text = "Time,PosX,PosY,Heading,Velocity\n1,0,0,90,10\n1,0,0,90,10\n";
+        let mut s = src(text, BadRowPolicy::Stop).unwrap();
+        s.next();
+        let e = s.next().unwrap().unwrap_err();
+        assert!(e.reason.contains("does not increase"));
+    }
+}

@@ -1,0 +1,70 @@
+//! The map the twin lives on: an OpenDRIVE road network plus its geo frame.
+//!
+//! The road manager itself is the `opendrive` crate; this module only adapts it to the twin's
+//! seams ([`crate::twin::MapMatcher`], [`crate::frame::GeoToMap`]).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use opendrive::geo::GeoFrame;
+use opendrive::OpenDrive;
+
+use crate::twin::{LaneMatch, MapMatcher};
+
+/// A loaded map.
+pub struct Map {
+    pub road_network: Arc<OpenDrive>,
+    pub geo: Option<Arc<GeoFrame>>,
+    /// Why there is no geo frame when the header has a geoReference we could not use.
+    pub geo_warning: Option<String>,
+}
+
+impl Map {
+    pub fn load(path: &Path) -> anyhow::Result<Map> {
+        let od =
+            OpenDrive::from_path(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        Ok(Self::from_road_network(od))
+    }
+
+    pub fn from_road_network(od: OpenDrive) -> Map {
+        let (geo, geo_warning) = match GeoFrame::from_header(&od.header) {
+            Ok(g) => (g.map(Arc::new), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        Map {
+            road_network: Arc::new(od),
+            geo,
+            geo_warning,
+        }
+    }
+
+    pub fn matcher(&self) -> Arc<dyn MapMatcher> {
+        Arc::new(RoadMatcher(self.road_network.clone()))
+    }
+}
+
+/// Map matching through the OpenDRIVE spatial index.
+pub struct RoadMatcher(pub Arc<OpenDrive>);
+
+impl MapMatcher for RoadMatcher {
+    fn locate(&self, x: f64, y: f64, yaw_rad: f64) -> Option<LaneMatch> {
+        self.0.locate(x, y, Some(yaw_rad)).map(|p| LaneMatch {
+            road_id: p.road_id,
+            lane_id: p.lane_id,
+            s: p.s,
+            t: p.t,
+            heading_rel_rad: p.heading_rel,
+        })
+    }
+}
+
+/// Lanes of a map as a GeoJSON FeatureCollection, in map coordinates or (with `wgs84`) lon/lat.
+pub fn lanes_geojson(od: &OpenDrive, wgs84: bool) -> anyhow::Result<serde_json::Value> {
+    let coords = if wgs84 {
+        opendrive::geojson::Coords::Wgs84
+    } else {
+        opendrive::geojson::Coords::Map
+    };
+    let text = opendrive::geojson::lanes(od, coords).map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(serde_json::from_str(&text)?)
+}

@@ -1,0 +1,175 @@
+//! Scenarios: what the test is (file format), the TTC method, the simulated dummy, and the
+//! sans-IO [`engine::Engine`] that turns samples into commands and events.
+
+pub mod engine;
+pub mod profile;
+pub mod ttc;
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// A scenario file (`scenarios/*.toml`). Unknown keys are rejected so that a misspelt
+/// safety-relevant setting cannot be silently ignored; new keys are added here as options.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    /// OpenDRIVE map, relative to the scenario file.
+    #[serde(default)]
+    pub map: Option<String>,
+    pub vut: VutSpec,
+    #[serde(default)]
+    pub targets: Vec<TargetSpec>,
+}
+
+/// The vehicle under test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VutSpec {
+    pub width_m: f64,
+    pub length_m: f64,
+    /// d_COG in the seed paper: INS reference point to the front bumper.
+    pub reference_to_front_m: f64,
+    /// Steering-wheel to road-wheel angle ratio (extension; default 16).
+    #[serde(default)]
+    pub steering_ratio: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    Pedestrian,
+    Cyclist,
+    Vehicle,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Point {
+    pub x: f64,
+    pub y: f64,
+}
+
+/// A crossing target (VRU dummy on a carrier).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetSpec {
+    pub id: String,
+    pub kind: TargetKind,
+    /// Carrier that moves this target (dispatch configuration key).
+    #[serde(default)]
+    pub carrier: Option<String>,
+    /// Dummy start point, map frame.
+    pub start: Point,
+    /// Walking direction, INS convention (clockwise from north, degrees).
+    pub heading_deg: f64,
+    /// E: start distance from the VUT centreline.
+    pub lateral_start_m: f64,
+    /// s_acc: distance over which the dummy accelerates to its speed.
+    pub accel_distance_m: f64,
+    pub speed_kmh: f64,
+    /// Impact point as a fraction of the VUT width from the near side.
+    pub overlap: f64,
+    /// Override of the computed TTC_dummy threshold (extension).
+    #[serde(default)]
+    pub ttc_s: Option<f64>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {source}")]
+    Toml {
+        path: PathBuf,
+        source: toml::de::Error,
+    },
+    #[error("{path}: {reason}")]
+    Invalid { path: PathBuf, reason: String },
+}
+
+impl Scenario {
+    pub fn from_path(path: &Path) -> Result<Scenario, ScenarioError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
+            path: path.into(),
+            source,
+        })?;
+        Self::from_toml(&text).map_err(|e| match e {
+            ScenarioError::Toml { source, .. } => ScenarioError::Toml {
+                path: path.into(),
+                source,
+            },
+            ScenarioError::Invalid { reason, .. } => ScenarioError::Invalid {
+                path: path.into(),
+                reason,
+            },
+            other => other,
+        })
+    }
+
+    pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
+        let sc: Scenario = toml::from_str(text).map_err(|source| ScenarioError::Toml {
+            path: PathBuf::new(),
+            source,
+        })?;
+        sc.validate().map_err(|reason| ScenarioError::Invalid {
+            path: PathBuf::new(),
+            reason,
+        })?;
+        Ok(sc)
+    }
+
+    /// Map path resolved against the scenario file's directory.
+    pub fn map_path(&self, scenario_file: &Path) -> Option<PathBuf> {
+        let m = self.map.as_ref()?;
+        let p = Path::new(m);
+        Some(if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            scenario_file.parent().unwrap_or(Path::new(".")).join(p)
+        })
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let pos = |name: &str, v: f64| {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(format!("{name} must be a positive number, got {v}"))
+            }
+        };
+        pos("vut.width_m", self.vut.width_m)?;
+        pos("vut.length_m", self.vut.length_m)?;
+        if !(self.vut.reference_to_front_m.is_finite() && self.vut.reference_to_front_m >= 0.0) {
+            return Err("vut.reference_to_front_m must be ≥ 0".into());
+        }
+        let mut ids = std::collections::HashSet::new();
+        for t in &self.targets {
+            if !ids.insert(&t.id) {
+                return Err(format!("target id '{}' appears twice", t.id));
+            }
+            pos(&format!("targets.{}.speed_kmh", t.id), t.speed_kmh)?;
+            pos(
+                &format!("targets.{}.lateral_start_m", t.id),
+                t.lateral_start_m,
+            )?;
+            if !(t.accel_distance_m.is_finite() && t.accel_distance_m >= 0.0) {
+                return Err(format!("targets.{}.accel_distance_m must be ≥ 0", t.id));
+            }
+            if !(0.0..=1.0).contains(&t.overlap) {
+                return Err(format!(
+                    "targets.{}.overlap must be within 0..1, got {}",
+                    t.id, t.overlap
+                ));
+            }
+            if let Some(ttc) = t.ttc_s {
+                pos(&format!("targets.{}.ttc_s", t.id), ttc)?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,196 @@
+//! The digital twin: the latest state of every vehicle and target object in the map frame.
+//!
+//! Updated only from samples (and the engine's own simulated objects), so it is as
+//! deterministic as its input. Derived quantities (acceleration, yaw rate) come from consecutive
+//! samples of the same vehicle when the source does not measure them.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::frame::wrap_pi;
+use crate::sample::Sample;
+
+/// Where a vehicle is on the road network (from the OpenDRIVE map matcher).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LaneMatch {
+    pub road_id: String,
+    pub lane_id: i32,
+    pub s: f64,
+    pub t: f64,
+    /// Vehicle yaw relative to the lane direction, radians.
+    pub heading_rel_rad: f64,
+}
+
+/// On the map or off it: being off the map is a state, not an error.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RoadState {
+    /// No map loaded or not matched yet.
+    Unknown,
+    OnLane(LaneMatch),
+    OffMap,
+}
+
+/// State of one vehicle or object.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VehicleState {
+    pub time_s: f64,
+    pub x: f64,
+    pub y: f64,
+    pub yaw_rad: f64,
+    pub speed_mps: f64,
+    /// Longitudinal acceleration, measured or derived from consecutive speeds.
+    pub accel_mps2: f64,
+    /// Yaw rate, measured or derived from consecutive yaws (counter-clockwise positive).
+    pub yaw_rate_rps: f64,
+    pub steering_wheel_deg: Option<f64>,
+    pub road_wheel_deg: Option<f64>,
+    pub brake_light: Option<bool>,
+    pub road: RoadState,
+    /// Samples applied to this vehicle.
+    pub samples: u64,
+}
+
+/// Map matching seam: the twin asks the road manager where a point is.
+pub trait MapMatcher: Send + Sync {
+    fn locate(&self, x: f64, y: f64, yaw_rad: f64) -> Option<LaneMatch>;
+}
+
+/// Why a sample was not applied.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TwinError {
+    #[error("sample for '{vehicle}' at t={time_s} is not newer than the last one (t={last_s})")]
+    OutOfOrder {
+        vehicle: String,
+        time_s: f64,
+        last_s: f64,
+    },
+}
+
+/// The digital twin.
+#[derive(Default, Clone)]
+pub struct Twin {
+    vehicles: BTreeMap<String, VehicleState>,
+    matcher: Option<Arc<dyn MapMatcher>>,
+    /// Samples rejected as out of order.
+    pub out_of_order: u64,
+}
+
+impl std::fmt::Debug for Twin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Twin")
+            .field("vehicles", &self.vehicles)
+            .finish()
+    }
+}
+
+impl Twin {
+    pub fn new(matcher: Option<Arc<dyn MapMatcher>>) -> Self {
+        Twin {
+            vehicles: BTreeMap::new(),
+            matcher,
+            out_of_order: 0,
+        }
+    }
+
+    pub fn get(&self, id: &str) -> Option<&VehicleState> {
+        self.vehicles.get(id)
+    }
+
+    pub fn vehicles(&self) -> impl Iterator<Item = (&String, &VehicleState)> {
+        self.vehicles.iter()
+    }
+
+    /// Applies a sample; returns the updated state.
+    pub fn update(&mut self, s: &Sample) -> Result<&VehicleState, TwinError> {
+        let prev = self.vehicles.get(&s.vehicle);
+        let (accel, yaw_rate, n) = match prev {
+            Some(p) => {
+                let dt = s.time_s - p.time_s;
+                if dt <= 0.0 || !dt.is_finite() {
+                    self.out_of_order += 1;
+                    return Err(TwinError::OutOfOrder {
+                        vehicle: s.vehicle.clone(),
+                        time_s: s.time_s,
+                        last_s: p.time_s,
+                    });
+                }
+                (
+                    s.accel_mps2.unwrap_or((s.speed_mps - p.speed_mps) / dt),
+                    s.yaw_rate_rps
+                        .unwrap_or(wrap_pi(s.yaw_rad - p.yaw_rad) / dt),
+                    p.samples + 1,
+                )
+            }
+            None => (
+                s.accel_mps2.unwrap_or(0.0),
+                s.yaw_rate_rps.unwrap_or(0.0),
+                1,
+            ),
+        };
+        let road = match &self.matcher {
+            None => RoadState::Unknown,
+            Some(m) => match m.locate(s.x, s.y, s.yaw_rad) {
+                Some(lm) => RoadState::OnLane(lm),
+                None => RoadState::OffMap,
+            },
+        };
+        let state = VehicleState {
+            time_s: s.time_s,
+            x: s.x,
+            y: s.y,
+            yaw_rad: s.yaw_rad,
+            speed_mps: s.speed_mps,
+            accel_mps2: accel,
+            yaw_rate_rps: yaw_rate,
+            steering_wheel_deg: s.steering_wheel_deg,
+            road_wheel_deg: s.road_wheel_deg,
+            brake_light: s.brake_light,
+            road,
+            samples: n,
+        };
+        self.vehicles.insert(s.vehicle.clone(), state);
+        Ok(&self.vehicles[&s.vehicle])
+    }
+
+    /// Sets a simulated or carrier-reported object directly (targets, dummies).
+    pub fn set_object(&mut self, id: &str, state: VehicleState) {
+        self.vehicles.insert(id.to_string(), state);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(t: f64, x: f64, v: f64, yaw: f64) -> Sample {
+        Sample {
+            time_s: t,
+            vehicle: "vut".into(),
+            x,
+            y: 0.0,
+            yaw_rad: yaw,
+            speed_mps: v,
+            steering_wheel_deg: None,
+            road_wheel_deg: None,
+            brake_light: None,
+            accel_mps2: None,
+            yaw_rate_rps: None,
+        }
+    }
+
+    #[test]
+    fn derives_accel_and_yaw_rate_and_rejects_out_of_order() {
+        let mut t = Twin::default();
+        t.update(&sample(0.0, 0.0, 10.0, 3.1)).unwrap();
+        let s = t.update(&sample(0.5, 5.0, 11.0, -3.1)).unwrap();
+        assert!((s.accel_mps2 - 2.0).abs() < 1e-12);
+        // 3.1 → -3.1 is a small positive turn across ±π, not a 6.2 rad jump.
+        assert!((s.yaw_rate_rps - (2.0 * std::f64::consts::PI - 6.2) / 0.5).abs() < 1e-9);
+        assert!(t.update(&sample(0.5, 5.0, 11.0, 0.0)).is_err());
+        assert_eq!(t.out_of_order, 1);
+        assert_eq!(t.get("vut").unwrap().samples, 2);
+    }
+}
