@@ -10,6 +10,7 @@ pub mod frame;
 pub mod ingest;
 pub mod map;
 pub mod replay;
+pub mod replay_live;
 pub mod sample;
 pub mod scenario;
 pub mod twin;
