@@ -3,7 +3,6 @@
 //! over ISO 22133 through the control centre.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::Duration;
 
 use scil::dispatch::carrier_sim::{self, SimConfig, SimHandle};
@@ -20,7 +19,7 @@ const CSV: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/replays/cpna75
 const SCENARIO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/scenarios/cpna75_50kmh.toml");
 
 /// The tests measure wall-clock timing: run them one at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 fn shared_data() -> bool {
     let ok = Path::new(CSV).exists() && Path::new(SCENARIO).exists();
@@ -69,7 +68,7 @@ fn spec(sim: &SimHandle) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn live_replay_starts_the_carrier_at_the_predicted_instant() {
-    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = SERIAL.lock().await;
     if !shared_data() {
         return;
     }
@@ -134,7 +133,7 @@ async fn live_replay_starts_the_carrier_at_the_predicted_instant() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn telemetry_loss_mid_run_aborts_within_the_stale_limit() {
-    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = SERIAL.lock().await;
     if !shared_data() {
         return;
     }
@@ -170,7 +169,7 @@ async fn telemetry_loss_mid_run_aborts_within_the_stale_limit() {
     });
     let (age, limit) = stale.expect("control centre aborted for stale telemetry");
     assert!((limit - 0.2).abs() < 1e-9);
-    assert!(age >= 0.2 && age < 0.25, "abort at telemetry age {age:.4} s");
+    assert!((0.2..0.25).contains(&age), "abort at telemetry age {age:.4} s");
     let after = r.dispatch.abort_after_last_sample_ms.expect("abort timing");
     assert!((195.0..250.0).contains(&after), "ABORT {after:.1} ms after the last sample");
     assert_eq!(r.dispatch.final_phase, Phase::Aborted);
@@ -188,7 +187,7 @@ async fn telemetry_loss_mid_run_aborts_within_the_stale_limit() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn carriers_not_ready_fail_clearly_before_the_run() {
-    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = SERIAL.lock().await;
     if !shared_data() {
         return;
     }
