@@ -13,6 +13,7 @@ pub mod map;
 #[cfg(feature = "proj")]
 pub mod proj_geo;
 pub mod replay;
+pub mod replay_live;
 pub mod sample;
 pub mod scenario;
 pub mod twin;

@@ -23,16 +23,7 @@ use tokio::net::{lookup_host, TcpStream, UdpSocket};
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::Instant;
 
-/// What a carrier needs besides a start signal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum CarrierMode {
-    /// OSEM + TRAJ upload + ARM + STRT.
-    #[default]
-    Trajectory,
-    /// A carrier that only needs a start signal (CarMaker-style 0/1 trigger): no TRAJ.
-    StartOnly,
-}
+pub use crate::scenario::CarrierMode;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CarrierConfig {

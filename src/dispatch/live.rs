@@ -12,39 +12,11 @@
 use super::control_centre::{CarrierConfig, CarrierMode, ControlCentreHandle, GeoOrigin, Snapshot};
 use super::iso22133::ObjectState;
 use super::profile::DummyProfile;
+use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::time::Duration;
 use tokio::time::Instant;
-
-#[derive(Debug, Clone, Deserialize)]
-struct ScenarioFile {
-    #[serde(default)]
-    map: Option<String>,
-    #[serde(default)]
-    targets: Vec<TargetEntry>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-struct TargetEntry {
-    id: String,
-    #[serde(default)]
-    carrier: Option<String>,
-    start: Point,
-    #[serde(default)]
-    heading_deg: f64,
-    #[serde(default)]
-    accel_distance_m: f64,
-    speed_kmh: f64,
-    #[serde(default)]
-    carrier_mode: Option<CarrierMode>,
-}
-
-#[derive(Debug, Clone, Copy, Deserialize)]
-struct Point {
-    x: f64,
-    y: f64,
-}
 
 /// Dispatch-relevant facts of a scenario file.
 #[derive(Debug, Clone)]
@@ -55,17 +27,16 @@ pub struct ScenarioDispatch {
     pub targets: Vec<(String, String, DummyProfile, CarrierMode)>,
 }
 
+/// Reads the dispatch-relevant facts through the one scenario parser ([`Scenario`]).
 pub fn read_scenario(path: &Path) -> anyhow::Result<ScenarioDispatch> {
-    let text = std::fs::read_to_string(path)?;
-    let f: ScenarioFile = toml::from_str(&text)?;
-    let dir = path.parent().unwrap_or(Path::new("."));
+    let sc = Scenario::from_path(path)?;
     Ok(ScenarioDispatch {
-        map: f.map.map(|m| dir.join(m)),
-        targets: f
+        map: sc.map_path(path),
+        targets: sc
             .targets
-            .into_iter()
+            .iter()
             .map(|t| {
-                let carrier = t.carrier.unwrap_or_else(|| t.id.clone());
+                let carrier = t.carrier.clone().unwrap_or_else(|| t.id.clone());
                 let p = DummyProfile::from_scenario(
                     t.start.x,
                     t.start.y,
@@ -73,7 +44,7 @@ pub fn read_scenario(path: &Path) -> anyhow::Result<ScenarioDispatch> {
                     t.accel_distance_m,
                     t.speed_kmh,
                 );
-                (t.id, carrier, p, t.carrier_mode.unwrap_or_default())
+                (t.id.clone(), carrier, p, t.carrier_mode.unwrap_or_default())
             })
             .collect(),
     })
