@@ -104,7 +104,15 @@ fn clens_c(a: &[f64; 6], arg_r: f64, arg_i: f64) -> (f64, f64) {
 
 impl Projection {
     /// Transverse Mercator with explicit parameters (degrees, metres).
-    pub fn tmerc(a: f64, f: f64, lat0_deg: f64, lon0_deg: f64, k0: f64, x0: f64, y0: f64) -> Projection {
+    pub fn tmerc(
+        a: f64,
+        f: f64,
+        lat0_deg: f64,
+        lon0_deg: f64,
+        k0: f64,
+        x0: f64,
+        y0: f64,
+    ) -> Projection {
         let n = f / (2.0 - f);
         let mut cgb = [0.0; 6];
         let mut cbg = [0.0; 6];
@@ -112,14 +120,29 @@ impl Projection {
         let mut gtu = [0.0; 6];
         // Gaussian ↔ geodetic latitude (König & Weise; Engsager & Poder 2007).
         let mut np = n;
-        cgb[0] = n * (2.0 + n * (-2.0 / 3.0 + n * (-2.0 + n * (116.0 / 45.0 + n * (26.0 / 45.0 + n * (-2854.0 / 675.0))))));
-        cbg[0] = n * (-2.0 + n * (2.0 / 3.0 + n * (4.0 / 3.0 + n * (-82.0 / 45.0 + n * (32.0 / 45.0 + n * (4642.0 / 4725.0))))));
+        cgb[0] = n
+            * (2.0
+                + n * (-2.0 / 3.0
+                    + n * (-2.0 + n * (116.0 / 45.0 + n * (26.0 / 45.0 + n * (-2854.0 / 675.0))))));
+        cbg[0] = n
+            * (-2.0
+                + n * (2.0 / 3.0
+                    + n * (4.0 / 3.0
+                        + n * (-82.0 / 45.0 + n * (32.0 / 45.0 + n * (4642.0 / 4725.0))))));
         np *= n;
-        cgb[1] = np * (7.0 / 3.0 + n * (-8.0 / 5.0 + n * (-227.0 / 45.0 + n * (2704.0 / 315.0 + n * (2323.0 / 945.0)))));
-        cbg[1] = np * (5.0 / 3.0 + n * (-16.0 / 15.0 + n * (-13.0 / 9.0 + n * (904.0 / 315.0 + n * (-1522.0 / 945.0)))));
+        cgb[1] = np
+            * (7.0 / 3.0
+                + n * (-8.0 / 5.0
+                    + n * (-227.0 / 45.0 + n * (2704.0 / 315.0 + n * (2323.0 / 945.0)))));
+        cbg[1] = np
+            * (5.0 / 3.0
+                + n * (-16.0 / 15.0
+                    + n * (-13.0 / 9.0 + n * (904.0 / 315.0 + n * (-1522.0 / 945.0)))));
         np *= n;
-        cgb[2] = np * (56.0 / 15.0 + n * (-136.0 / 35.0 + n * (-1262.0 / 105.0 + n * (73814.0 / 2835.0))));
-        cbg[2] = np * (-26.0 / 15.0 + n * (34.0 / 21.0 + n * (8.0 / 5.0 + n * (-12686.0 / 2835.0))));
+        cgb[2] = np
+            * (56.0 / 15.0 + n * (-136.0 / 35.0 + n * (-1262.0 / 105.0 + n * (73814.0 / 2835.0))));
+        cbg[2] =
+            np * (-26.0 / 15.0 + n * (34.0 / 21.0 + n * (8.0 / 5.0 + n * (-12686.0 / 2835.0))));
         np *= n;
         cgb[3] = np * (4279.0 / 630.0 + n * (-332.0 / 35.0 + n * (-399572.0 / 14175.0)));
         cbg[3] = np * (1237.0 / 630.0 + n * (-12.0 / 5.0 + n * (-24832.0 / 14175.0)));
@@ -132,13 +155,30 @@ impl Projection {
         // Normalised meridian quadrant and the ellipsoidal ↔ spherical TM series.
         np = n * n;
         let qn = k0 / (1.0 + n) * (1.0 + np * (1.0 / 4.0 + np * (1.0 / 64.0 + np / 256.0)));
-        utg[0] = n * (-0.5 + n * (2.0 / 3.0 + n * (-37.0 / 96.0 + n * (1.0 / 360.0 + n * (81.0 / 512.0 + n * (-96199.0 / 604800.0))))));
-        gtu[0] = n * (0.5 + n * (-2.0 / 3.0 + n * (5.0 / 16.0 + n * (41.0 / 180.0 + n * (-127.0 / 288.0 + n * (7891.0 / 37800.0))))));
-        utg[1] = np * (-1.0 / 48.0 + n * (-1.0 / 15.0 + n * (437.0 / 1440.0 + n * (-46.0 / 105.0 + n * (1118711.0 / 3870720.0)))));
-        gtu[1] = np * (13.0 / 48.0 + n * (-3.0 / 5.0 + n * (557.0 / 1440.0 + n * (281.0 / 630.0 + n * (-1983433.0 / 1935360.0)))));
+        utg[0] = n
+            * (-0.5
+                + n * (2.0 / 3.0
+                    + n * (-37.0 / 96.0
+                        + n * (1.0 / 360.0 + n * (81.0 / 512.0 + n * (-96199.0 / 604800.0))))));
+        gtu[0] = n
+            * (0.5
+                + n * (-2.0 / 3.0
+                    + n * (5.0 / 16.0
+                        + n * (41.0 / 180.0 + n * (-127.0 / 288.0 + n * (7891.0 / 37800.0))))));
+        utg[1] = np
+            * (-1.0 / 48.0
+                + n * (-1.0 / 15.0
+                    + n * (437.0 / 1440.0 + n * (-46.0 / 105.0 + n * (1118711.0 / 3870720.0)))));
+        gtu[1] = np
+            * (13.0 / 48.0
+                + n * (-3.0 / 5.0
+                    + n * (557.0 / 1440.0 + n * (281.0 / 630.0 + n * (-1983433.0 / 1935360.0)))));
         np *= n;
-        utg[2] = np * (-17.0 / 480.0 + n * (37.0 / 840.0 + n * (209.0 / 4480.0 + n * (-5569.0 / 90720.0))));
-        gtu[2] = np * (61.0 / 240.0 + n * (-103.0 / 140.0 + n * (15061.0 / 26880.0 + n * (167603.0 / 181440.0))));
+        utg[2] = np
+            * (-17.0 / 480.0 + n * (37.0 / 840.0 + n * (209.0 / 4480.0 + n * (-5569.0 / 90720.0))));
+        gtu[2] = np
+            * (61.0 / 240.0
+                + n * (-103.0 / 140.0 + n * (15061.0 / 26880.0 + n * (167603.0 / 181440.0))));
         np *= n;
         utg[3] = np * (-4397.0 / 161280.0 + n * (11.0 / 504.0 + n * (830251.0 / 7257600.0)));
         gtu[3] = np * (49561.0 / 161280.0 + n * (-179.0 / 168.0 + n * (6601661.0 / 7257600.0)));
@@ -150,7 +190,20 @@ impl Projection {
         gtu[5] = np * (212378941.0 / 319334400.0);
         let z = gatg(&cbg, lat0_deg.to_radians());
         let zb = -qn * (z + clens(&gtu, 2.0 * z));
-        Projection { a, lon0: lon0_deg.to_radians(), x0, y0, qn, zb, cgb, cbg, utg, gtu, assumed: false, definition: String::new() }
+        Projection {
+            a,
+            lon0: lon0_deg.to_radians(),
+            x0,
+            y0,
+            qn,
+            zb,
+            cgb,
+            cbg,
+            utg,
+            gtu,
+            assumed: false,
+            definition: String::new(),
+        }
     }
 
     /// Parses a PROJ string. Supported: `+proj=tmerc` (+lat_0 +lon_0 +k/+k_0 +x_0 +y_0) and
@@ -180,15 +233,21 @@ impl Projection {
                 params.push((k, v));
             }
         }
-        let get = |name: &str| params.iter().find(|(k, _)| k == name).and_then(|(_, v)| v.clone());
+        let get = |name: &str| {
+            params
+                .iter()
+                .find(|(k, _)| k == name)
+                .and_then(|(_, v)| v.clone())
+        };
         let num = |name: &str, default: f64| -> Result<f64, GeoError> {
             match get(name) {
                 None => Ok(default),
-                Some(v) => v
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|x| x.is_finite())
-                    .ok_or(GeoError::InvalidParameter { param: name.to_string(), value: v }),
+                Some(v) => v.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or(
+                    GeoError::InvalidParameter {
+                        param: name.to_string(),
+                        value: v,
+                    },
+                ),
             }
         };
         // Ellipsoid: +ellps wins over +datum, as in PROJ.
@@ -212,14 +271,34 @@ impl Projection {
                     Some(_) => num("k_0", 1.0)?,
                     None => num("k", 1.0)?,
                 };
-                Projection::tmerc(a, f, num("lat_0", 0.0)?, num("lon_0", 0.0)?, k0, num("x_0", 0.0)?, num("y_0", 0.0)?)
+                Projection::tmerc(
+                    a,
+                    f,
+                    num("lat_0", 0.0)?,
+                    num("lon_0", 0.0)?,
+                    k0,
+                    num("x_0", 0.0)?,
+                    num("y_0", 0.0)?,
+                )
             }
             "utm" => {
                 let zone_raw = get("zone").ok_or(GeoError::MissingZone)?;
-                let zone: u32 = zone_raw.parse().ok().filter(|z| (1..=60).contains(z)).ok_or(GeoError::MissingZone)?;
+                let zone: u32 = zone_raw
+                    .parse()
+                    .ok()
+                    .filter(|z| (1..=60).contains(z))
+                    .ok_or(GeoError::MissingZone)?;
                 let south = params.iter().any(|(k, _)| k == "south");
                 let lon0 = zone as f64 * 6.0 - 183.0;
-                Projection::tmerc(a, f, 0.0, lon0, 0.9996, 500_000.0, if south { 10_000_000.0 } else { 0.0 })
+                Projection::tmerc(
+                    a,
+                    f,
+                    0.0,
+                    lon0,
+                    0.9996,
+                    500_000.0,
+                    if south { 10_000_000.0 } else { 0.0 },
+                )
             }
             other => return Err(GeoError::UnsupportedProjection(other.to_string())),
         };
@@ -240,7 +319,10 @@ impl Projection {
         let (dcn, dce) = clens_c(&self.gtu, 2.0 * cn, 2.0 * ce);
         cn += dcn;
         ce += dce;
-        (self.a * self.qn * ce + self.x0, self.a * (self.qn * cn + self.zb) + self.y0)
+        (
+            self.a * self.qn * ce + self.x0,
+            self.a * (self.qn * cn + self.zb) + self.y0,
+        )
     }
 
     /// (easting, northing) → geodetic (degrees).
@@ -256,7 +338,10 @@ impl Projection {
         let lam = sin_ce.atan2(cos_ce * cos_cn);
         let phi = (sin_cn * cos_ce).atan2(sin_ce.hypot(cos_ce * cos_cn));
         let lat = gatg(&self.cgb, phi);
-        (lat.to_degrees(), crate::wrap_angle(lam + self.lon0).to_degrees())
+        (
+            lat.to_degrees(),
+            crate::wrap_angle(lam + self.lon0).to_degrees(),
+        )
     }
 }
 
@@ -280,7 +365,10 @@ impl GeoFrame {
 
     /// Frame from a PROJ string and an optional header offset.
     pub fn from_proj4_and_offset(s: &str, offset: Option<Offset>) -> Result<GeoFrame, GeoError> {
-        Ok(GeoFrame { projection: Projection::from_proj4(s)?, offset })
+        Ok(GeoFrame {
+            projection: Projection::from_proj4(s)?,
+            offset,
+        })
     }
 
     /// Map (inertial) x/y → projected easting/northing.

@@ -1,1 +1,1 @@
-//! placeholder
+//! GeoJSON export (in progress).

@@ -129,13 +129,28 @@ fn parse_finite(raw: &str) -> Result<f64, &'static str> {
     }
 }
 
-fn line_of(src: &str, pos: usize) -> usize {
-    let end = pos.min(src.len());
-    src.as_bytes()[..end]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
+/// Incremental byte-offset → line number (positions only move forward while reading), so
+/// error messages can name a line without rescanning a 2 MB file for every element.
+struct LineCounter<'s> {
+    src: &'s [u8],
+    pos: usize,
+    line: usize,
+}
+
+impl LineCounter<'_> {
+    fn line_at(&mut self, pos: usize) -> usize {
+        let end = pos.min(self.src.len());
+        if end < self.pos {
+            self.pos = 0;
+            self.line = 1;
+        }
+        self.line += self.src[self.pos..end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        self.pos = end;
+        self.line
+    }
 }
 
 /// Partially built geometry header waiting for its primitive child.
@@ -171,13 +186,24 @@ pub(crate) fn parse(src: &str) -> Result<Parsed, Error> {
     let mut connection: Option<Connection> = None;
     let mut geo_text: Option<String> = None;
 
+    let mut lines = LineCounter {
+        src: src.as_bytes(),
+        pos: 0,
+        line: 1,
+    };
     loop {
         let pos = reader.buffer_position() as usize;
-        let ev = reader.read_event().map_err(|e| Error::Xml {
-            line: line_of(src, pos),
-            message: e.to_string(),
-        })?;
-        let line = line_of(src, pos);
+        let line = lines.line_at(pos);
+        let ev = match reader.read_event() {
+            Ok(ev) => ev,
+            Err(e) => {
+                let at = lines.line_at(reader.error_position() as usize);
+                return Err(Error::Xml {
+                    line: at,
+                    message: e.to_string(),
+                });
+            }
+        };
         match ev {
             Event::Start(ref e) | Event::Empty(ref e) => {
                 let empty = matches!(ev, Event::Empty(_));

@@ -32,12 +32,18 @@ fn matches_proj_and_round_trips() {
         let (pe, pn) = p.forward(lat, lon);
         let d = (pe - e).hypot(pn - n);
         worst = worst.max(d);
-        assert!(d < 1e-6, "{s} ({lat},{lon}): got ({pe},{pn}) want ({e},{n}), off {d} m");
+        assert!(
+            d < 1e-6,
+            "{s} ({lat},{lon}): got ({pe},{pn}) want ({e},{n}), off {d} m"
+        );
         let (la, lo) = p.inverse(pe, pn);
         let (re, rn) = p.forward(la, lo);
         let rt = (re - pe).hypot(rn - pn);
         worst_rt = worst_rt.max(rt);
-        assert!((la - lat).abs() < 1e-10 && (lo - lon).abs() < 1e-10, "round trip {s}: ({la},{lo}) vs ({lat},{lon})");
+        assert!(
+            (la - lat).abs() < 1e-10 && (lo - lon).abs() < 1e-10,
+            "round trip {s}: ({la},{lo}) vs ({lat},{lon})"
+        );
     }
     println!("max deviation from PROJ: {worst:.3e} m; max round-trip residual {worst_rt:.3e} m");
 }
@@ -59,12 +65,17 @@ fn central_meridian_equals_numerical_meridian_arc() {
         }
         acc * h / 3.0
     };
-    let p = Projection::from_proj4("+proj=tmerc +lat_0=46.8931 +lon_0=16.8397 +k=0.9996 +ellps=WGS84").unwrap();
+    let p =
+        Projection::from_proj4("+proj=tmerc +lat_0=46.8931 +lon_0=16.8397 +k=0.9996 +ellps=WGS84")
+            .unwrap();
     for lat in [-60.0, -10.0, 0.0, 20.0, 46.9, 47.3, 70.0, 85.0] {
         let (e, n) = p.forward(lat, 16.8397);
         let want = 0.9996 * arc(46.8931f64.to_radians(), f64::to_radians(lat));
         assert!(e.abs() < 1e-9, "easting on central meridian {e}");
-        assert!((n - want).abs() < 1e-5, "lat {lat}: northing {n} vs meridian arc {want}");
+        assert!(
+            (n - want).abs() < 1e-5,
+            "lat {lat}: northing {n} vs meridian arc {want}"
+        );
     }
 }
 
@@ -75,19 +86,37 @@ fn parameter_handling() {
     let b = Projection::from_proj4("+proj=utm +zone=32 +ellps=GRS80").unwrap();
     assert_eq!(a.forward(48.0, 9.5), b.forward(48.0, 9.5));
     // No +proj: assumed tmerc about lat_0/lon_0 (CARLA), flagged.
-    let c = Projection::from_proj4("+lat_0=4.9000000000000000e+1 +lon_0=8.0000000000000000e+0").unwrap();
+    let c = Projection::from_proj4("+lat_0=4.9000000000000000e+1 +lon_0=8.0000000000000000e+0")
+        .unwrap();
     assert!(c.assumed);
     let (e, n) = c.forward(49.0, 8.0);
     assert!(e.abs() < 1e-9 && n.abs() < 1e-9);
-    assert!(matches!(Projection::from_proj4("+proj=merc +lon_0=0"), Err(GeoError::UnsupportedProjection(_))));
-    assert!(matches!(Projection::from_proj4("+proj=utm"), Err(GeoError::MissingZone)));
-    assert!(matches!(Projection::from_proj4("+proj=tmerc +lat_0=abc"), Err(GeoError::InvalidParameter { .. })));
-    assert!(matches!(Projection::from_proj4("+proj=tmerc +ellps=bessel"), Err(GeoError::UnsupportedEllipsoid(_))));
+    assert!(matches!(
+        Projection::from_proj4("+proj=merc +lon_0=0"),
+        Err(GeoError::UnsupportedProjection(_))
+    ));
+    assert!(matches!(
+        Projection::from_proj4("+proj=utm"),
+        Err(GeoError::MissingZone)
+    ));
+    assert!(matches!(
+        Projection::from_proj4("+proj=tmerc +lat_0=abc"),
+        Err(GeoError::InvalidParameter { .. })
+    ));
+    assert!(matches!(
+        Projection::from_proj4("+proj=tmerc +ellps=bessel"),
+        Err(GeoError::UnsupportedEllipsoid(_))
+    ));
 }
 
 #[test]
 fn header_offset_is_rotation_then_shift() {
-    let off = Offset { x: 680_000.0, y: 5_200_000.0, z: 0.0, hdg: 0.5 };
+    let off = Offset {
+        x: 680_000.0,
+        y: 5_200_000.0,
+        z: 0.0,
+        hdg: 0.5,
+    };
     let f = GeoFrame::from_proj4_and_offset("+proj=utm +zone=33 +ellps=WGS84", Some(off)).unwrap();
     // Map point (10, 0) is projected to rotate((10,0), 0.5) + offset.
     let (e, n) = f.map_to_projected(10.0, 0.0);
@@ -95,5 +124,8 @@ fn header_offset_is_rotation_then_shift() {
     assert!((n - (5_200_000.0 + 10.0 * 0.5f64.sin())).abs() < 1e-9);
     let (lat, lon) = f.to_wgs84(123.4, -56.7);
     let (x, y) = f.to_map(lat, lon);
-    assert!((x - 123.4).abs() < 1e-6 && (y + 56.7).abs() < 1e-6, "round trip ({x},{y})");
+    assert!(
+        (x - 123.4).abs() < 1e-6 && (y + 56.7).abs() < 1e-6,
+        "round trip ({x},{y})"
+    );
 }
