@@ -31,6 +31,9 @@ pub enum GeoError {
     /// `+proj=utm` without a usable `+zone`.
     #[error("+proj=utm needs +zone=1..60")]
     MissingZone,
+    /// Geodetic output was requested for a map without `<geoReference>`.
+    #[error("the map has no <geoReference>")]
+    NoGeoReference,
     /// Non-metre units.
     #[error("unsupported units \"{0}\" (only metres)")]
     UnsupportedUnits(String),
@@ -64,9 +67,6 @@ fn gatg(p: &[f64; 6], b: f64) -> f64 {
         h = -h2 + cos_2b * h1 + c;
         h2 = h1;
         h1 = h;
-    }
-    if p.len() == 1 {
-        h = h1;
     }
     b + h * (2.0 * b).sin()
 }
