@@ -121,6 +121,10 @@ impl<'a> Attrs<'a> {
     }
 }
 
+/// Longest road or geometry accepted (1000 km). Longer values are corrupt data, and would only
+/// make the load-time tables and the spatial index explode.
+const MAX_LENGTH: f64 = 1.0e6;
+
 fn parse_finite(raw: &str) -> Result<f64, &'static str> {
     match raw.trim().parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
@@ -240,7 +244,13 @@ pub(crate) fn parse(src: &str) -> Result<Parsed, Error> {
                         road = Some(Road {
                             id: at.string("id")?,
                             name: at.get("name").unwrap_or("").to_string(),
-                            length: at.num("length")?,
+                            length: {
+                                let l = at.num("length")?;
+                                if !(0.0..=MAX_LENGTH).contains(&l) {
+                                    return Err(at.invalid("length", at.get("length").unwrap_or(""), "must be between 0 and 1000 km"));
+                                }
+                                l
+                            },
                             junction: at.get("junction").unwrap_or("-1").trim().to_string(),
                             rule,
                             predecessor: None,
@@ -470,7 +480,12 @@ pub(crate) fn parse(src: &str) -> Result<Parsed, Error> {
                     g.push_str(&String::from_utf8_lossy(t));
                 }
             }
-            Event::Eof => break,
+            Event::Eof => {
+                if let Some(open) = stack.last() {
+                    return Err(Error::Xml { line, message: format!("document ends inside <{open}>") });
+                }
+                break;
+            }
             _ => {}
         }
     }
