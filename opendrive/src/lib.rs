@@ -184,8 +184,9 @@ impl OpenDrive {
         matching::locate(self, x, y, yaw, false)
     }
 
-    /// Same answer as [`OpenDrive::locate`] but without the spatial index: every road is
-    /// examined. Exists as a correctness and speed baseline for tests and benchmarks.
+    /// Same answer as [`OpenDrive::locate`] but without the spatial index or bounding boxes:
+    /// the foot point is sought in every window of every road. Exists as a correctness check of
+    /// the index (a box too small would make the answers differ) and as the benchmark baseline.
     pub fn locate_brute_force(&self, x: f64, y: f64, yaw: Option<f64>) -> Option<LanePosition> {
         matching::locate(self, x, y, yaw, true)
     }

@@ -192,12 +192,8 @@ pub(crate) fn locate(
     }
     let idx = &map.index;
     let mut hits: Vec<u32> = if brute {
-        idx.windows
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| x >= w.min[0] && x <= w.max[0] && y >= w.min[1] && y <= w.max[1])
-            .map(|(i, _)| i as u32)
-            .collect()
+        // Exhaustive: every window of every road is solved, no bounding boxes consulted.
+        (0..idx.windows.len() as u32).collect()
     } else {
         idx.tree
             .locate_in_envelope_intersecting(&AABB::from_point([x, y]))

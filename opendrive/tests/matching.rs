@@ -148,7 +148,7 @@ fn index_agrees_with_brute_force() {
         (state >> 11) as f64 / (1u64 << 53) as f64
     };
     let mut on = 0;
-    for _ in 0..300 {
+    for _ in 0..60 {
         let r = &map.roads[(next() * map.roads.len() as f64) as usize % map.roads.len()];
         let (x, y) = r.st_to_xy(next() * r.length, (next() - 0.5) * 30.0);
         let a = map.locate(x, y, None);
@@ -156,5 +156,5 @@ fn index_agrees_with_brute_force() {
         assert_eq!(a, b, "at ({x}, {y})");
         on += usize::from(a.is_some());
     }
-    assert!(on > 50, "too few on-map points: {on}");
+    assert!(on > 15, "too few on-map points: {on}");
 }
