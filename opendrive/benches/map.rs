@@ -8,7 +8,10 @@ use std::time::Instant;
 use opendrive::OpenDrive;
 
 fn main() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/opendrive/carla/Town03.xodr");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/opendrive/carla/Town03.xodr"
+    );
     if !std::path::Path::new(path).exists() {
         eprintln!("benchmark data missing: {path} (shared/ must sit beside the checkout)");
         std::process::exit(1);
@@ -50,7 +53,8 @@ fn main() {
     };
     let pts: Vec<(f64, f64, f64)> = (0..20_000)
         .map(|_| {
-            let r = &map.roads[((next() * map.roads.len() as f64) as usize).min(map.roads.len() - 1)];
+            let r =
+                &map.roads[((next() * map.roads.len() as f64) as usize).min(map.roads.len() - 1)];
             let s = next() * r.length;
             let (x, y) = r.st_to_xy(s, (next() - 0.5) * 30.0);
             (x, y, next() * std::f64::consts::TAU)
@@ -91,5 +95,8 @@ fn main() {
         qps_b,
         dtb / n_brute as f64 * 1e6
     );
-    println!("speed-up of the index over the baseline: {:.1}×", qps / qps_b);
+    println!(
+        "speed-up of the index over the baseline: {:.1}×",
+        qps / qps_b
+    );
 }

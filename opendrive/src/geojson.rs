@@ -41,34 +41,49 @@ pub fn lanes_with_step(map: &OpenDrive, coords: Coords, step: f64) -> Result<Val
     let mut features = Vec::new();
     for road in &map.roads {
         for (si, ls) in road.lane_sections.iter().enumerate() {
-            let Some((s0, s1)) = section_range(road, si) else { continue };
-            // Evaluate just inside the section end so the last sample uses this section.
-            let ss: Vec<f64> =
-                sample_s(s0, s1, step).into_iter().map(|s| if s >= s1 && s1 > s0 { (s1 - 1e-9).max(s0) } else { s }).collect();
-            let mut add = |lane: i32, lane_type: &str, kind: &str, t_of: &dyn Fn(f64) -> Option<f64>| {
-                let pts: Vec<Value> = ss
-                    .iter()
-                    .filter_map(|&s| t_of(s).map(|t| {
-                        let (x, y) = road.st_to_xy(s, t);
-                        conv(x, y)
-                    }))
-                    .collect();
-                if pts.len() >= 2 {
-                    features.push(json!({
-                        "type": "Feature",
-                        "geometry": {"type": "LineString", "coordinates": pts},
-                        "properties": {
-                            "road": road.id, "lane": lane, "type": lane_type, "kind": kind,
-                            "section": si, "junction": road.junction,
-                        }
-                    }));
-                }
+            let Some((s0, s1)) = section_range(road, si) else {
+                continue;
             };
+            // Evaluate just inside the section end so the last sample uses this section.
+            let ss: Vec<f64> = sample_s(s0, s1, step)
+                .into_iter()
+                .map(|s| {
+                    if s >= s1 && s1 > s0 {
+                        (s1 - 1e-9).max(s0)
+                    } else {
+                        s
+                    }
+                })
+                .collect();
+            let mut add =
+                |lane: i32, lane_type: &str, kind: &str, t_of: &dyn Fn(f64) -> Option<f64>| {
+                    let pts: Vec<Value> = ss
+                        .iter()
+                        .filter_map(|&s| {
+                            t_of(s).map(|t| {
+                                let (x, y) = road.st_to_xy(s, t);
+                                conv(x, y)
+                            })
+                        })
+                        .collect();
+                    if pts.len() >= 2 {
+                        features.push(json!({
+                            "type": "Feature",
+                            "geometry": {"type": "LineString", "coordinates": pts},
+                            "properties": {
+                                "road": road.id, "lane": lane, "type": lane_type, "kind": kind,
+                                "section": si, "junction": road.junction,
+                            }
+                        }));
+                    }
+                };
             add(0, "center", "border", &|s| Some(road.lane_offset(s)));
             for lane in ls.left.iter().chain(ls.right.iter()) {
                 let id = lane.id;
                 add(id, &lane.lane_type, "border", &|s| road.border_t(id, s));
-                add(id, &lane.lane_type, "centre", &|s| road.lane_span(id, s).map(|(a, b)| 0.5 * (a + b)));
+                add(id, &lane.lane_type, "centre", &|s| {
+                    road.lane_span(id, s).map(|(a, b)| 0.5 * (a + b))
+                });
             }
         }
     }

@@ -6,7 +6,9 @@
 //! composite Gauss–Legendre quadrature; tables built once at load time keep each query to one
 //! short quadrature, so evaluation stays both exact to ~1e-9 m and cheap.
 
-/// 10-point Gauss–Legendre nodes on [-1, 1] (positive half; the rule is symmetric).
+/// 10-point Gauss–Legendre nodes on [-1, 1] (positive half; the rule is symmetric). Written with
+/// all published digits; the compiler rounds them to the nearest f64.
+#[allow(clippy::excessive_precision)]
 const GL_X: [f64; 5] = [
     0.148_874_338_981_631_21,
     0.433_395_394_129_247_19,
@@ -15,6 +17,7 @@ const GL_X: [f64; 5] = [
     0.973_906_528_517_171_72,
 ];
 /// Weights matching [`GL_X`].
+#[allow(clippy::excessive_precision)]
 const GL_W: [f64; 5] = [
     0.295_524_224_714_752_87,
     0.269_266_719_309_996_36,
@@ -276,7 +279,12 @@ impl Geometry {
             return 0.0;
         }
         let last = k.len() - 1;
-        let sigma = sigma.clamp(0.0, a[last][0]);
+        let total = a[last][0];
+        // Non-finite totals come from absurd coefficients (overflow); clamp would panic on NaN.
+        if !(total.is_finite() && total >= 0.0 && sigma.is_finite()) {
+            return 0.0;
+        }
+        let sigma = sigma.clamp(0.0, total);
         let i = match a.binary_search_by(|x| x[0].total_cmp(&sigma)) {
             Ok(i) => return k[i],
             Err(0) => 0,

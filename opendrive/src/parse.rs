@@ -247,7 +247,11 @@ pub(crate) fn parse(src: &str) -> Result<Parsed, Error> {
                             length: {
                                 let l = at.num("length")?;
                                 if !(0.0..=MAX_LENGTH).contains(&l) {
-                                    return Err(at.invalid("length", at.get("length").unwrap_or(""), "must be between 0 and 1000 km"));
+                                    return Err(at.invalid(
+                                        "length",
+                                        at.get("length").unwrap_or(""),
+                                        "must be between 0 and 1000 km",
+                                    ));
                                 }
                                 l
                             },
@@ -482,7 +486,10 @@ pub(crate) fn parse(src: &str) -> Result<Parsed, Error> {
             }
             Event::Eof => {
                 if let Some(open) = stack.last() {
-                    return Err(Error::Xml { line, message: format!("document ends inside <{open}>") });
+                    return Err(Error::Xml {
+                        line,
+                        message: format!("document ends inside <{open}>"),
+                    });
                 }
                 break;
             }

@@ -43,7 +43,9 @@ fn inside(poly: &[[f64; 2]], p: [f64; 2]) -> bool {
     let n = poly.len();
     for i in 0..n {
         let (a, b) = (poly[i], poly[(i + n - 1) % n]);
-        if (a[1] > p[1]) != (b[1] > p[1]) && p[0] < (b[0] - a[0]) * (p[1] - a[1]) / (b[1] - a[1]) + a[0] {
+        if (a[1] > p[1]) != (b[1] > p[1])
+            && p[0] < (b[0] - a[0]) * (p[1] - a[1]) / (b[1] - a[1]) + a[0]
+        {
             c = !c;
         }
     }
@@ -59,10 +61,14 @@ fn stats(mut d: Vec<f64>) -> (f64, f64, f64) {
 #[test]
 fn cloverleaf_lon_lat_matches_independent_export() {
     let map = common::load("opendrive/maliput/cloverleaf.xodr");
-    let frame = GeoFrame::from_header(&map.header).expect("valid geoReference").expect("has geoReference");
-    let reference: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(common::shared("opendrive/maliput/cloverleaf.xodr.geojson")).expect("read"))
-            .expect("json");
+    let frame = GeoFrame::from_header(&map.header)
+        .expect("valid geoReference")
+        .expect("has geoReference");
+    let reference: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(common::shared("opendrive/maliput/cloverleaf.xodr.geojson"))
+            .expect("read"),
+    )
+    .expect("json");
     // Our export in lon/lat, converted back to map metres through the same frame: this checks
     // the whole export path (inverse projection), while distances are measured in metres.
     let ours = lanes_with_step(&map, Coords::Wgs84, 0.1).expect("export");
@@ -78,13 +84,17 @@ fn cloverleaf_lon_lat_matches_independent_export() {
                 .expect("ring")
                 .iter()
                 .map(|c| {
-                    let (x, y) = frame.to_map(c[1].as_f64().expect("lat"), c[0].as_f64().expect("lon"));
+                    let (x, y) =
+                        frame.to_map(c[1].as_f64().expect("lat"), c[0].as_f64().expect("lon"));
                     [x, y]
                 })
                 .collect()
         })
         .collect();
-    assert!(!junction_polys.is_empty(), "reference has Junction polygons");
+    assert!(
+        !junction_polys.is_empty(),
+        "reference has Junction polygons"
+    );
     for (kind, ref_type) in [("border", "LaneBoundary"), ("centre", "Lane")] {
         let tree = RTree::bulk_load(segments(&ours, kind, Some(&frame)));
         let mut d = Vec::new();
@@ -102,7 +112,10 @@ fn cloverleaf_lon_lat_matches_independent_export() {
                     in_junction.push(dist);
                 }
                 if dist > 0.05 && std::env::var("GEO_DEBUG").is_ok() {
-                    println!("  outlier {dist:.3} m at map ({x:.2},{y:.2}) {}", f["properties"]["Id"]);
+                    println!(
+                        "  outlier {dist:.3} m at map ({x:.2},{y:.2}) {}",
+                        f["properties"]["Id"]
+                    );
                 }
                 d.push(dist);
             }
@@ -114,7 +127,7 @@ fn cloverleaf_lon_lat_matches_independent_export() {
                 println!("  > {lim}: {}", d.iter().filter(|&&x| x > lim).count());
             }
         }
-        println!("cloverleaf {ref_type:12} vs our {kind:6}: {} points, median {med:.4} m, p99 {p99:.4} m, max {max:.4} m", d.len());
+        println!("cloverleaf {ref_type:12} vs our {kind:6}: {} points, median {med:.2e} m, p99 {p99:.4} m, max {max:.4} m", d.len());
         let far: Vec<f64> = d.iter().copied().filter(|&x| x > 0.01).collect();
         let far_in_junction = in_junction.iter().filter(|&&x| x > 0.01).count();
         println!(
@@ -133,7 +146,12 @@ fn cloverleaf_lon_lat_matches_independent_export() {
         // differently from what it wrote to the .xodr, so they bound the fraction, not the max.
         assert!(med < 1e-4, "median distance {med} m");
         assert!(p95 < 1e-3, "95th percentile {p95} m");
-        assert!((far.len() as f64) < 0.02 * d.len() as f64, "{} of {} points are > 1 cm away", far.len(), d.len());
+        assert!(
+            (far.len() as f64) < 0.02 * d.len() as f64,
+            "{} of {} points are > 1 cm away",
+            far.len(),
+            d.len()
+        );
     }
 }
 
@@ -145,15 +163,23 @@ fn export_structure() {
     let feats = v["features"].as_array().expect("features");
     // 1 section: lane 0 border + 4 lanes × (border + centre).
     assert_eq!(feats.len(), 9);
-    let f = feats.iter().find(|f| f["properties"]["lane"] == -1 && f["properties"]["kind"] == "centre").expect("lane -1 centre");
+    let f = feats
+        .iter()
+        .find(|f| f["properties"]["lane"] == -1 && f["properties"]["kind"] == "centre")
+        .expect("lane -1 centre");
     assert_eq!(f["properties"]["road"], "1");
     assert_eq!(f["properties"]["type"], "driving");
     let c = &f["geometry"]["coordinates"][0];
-    assert!((c[0].as_f64().unwrap() - 0.0).abs() < 1e-9 && (c[1].as_f64().unwrap() + 1.75).abs() < 1e-9);
+    assert!(
+        (c[0].as_f64().unwrap() - 0.0).abs() < 1e-9 && (c[1].as_f64().unwrap() + 1.75).abs() < 1e-9
+    );
     let w = lanes(&map, Coords::Wgs84).expect("georeferenced");
     let c = &w["features"][0]["geometry"]["coordinates"][0];
     let (lon, lat) = (c[0].as_f64().unwrap(), c[1].as_f64().unwrap());
-    assert!((lat - 46.8931).abs() < 1e-6 && (lon - 16.8397).abs() < 1e-6, "({lon},{lat})");
+    assert!(
+        (lat - 46.8931).abs() < 1e-6 && (lon - 16.8397).abs() < 1e-6,
+        "({lon},{lat})"
+    );
     let nogeo = common::load("opendrive/esmini/offset.xodr");
     assert!(lanes(&nogeo, Coords::Wgs84).is_err());
 }

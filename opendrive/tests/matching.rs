@@ -19,19 +19,29 @@ struct Tally {
 }
 
 fn run(map: &OpenDrive, name: &str) -> Tally {
-    let mut tally = Tally { exact: 0, overlap: 0, checked: 0 };
+    let mut tally = Tally {
+        exact: 0,
+        overlap: 0,
+        checked: 0,
+    };
     let mut failures = Vec::new();
     for road in &map.roads {
         for (si, ls) in road.lane_sections.iter().enumerate() {
             let s0 = ls.s;
-            let s1 = road.lane_sections.get(si + 1).map(|n| n.s).unwrap_or(road.length);
+            let s1 = road
+                .lane_sections
+                .get(si + 1)
+                .map(|n| n.s)
+                .unwrap_or(road.length);
             if s1 - s0 < 0.5 {
                 continue;
             }
             for frac in [0.1, 0.3, 0.5, 0.7, 0.9] {
                 let s = s0 + (s1 - s0) * frac;
                 for lane in ls.left.iter().chain(ls.right.iter()) {
-                    let Some((inner, outer)) = road.lane_span(lane.id, s) else { continue };
+                    let Some((inner, outer)) = road.lane_span(lane.id, s) else {
+                        continue;
+                    };
                     if (outer - inner).abs() < 0.8 {
                         continue; // too narrow for two points 0.3 m inside its borders
                     }
@@ -40,12 +50,18 @@ fn run(map: &OpenDrive, name: &str) -> Tally {
                         let (x, y) = road.st_to_xy(s, t);
                         tally.checked += 1;
                         let Some(got) = map.locate(x, y, None) else {
-                            failures.push(format!("road {} lane {} s {s:.2} t {t:.2}: off map", road.id, lane.id));
+                            failures.push(format!(
+                                "road {} lane {} s {s:.2} t {t:.2}: off map",
+                                road.id, lane.id
+                            ));
                             continue;
                         };
                         if got.road_id == road.id && got.lane_id == lane.id {
                             if (got.s - s).abs() > 1e-6 || (got.t - t).abs() > 1e-6 {
-                                failures.push(format!("road {} lane {}: s/t {:.6}/{:.6} vs {s:.6}/{t:.6}", road.id, lane.id, got.s, got.t));
+                                failures.push(format!(
+                                    "road {} lane {}: s/t {:.6}/{:.6} vs {s:.6}/{t:.6}",
+                                    road.id, lane.id, got.s, got.t
+                                ));
                             }
                             tally.exact += 1;
                             continue;
@@ -53,9 +69,17 @@ fn run(map: &OpenDrive, name: &str) -> Tally {
                         // Another lane: it must really contain the point.
                         let r2 = map.road(&got.road_id).expect("returned road exists");
                         let (x2, y2) = r2.st_to_xy(got.s, got.t);
-                        let span = r2.lane_span(got.lane_id, got.s).expect("returned lane exists");
-                        let (lo, hi) = if span.0 < span.1 { span } else { (span.1, span.0) };
-                        let contains = (x2 - x).hypot(y2 - y) < 1e-3 && got.t >= lo - 1e-9 && got.t <= hi + 1e-9;
+                        let span = r2
+                            .lane_span(got.lane_id, got.s)
+                            .expect("returned lane exists");
+                        let (lo, hi) = if span.0 < span.1 {
+                            span
+                        } else {
+                            (span.1, span.0)
+                        };
+                        let contains = (x2 - x).hypot(y2 - y) < 1e-3
+                            && got.t >= lo - 1e-9
+                            && got.t <= hi + 1e-9;
                         // The point lies in both lanes; the documented preference must explain the
                         // choice: a driving lane beats a non-driving one, otherwise the lane whose
                         // centre is nearer wins.
@@ -66,7 +90,8 @@ fn run(map: &OpenDrive, name: &str) -> Tally {
                         let exp_driving = lane.lane_type == "driving";
                         let got_cd = (got.t - 0.5 * (lo + hi)).abs();
                         let exp_cd = (t - 0.5 * (inner + outer)).abs();
-                        let plausible = (got_driving && !exp_driving) || (got_driving == exp_driving && got_cd <= exp_cd + 1e-6);
+                        let plausible = (got_driving && !exp_driving)
+                            || (got_driving == exp_driving && got_cd <= exp_cd + 1e-6);
                         if contains && plausible {
                             tally.overlap += 1;
                         } else {
@@ -88,7 +113,12 @@ fn run(map: &OpenDrive, name: &str) -> Tally {
         100.0 * tally.overlap as f64 / tally.checked.max(1) as f64,
         failures.len()
     );
-    assert!(failures.is_empty(), "{name}: {} failures, first: {:#?}", failures.len(), &failures[..failures.len().min(10)]);
+    assert!(
+        failures.is_empty(),
+        "{name}: {} failures, first: {:#?}",
+        failures.len(),
+        &failures[..failures.len().min(10)]
+    );
     assert!(tally.checked > 20, "{name}: too few points");
     tally
 }
@@ -102,19 +132,30 @@ fn proving_ground_exact() {
 
 #[test]
 fn fabriksgatan() {
-    run(&common::load("opendrive/esmini/fabriksgatan.xodr"), "fabriksgatan");
+    run(
+        &common::load("opendrive/esmini/fabriksgatan.xodr"),
+        "fabriksgatan",
+    );
 }
 
 #[test]
 fn cloverleaf() {
-    run(&common::load("opendrive/maliput/cloverleaf.xodr"), "cloverleaf");
+    run(
+        &common::load("opendrive/maliput/cloverleaf.xodr"),
+        "cloverleaf",
+    );
 }
 
 #[test]
 fn town03() {
     let map = common::load("opendrive/carla/Town03.xodr");
     let t = run(&map, "Town03");
-    assert!(t.exact as f64 > 0.7 * t.checked as f64, "too many overlaps: {} of {}", t.overlap, t.checked);
+    assert!(
+        t.exact as f64 > 0.7 * t.checked as f64,
+        "too many overlaps: {} of {}",
+        t.overlap,
+        t.checked
+    );
 }
 
 #[test]
@@ -129,7 +170,11 @@ fn off_map_and_heading() {
     let p = map.locate(100.0, -1.75, Some(0.1)).expect("on lane -1");
     assert_eq!((p.road_id.as_str(), p.lane_id), ("1", -1));
     assert!((p.s - 100.0).abs() < 1e-9 && (p.t + 1.75).abs() < 1e-9);
-    assert!((p.heading_rel - 0.1).abs() < 1e-6, "heading_rel {}", p.heading_rel);
+    assert!(
+        (p.heading_rel - 0.1).abs() < 1e-6,
+        "heading_rel {}",
+        p.heading_rel
+    );
     // In the arc (s ≈ 380) the lane centre heading follows the curve.
     let c = map.lane_center("1", -1, 380.0).expect("centre");
     let q = map.locate(c.x, c.y, Some(c.hdg)).expect("on lane");

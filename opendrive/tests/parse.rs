@@ -7,17 +7,30 @@ use proptest::prelude::*;
 
 #[test]
 fn nan_values_give_clear_error() {
-    let err = OpenDrive::from_path(common::shared("opendrive/maliput/SingleRoadNanValues.xodr")).expect_err("must be rejected");
+    let err = OpenDrive::from_path(common::shared("opendrive/maliput/SingleRoadNanValues.xodr"))
+        .expect_err("must be rejected");
     let msg = err.to_string();
     println!("SingleRoadNanValues.xodr: {msg}");
     match &err {
-        Error::InvalidAttribute { element, attribute, value, line, .. } => {
+        Error::InvalidAttribute {
+            element,
+            attribute,
+            value,
+            line,
+            ..
+        } => {
             // The first bad value in document order is the elevation record with a = "nan".
-            assert_eq!((element.as_str(), attribute.as_str(), value.as_str(), *line), ("elevation", "a", "nan", 71));
+            assert_eq!(
+                (element.as_str(), attribute.as_str(), value.as_str(), *line),
+                ("elevation", "a", "nan", 71)
+            );
         }
         other => panic!("unexpected error kind: {other:?}"),
     }
-    assert!(msg.contains("<elevation>") && msg.contains("\"a\"") && msg.contains("line 71"), "{msg}");
+    assert!(
+        msg.contains("<elevation>") && msg.contains("\"a\"") && msg.contains("line 71"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -28,14 +41,23 @@ fn malformed_number_named() {
         <width sOffset="0" a="4.00000000000000000+0" b="0" c="0" d="0"/></lane></right></laneSection></lanes></road></OpenDRIVE>"#;
     let e = OpenDrive::from_str(xml).expect_err("bad number");
     let m = e.to_string();
-    assert!(m.contains("<width>") && m.contains("\"a\"") && m.contains("4.00000000000000000+0") && m.contains("line 4"), "{m}");
+    assert!(
+        m.contains("<width>")
+            && m.contains("\"a\"")
+            && m.contains("4.00000000000000000+0")
+            && m.contains("line 4"),
+        "{m}"
+    );
 }
 
 #[test]
 fn tiny_geometry_loads_and_evaluates() {
     let map = common::load("opendrive/maliput/SingleRoadTinyGeometry.xodr");
     let r = &map.roads[0];
-    assert!(r.plan_view.iter().any(|g| g.length < 1e-12), "has the 1e-15 m geometry");
+    assert!(
+        r.plan_view.iter().any(|g| g.length < 1e-12),
+        "has the 1e-15 m geometry"
+    );
     for g in &r.plan_view {
         let p = map.reference_pose(&r.id, g.s).expect("pose");
         assert!(p.x.is_finite() && p.y.is_finite() && p.hdg.is_finite());
@@ -49,12 +71,24 @@ fn comment_before_declaration_and_cdata_whitespace() {
         <road id=\"a-1\" length=\"10\" junction=\"-1\"><planView><geometry s=\"0\" x=\"0\" y=\"0\" hdg=\"0\" length=\"10\"><spiral curvStart=\"0.01\" curvEnd=\"0.01\"/></geometry></planView>\
         <lanes><laneSection s=\"0\"><center><lane id=\"0\"/></center></laneSection></lanes></road></OpenDRIVE>";
     let map = OpenDrive::from_str(xml).expect("accepted");
-    assert_eq!(map.header.geo_reference.as_deref(), Some("+proj=utm +zone=33 +ellps=WGS84"));
-    assert_eq!(map.header.offset.map(|o| (o.x, o.y, o.hdg)), Some((1.0, 2.0, 0.5)));
+    assert_eq!(
+        map.header.geo_reference.as_deref(),
+        Some("+proj=utm +zone=33 +ellps=WGS84")
+    );
+    assert_eq!(
+        map.header.offset.map(|o| (o.x, o.y, o.hdg)),
+        Some((1.0, 2.0, 0.5))
+    );
     // curvStart == curvEnd spiral is an arc of radius 100.
     let p = map.reference_pose("a-1", 10.0).expect("pose");
-    assert!((p.x - 100.0 * 0.1f64.sin()).abs() < 1e-12 && (p.y - 100.0 * (1.0 - 0.1f64.cos())).abs() < 1e-12);
-    assert!(map.reference_pose("a-1", 10.1).is_none(), "s beyond the road");
+    assert!(
+        (p.x - 100.0 * 0.1f64.sin()).abs() < 1e-12
+            && (p.y - 100.0 * (1.0 - 0.1f64.cos())).abs() < 1e-12
+    );
+    assert!(
+        map.reference_pose("a-1", 10.1).is_none(),
+        "s beyond the road"
+    );
     assert!(map.reference_pose("nope", 1.0).is_none());
 }
 
@@ -65,8 +99,14 @@ fn geo_reference_without_cdata_and_info() {
     assert_eq!(info.roads, 1);
     assert_eq!(info.geometry_counts.get("paramPoly3"), Some(&2));
     assert_eq!(info.geometry_counts.get("spiral"), Some(&2));
-    assert!(info.geo_reference.as_deref().unwrap_or("").starts_with("+proj=tmerc +lat_0=47.0"));
-    let frame = opendrive::geo::GeoFrame::from_header(&map.header).expect("valid").expect("present");
+    assert!(info
+        .geo_reference
+        .as_deref()
+        .unwrap_or("")
+        .starts_with("+proj=tmerc +lat_0=47.0"));
+    let frame = opendrive::geo::GeoFrame::from_header(&map.header)
+        .expect("valid")
+        .expect("present");
     let (lat, lon) = frame.to_wgs84(0.0, 0.0);
     assert!((lat - 47.0).abs() < 1e-12 && (lon - 16.9).abs() < 1e-12);
 }
@@ -76,7 +116,9 @@ fn town03_without_proj_is_assumed_tmerc() {
     let map = common::load("opendrive/carla/Town03.xodr");
     assert_eq!(map.roads.len(), 279);
     assert_eq!(map.junctions.len(), 34);
-    let frame = opendrive::geo::GeoFrame::from_header(&map.header).expect("handled").expect("present");
+    let frame = opendrive::geo::GeoFrame::from_header(&map.header)
+        .expect("handled")
+        .expect("present");
     assert!(frame.projection.assumed);
     let (lat, lon) = frame.to_wgs84(0.0, 0.0);
     assert!((lat - 49.0).abs() < 1e-12 && (lon - 8.0).abs() < 1e-12);
@@ -85,30 +127,68 @@ fn town03_without_proj_is_assumed_tmerc() {
 #[test]
 fn direct_junction_and_links() {
     let map = common::load("opendrive/esmini/direct_junction_simple.xodr");
-    let j = map.junctions.iter().find(|j| j.junction_type == "direct").expect("direct junction");
+    let j = map
+        .junctions
+        .iter()
+        .find(|j| j.junction_type == "direct")
+        .expect("direct junction");
     assert!(!j.connections.is_empty());
-    assert!(j.connections.iter().all(|c| c.linked_road.is_some() && !c.lane_links.is_empty()));
+    assert!(j
+        .connections
+        .iter()
+        .all(|c| c.linked_road.is_some() && !c.lane_links.is_empty()));
     let fab = common::load("opendrive/esmini/fabriksgatan.xodr");
-    assert!(fab.roads.iter().any(|r| r.successor.is_some() && r.predecessor.is_some()));
+    assert!(fab
+        .roads
+        .iter()
+        .any(|r| r.successor.is_some() && r.predecessor.is_some()));
     assert!(fab.roads.iter().any(|r| !r.lane_offsets.is_empty()));
-    assert!(fab.roads.iter().flat_map(|r| &r.plan_view).any(|g| matches!(g.kind, GeometryKind::ParamPoly3 { .. })));
+    assert!(fab
+        .roads
+        .iter()
+        .flat_map(|r| &r.plan_view)
+        .any(|g| matches!(g.kind, GeometryKind::ParamPoly3 { .. })));
     let p3 = common::load("opendrive/synthetic/poly3_road.xodr");
-    assert!(matches!(p3.roads[0].plan_view[0].kind, GeometryKind::Poly3 { .. }));
+    assert!(matches!(
+        p3.roads[0].plan_view[0].kind,
+        GeometryKind::Poly3 { .. }
+    ));
     assert_eq!(p3.roads[0].elevation.len(), 1);
 }
 
 #[test]
 fn structural_errors() {
-    assert!(matches!(OpenDrive::from_str("<foo/>"), Err(Error::Structure(_))));
+    assert!(matches!(
+        OpenDrive::from_str("<foo/>"),
+        Err(Error::Structure(_))
+    ));
     assert!(matches!(OpenDrive::from_str(""), Err(Error::Structure(_))));
-    assert!(matches!(OpenDrive::from_str("<OpenDRIVE><road id=\"1\" length=\"x\"/></OpenDRIVE>"), Err(Error::InvalidAttribute { .. })));
-    assert!(matches!(OpenDrive::from_str("<OpenDRIVE><road length=\"1\"/></OpenDRIVE>"), Err(Error::MissingAttribute { .. })));
-    assert!(matches!(OpenDrive::from_str("<OpenDRIVE><header></OpenDRIVE>"), Err(Error::Xml { .. })));
-    assert!(matches!(OpenDrive::from_str("<OpenDRIVE><header>"), Err(Error::Xml { .. })));
+    assert!(matches!(
+        OpenDrive::from_str("<OpenDRIVE><road id=\"1\" length=\"x\"/></OpenDRIVE>"),
+        Err(Error::InvalidAttribute { .. })
+    ));
+    assert!(matches!(
+        OpenDrive::from_str("<OpenDRIVE><road length=\"1\"/></OpenDRIVE>"),
+        Err(Error::MissingAttribute { .. })
+    ));
+    assert!(matches!(
+        OpenDrive::from_str("<OpenDRIVE><header></OpenDRIVE>"),
+        Err(Error::Xml { .. })
+    ));
+    assert!(matches!(
+        OpenDrive::from_str("<OpenDRIVE><header>"),
+        Err(Error::Xml { .. })
+    ));
     let long = "<OpenDRIVE><road id=\"1\" length=\"1e12\"/></OpenDRIVE>";
-    assert!(matches!(OpenDrive::from_str(long), Err(Error::InvalidAttribute { .. })));
+    assert!(matches!(
+        OpenDrive::from_str(long),
+        Err(Error::InvalidAttribute { .. })
+    ));
     let no_geom = "<OpenDRIVE><road id=\"1\" length=\"1\"><planView/></road></OpenDRIVE>";
-    assert!(matches!(OpenDrive::from_str(no_geom), Err(Error::Structure(_))));
+    assert!(matches!(
+        OpenDrive::from_str(no_geom),
+        Err(Error::Structure(_))
+    ));
 }
 
 fn exercise(xml: &str) {
@@ -184,5 +264,17 @@ proptest! {
             }
             exercise(&xml);
         }
+    }
+}
+
+#[test]
+fn absurd_param_poly3_coefficients_do_not_panic() {
+    for coeff in ["1e308", "-1e308", "1e200", "0"] {
+        let xml = format!(
+            r#"<OpenDRIVE><road id="1" length="10"><planView><geometry s="0" x="0" y="0" hdg="0" length="10">
+            <paramPoly3 aU="0" bU="{coeff}" cU="{coeff}" dU="{coeff}" aV="0" bV="{coeff}" cV="0" dV="{coeff}" pRange="normalized"/>
+            </geometry></planView></road></OpenDRIVE>"#
+        );
+        exercise(&xml);
     }
 }
