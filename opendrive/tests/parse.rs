@@ -278,3 +278,24 @@ fn absurd_param_poly3_coefficients_do_not_panic() {
         exercise(&xml);
     }
 }
+
+#[test]
+fn border_records_and_width_precedence() {
+    // Lane -1 by width (3 m), lane -2 only by <border> (t = laneOffset + border), lane -3 has
+    // both: the width wins, as the standard says.
+    let xml = r#"<OpenDRIVE><road id="r" length="20"><planView>
+        <geometry s="0" x="0" y="0" hdg="0" length="20"><line/></geometry></planView>
+        <lanes><laneOffset s="0" a="0.5" b="0" c="0" d="0"/><laneSection s="0"><right>
+        <lane id="-1" type="driving"><width sOffset="0" a="3" b="0" c="0" d="0"/></lane>
+        <lane id="-2" type="shoulder"><border sOffset="0" a="-4" b="-0.1" c="0" d="0"/></lane>
+        <lane id="-3" type="sidewalk"><width sOffset="0" a="2" b="0" c="0" d="0"/><border sOffset="0" a="-100" b="0" c="0" d="0"/></lane>
+        </right></laneSection></lanes></road></OpenDRIVE>"#;
+    let map = OpenDrive::from_str(xml).expect("valid");
+    let y = |lane: i32, s: f64| map.lane_border("r", lane, s).expect("border").y;
+    assert!((y(0, 10.0) - 0.0).abs() < 1e-12, "lane 0 is the reference line without offset");
+    assert!((y(-1, 10.0) + 2.5).abs() < 1e-12);
+    assert!((y(-2, 10.0) - (0.5 - 4.0 - 1.0)).abs() < 1e-12);
+    assert!((y(-3, 10.0) - (0.5 - 4.0 - 1.0 - 2.0)).abs() < 1e-12);
+    let p = map.locate(10.0, -4.0, None).expect("inside lane -2");
+    assert_eq!(p.lane_id, -2);
+}
