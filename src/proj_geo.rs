@@ -4,14 +4,18 @@
 //! cross-check it (CI builds PROJ and asserts both agree within 1 mm on every shared map) and
 //! for sites that want PROJ itself. Only the horizontal part is used: `+geoidgrids` and `+vunits`
 //! are dropped (grids are not shipped and heights do not enter the twin).
+//!
+//! A PROJ context is not thread-safe (`proj::Proj` is not `Send`), so each thread keeps its own
+//! transformation per geoReference.
 
-use std::sync::Mutex;
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 use opendrive::Offset;
 
 /// A geoReference evaluated by PROJ, plus the header `<offset>`.
 pub struct ProjGeo {
-    proj: Mutex<proj::Proj>,
+    target: String,
     offset: Option<Offset>,
 }
 
@@ -20,6 +24,10 @@ pub struct ProjGeo {
 pub struct ProjGeoError {
     pub georef: String,
     pub reason: String,
+}
+
+thread_local! {
+    static TRANSFORMS: RefCell<HashMap<String, proj::Proj>> = RefCell::new(HashMap::new());
 }
 
 /// Removes the vertical-only parameters PROJ would try to resolve from grid files.
@@ -32,32 +40,39 @@ pub fn horizontal_only(proj4: &str) -> String {
 }
 
 impl ProjGeo {
+    /// Validates the geoReference with PROJ once (on this thread) and keeps it.
     pub fn new(proj4: &str, offset: Option<Offset>) -> Result<ProjGeo, ProjGeoError> {
-        let target = horizontal_only(proj4);
-        let p =
-            proj::Proj::new_known_crs("EPSG:4326", &target, None).map_err(|e| ProjGeoError {
-                georef: proj4.to_string(),
-                reason: e.to_string(),
-            })?;
-        Ok(ProjGeo {
-            proj: Mutex::new(p),
+        let g = ProjGeo {
+            target: horizontal_only(proj4),
             offset,
+        };
+        g.with_transform(|_| Ok(())).map(|_| g)
+    }
+
+    fn projected(&self, lat_deg: f64, lon_deg: f64) -> Result<(f64, f64), ProjGeoError> {
+        self.with_transform(|p| p.convert((lon_deg, lat_deg)).map_err(|e| e.to_string()))
+    }
+
+    fn with_transform<R>(&self, f: impl FnOnce(&proj::Proj) -> Result<R, String>) -> Result<R, ProjGeoError> {
+        let err = |reason: String| ProjGeoError {
+            georef: self.target.clone(),
+            reason,
+        };
+        TRANSFORMS.with(|cell| {
+            let mut map = cell.borrow_mut();
+            if !map.contains_key(&self.target) {
+                let p = proj::Proj::new_known_crs("EPSG:4326", &self.target, None).map_err(|e| err(e.to_string()))?;
+                map.insert(self.target.clone(), p);
+            }
+            let p = map.get(&self.target).ok_or_else(|| err("transformation missing".into()))?;
+            f(p).map_err(err)
         })
     }
 
     /// Map x/y of a WGS84 point: projected, then the header offset removed
     /// (projected = rotate(map, hdg) + (x, y), so map = rotate(projected − (x, y), −hdg)).
     pub fn to_map(&self, lat_deg: f64, lon_deg: f64) -> Result<(f64, f64), ProjGeoError> {
-        let guard = self.proj.lock().map_err(|_| ProjGeoError {
-            georef: String::new(),
-            reason: "PROJ context poisoned".into(),
-        })?;
-        let (e, n) = guard
-            .convert((lon_deg, lat_deg))
-            .map_err(|e| ProjGeoError {
-                georef: String::new(),
-                reason: e.to_string(),
-            })?;
+        let (e, n) = self.projected(lat_deg, lon_deg)?;
         Ok(match &self.offset {
             None => (e, n),
             Some(o) => {
