@@ -12,4 +12,6 @@ pub mod map;
 pub mod replay;
 pub mod sample;
 pub mod scenario;
+pub mod serve;
+pub mod store;
 pub mod twin;

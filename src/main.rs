@@ -26,6 +26,8 @@ enum Command {
     Map(cli::map::MapCommand),
     /// ISO 22133 test-object simulator (a dummy target carrier).
     CarrierSim(scil::dispatch::cli::CarrierSimArgs),
+    /// The proving-ground service: REST API, live WebSocket, persistence (SQLite/PostgreSQL).
+    Serve(scil::serve::ServeArgs),
     /// Benchmarks (print figures; not tests).
     #[command(subcommand)]
     Bench(cli::bench::BenchCommand),
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
         Some(Command::Replay(a)) => cli::replay::run(a),
         Some(Command::Map(c)) => cli::map::run(c),
         Some(Command::Bench(c)) => cli::bench::run(c),
+        Some(Command::Serve(a)) => scil::serve::run(a),
         Some(Command::CarrierSim(a)) => {
             scil::dispatch::cli::block_on(scil::dispatch::cli::run_carrier_sim(a)).map(|_| ExitCode::SUCCESS)
         }

@@ -23,6 +23,8 @@ pub enum BenchCommand {
     },
     /// Trigger decision → ISO 22133 STRT written to the socket, on loopback.
     Dispatch(crate::dispatch::cli::BenchArgs),
+    /// Sustained telemetry insert rate through the batching writer (SQLite and/or PostgreSQL).
+    Store(crate::store::bench::StoreBenchArgs),
 }
 
 pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
@@ -32,6 +34,9 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
             scenario,
             repeat,
         } => bench_replay(&csv, &scenario, repeat),
+        BenchCommand::Dispatch(a) => crate::dispatch::cli::block_on(crate::dispatch::cli::run_bench(a))
+            .map(|_| ExitCode::SUCCESS),
+        BenchCommand::Store(a) => crate::store::bench::run(a),
     }
 }
 
