@@ -6,10 +6,14 @@
 
 pub mod cli;
 pub mod dispatch;
+pub mod feed;
 pub mod frame;
 pub mod ingest;
 pub mod map;
+#[cfg(feature = "proj")]
+pub mod proj_geo;
 pub mod replay;
+pub mod replay_live;
 pub mod sample;
 pub mod scenario;
 pub mod serve;

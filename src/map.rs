@@ -65,6 +65,5 @@ pub fn lanes_geojson(od: &OpenDrive, wgs84: bool) -> anyhow::Result<serde_json::
     } else {
         opendrive::geojson::Coords::Map
     };
-    let text = opendrive::geojson::lanes(od, coords).map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(serde_json::from_str(&text)?)
+    opendrive::geojson::lanes(od, coords).map_err(|e| anyhow::anyhow!("{e}"))
 }

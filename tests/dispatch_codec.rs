@@ -20,24 +20,30 @@ fn osem() -> impl Strategy<Value = Message> {
         sub_device_id: b,
         control_centre_id: c,
     });
-    let origin = (-I48..I48, -I48..I48, any::<i32>(), any::<u16>(), any::<u8>()).prop_map(
-        |(lat, lon, alt, rot, cs)| OsemOrigin {
+    let origin = (
+        -I48..I48,
+        -I48..I48,
+        any::<i32>(),
+        any::<u16>(),
+        any::<u8>(),
+    )
+        .prop_map(|(lat, lon, alt, rot, cs)| OsemOrigin {
             lat_e10: lat,
             lon_e10: lon,
             alt_cm: alt,
             rotation_cdeg: rot,
             coordinate_system: cs,
-        },
-    );
+        });
     let dt = (any::<u32>(), any::<u16>(), any::<u32>(), any::<u8>()).prop_map(|(d, w, q, l)| {
-        OsemDateTime { date_yyyymmdd: d, gps_week: w, gps_qms_of_week: q, leap_seconds: l }
+        OsemDateTime {
+            date_yyyymmdd: d,
+            gps_week: w,
+            gps_qms_of_week: q,
+            leap_seconds: l,
+        }
     });
-    let limits = (
-        any::<[u16; 5]>(),
-        any::<[u8; 4]>(),
-        any::<u32>(),
-    )
-        .prop_map(|(a, b, m)| OsemLimits {
+    let limits =
+        (any::<[u16; 5]>(), any::<[u8; 4]>(), any::<u32>()).prop_map(|(a, b, m)| OsemLimits {
             max_way_deviation_mm: a[0],
             max_lateral_deviation_mm: a[1],
             max_yaw_deviation_cdeg: a[2],
@@ -57,12 +63,25 @@ fn osem() -> impl Strategy<Value = Message> {
         proptest::option::of((any::<u32>(), any::<u16>())),
     )
         .prop_map(|(ids, origin, date_time, limits, time_server)| {
-            Message::Osem(Osem { ids, origin, date_time, limits, time_server })
+            Message::Osem(Osem {
+                ids,
+                origin,
+                date_time,
+                limits,
+                time_server,
+            })
         })
 }
 
 fn monr() -> impl Strategy<Value = Monr> {
-    (any::<[u32; 1]>(), any::<[i32; 3]>(), any::<u16>(), any::<[i16; 6]>(), any::<[u8; 4]>(), any::<u16>())
+    (
+        any::<[u32; 1]>(),
+        any::<[i32; 3]>(),
+        any::<u16>(),
+        any::<[i16; 6]>(),
+        any::<[u8; 4]>(),
+        any::<u16>(),
+    )
         .prop_map(|(t, p, yaw, s, b, e)| Monr {
             time_qms_of_week: t[0],
             x_mm: p[0],
@@ -84,7 +103,13 @@ fn monr() -> impl Strategy<Value = Monr> {
 }
 
 fn traj_point() -> impl Strategy<Value = TrajPoint> {
-    (any::<u32>(), any::<[i32; 3]>(), any::<u16>(), any::<[i16; 4]>(), -100.0f32..100.0)
+    (
+        any::<u32>(),
+        any::<[i32; 3]>(),
+        any::<u16>(),
+        any::<[i16; 4]>(),
+        -100.0f32..100.0,
+    )
         .prop_map(|(t, p, yaw, s, k)| TrajPoint {
             rel_time_ms: t,
             x_mm: p[0],
@@ -102,17 +127,41 @@ fn traj_point() -> impl Strategy<Value = TrajPoint> {
 fn message() -> impl Strategy<Value = Message> {
     prop_oneof![
         osem(),
-        any::<u8>().prop_map(|c| Message::Ostm(Ostm { command: OstmCommand::from_u8(c) })),
-        (any::<u32>(), proptest::option::of(any::<u16>()))
-            .prop_map(|(t, w)| Message::Strt(Strt { start_qms_of_week: t, gps_week: w })),
-        (any::<u32>(), any::<u8>())
-            .prop_map(|(t, s)| Message::Heab(Heab { time_qms_of_week: t, status: CcStatus::from_u8(s) })),
+        any::<u8>().prop_map(|c| Message::Ostm(Ostm {
+            command: OstmCommand::from_u8(c)
+        })),
+        (any::<u32>(), proptest::option::of(any::<u16>())).prop_map(|(t, w)| Message::Strt(Strt {
+            start_qms_of_week: t,
+            gps_week: w
+        })),
+        (any::<u32>(), any::<u8>()).prop_map(|(t, s)| Message::Heab(Heab {
+            time_qms_of_week: t,
+            status: CcStatus::from_u8(s)
+        })),
         monr().prop_map(Message::Monr),
-        (any::<u16>(), any::<u8>(), "[a-zA-Z0-9 _-]{0,64}", proptest::collection::vec(traj_point(), 0..20))
-            .prop_map(|(id, info, name, points)| Message::Traj(Traj { id, info, name, points })),
-        any::<u32>().prop_map(|t| Message::Mtsp(Mtsp { estimated_sync_qms_of_week: t })),
-        (0x0100u16..0xFFFF, proptest::collection::vec(any::<u8>(), 0..40))
-            .prop_map(|(message_id, payload)| Message::Unknown { message_id, payload }),
+        (
+            any::<u16>(),
+            any::<u8>(),
+            "[a-zA-Z0-9 _-]{0,64}",
+            proptest::collection::vec(traj_point(), 0..20)
+        )
+            .prop_map(|(id, info, name, points)| Message::Traj(Traj {
+                id,
+                info,
+                name,
+                points
+            })),
+        any::<u32>().prop_map(|t| Message::Mtsp(Mtsp {
+            estimated_sync_qms_of_week: t
+        })),
+        (
+            0x0100u16..0xFFFF,
+            proptest::collection::vec(any::<u8>(), 0..40)
+        )
+            .prop_map(|(message_id, payload)| Message::Unknown {
+                message_id,
+                payload
+            }),
     ]
 }
 
@@ -222,7 +271,12 @@ fn monr_golden_bytes() {
         error_status: 0b0110_1011,
         error_code: 0xBEEF,
     };
-    let h = Header { ack_request: false, transmitter_id: 0x1234, receiver_id: 0x5678, message_counter: 0 };
+    let h = Header {
+        ack_request: false,
+        transmitter_id: 0x1234,
+        receiver_id: 0x5678,
+        message_counter: 0,
+    };
     let b = encode_frame(&h, &Message::Monr(m));
     assert_eq!(b.len(), 60);
     assert_eq!(&b[0..2], &[0x7F, 0x7E]);
@@ -231,16 +285,40 @@ fn monr_golden_bytes() {
     assert_eq!(&b[16..18], &[0x06, 0x00]);
     assert_eq!(&b[18..22], &[0x80, 0x00, 0x24, 0x00]);
     assert_eq!(&b[22..26], &[0x00, 0xA6, 0x09, 0x69]);
-    assert_eq!(&b[58..60], &[0x33, 0x86], "CRC matches the reference implementation's vector");
+    assert_eq!(
+        &b[58..60],
+        &[0x33, 0x86],
+        "CRC matches the reference implementation's vector"
+    );
 }
 
 #[test]
 fn osem_layout_matches_reference_offsets() {
     let osem = Osem {
-        ids: OsemIds { device_id: 0x1234, sub_device_id: 0x5678, control_centre_id: 0x9ABC },
-        origin: Some(OsemOrigin::from_degrees(12.3456789012, 23.4567890123, 123.45, 0.0)),
-        date_time: Some(OsemDateTime { date_yyyymmdd: 20220429, gps_week: 2207, gps_qms_of_week: 0x6909A600, leap_seconds: 18 }),
-        limits: Some(OsemLimits { monr_rate_hz: 4, monr2_rate_hz: 5, heab_rate_hz: 6, max_message_length: u32::MAX, ..Default::default() }),
+        ids: OsemIds {
+            device_id: 0x1234,
+            sub_device_id: 0x5678,
+            control_centre_id: 0x9ABC,
+        },
+        origin: Some(OsemOrigin::from_degrees(
+            12.3456789012,
+            23.4567890123,
+            123.45,
+            0.0,
+        )),
+        date_time: Some(OsemDateTime {
+            date_yyyymmdd: 20220429,
+            gps_week: 2207,
+            gps_qms_of_week: 0x6909A600,
+            leap_seconds: 18,
+        }),
+        limits: Some(OsemLimits {
+            monr_rate_hz: 4,
+            monr2_rate_hz: 5,
+            heab_rate_hz: 6,
+            max_message_length: u32::MAX,
+            ..Default::default()
+        }),
         time_server: None,
     };
     let b = encode_frame(&Header::default(), &Message::Osem(osem));
@@ -259,30 +337,47 @@ fn osem_layout_matches_reference_offsets() {
 #[test]
 fn specific_rejections() {
     let h = Header::default();
-    let good = encode_frame(&h, &Message::Ostm(Ostm { command: OstmCommand::Arm }));
+    let good = encode_frame(
+        &h,
+        &Message::Ostm(Ostm {
+            command: OstmCommand::Arm,
+        }),
+    );
     assert!(decode_frame(&good).is_ok());
 
     let mut bad_sync = good.clone();
     bad_sync[0] = 0;
-    assert!(matches!(decode_frame(&bad_sync), Err(DecodeError::BadSync(_))));
+    assert!(matches!(
+        decode_frame(&bad_sync),
+        Err(DecodeError::BadSync(_))
+    ));
 
     let mut bad_crc = good.clone();
     let n = bad_crc.len();
     bad_crc[n - 1] ^= 0x55;
-    assert!(matches!(decode_frame(&bad_crc), Err(DecodeError::BadCrc { .. })));
+    assert!(matches!(
+        decode_frame(&bad_crc),
+        Err(DecodeError::BadCrc { .. })
+    ));
 
     let mut bad_len = good.clone();
     bad_len[2] = 200;
     assert!(decode_frame(&bad_len).is_err());
     bad_len[5] = 0xFF;
-    assert!(matches!(decode_frame(&bad_len), Err(DecodeError::PayloadTooLong(_))));
+    assert!(matches!(
+        decode_frame(&bad_len),
+        Err(DecodeError::PayloadTooLong(_))
+    ));
 
     // TLV length claims more than the payload holds (CRC disabled with 0x0000 to reach the TLV check).
     let mut bad_tlv = good.clone();
     bad_tlv[20] = 9;
     bad_tlv[n - 2] = 0;
     bad_tlv[n - 1] = 0;
-    assert!(matches!(decode_frame(&bad_tlv), Err(DecodeError::TlvOverrun { .. })));
+    assert!(matches!(
+        decode_frame(&bad_tlv),
+        Err(DecodeError::TlvOverrun { .. })
+    ));
 
     // no-CRC frames are accepted
     let mut no_crc = good.clone();
@@ -292,17 +387,28 @@ fn specific_rejections() {
 
     // wrong content length for a known value
     let mut b = Vec::new();
-    b.extend_from_slice(&[0x7F, 0x7E, 6, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x05, 0]);
+    b.extend_from_slice(&[
+        0x7F, 0x7E, 6, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x05, 0,
+    ]);
     b.extend_from_slice(&[0x90, 0x00, 0x02, 0x00, 1, 2]);
     let crc = crc16_xmodem(&b);
     b.extend_from_slice(&crc.to_le_bytes());
-    assert!(matches!(decode_frame(&b), Err(DecodeError::BadTlvLength { .. })));
+    assert!(matches!(
+        decode_frame(&b),
+        Err(DecodeError::BadTlvLength { .. })
+    ));
 }
 
 #[test]
 fn framer_counts_garbage_and_recovers() {
     let h = Header::default();
-    let frame = encode_frame(&h, &Message::Heab(Heab { time_qms_of_week: 5, status: CcStatus::Ready }));
+    let frame = encode_frame(
+        &h,
+        &Message::Heab(Heab {
+            time_qms_of_week: 5,
+            status: CcStatus::Ready,
+        }),
+    );
     let mut corrupted = frame.clone();
     let n = corrupted.len();
     corrupted[n - 1] ^= 1;

@@ -20,7 +20,10 @@ async fn sim() -> SimHandle {
     let cfg = SimConfig {
         tcp_port: 0,
         udp_port: 0,
-        object: ObjectConfig { id: 7, ..Default::default() },
+        object: ObjectConfig {
+            id: 7,
+            ..Default::default()
+        },
         ..Default::default()
     };
     carrier_sim::spawn(cfg).await.expect("sim binds")
@@ -29,7 +32,12 @@ async fn sim() -> SimHandle {
 fn cc(sim: &SimHandle, mode: CarrierMode, miss_limit: u32) -> ControlCentreHandle {
     let profile = DummyProfile::from_scenario(200.0, -5.75, 0.0, 1.0, 5.0);
     let cfg = ControlCentreConfig {
-        origin: GeoOrigin { lat_deg: 46.84, lon_deg: 16.84, alt_m: 150.0, rotation_deg: 0.0 },
+        origin: GeoOrigin {
+            lat_deg: 46.84,
+            lon_deg: 16.84,
+            alt_m: 150.0,
+            rotation_deg: 0.0,
+        },
         carriers: vec![CarrierConfig {
             name: "carrier-1".into(),
             object_id: 7,
@@ -39,7 +47,11 @@ fn cc(sim: &SimHandle, mode: CarrierMode, miss_limit: u32) -> ControlCentreHandl
             mode,
             profile: Some(profile),
         }],
-        safety: SafetyConfig { monr_miss_limit: miss_limit, telemetry_stale_s: 0.2, ..Default::default() },
+        safety: SafetyConfig {
+            monr_miss_limit: miss_limit,
+            telemetry_stale_s: 0.2,
+            ..Default::default()
+        },
         // Object-side heartbeat timeout announced in OSEM: generous, so a loaded CI machine
         // does not make the simulator drop the connection mid-test.
         heab_timeout_ms: Some(500),
@@ -75,7 +87,11 @@ fn abort_reason(h: &ControlCentreHandle) -> Option<(f64, AbortReason)> {
 async fn arm_start_motion_then_stale_telemetry_aborts() {
     let mut sim = sim().await;
     let h = cc(&sim, CarrierMode::Trajectory, 10);
-    assert!(h.wait_carrier_state("carrier-1", ObjectState::Disarmed, T).await, "connects, DISARMED");
+    assert!(
+        h.wait_carrier_state("carrier-1", ObjectState::Disarmed, T)
+            .await,
+        "connects, DISARMED"
+    );
     assert!(sim.wait_state(ObjectState::Disarmed, T).await);
     let feed = telemetry(&h);
     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -88,15 +104,25 @@ async fn arm_start_motion_then_stale_telemetry_aborts() {
     let at = Instant::now() + Duration::from_millis(100);
     h.start_at(at);
     assert!(sim.wait_state(ObjectState::Running, T).await, "sim RUNNING");
-    assert!(h.wait_carrier_state("carrier-1", ObjectState::Running, T).await);
+    assert!(
+        h.wait_carrier_state("carrier-1", ObjectState::Running, T)
+            .await
+    );
     let snap = h.snapshot();
     let c = &snap.carriers[0];
     let written = c.strt_written_s.expect("STRT written");
     let scheduled = c.strt_scheduled_s.expect("scheduled");
     assert!(written >= scheduled, "STRT not before its instant");
-    assert!(written - scheduled < 0.05, "STRT within 50 ms of the instant: {} s", written - scheduled);
+    assert!(
+        written - scheduled < 0.05,
+        "STRT within 50 ms of the instant: {} s",
+        written - scheduled
+    );
     assert!(c.strt_latency_us.expect("latency") < 50_000.0);
-    println!("STRT latency {:?} us, timer late {:?} us", c.strt_latency_us, c.strt_timer_late_us);
+    println!(
+        "STRT latency {:?} us, timer late {:?} us",
+        c.strt_latency_us, c.strt_timer_late_us
+    );
 
     // Motion from the uploaded TRAJ: walking north from (200, -5.75).
     let y0 = h.snapshot().carriers[0].y;
@@ -110,18 +136,43 @@ async fn arm_start_motion_then_stale_telemetry_aborts() {
     // Stale VUT telemetry → HEAB ABORT within the limit.
     feed.store(false, Ordering::SeqCst);
     let stopped = Instant::now().duration_since(h.epoch()).as_secs_f64();
-    assert!(sim.wait_state(ObjectState::Aborting, T).await, "sim ABORTING");
+    assert!(
+        sim.wait_state(ObjectState::Aborting, T).await,
+        "sim ABORTING"
+    );
     let (t_abort, reason) = abort_reason(&h).expect("abort event");
-    assert!(matches!(reason, AbortReason::TelemetryStale { .. }), "{reason:?}");
+    assert!(
+        matches!(reason, AbortReason::TelemetryStale { .. }),
+        "{reason:?}"
+    );
     let after_last_sample = t_abort - stopped;
-    assert!(after_last_sample <= 0.2 + 0.05, "abort {after_last_sample:.3} s after the feed stopped");
+    assert!(
+        after_last_sample <= 0.2 + 0.05,
+        "abort {after_last_sample:.3} s after the feed stopped"
+    );
     assert!(h.wait_phase(Phase::Aborted, T).await);
-    assert!(h.wait_carrier_state("carrier-1", ObjectState::Aborting, T).await, "MONR reports ABORTING");
+    assert!(
+        h.wait_carrier_state("carrier-1", ObjectState::Aborting, T)
+            .await,
+        "MONR reports ABORTING"
+    );
 
     h.all_clear();
-    assert!(sim.wait_state(ObjectState::Disarmed, T).await, "ALL_CLEAR → DISARMED");
-    let states: Vec<ObjectState> = h.snapshot().carriers[0].states_seen.iter().map(|s| s.1).collect();
-    for s in [ObjectState::Disarmed, ObjectState::Armed, ObjectState::Running, ObjectState::Aborting] {
+    assert!(
+        sim.wait_state(ObjectState::Disarmed, T).await,
+        "ALL_CLEAR → DISARMED"
+    );
+    let states: Vec<ObjectState> = h.snapshot().carriers[0]
+        .states_seen
+        .iter()
+        .map(|s| s.1)
+        .collect();
+    for s in [
+        ObjectState::Disarmed,
+        ObjectState::Armed,
+        ObjectState::Running,
+        ObjectState::Aborting,
+    ] {
         assert!(states.contains(&s), "{s:?} seen in {states:?}");
     }
     // Every event serialises.
@@ -135,13 +186,19 @@ async fn arm_start_motion_then_stale_telemetry_aborts() {
 async fn missing_monr_aborts_after_n() {
     let mut sim = sim().await;
     let h = cc(&sim, CarrierMode::Trajectory, 5);
-    assert!(h.wait_carrier_state("carrier-1", ObjectState::Disarmed, T).await);
+    assert!(
+        h.wait_carrier_state("carrier-1", ObjectState::Disarmed, T)
+            .await
+    );
     let feed = telemetry(&h);
     tokio::time::sleep(Duration::from_millis(50)).await;
     h.arm(T).await.expect("arms");
     let paused_at = Instant::now().duration_since(h.epoch()).as_secs_f64();
     sim.pause_monr(true);
-    assert!(sim.wait_state(ObjectState::Aborting, T).await, "HEAB ABORT reaches the sim");
+    assert!(
+        sim.wait_state(ObjectState::Aborting, T).await,
+        "HEAB ABORT reaches the sim"
+    );
     let (t, reason) = abort_reason(&h).expect("abort");
     match reason {
         AbortReason::MonrLost { carrier, missed } => {
@@ -151,7 +208,11 @@ async fn missing_monr_aborts_after_n() {
         other => panic!("expected MonrLost, got {other:?}"),
     }
     // 5 MONR at 100 Hz (+ half a period of grace, + scheduling slack)
-    assert!(t - paused_at < 0.055 + 0.1, "aborted {:.3} s after MONR stopped", t - paused_at);
+    assert!(
+        t - paused_at < 0.055 + 0.1,
+        "aborted {:.3} s after MONR stopped",
+        t - paused_at
+    );
     feed.store(false, Ordering::SeqCst);
     h.shutdown().await;
     sim.shutdown().await;
@@ -161,8 +222,17 @@ async fn missing_monr_aborts_after_n() {
 async fn start_only_carrier_and_estop() {
     let mut sim = sim().await;
     let h = cc(&sim, CarrierMode::StartOnly, 10);
-    assert!(h.wait_carrier_state("carrier-1", ObjectState::Disarmed, T).await);
-    assert!(!h.snapshot().events.iter().any(|e| matches!(e.kind, EventKind::TrajUploaded { .. })), "no TRAJ");
+    assert!(
+        h.wait_carrier_state("carrier-1", ObjectState::Disarmed, T)
+            .await
+    );
+    assert!(
+        !h.snapshot()
+            .events
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::TrajUploaded { .. })),
+        "no TRAJ"
+    );
     let feed = telemetry(&h);
     tokio::time::sleep(Duration::from_millis(50)).await;
     h.arm(T).await.expect("arms");
@@ -170,10 +240,17 @@ async fn start_only_carrier_and_estop() {
     assert!(sim.wait_state(ObjectState::Running, T).await);
     tokio::time::sleep(Duration::from_millis(400)).await;
     let m = sim.status().last_monr.expect("monr");
-    assert!(m.y_mm > 0, "built-in profile walks north from the origin: {}", m.y_mm);
+    assert!(
+        m.y_mm > 0,
+        "built-in profile walks north from the origin: {}",
+        m.y_mm
+    );
     h.abort("operator e-stop");
     assert!(sim.wait_state(ObjectState::Aborting, T).await);
-    assert!(matches!(abort_reason(&h), Some((_, AbortReason::Estop { .. }))));
+    assert!(matches!(
+        abort_reason(&h),
+        Some((_, AbortReason::Estop { .. }))
+    ));
     feed.store(false, Ordering::SeqCst);
     h.shutdown().await;
     sim.shutdown().await;
@@ -184,7 +261,10 @@ async fn reconnects_with_backoff_and_refuses_arm_when_not_ready() {
     // Reserve ports, start the control centre first, then the simulator.
     let tcp = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let udp = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind");
-    let (tp, up) = (tcp.local_addr().expect("addr").port(), udp.local_addr().expect("addr").port());
+    let (tp, up) = (
+        tcp.local_addr().expect("addr").port(),
+        udp.local_addr().expect("addr").port(),
+    );
     drop((tcp, udp));
     let cfg = ControlCentreConfig {
         carriers: vec![CarrierConfig {
@@ -203,10 +283,27 @@ async fn reconnects_with_backoff_and_refuses_arm_when_not_ready() {
     let h = ControlCentre::spawn(cfg).expect("valid");
     h.request_arm();
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(h.snapshot().phase, Phase::Idle, "arm refused while disconnected");
-    assert!(h.snapshot().events.iter().any(|e| matches!(e.kind, EventKind::ArmRefused { .. })));
-    let mut sim = carrier_sim::spawn(SimConfig { tcp_port: tp, udp_port: up, ..Default::default() }).await.expect("sim");
-    assert!(h.wait_carrier_state("c", ObjectState::Disarmed, T).await, "reconnected");
+    assert_eq!(
+        h.snapshot().phase,
+        Phase::Idle,
+        "arm refused while disconnected"
+    );
+    assert!(h
+        .snapshot()
+        .events
+        .iter()
+        .any(|e| matches!(e.kind, EventKind::ArmRefused { .. })));
+    let mut sim = carrier_sim::spawn(SimConfig {
+        tcp_port: tp,
+        udp_port: up,
+        ..Default::default()
+    })
+    .await
+    .expect("sim");
+    assert!(
+        h.wait_carrier_state("c", ObjectState::Disarmed, T).await,
+        "reconnected"
+    );
     assert!(sim.wait_state(ObjectState::Disarmed, T).await);
     h.shutdown().await;
     // Without HEAB the object drops the connection after 10 HEAB periods.
@@ -238,18 +335,39 @@ async fn malformed_datagrams_and_stream_bytes_are_counted_not_fatal() {
     // finally a valid MONR; writes garbage on TCP too.
     use scil::dispatch::iso22133::{decode_frame, encode_frame, Header, Message, Monr};
     use tokio::io::AsyncWriteExt;
-    let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let udp = tokio::net::UdpSocket::bind("127.0.0.1:0").await.expect("bind");
-    let (tp, up) = (tcp.local_addr().expect("addr").port(), udp.local_addr().expect("addr").port());
+    let tcp = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let udp = tokio::net::UdpSocket::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let (tp, up) = (
+        tcp.local_addr().expect("addr").port(),
+        udp.local_addr().expect("addr").port(),
+    );
     let fake = tokio::spawn(async move {
         let (mut s, _) = tcp.accept().await.expect("accept");
-        s.write_all(&[0x7F, 0x7E, 0xFF, 0xFF, 0xFF, 0x7F, 1, 2, 3]).await.expect("write");
+        s.write_all(&[0x7F, 0x7E, 0xFF, 0xFF, 0xFF, 0x7F, 1, 2, 3])
+            .await
+            .expect("write");
         let mut buf = [0u8; 2048];
         let (n, src) = udp.recv_from(&mut buf).await.expect("heab");
-        assert!(matches!(decode_frame(&buf[..n]).map(|f| f.message), Ok(Message::Heab(_))));
-        let good = encode_frame(&Header::default(), &Message::Monr(Monr { state: 3, ready_to_arm: 1, ..Default::default() }));
+        assert!(matches!(
+            decode_frame(&buf[..n]).map(|f| f.message),
+            Ok(Message::Heab(_))
+        ));
+        let good = encode_frame(
+            &Header::default(),
+            &Message::Monr(Monr {
+                state: 3,
+                ready_to_arm: 1,
+                ..Default::default()
+            }),
+        );
         udp.send_to(&[1, 2, 3], src).await.expect("send");
-        udp.send_to(&good[..good.len() - 3], src).await.expect("send");
+        udp.send_to(&good[..good.len() - 3], src)
+            .await
+            .expect("send");
         let mut bad_crc = good.clone();
         bad_crc[20] ^= 0xFF;
         udp.send_to(&bad_crc, src).await.expect("send");
@@ -270,8 +388,15 @@ async fn malformed_datagrams_and_stream_bytes_are_counted_not_fatal() {
         ..Default::default()
     })
     .expect("cc");
-    assert!(h.wait_carrier_state("fake", ObjectState::Disarmed, T).await, "valid MONR still decoded");
-    assert!(h.wait_for(T, |s| s.carriers[0].malformed_frames >= 3).await, "{:?}", h.snapshot().carriers[0].malformed_frames);
+    assert!(
+        h.wait_carrier_state("fake", ObjectState::Disarmed, T).await,
+        "valid MONR still decoded"
+    );
+    assert!(
+        h.wait_for(T, |s| s.carriers[0].malformed_frames >= 3).await,
+        "{:?}",
+        h.snapshot().carriers[0].malformed_frames
+    );
     fake.await.expect("fake carrier");
     h.shutdown().await;
 }

@@ -249,3 +249,53 @@ fn bad_input_names_file_and_line() {
     assert!(r.skipped[0].contains("skip.csv:3:"), "{:?}", r.skipped);
     assert_eq!(r.triggers.len(), 1);
 }
+
+/// The twin map-matches every sample: the lap through spiral, arc and spiral stays in lane -1.
+#[test]
+fn twin_matches_the_lap_to_lane_minus_one() {
+    use scil::replay::{drive, Pacer};
+    use scil::twin::RoadState;
+    let sc = shared("scenarios/cpna75_50kmh.toml");
+    let setup = ReplaySetup::load(&sc, None, EngineConfig::default()).unwrap();
+    let mut engine = setup.engine();
+    let src = CsvSource::open(&shared("replays/lap_50kmh.csv"), &[], BadRowPolicy::Stop).unwrap();
+    let mut on_lane = 0;
+    let mut total = 0;
+    let mut max_t_err: f64 = 0.0;
+    // Observe the twin after every sample through a second engine fed the same samples: the
+    // public engine API exposes the twin state.
+    let samples: Vec<_> = src.map(|r| r.unwrap()).collect();
+    for s in &samples {
+        let m = setup.interface.to_map(s).unwrap();
+        engine.handle_sample(&m);
+        total += 1;
+        match &engine.twin().get("vut").unwrap().road {
+            RoadState::OnLane(l) => {
+                assert_eq!((l.road_id.as_str(), l.lane_id), ("1", -1), "t={}", s.time_s);
+                max_t_err = max_t_err.max((l.t - -1.75).abs());
+                assert!(
+                    l.heading_rel_rad.abs() < 0.05,
+                    "heading rel {}",
+                    l.heading_rel_rad
+                );
+                on_lane += 1;
+            }
+            other => panic!("t={}: {other:?}", s.time_s),
+        }
+    }
+    println!("lap: {on_lane}/{total} samples on road 1 lane -1, max |t + 1.75| = {max_t_err:.4} m");
+    assert!(max_t_err < 0.05);
+    // And the driver path works on the same data (no trigger on this scenario's dummy needed).
+    let mut e2 = setup.engine();
+    let n = drive(
+        samples
+            .into_iter()
+            .map(Ok::<_, scil::ingest::csv::CsvError>),
+        &setup.interface,
+        &mut e2,
+        &mut Pacer::new(Speed::Max),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(n as usize, total);
+}

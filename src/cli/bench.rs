@@ -23,6 +23,8 @@ pub enum BenchCommand {
     },
     /// Trigger decision → ISO 22133 STRT written to the socket, on loopback.
     Dispatch(crate::dispatch::cli::BenchArgs),
+    /// NCOM datagram sent → decoded sample → engine updated, on loopback.
+    Ingest(crate::ingest::cli::BenchIngestArgs),
     /// Sustained telemetry insert rate through the batching writer (SQLite and/or PostgreSQL).
     Store(crate::store::bench::StoreBenchArgs),
 }
@@ -34,8 +36,11 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
             scenario,
             repeat,
         } => bench_replay(&csv, &scenario, repeat),
-        BenchCommand::Dispatch(a) => crate::dispatch::cli::block_on(crate::dispatch::cli::run_bench(a))
-            .map(|_| ExitCode::SUCCESS),
+        BenchCommand::Ingest(a) => crate::ingest::cli::run_bench_args(a),
+        BenchCommand::Dispatch(a) => {
+            crate::dispatch::cli::block_on(crate::dispatch::cli::run_bench(a))?;
+            Ok(ExitCode::SUCCESS)
+        }
         BenchCommand::Store(a) => crate::store::bench::run(a),
     }
 }

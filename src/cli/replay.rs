@@ -8,6 +8,8 @@ use clap::Args;
 
 use crate::ingest::csv::{BadRowPolicy, ColumnSpec};
 use crate::replay::{replay_csv, CsvReplay, ReplaySetup, RunResult, Speed};
+use crate::replay_live::{replay_csv_live, LiveConfig, LiveRunResult};
+use std::time::Duration;
 use crate::scenario::engine::{EngineConfig, Event, Output, TriggerMethod};
 
 #[derive(Args, Debug, Clone)]
@@ -45,6 +47,19 @@ pub struct ReplayArgs {
     /// Print every event as it happens (readable mode).
     #[arg(long)]
     pub events: bool,
+    /// Dispatch to a real carrier over ISO 22133: NAME=HOST[:TCP_PORT] (UDP = TCP − 1) or
+    /// NAME=HOST:TCP:UDP, one per carrier of the scenario. Runs paced in real time (needs a
+    /// --speed factor), arms the carriers before the first sample and sends STRT at the
+    /// predicted instant. Repeatable.
+    #[arg(long = "carrier", value_name = "NAME=HOST[:PORT]")]
+    pub carriers: Vec<String>,
+    /// Live dispatch: how long the carriers may take to connect and to arm, ms.
+    #[arg(long, default_value_t = 5000)]
+    pub arm_timeout_ms: u64,
+    /// Live dispatch: wake the trigger timer this early (file replays only), so STRT leaves
+    /// exactly at the predicted instant, ms.
+    #[arg(long, default_value_t = 5.0)]
+    pub strt_lead_ms: f64,
 }
 
 impl ReplayArgs {
@@ -62,6 +77,9 @@ impl ReplayArgs {
             columns: Vec::new(),
             stale_limit_ms: 200.0,
             events: true,
+            carriers: Vec::new(),
+            arm_timeout_ms: 5000,
+            strt_lead_ms: 5.0,
         }
     }
 
@@ -80,6 +98,9 @@ impl ReplayArgs {
 }
 
 pub fn run(a: ReplayArgs) -> anyhow::Result<ExitCode> {
+    if !a.carriers.is_empty() {
+        return run_live(a);
+    }
     let setup = ReplaySetup::load(&a.scenario, a.map.as_deref(), a.engine_config())?;
     let opts = CsvReplay {
         csv: a.csv.clone(),
@@ -108,6 +129,124 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The live configuration of these arguments.
+pub fn live_config(a: &ReplayArgs) -> anyhow::Result<LiveConfig> {
+    let Speed::Factor(speed) = a.speed else {
+        anyhow::bail!("--carrier needs a real-time pace: --speed 1 (or another factor), not max");
+    };
+    if a.stale_limit_ms <= 0.0 {
+        anyhow::bail!("--carrier needs a stale-telemetry limit: --stale-limit-ms > 0");
+    }
+    if !(a.strt_lead_ms >= 0.0 && a.strt_lead_ms < 1000.0) {
+        anyhow::bail!("--strt-lead-ms must be in [0, 1000)");
+    }
+    Ok(LiveConfig {
+        carriers: a.carriers.clone(),
+        speed,
+        connect_timeout: Duration::from_millis(a.arm_timeout_ms),
+        arm_timeout: Duration::from_millis(a.arm_timeout_ms),
+        telemetry_stale_s: a.stale_limit_ms / 1000.0,
+        strt_lead: Duration::from_secs_f64(a.strt_lead_ms / 1000.0),
+        ..LiveConfig::default()
+    })
+}
+
+/// `scil replay … --carrier NAME=HOST[:PORT]`: real-time replay dispatching real carriers.
+fn run_live(a: ReplayArgs) -> anyhow::Result<ExitCode> {
+    let cfg = live_config(&a)?;
+    let setup = ReplaySetup::load(&a.scenario, a.map.as_deref(), a.engine_config())?;
+    let opts = CsvReplay {
+        csv: a.csv.clone(),
+        columns: a.columns.clone(),
+        on_bad_row: a.on_bad_row,
+        speed: a.speed,
+    };
+    let show_events = a.events && !a.json;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let result = rt.block_on(replay_csv_live(
+        &setup,
+        &a.scenario,
+        a.map.as_deref(),
+        &opts,
+        &cfg,
+        &mut |o| {
+            if show_events {
+                if let Output::Event(e) = o {
+                    if !matches!(e, Event::TriggerScheduled { .. }) {
+                        println!("  event {}", serde_json::to_string(e).unwrap_or_default());
+                    }
+                }
+            }
+        },
+    ))?;
+    if a.json {
+        println!("{}", serde_json::to_string(&result)?);
+    } else {
+        print!("{}", report(&result.run, &a));
+        print!("{}", live_report(&result));
+    }
+    Ok(if result.run.aborted.is_some() || result.dispatch.abort.is_some() {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The carrier part of a live run's readable report.
+pub fn live_report(r: &LiveRunResult) -> String {
+    use std::fmt::Write;
+    let opt = |x: Option<f64>, p: usize| x.map(|v| format!("{v:.p$}")).unwrap_or_else(|| "-".into());
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "dispatch armed after {:.3} s, final phase {:?}{}",
+        r.dispatch.armed_after_s,
+        r.dispatch.final_phase,
+        r.dispatch
+            .abort
+            .as_ref()
+            .map(|a| format!(", ABORT: {a}"))
+            .unwrap_or_default()
+    );
+    for c in &r.carriers {
+        let states: Vec<String> = c
+            .report
+            .states_seen
+            .iter()
+            .map(|x| format!("{:?}@{:.3}", x.state, x.t_s))
+            .collect();
+        let _ = writeln!(s, "carrier  {:<10} states {}", c.report.carrier, states.join(" → "));
+        let _ = writeln!(
+            s,
+            "         STRT sent {} s (predicted {} s, {} ms off), decision→STRT {} µs, scheduled→STRT {} µs",
+            opt(c.report.strt_sent_s, 4),
+            opt(c.predicted_start_s, 4),
+            opt(c.strt_vs_predicted_ms, 3),
+            opt(c.decision_to_strt_us, 0),
+            opt(c.report.strt_latency_us, 0),
+        );
+        let _ = writeln!(
+            s,
+            "         MONR travel at impact {} m (simulated {} m, {} m off), {} MONR, max speed {:.2} m/s",
+            opt(c.report.travel_at_impact_m, 4),
+            opt(c.sim_dummy_travel_m, 4),
+            opt(c.travel_error_m, 4),
+            c.report.monr_count,
+            c.max_monr_speed_mps
+        );
+        for rt in &c.retimes {
+            let _ = writeln!(
+                s,
+                "         retime {} → origin {:.4} s ({:+.2} ms; MTSP not sent)",
+                rt.target, rt.origin_s, rt.correction_ms
+            );
+        }
+    }
+    s
 }
 
 /// A readable report of a run.

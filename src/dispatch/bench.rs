@@ -25,13 +25,23 @@ impl Percentiles {
     pub fn of(mut v: Vec<f64>) -> Self {
         v.sort_by(|a, b| a.total_cmp(b));
         let n = v.len();
-        let q = |p: f64| if n == 0 { f64::NAN } else { v[((p * (n - 1) as f64).round() as usize).min(n - 1)] };
+        let q = |p: f64| {
+            if n == 0 {
+                f64::NAN
+            } else {
+                v[((p * (n - 1) as f64).round() as usize).min(n - 1)]
+            }
+        };
         Self {
             n,
             p50_us: q(0.5),
             p99_us: q(0.99),
             max_us: v.last().copied().unwrap_or(f64::NAN),
-            mean_us: if n == 0 { f64::NAN } else { v.iter().sum::<f64>() / n as f64 },
+            mean_us: if n == 0 {
+                f64::NAN
+            } else {
+                v.iter().sum::<f64>() / n as f64
+            },
         }
     }
 }
@@ -55,12 +65,18 @@ pub async fn run(iterations: usize) -> anyhow::Result<BenchReport> {
     let iterations = iterations.max(2);
     // Baseline 1: encode only.
     let mut buf = Vec::with_capacity(64);
-    let msg = Message::Strt(Strt { start_qms_of_week: 123_456, gps_week: Some(2300) });
+    let msg = Message::Strt(Strt {
+        start_qms_of_week: 123_456,
+        gps_week: Some(2300),
+    });
     let n_enc = 100_000;
     let t = std::time::Instant::now();
     for i in 0..n_enc {
         buf.clear();
-        let h = Header { message_counter: i as u8, ..Default::default() };
+        let h = Header {
+            message_counter: i as u8,
+            ..Default::default()
+        };
         encode_frame_into(&h, std::hint::black_box(&msg), &mut buf);
         std::hint::black_box(&buf);
     }
@@ -92,7 +108,12 @@ pub async fn run(iterations: usize) -> anyhow::Result<BenchReport> {
     let _ = sink.await;
 
     // The real path: control centre + carrier simulator.
-    let sim = carrier_sim::spawn(SimConfig { tcp_port: 0, udp_port: 0, ..Default::default() }).await?;
+    let sim = carrier_sim::spawn(SimConfig {
+        tcp_port: 0,
+        udp_port: 0,
+        ..Default::default()
+    })
+    .await?;
     let cfg = ControlCentreConfig {
         carriers: vec![CarrierConfig {
             name: "bench".into(),
@@ -109,7 +130,10 @@ pub async fn run(iterations: usize) -> anyhow::Result<BenchReport> {
     cfg.safety.validate().map_err(anyhow::Error::msg)?;
     let h = ControlCentre::spawn(cfg)?;
     let t = Duration::from_secs(5);
-    if !h.wait_carrier_state("bench", ObjectState::Disarmed, t).await {
+    if !h
+        .wait_carrier_state("bench", ObjectState::Disarmed, t)
+        .await
+    {
         anyhow::bail!("carrier simulator did not connect");
     }
     let feeder = {
@@ -155,7 +179,10 @@ pub async fn run(iterations: usize) -> anyhow::Result<BenchReport> {
             anyhow::bail!("carrier did not stop");
         }
         h.disarm();
-        if !(h.wait_phase(Phase::Idle, t).await && h.wait_carrier_state("bench", ObjectState::Disarmed, t).await) {
+        if !(h.wait_phase(Phase::Idle, t).await
+            && h.wait_carrier_state("bench", ObjectState::Disarmed, t)
+                .await)
+        {
             anyhow::bail!("carrier did not disarm");
         }
     }

@@ -3,7 +3,9 @@
 //! Listens on TCP (control: OSEM/OSTM/STRT/TRAJ) and UDP (HEAB in, MONR out to the HEAB's
 //! source address). One control centre at a time; a new connection replaces the old one.
 
-use super::iso22133::{decode_frame, encode_frame_into, Header, Message, Monr, ObjectState, StreamFramer};
+use super::iso22133::{
+    decode_frame, encode_frame_into, Header, Message, Monr, ObjectState, StreamFramer,
+};
 use super::object::{ObjectConfig, ObjectOutput, TestObject};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
@@ -95,7 +97,13 @@ pub async fn spawn(cfg: SimConfig) -> std::io::Result<SimHandle> {
     let (status_tx, status_rx) = watch::channel(SimStatus::default());
     let (ctl_tx, ctl_rx) = mpsc::unbounded_channel();
     let task = tokio::spawn(run(cfg, listener, udp, status_tx, ctl_rx));
-    Ok(SimHandle { tcp_addr, udp_addr, status: status_rx, ctl: ctl_tx, task })
+    Ok(SimHandle {
+        tcp_addr,
+        udp_addr,
+        status: status_rx,
+        ctl: ctl_tx,
+        task,
+    })
 }
 
 async fn read_opt(conn: &mut Option<TcpStream>, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -132,7 +140,9 @@ async fn run(
     };
 
     loop {
-        let deadline = obj.poll_timeout().map(|t| t0 + Duration::from_secs_f64(t.max(0.0)));
+        let deadline = obj
+            .poll_timeout()
+            .map(|t| t0 + Duration::from_secs_f64(t.max(0.0)));
         tokio::select! {
             acc = listener.accept() => {
                 if let Ok((stream, peer)) = acc {
@@ -205,7 +215,12 @@ async fn run(
                     }
                     if let Some(dst) = heab_src {
                         out.clear();
-                        let h = Header { ack_request: false, transmitter_id: obj.id(), receiver_id: 0, message_counter: counter };
+                        let h = Header {
+                            ack_request: false,
+                            transmitter_id: obj.id(),
+                            receiver_id: 0,
+                            message_counter: counter,
+                        };
                         counter = counter.wrapping_add(1);
                         encode_frame_into(&h, &Message::Monr(m), &mut out);
                         let _ = udp.send_to(&out, dst).await;
@@ -217,12 +232,19 @@ async fn run(
                     conn = None;
                     heab_src = None;
                 }
-                ObjectOutput::StateChanged { t_s, from, to, cause } => {
+                ObjectOutput::StateChanged {
+                    t_s,
+                    from,
+                    to,
+                    cause,
+                } => {
                     log(&format!("{t_s:.3} s: {from:?} -> {to:?} ({cause})"));
                     transitions.push((t_s, to, cause));
                     changed = true;
                 }
-                ObjectOutput::Rejected { message, reason, .. } => {
+                ObjectOutput::Rejected {
+                    message, reason, ..
+                } => {
                     log(&format!("ignored {message}: {reason}"));
                 }
             }

@@ -44,17 +44,31 @@ pub struct CarrierSimArgs {
 }
 
 pub async fn run_carrier_sim(args: CarrierSimArgs) -> anyhow::Result<()> {
-    let mut profile = DummyProfile::from_scenario(args.start_x, args.start_y, args.heading_deg, args.accel_m, args.speed_kmh);
+    let mut profile = DummyProfile::from_scenario(
+        args.start_x,
+        args.start_y,
+        args.heading_deg,
+        args.accel_m,
+        args.speed_kmh,
+    );
     profile.max_travel_m = args.max_travel_m;
     let cfg = SimConfig {
         listen: args.listen,
         tcp_port: args.tcp_port,
         udp_port: args.udp_port,
-        object: ObjectConfig { id: args.id, profile, ready_to_arm: !args.not_ready, ..Default::default() },
+        object: ObjectConfig {
+            id: args.id,
+            profile,
+            ready_to_arm: !args.not_ready,
+            ..Default::default()
+        },
         verbose: !args.quiet,
     };
     let sim = carrier_sim::spawn(cfg).await?;
-    eprintln!("carrier-sim: object {} listening on tcp {} udp {}", args.id, sim.tcp_addr, sim.udp_addr);
+    eprintln!(
+        "carrier-sim: object {} listening on tcp {} udp {}",
+        args.id, sim.tcp_addr, sim.udp_addr
+    );
     sim.wait().await;
     Ok(())
 }
@@ -76,18 +90,30 @@ pub async fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&r)?);
     } else {
         let p = |name: &str, x: &super::bench::Percentiles| {
-            println!("{name:<34} n={:<4} p50 {:>8.1} us  p99 {:>8.1} us  max {:>8.1} us", x.n, x.p50_us, x.p99_us, x.max_us)
+            println!(
+                "{name:<34} n={:<4} p50 {:>8.1} us  p99 {:>8.1} us  max {:>8.1} us",
+                x.n, x.p50_us, x.p99_us, x.max_us
+            )
         };
         p("decision -> STRT written", &r.decision_to_strt);
         p("scheduled instant -> STRT written", &r.scheduled_to_strt);
         p("baseline: raw write_all (loopback)", &r.raw_write);
-        println!("{:<34} {:>8.3} us", "baseline: encode STRT only", r.encode_only_us);
-        println!("ratio p50 / encode-only: {:.0}x, p50 / raw write: {:.1}x", r.ratio_p50_vs_encode, r.ratio_p50_vs_raw_write);
+        println!(
+            "{:<34} {:>8.3} us",
+            "baseline: encode STRT only", r.encode_only_us
+        );
+        println!(
+            "ratio p50 / encode-only: {:.0}x, p50 / raw write: {:.1}x",
+            r.ratio_p50_vs_encode, r.ratio_p50_vs_raw_write
+        );
     }
     Ok(())
 }
 
 /// Build a multi-threaded tokio runtime and run `f` on it (for a synchronous `main`).
 pub fn block_on<F: std::future::Future<Output = anyhow::Result<()>>>(f: F) -> anyhow::Result<()> {
-    tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(f)
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(f)
 }

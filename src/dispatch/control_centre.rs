@@ -8,8 +8,9 @@
 
 use super::events::{DispatchEvent, EventKind, Phase};
 use super::iso22133::{
-    decode_frame, encode_frame_into, gps_now, CcStatus, Header, Heab, Message, Monr, ObjectState, Osem,
-    OsemDateTime, OsemIds, OsemLimits, OsemOrigin, Ostm, OstmCommand, StreamFramer, Strt, GPS_LEAP_SECONDS,
+    decode_frame, encode_frame_into, gps_now, CcStatus, Heab, Header, Message, Monr, ObjectState,
+    Osem, OsemDateTime, OsemIds, OsemLimits, OsemOrigin, Ostm, OstmCommand, StreamFramer, Strt,
+    GPS_LEAP_SECONDS,
 };
 use super::profile::DummyProfile;
 use super::safety::{Action, SafetyConfig, Supervisor};
@@ -22,16 +23,7 @@ use tokio::net::{lookup_host, TcpStream, UdpSocket};
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::Instant;
 
-/// What a carrier needs besides a start signal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum CarrierMode {
-    /// OSEM + TRAJ upload + ARM + STRT.
-    #[default]
-    Trajectory,
-    /// A carrier that only needs a start signal (CarMaker-style 0/1 trigger): no TRAJ.
-    StartOnly,
-}
+pub use crate::scenario::CarrierMode;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CarrierConfig {
@@ -53,11 +45,17 @@ impl CarrierConfig {
     /// Parse `NAME=HOST[:PORT]` (UDP port = TCP port − 1 when a TCP port is given, as with the
     /// defaults 53241/53240; `HOST:TCP:UDP` sets both).
     pub fn parse_spec(spec: &str, object_id: u32) -> Result<Self, String> {
-        let (name, addr) = spec.split_once('=').ok_or_else(|| format!("expected NAME=HOST[:PORT], got {spec:?}"))?;
+        let (name, addr) = spec
+            .split_once('=')
+            .ok_or_else(|| format!("expected NAME=HOST[:PORT], got {spec:?}"))?;
         let parts: Vec<&str> = addr.split(':').collect();
         let port = |s: &str| s.parse::<u16>().map_err(|e| format!("bad port {s:?}: {e}"));
         let (host, tcp, udp) = match parts.as_slice() {
-            [h] => (h.to_string(), super::iso22133::DEFAULT_TCP_PORT, super::iso22133::DEFAULT_UDP_PORT),
+            [h] => (
+                h.to_string(),
+                super::iso22133::DEFAULT_TCP_PORT,
+                super::iso22133::DEFAULT_UDP_PORT,
+            ),
             [h, t] => {
                 let t = port(t)?;
                 (h.to_string(), t, t.saturating_sub(1))
@@ -132,7 +130,9 @@ pub fn validate_rate(what: &str, hz: u16) -> Result<(), String> {
         return Err(format!("{what} must be 1..1000 Hz, got {hz}"));
     }
     if hz > u8::MAX as u16 {
-        return Err(format!("{what} {hz} Hz does not fit the OSEM u8 rate field (max 255)"));
+        return Err(format!(
+            "{what} {hz} Hz does not fit the OSEM u8 rate field (max 255)"
+        ));
     }
     Ok(())
 }
@@ -149,14 +149,20 @@ impl ControlCentreConfig {
                 return Err(format!("duplicate carrier name {}", c.name));
             }
             if c.mode == CarrierMode::Trajectory && c.profile.is_none() {
-                return Err(format!("carrier {} in trajectory mode needs a profile", c.name));
+                return Err(format!(
+                    "carrier {} in trajectory mode needs a profile",
+                    c.name
+                ));
             }
         }
         self.effective_safety().validate()
     }
 
     fn effective_safety(&self) -> SafetyConfig {
-        SafetyConfig { monr_period_s: 1.0 / self.monr_rate_hz.max(1) as f64, ..self.safety }
+        SafetyConfig {
+            monr_period_s: 1.0 / self.monr_rate_hz.max(1) as f64,
+            ..self.safety
+        }
     }
 }
 
@@ -192,7 +198,11 @@ pub struct CarrierSnapshot {
 impl CarrierSnapshot {
     /// Distance travelled from the start position at time `t_s` (interpolated MONR track).
     pub fn travel_at(&self, t_s: f64) -> Option<f64> {
-        let (x0, y0) = self.track.iter().find(|p| p.4 == ObjectState::Running).map(|p| (p.1, p.2))?;
+        let (x0, y0) = self
+            .track
+            .iter()
+            .find(|p| p.4 == ObjectState::Running)
+            .map(|p| (p.1, p.2))?;
         let i = self.track.partition_point(|p| p.0 <= t_s);
         if i == 0 {
             return None;
@@ -231,7 +241,12 @@ enum Obs {
     Connected(usize),
     Disconnected(usize, String),
     Monr(usize, Monr, Instant),
-    StrtSent { carrier: usize, scheduled: Instant, fired: Instant, written: Instant },
+    StrtSent {
+        carrier: usize,
+        scheduled: Instant,
+        fired: Instant,
+        written: Instant,
+    },
     Malformed(usize, String),
     Sent(EventKind),
 }
@@ -272,14 +287,21 @@ impl ControlCentre {
         cfg.validate().map_err(DispatchError::Config)?;
         let epoch = Instant::now();
         let names: Vec<String> = cfg.carriers.iter().map(|c| c.name.clone()).collect();
-        let sup = Supervisor::new(cfg.effective_safety(), names.clone()).map_err(DispatchError::Config)?;
+        let sup = Supervisor::new(cfg.effective_safety(), names.clone())
+            .map_err(DispatchError::Config)?;
         let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
         let (obs_tx, obs_rx) = mpsc::unbounded_channel();
         let (ev_tx, _) = broadcast::channel(4096);
         let (heab_tx, heab_rx) = watch::channel(CcStatus::Ready);
         let snap = Snapshot {
             phase: Phase::Idle,
-            carriers: names.iter().map(|n| CarrierSnapshot { name: n.clone(), ..Default::default() }).collect(),
+            carriers: names
+                .iter()
+                .map(|n| CarrierSnapshot {
+                    name: n.clone(),
+                    ..Default::default()
+                })
+                .collect(),
             events: Vec::new(),
         };
         let (snap_tx, snap_rx) = watch::channel(snap);
@@ -289,9 +311,24 @@ impl ControlCentre {
         for i in 0..cfg.carriers.len() {
             let (tx, rx) = mpsc::unbounded_channel();
             carrier_txs.push(tx);
-            tasks.push(tokio::spawn(carrier_task(i, cfg.clone(), rx, obs_tx.clone(), heab_rx.clone())));
+            tasks.push(tokio::spawn(carrier_task(
+                i,
+                cfg.clone(),
+                rx,
+                obs_tx.clone(),
+                heab_rx.clone(),
+            )));
         }
-        tasks.push(tokio::spawn(central_task(epoch, sup, cmd_rx, obs_rx, carrier_txs, heab_tx, snap_tx, ev_tx.clone())));
+        tasks.push(tokio::spawn(central_task(
+            epoch,
+            sup,
+            cmd_rx,
+            obs_rx,
+            carrier_txs,
+            heab_tx,
+            snap_tx,
+            ev_tx.clone(),
+        )));
         Ok(ControlCentreHandle {
             epoch,
             cmd: cmd_tx,
@@ -326,7 +363,9 @@ impl ControlCentreHandle {
                 match ev.recv().await {
                     Ok(e) => match e.kind {
                         EventKind::Armed => return Ok(()),
-                        EventKind::ArmRefused { reason } => return Err(DispatchError::ArmRefused(reason)),
+                        EventKind::ArmRefused { reason } => {
+                            return Err(DispatchError::ArmRefused(reason))
+                        }
                         _ => {}
                     },
                     Err(broadcast::error::RecvError::Lagged(_)) => {}
@@ -334,7 +373,9 @@ impl ControlCentreHandle {
                 }
             }
         };
-        tokio::time::timeout(timeout, wait).await.map_err(|_| DispatchError::Timeout("ARMED".into()))?
+        tokio::time::timeout(timeout, wait)
+            .await
+            .map_err(|_| DispatchError::Timeout("ARMED".into()))?
     }
 
     pub fn disarm(&self) {
@@ -343,13 +384,19 @@ impl ControlCentreHandle {
 
     /// Send STRT to every carrier at `at` (a timer in each carrier task fires then).
     pub fn start_at(&self, at: Instant) {
-        self.send(Cmd::StartAt { at, decided: Instant::now() });
+        self.send(Cmd::StartAt {
+            at,
+            decided: Instant::now(),
+        });
     }
 
     /// Send STRT now.
     pub fn start_now(&self) {
         let now = Instant::now();
-        self.send(Cmd::StartAt { at: now, decided: now });
+        self.send(Cmd::StartAt {
+            at: now,
+            decided: now,
+        });
     }
 
     /// Operator e-stop: HEAB ABORT to every carrier.
@@ -383,7 +430,10 @@ impl ControlCentreHandle {
     /// Wait until `pred` holds for the snapshot.
     pub async fn wait_for(&self, timeout: Duration, pred: impl FnMut(&Snapshot) -> bool) -> bool {
         let mut rx = self.snapshot.clone();
-        let ok = matches!(tokio::time::timeout(timeout, rx.wait_for(pred)).await, Ok(Ok(_)));
+        let ok = matches!(
+            tokio::time::timeout(timeout, rx.wait_for(pred)).await,
+            Ok(Ok(_))
+        );
         ok
     }
 
@@ -391,8 +441,18 @@ impl ControlCentreHandle {
         self.wait_for(timeout, |s| s.phase == phase).await
     }
 
-    pub async fn wait_carrier_state(&self, carrier: &str, state: ObjectState, timeout: Duration) -> bool {
-        self.wait_for(timeout, |s| s.carriers.iter().any(|c| c.name == carrier && c.state == Some(state))).await
+    pub async fn wait_carrier_state(
+        &self,
+        carrier: &str,
+        state: ObjectState,
+        timeout: Duration,
+    ) -> bool {
+        self.wait_for(timeout, |s| {
+            s.carriers
+                .iter()
+                .any(|c| c.name == carrier && c.state == Some(state))
+        })
+        .await
     }
 
     pub async fn shutdown(&self) {
@@ -420,7 +480,9 @@ async fn central_task(
 ) {
     let secs = |t: Instant| t.saturating_duration_since(epoch).as_secs_f64();
     loop {
-        let deadline = sup.poll_timeout().map(|t| epoch + Duration::from_secs_f64(t.max(0.0)));
+        let deadline = sup
+            .poll_timeout()
+            .map(|t| epoch + Duration::from_secs_f64(t.max(0.0)));
         tokio::select! {
             biased;
             c = cmd_rx.recv() => {
@@ -520,7 +582,9 @@ async fn central_task(
                 }
                 Action::Strt { carrier, at_s } => {
                     if let Some(c) = carriers.get(carrier) {
-                        let _ = c.send(CarrierCmd::Strt { at: epoch + Duration::from_secs_f64(at_s.max(0.0)) });
+                        let _ = c.send(CarrierCmd::Strt {
+                            at: epoch + Duration::from_secs_f64(at_s.max(0.0)),
+                        });
                     }
                 }
                 Action::HeabStatus(st) => {
@@ -551,7 +615,11 @@ async fn central_task(
     }
 }
 
-fn publish(snap: &watch::Sender<Snapshot>, events: &broadcast::Sender<DispatchEvent>, e: DispatchEvent) {
+fn publish(
+    snap: &watch::Sender<Snapshot>,
+    events: &broadcast::Sender<DispatchEvent>,
+    e: DispatchEvent,
+) {
     tracing::debug!(event = ?e, "dispatch event");
     snap.send_modify(|s| s.events.push(e.clone()));
     let _ = events.send(e);
@@ -577,7 +645,12 @@ struct Wire {
 impl Wire {
     fn encode(&mut self, m: &Message) -> &[u8] {
         self.buf.clear();
-        let h = Header { ack_request: false, transmitter_id: self.cc_id, receiver_id: self.object_id, message_counter: self.counter };
+        let h = Header {
+            ack_request: false,
+            transmitter_id: self.cc_id,
+            receiver_id: self.object_id,
+            message_counter: self.counter,
+        };
         self.counter = self.counter.wrapping_add(1);
         encode_frame_into(&h, m, &mut self.buf);
         &self.buf
@@ -591,15 +664,32 @@ fn osem_for(cfg: &ControlCentreConfig, carrier: &CarrierConfig) -> Osem {
         .map(|d| d.as_secs() / 86_400)
         .unwrap_or(0) as i64;
     Osem {
-        ids: OsemIds { device_id: carrier.object_id, sub_device_id: 0, control_centre_id: cfg.control_centre_id },
-        origin: Some(OsemOrigin::from_degrees(cfg.origin.lat_deg, cfg.origin.lon_deg, cfg.origin.alt_m, cfg.origin.rotation_deg)),
-        date_time: Some(OsemDateTime { date_yyyymmdd: yyyymmdd(unix_days), gps_week: week, gps_qms_of_week: qms, leap_seconds: GPS_LEAP_SECONDS }),
+        ids: OsemIds {
+            device_id: carrier.object_id,
+            sub_device_id: 0,
+            control_centre_id: cfg.control_centre_id,
+        },
+        origin: Some(OsemOrigin::from_degrees(
+            cfg.origin.lat_deg,
+            cfg.origin.lon_deg,
+            cfg.origin.alt_m,
+            cfg.origin.rotation_deg,
+        )),
+        date_time: Some(OsemDateTime {
+            date_yyyymmdd: yyyymmdd(unix_days),
+            gps_week: week,
+            gps_qms_of_week: qms,
+            leap_seconds: GPS_LEAP_SECONDS,
+        }),
         limits: Some(OsemLimits {
             max_way_deviation_mm: 500,
             max_lateral_deviation_mm: 500,
             max_yaw_deviation_cdeg: 1000,
             max_position_error_cm: 10,
-            heab_timeout_10ms: cfg.heab_timeout_ms.map(|ms| (ms / 10).clamp(1, u16::MAX as u32) as u16).unwrap_or(0),
+            heab_timeout_10ms: cfg
+                .heab_timeout_ms
+                .map(|ms| (ms / 10).clamp(1, u16::MAX as u32) as u16)
+                .unwrap_or(0),
             test_mode: 2,
             monr_rate_hz: cfg.monr_rate_hz.min(255) as u8,
             monr2_rate_hz: 0,
@@ -636,8 +726,18 @@ async fn carrier_task(
     mut heab_status: watch::Receiver<CcStatus>,
 ) {
     let c = &cfg.carriers[idx];
-    let mut wire = Wire { cc_id: cfg.control_centre_id, object_id: c.object_id, counter: 0, buf: Vec::with_capacity(4096) };
-    let mut heab_wire = Wire { cc_id: cfg.control_centre_id, object_id: c.object_id, counter: 0, buf: Vec::with_capacity(64) };
+    let mut wire = Wire {
+        cc_id: cfg.control_centre_id,
+        object_id: c.object_id,
+        counter: 0,
+        buf: Vec::with_capacity(4096),
+    };
+    let mut heab_wire = Wire {
+        cc_id: cfg.control_centre_id,
+        object_id: c.object_id,
+        counter: 0,
+        buf: Vec::with_capacity(64),
+    };
     let initial = Duration::from_millis(cfg.reconnect_initial_ms.max(1));
     let max = Duration::from_millis(cfg.reconnect_max_ms.max(cfg.reconnect_initial_ms.max(1)));
     let mut backoff = initial;
@@ -648,7 +748,10 @@ async fn carrier_task(
         let tcp_addr = resolve(&c.host, c.tcp_port).await;
         let udp_addr = resolve(&c.host, c.udp_port).await;
         let stream = match tcp_addr {
-            Some(a) => tokio::time::timeout(Duration::from_secs(2), TcpStream::connect(a)).await.ok().and_then(|r| r.ok()),
+            Some(a) => tokio::time::timeout(Duration::from_secs(2), TcpStream::connect(a))
+                .await
+                .ok()
+                .and_then(|r| r.ok()),
             None => None,
         };
         let (mut stream, udp_addr) = match (stream, udp_addr) {
@@ -672,7 +775,13 @@ async fn carrier_task(
         };
         backoff = initial;
         let _ = stream.set_nodelay(true);
-        let bind: SocketAddr = if udp_addr.is_ipv4() { "0.0.0.0:0" } else { "[::]:0" }.parse().unwrap_or_else(|_| SocketAddr::from(([0, 0, 0, 0], 0)));
+        let bind: SocketAddr = if udp_addr.is_ipv4() {
+            "0.0.0.0:0"
+        } else {
+            "[::]:0"
+        }
+        .parse()
+        .unwrap_or_else(|_| SocketAddr::from(([0, 0, 0, 0], 0)));
         let udp = match UdpSocket::bind(bind).await {
             Ok(u) => u,
             Err(e) => {
@@ -688,16 +797,25 @@ async fn carrier_task(
             continue;
         }
         let _ = obs.send(Obs::Connected(idx));
-        let _ = obs.send(Obs::Sent(EventKind::OsemSent { carrier: c.name.clone() }));
+        let _ = obs.send(Obs::Sent(EventKind::OsemSent {
+            carrier: c.name.clone(),
+        }));
         if c.mode == CarrierMode::Trajectory {
             if let Some(p) = &c.profile {
                 let traj = p.to_traj(idx as u16 + 1, &c.name, cfg.traj_dt_s);
                 let points = traj.points.len();
-                if stream.write_all(wire.encode(&Message::Traj(traj))).await.is_err() {
+                if stream
+                    .write_all(wire.encode(&Message::Traj(traj)))
+                    .await
+                    .is_err()
+                {
                     let _ = obs.send(Obs::Disconnected(idx, "write TRAJ failed".into()));
                     continue;
                 }
-                let _ = obs.send(Obs::Sent(EventKind::TrajUploaded { carrier: c.name.clone(), points }));
+                let _ = obs.send(Obs::Sent(EventKind::TrajUploaded {
+                    carrier: c.name.clone(),
+                    points,
+                }));
             }
         }
 
@@ -781,7 +899,10 @@ async fn carrier_task(
 
 async fn send_heab(udp: &UdpSocket, wire: &mut Wire, status: CcStatus, to: SocketAddr) {
     let (_, qms) = gps_now();
-    let bytes = wire.encode(&Message::Heab(Heab { time_qms_of_week: qms, status }));
+    let bytes = wire.encode(&Message::Heab(Heab {
+        time_qms_of_week: qms,
+        status,
+    }));
     if let Err(e) = udp.send_to(bytes, to).await {
         tracing::debug!(error = %e, "HEAB send failed");
     }

@@ -34,23 +34,63 @@ pub enum AbortReason {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum EventKind {
-    CarrierConnected { carrier: String },
-    CarrierDisconnected { carrier: String, reason: String },
-    CarrierState { carrier: String, from: Option<ObjectState>, to: ObjectState },
-    OsemSent { carrier: String },
-    TrajUploaded { carrier: String, points: usize },
-    PhaseChanged { from: Phase, to: Phase },
+    CarrierConnected {
+        carrier: String,
+    },
+    CarrierDisconnected {
+        carrier: String,
+        reason: String,
+    },
+    CarrierState {
+        carrier: String,
+        from: Option<ObjectState>,
+        to: ObjectState,
+    },
+    OsemSent {
+        carrier: String,
+    },
+    TrajUploaded {
+        carrier: String,
+        points: usize,
+    },
+    PhaseChanged {
+        from: Phase,
+        to: Phase,
+    },
     ArmRequested,
-    ArmRefused { reason: String },
+    ArmRefused {
+        reason: String,
+    },
     Armed,
-    StartScheduled { carrier: String, at_s: f64 },
-    StartRefused { reason: String },
-    StrtSent { carrier: String, scheduled_s: f64, written_s: f64, latency_us: f64, timer_late_us: f64 },
-    Abort { reason: AbortReason },
+    StartScheduled {
+        carrier: String,
+        at_s: f64,
+    },
+    StartRefused {
+        reason: String,
+    },
+    StrtSent {
+        carrier: String,
+        scheduled_s: f64,
+        written_s: f64,
+        latency_us: f64,
+        timer_late_us: f64,
+    },
+    Abort {
+        reason: AbortReason,
+    },
     AllClear,
-    TelemetryStale { age_s: f64 },
-    MonrMissing { carrier: String, missed: u32 },
-    MalformedFrame { carrier: String, error: String },
+    TelemetryStale {
+        age_s: f64,
+    },
+    MonrMissing {
+        carrier: String,
+        missed: u32,
+    },
+    MalformedFrame {
+        carrier: String,
+        error: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

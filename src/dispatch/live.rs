@@ -12,39 +12,11 @@
 use super::control_centre::{CarrierConfig, CarrierMode, ControlCentreHandle, GeoOrigin, Snapshot};
 use super::iso22133::ObjectState;
 use super::profile::DummyProfile;
+use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::time::Duration;
 use tokio::time::Instant;
-
-#[derive(Debug, Clone, Deserialize)]
-struct ScenarioFile {
-    #[serde(default)]
-    map: Option<String>,
-    #[serde(default)]
-    targets: Vec<TargetEntry>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-struct TargetEntry {
-    id: String,
-    #[serde(default)]
-    carrier: Option<String>,
-    start: Point,
-    #[serde(default)]
-    heading_deg: f64,
-    #[serde(default)]
-    accel_distance_m: f64,
-    speed_kmh: f64,
-    #[serde(default)]
-    carrier_mode: Option<CarrierMode>,
-}
-
-#[derive(Debug, Clone, Copy, Deserialize)]
-struct Point {
-    x: f64,
-    y: f64,
-}
 
 /// Dispatch-relevant facts of a scenario file.
 #[derive(Debug, Clone)]
@@ -55,19 +27,24 @@ pub struct ScenarioDispatch {
     pub targets: Vec<(String, String, DummyProfile, CarrierMode)>,
 }
 
+/// Reads the dispatch-relevant facts through the one scenario parser ([`Scenario`]).
 pub fn read_scenario(path: &Path) -> anyhow::Result<ScenarioDispatch> {
-    let text = std::fs::read_to_string(path)?;
-    let f: ScenarioFile = toml::from_str(&text)?;
-    let dir = path.parent().unwrap_or(Path::new("."));
+    let sc = Scenario::from_path(path)?;
     Ok(ScenarioDispatch {
-        map: f.map.map(|m| dir.join(m)),
-        targets: f
+        map: sc.map_path(path),
+        targets: sc
             .targets
-            .into_iter()
+            .iter()
             .map(|t| {
-                let carrier = t.carrier.unwrap_or_else(|| t.id.clone());
-                let p = DummyProfile::from_scenario(t.start.x, t.start.y, t.heading_deg, t.accel_distance_m, t.speed_kmh);
-                (t.id, carrier, p, t.carrier_mode.unwrap_or_default())
+                let carrier = t.carrier.clone().unwrap_or_else(|| t.id.clone());
+                let p = DummyProfile::from_scenario(
+                    t.start.x,
+                    t.start.y,
+                    t.heading_deg,
+                    t.accel_distance_m,
+                    t.speed_kmh,
+                );
+                (t.id.clone(), carrier, p, t.carrier_mode.unwrap_or_default())
             })
             .collect(),
     })
@@ -75,12 +52,18 @@ pub fn read_scenario(path: &Path) -> anyhow::Result<ScenarioDispatch> {
 
 /// Carrier configurations for `specs` (`NAME=HOST[:PORT]`); each name must be a carrier of the
 /// scenario, and every carrier of the scenario must be given.
-pub fn carriers_from_scenario(scenario: &ScenarioDispatch, specs: &[String]) -> anyhow::Result<Vec<CarrierConfig>> {
+pub fn carriers_from_scenario(
+    scenario: &ScenarioDispatch,
+    specs: &[String],
+) -> anyhow::Result<Vec<CarrierConfig>> {
     let mut out = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
         let mut c = CarrierConfig::parse_spec(spec, i as u32 + 1).map_err(anyhow::Error::msg)?;
         let Some((_, _, profile, mode)) = scenario.targets.iter().find(|t| t.1 == c.name) else {
-            anyhow::bail!("carrier {} is not used by any target of the scenario", c.name);
+            anyhow::bail!(
+                "carrier {} is not used by any target of the scenario",
+                c.name
+            );
         };
         c.profile = Some(*profile);
         c.mode = *mode;
@@ -88,7 +71,12 @@ pub fn carriers_from_scenario(scenario: &ScenarioDispatch, specs: &[String]) -> 
     }
     for t in &scenario.targets {
         if !out.iter().any(|c| c.name == t.1) {
-            anyhow::bail!("target {} needs carrier {}: pass --carrier {}=HOST[:PORT]", t.0, t.1, t.1);
+            anyhow::bail!(
+                "target {} needs carrier {}: pass --carrier {}=HOST[:PORT]",
+                t.0,
+                t.1,
+                t.1
+            );
         }
     }
     Ok(out)
@@ -102,7 +90,12 @@ pub fn origin_from_georeference(geo: &str) -> Option<GeoOrigin> {
             .find_map(|tok| tok.strip_prefix(key))
             .and_then(|v| v.parse::<f64>().ok())
     };
-    Some(GeoOrigin { lat_deg: get("+lat_0=")?, lon_deg: get("+lon_0=")?, alt_m: 0.0, rotation_deg: 0.0 })
+    Some(GeoOrigin {
+        lat_deg: get("+lat_0=")?,
+        lon_deg: get("+lon_0=")?,
+        alt_m: 0.0,
+        rotation_deg: 0.0,
+    })
 }
 
 /// geoReference of an OpenDRIVE file (text between the tags, CDATA stripped).
@@ -110,7 +103,13 @@ pub fn georeference_of_map(xodr: &Path) -> Option<String> {
     let text = std::fs::read_to_string(xodr).ok()?;
     let start = text.find("<geoReference>")? + "<geoReference>".len();
     let end = start + text[start..].find("</geoReference>")?;
-    Some(text[start..end].replace("<![CDATA[", "").replace("]]>", "").trim().to_string())
+    Some(
+        text[start..end]
+            .replace("<![CDATA[", "")
+            .replace("]]>", "")
+            .trim()
+            .to_string(),
+    )
 }
 
 /// Sample time ↔ wall time for a paced replay, plus the control-centre calls.
@@ -124,7 +123,12 @@ pub struct LiveDispatch {
 
 impl LiveDispatch {
     pub fn new(handle: ControlCentreHandle, speed: f64) -> Self {
-        Self { handle, anchor: None, speed: if speed > 0.0 { speed } else { 1.0 }, start_decisions: Vec::new() }
+        Self {
+            handle,
+            anchor: None,
+            speed: if speed > 0.0 { speed } else { 1.0 },
+            start_decisions: Vec::new(),
+        }
     }
 
     /// Anchor sample time `t_s` to the wall instant `at` (first sample of a paced replay).
@@ -158,7 +162,11 @@ impl LiveDispatch {
     /// Sample time for a wall instant.
     pub fn sample_time(&self, at: Instant) -> Option<f64> {
         let (t0, w0) = self.anchor?;
-        let d = if at >= w0 { at.duration_since(w0).as_secs_f64() } else { -w0.duration_since(at).as_secs_f64() };
+        let d = if at >= w0 {
+            at.duration_since(w0).as_secs_f64()
+        } else {
+            -w0.duration_since(at).as_secs_f64()
+        };
         Some(t0 + d * self.speed)
     }
 
@@ -201,12 +209,19 @@ pub struct CarrierReport {
 
 /// Per-carrier result. `to_sample_time` maps control-centre seconds to the sample time base
 /// (identity when `None`); `impact_s` is the impact instant in the sample time base.
-pub fn carrier_reports(snap: &Snapshot, live: Option<&LiveDispatch>, impact_s: Option<f64>) -> Vec<CarrierReport> {
+pub fn carrier_reports(
+    snap: &Snapshot,
+    live: Option<&LiveDispatch>,
+    impact_s: Option<f64>,
+) -> Vec<CarrierReport> {
     type Map<'a> = Box<dyn Fn(f64) -> f64 + 'a>;
     let (epoch_map, inverse): (Map, Map) = match live {
         Some(l) if l.anchor.is_some() => {
             let epoch = l.handle.epoch();
-            let f = move |t: f64| l.sample_time(epoch + Duration::from_secs_f64(t.max(0.0))).unwrap_or(t);
+            let f = move |t: f64| {
+                l.sample_time(epoch + Duration::from_secs_f64(t.max(0.0)))
+                    .unwrap_or(t)
+            };
             let g = move |s: f64| l.wall(s).saturating_duration_since(epoch).as_secs_f64();
             (Box::new(f), Box::new(g))
         }
@@ -216,7 +231,14 @@ pub fn carrier_reports(snap: &Snapshot, live: Option<&LiveDispatch>, impact_s: O
         .iter()
         .map(|c| CarrierReport {
             carrier: c.name.clone(),
-            states_seen: c.states_seen.iter().map(|(t, s)| StateSeen { t_s: epoch_map(*t), state: *s }).collect(),
+            states_seen: c
+                .states_seen
+                .iter()
+                .map(|(t, s)| StateSeen {
+                    t_s: epoch_map(*t),
+                    state: *s,
+                })
+                .collect(),
             strt_sent_s: c.strt_written_s.map(&epoch_map),
             strt_scheduled_s: c.strt_scheduled_s.map(&epoch_map),
             strt_latency_us: c.strt_latency_us,
@@ -242,7 +264,8 @@ mod tests {
         let s = read_scenario(p).expect("reads");
         assert_eq!(s.targets.len(), 1);
         assert_eq!(s.targets[0].1, "carrier-1");
-        let c = carriers_from_scenario(&s, &["carrier-1=127.0.0.1:7001".to_string()]).expect("carriers");
+        let c = carriers_from_scenario(&s, &["carrier-1=127.0.0.1:7001".to_string()])
+            .expect("carriers");
         assert_eq!(c[0].tcp_port, 7001);
         assert!(carriers_from_scenario(&s, &[]).is_err());
         assert!(carriers_from_scenario(&s, &["other=x".to_string()]).is_err());

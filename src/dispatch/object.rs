@@ -50,9 +50,18 @@ pub enum ObjectOutput {
     /// Drop the TCP connection.
     Disconnect { reason: String },
     /// Informational: state changed at `t_s`.
-    StateChanged { t_s: f64, from: ObjectState, to: ObjectState, cause: String },
+    StateChanged {
+        t_s: f64,
+        from: ObjectState,
+        to: ObjectState,
+        cause: String,
+    },
     /// A message was ignored (wrong state, invalid content).
-    Rejected { t_s: f64, message: &'static str, reason: String },
+    Rejected {
+        t_s: f64,
+        message: &'static str,
+        reason: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -141,12 +150,21 @@ impl TestObject {
         if to != self.state {
             let from = self.state;
             self.state = to;
-            self.outputs.push_back(ObjectOutput::StateChanged { t_s: now, from, to, cause: cause.to_string() });
+            self.outputs.push_back(ObjectOutput::StateChanged {
+                t_s: now,
+                from,
+                to,
+                cause: cause.to_string(),
+            });
         }
     }
 
     fn reject(&mut self, now: f64, message: &'static str, reason: impl Into<String>) {
-        self.outputs.push_back(ObjectOutput::Rejected { t_s: now, message, reason: reason.into() });
+        self.outputs.push_back(ObjectOutput::Rejected {
+            t_s: now,
+            message,
+            reason: reason.into(),
+        });
     }
 
     /// A control centre connected over TCP.
@@ -198,7 +216,10 @@ impl TestObject {
                         self.reject(now, "OSTM", "not ready to arm");
                     }
                 }
-                (OstmCommand::Disarm, ObjectState::Armed | ObjectState::Postrun | ObjectState::Disarmed) => {
+                (
+                    OstmCommand::Disarm,
+                    ObjectState::Armed | ObjectState::Postrun | ObjectState::Disarmed,
+                ) => {
                     self.start_at = None;
                     self.frozen = None;
                     self.set_state(now, ObjectState::Disarmed, "OSTM DISARM");
@@ -267,7 +288,10 @@ impl TestObject {
             CcStatus::Abort
                 if !matches!(
                     self.state,
-                    ObjectState::Aborting | ObjectState::Disarmed | ObjectState::Init | ObjectState::Off
+                    ObjectState::Aborting
+                        | ObjectState::Disarmed
+                        | ObjectState::Init
+                        | ObjectState::Off
                 ) =>
             {
                 self.frozen = Some(self.motion_at(now));
@@ -283,7 +307,11 @@ impl TestObject {
 
     fn motion_at(&self, now: f64) -> MotionState {
         if let Some(f) = self.frozen {
-            return MotionState { speed_mps: 0.0, accel_mps2: 0.0, ..f };
+            return MotionState {
+                speed_mps: 0.0,
+                accel_mps2: 0.0,
+                ..f
+            };
         }
         match (self.state, self.start_at) {
             (ObjectState::Running, Some(t0)) => self.motion.at(now - t0),
@@ -313,7 +341,11 @@ impl TestObject {
             drive_direction: 0,
             state: self.state.to_u8(),
             ready_to_arm: u8::from(self.cfg.ready_to_arm),
-            error_status: if self.state == ObjectState::Aborting { error_bits::ABORT_REQUEST } else { 0 },
+            error_status: if self.state == ObjectState::Aborting {
+                error_bits::ABORT_REQUEST
+            } else {
+                0
+            },
             error_code: 0,
         }
     }
@@ -343,7 +375,9 @@ impl TestObject {
             self.heab_seen = false;
             self.frozen = Some(self.motion_at(now));
             self.set_state(now, ObjectState::Init, "heartbeat timeout");
-            self.outputs.push_back(ObjectOutput::Disconnect { reason: "heartbeat timeout".into() });
+            self.outputs.push_back(ObjectOutput::Disconnect {
+                reason: "heartbeat timeout".into(),
+            });
             return;
         }
         if let (ObjectState::Running, Some(t0)) = (self.state, self.start_at) {
@@ -383,13 +417,29 @@ mod tests {
         let mut o = TestObject::new(ObjectConfig::default(), 1000.0);
         o.handle_connected(0.0);
         assert_eq!(o.state(), ObjectState::Disarmed);
-        let heab = |s| Heab { time_qms_of_week: 0, status: s };
+        let heab = |s| Heab {
+            time_qms_of_week: 0,
+            status: s,
+        };
         o.handle_heab(0.0, &heab(CcStatus::Ready));
         o.handle_timeout(0.0);
-        assert!(drain(&mut o).iter().any(|x| matches!(x, ObjectOutput::Monr(_))));
-        o.handle_tcp(0.01, &Message::Ostm(Ostm { command: OstmCommand::Arm }));
+        assert!(drain(&mut o)
+            .iter()
+            .any(|x| matches!(x, ObjectOutput::Monr(_))));
+        o.handle_tcp(
+            0.01,
+            &Message::Ostm(Ostm {
+                command: OstmCommand::Arm,
+            }),
+        );
         assert_eq!(o.state(), ObjectState::Armed);
-        o.handle_tcp(0.02, &Message::Strt(Strt { start_qms_of_week: STRT_NOW, gps_week: None }));
+        o.handle_tcp(
+            0.02,
+            &Message::Strt(Strt {
+                start_qms_of_week: STRT_NOW,
+                gps_week: None,
+            }),
+        );
         assert_eq!(o.state(), ObjectState::Running);
         o.handle_heab(0.05, &heab(CcStatus::Running));
         let y0 = o.monr(0.05).y_mm;
@@ -401,19 +451,32 @@ mod tests {
         let frozen = o.monr(1.05);
         assert_eq!(o.monr(1.08).y_mm, frozen.y_mm);
         assert_eq!(frozen.speed_lon_cm_s, 0);
-        o.handle_tcp(1.1, &Message::Ostm(Ostm { command: OstmCommand::AllClear }));
+        o.handle_tcp(
+            1.1,
+            &Message::Ostm(Ostm {
+                command: OstmCommand::AllClear,
+            }),
+        );
         assert_eq!(o.state(), ObjectState::Disarmed);
         // heartbeat timeout: 10 periods of 100 Hz
         o.handle_timeout(1.05 + 0.1);
         assert_eq!(o.state(), ObjectState::Init);
-        assert!(drain(&mut o).iter().any(|x| matches!(x, ObjectOutput::Disconnect { .. })));
+        assert!(drain(&mut o)
+            .iter()
+            .any(|x| matches!(x, ObjectOutput::Disconnect { .. })));
     }
 
     #[test]
     fn strt_ignored_unless_armed() {
         let mut o = TestObject::new(ObjectConfig::default(), 0.0);
         o.handle_connected(0.0);
-        o.handle_tcp(0.0, &Message::Strt(Strt { start_qms_of_week: STRT_NOW, gps_week: None }));
+        o.handle_tcp(
+            0.0,
+            &Message::Strt(Strt {
+                start_qms_of_week: STRT_NOW,
+                gps_week: None,
+            }),
+        );
         assert_eq!(o.state(), ObjectState::Disarmed);
     }
 }

@@ -35,7 +35,13 @@ pub struct MotionState {
 
 impl DummyProfile {
     /// From a scenario target: INS heading (0 = north, clockwise, degrees) and km/h.
-    pub fn from_scenario(start_x: f64, start_y: f64, heading_deg: f64, accel_distance_m: f64, speed_kmh: f64) -> Self {
+    pub fn from_scenario(
+        start_x: f64,
+        start_y: f64,
+        heading_deg: f64,
+        accel_distance_m: f64,
+        speed_kmh: f64,
+    ) -> Self {
         let yaw = (90.0 - heading_deg).to_radians();
         Self {
             start_x,
@@ -73,7 +79,11 @@ impl DummyProfile {
         if self.max_travel_m <= self.accel_distance_m {
             // still accelerating at the end: s = a t² / 2
             let a = self.accel_mps2();
-            return if a > 0.0 { (2.0 * s_acc / a).sqrt() } else { 0.0 };
+            return if a > 0.0 {
+                (2.0 * s_acc / a).sqrt()
+            } else {
+                0.0
+            };
         }
         self.accel_time_s() + (self.max_travel_m - self.accel_distance_m) / self.speed_mps
     }
@@ -90,7 +100,11 @@ impl DummyProfile {
                 let a = self.accel_mps2();
                 (0.5 * a * t * t, a * t, a)
             } else {
-                (self.accel_distance_m + self.speed_mps * (t - t_acc), self.speed_mps, 0.0)
+                (
+                    self.accel_distance_m + self.speed_mps * (t - t_acc),
+                    self.speed_mps,
+                    0.0,
+                )
             }
         };
         MotionState {
@@ -135,7 +149,12 @@ impl DummyProfile {
                 curvature: 0.0,
             });
         }
-        Traj { id, info: 2, name: name.chars().take(64).collect(), points }
+        Traj {
+            id,
+            info: 2,
+            name: name.chars().take(64).collect(),
+            points,
+        }
     }
 }
 
@@ -204,7 +223,11 @@ impl TrajFollower {
         }
         let i = self.pts.partition_point(|p| p[0] <= t);
         let (a, b) = (self.pts[i - 1], self.pts[i]);
-        let f = if b[0] > a[0] { (t - a[0]) / (b[0] - a[0]) } else { 0.0 };
+        let f = if b[0] > a[0] {
+            (t - a[0]) / (b[0] - a[0])
+        } else {
+            0.0
+        };
         let mut p = [0.0; 6];
         for k in 0..6 {
             p[k] = a[k] + f * (b[k] - a[k]);

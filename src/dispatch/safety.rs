@@ -29,7 +29,12 @@ pub struct SafetyConfig {
 
 impl Default for SafetyConfig {
     fn default() -> Self {
-        Self { telemetry_stale_s: 0.2, monr_miss_limit: 10, monr_period_s: 0.01, arm_timeout_s: 3.0 }
+        Self {
+            telemetry_stale_s: 0.2,
+            monr_miss_limit: 10,
+            monr_period_s: 0.01,
+            arm_timeout_s: 3.0,
+        }
     }
 }
 
@@ -59,12 +64,21 @@ impl SafetyConfig {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
-    Ostm { carrier: usize, command: OstmCommand },
+    Ostm {
+        carrier: usize,
+        command: OstmCommand,
+    },
     /// Send STRT to this carrier at `at_s`.
-    Strt { carrier: usize, at_s: f64 },
+    Strt {
+        carrier: usize,
+        at_s: f64,
+    },
     /// Status every HEAB carries from now on (a change is sent at once).
     HeabStatus(CcStatus),
-    Event { t_s: f64, kind: EventKind },
+    Event {
+        t_s: f64,
+        kind: EventKind,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -147,7 +161,9 @@ impl Supervisor {
     // --- observations -----------------------------------------------------------------------
 
     pub fn on_connected(&mut self, now: f64, carrier: usize) {
-        let Some(c) = self.carriers.get_mut(carrier) else { return };
+        let Some(c) = self.carriers.get_mut(carrier) else {
+            return;
+        };
         c.connected = true;
         c.last_monr_s = Some(now);
         c.missing_reported = false;
@@ -156,7 +172,9 @@ impl Supervisor {
     }
 
     pub fn on_disconnected(&mut self, now: f64, carrier: usize, reason: &str) {
-        let Some(c) = self.carriers.get_mut(carrier) else { return };
+        let Some(c) = self.carriers.get_mut(carrier) else {
+            return;
+        };
         if !c.connected {
             return;
         }
@@ -164,15 +182,30 @@ impl Supervisor {
         c.state = None;
         c.ready = false;
         let name = c.name.clone();
-        self.event(now, EventKind::CarrierDisconnected { carrier: name.clone(), reason: reason.to_string() });
+        self.event(
+            now,
+            EventKind::CarrierDisconnected {
+                carrier: name.clone(),
+                reason: reason.to_string(),
+            },
+        );
         if self.supervising() {
             self.abort(now, AbortReason::CarrierDisconnected { carrier: name });
         }
     }
 
     /// A MONR arrived from `carrier`.
-    pub fn on_monr(&mut self, now: f64, carrier: usize, state: ObjectState, ready: bool, error_status: u8) {
-        let Some(c) = self.carriers.get_mut(carrier) else { return };
+    pub fn on_monr(
+        &mut self,
+        now: f64,
+        carrier: usize,
+        state: ObjectState,
+        ready: bool,
+        error_status: u8,
+    ) {
+        let Some(c) = self.carriers.get_mut(carrier) else {
+            return;
+        };
         c.last_monr_s = Some(now);
         c.missing_reported = false;
         c.ready = ready;
@@ -180,7 +213,14 @@ impl Supervisor {
         let name = c.name.clone();
         if prev != Some(state) {
             c.state = Some(state);
-            self.event(now, EventKind::CarrierState { carrier: name.clone(), from: prev, to: state });
+            self.event(
+                now,
+                EventKind::CarrierState {
+                    carrier: name.clone(),
+                    from: prev,
+                    to: state,
+                },
+            );
         }
         if self.supervising()
             && (state == ObjectState::Aborting || error_status & error_bits::ABORT_REQUEST != 0)
@@ -189,7 +229,10 @@ impl Supervisor {
             return;
         }
         if self.phase == Phase::Arming
-            && self.carriers.iter().all(|c| c.state == Some(ObjectState::Armed) && c.ready)
+            && self
+                .carriers
+                .iter()
+                .all(|c| c.state == Some(ObjectState::Armed) && c.ready)
         {
             self.set_phase(now, Phase::Armed);
             self.event(now, EventKind::Armed);
@@ -214,7 +257,10 @@ impl Supervisor {
         if let Some(c) = self.carriers.iter().find(|c| {
             !c.connected
                 || !c.ready
-                || !matches!(c.state, Some(ObjectState::Disarmed) | Some(ObjectState::Armed))
+                || !matches!(
+                    c.state,
+                    Some(ObjectState::Disarmed) | Some(ObjectState::Armed)
+                )
         }) {
             let reason = format!(
                 "carrier {} not ready (connected {}, state {:?}, ready_to_arm {})",
@@ -224,16 +270,25 @@ impl Supervisor {
             return;
         }
         for i in 0..self.carriers.len() {
-            self.actions.push_back(Action::Ostm { carrier: i, command: OstmCommand::Arm });
+            self.actions.push_back(Action::Ostm {
+                carrier: i,
+                command: OstmCommand::Arm,
+            });
         }
         self.actions.push_back(Action::HeabStatus(CcStatus::Ready));
         self.set_phase(now, Phase::Arming);
     }
 
     pub fn request_disarm(&mut self, now: f64) {
-        if matches!(self.phase, Phase::Arming | Phase::Armed | Phase::Idle | Phase::Finished) {
+        if matches!(
+            self.phase,
+            Phase::Arming | Phase::Armed | Phase::Idle | Phase::Finished
+        ) {
             for i in 0..self.carriers.len() {
-                self.actions.push_back(Action::Ostm { carrier: i, command: OstmCommand::Disarm });
+                self.actions.push_back(Action::Ostm {
+                    carrier: i,
+                    command: OstmCommand::Disarm,
+                });
             }
             self.actions.push_back(Action::HeabStatus(CcStatus::Ready));
             self.set_phase(now, Phase::Idle);
@@ -253,19 +308,26 @@ impl Supervisor {
             let carrier = self.carriers[i].name.clone();
             self.event(now, EventKind::StartScheduled { carrier, at_s });
         }
-        self.actions.push_back(Action::HeabStatus(CcStatus::Running));
+        self.actions
+            .push_back(Action::HeabStatus(CcStatus::Running));
         self.set_phase(now, Phase::Running);
     }
 
     /// Operator e-stop: abort all carriers whatever the phase.
     pub fn estop(&mut self, now: f64, reason: &str) {
-        self.abort(now, AbortReason::Estop { reason: reason.to_string() });
+        self.abort(
+            now,
+            AbortReason::Estop {
+                reason: reason.to_string(),
+            },
+        );
     }
 
     /// Normal end of a run: HEAB NORMAL_STOP.
     pub fn finish(&mut self, now: f64) {
         if self.phase == Phase::Running {
-            self.actions.push_back(Action::HeabStatus(CcStatus::NormalStop));
+            self.actions
+                .push_back(Action::HeabStatus(CcStatus::NormalStop));
             self.set_phase(now, Phase::Finished);
         }
     }
@@ -274,7 +336,10 @@ impl Supervisor {
     pub fn all_clear(&mut self, now: f64) {
         if matches!(self.phase, Phase::Aborted | Phase::Finished) {
             for i in 0..self.carriers.len() {
-                self.actions.push_back(Action::Ostm { carrier: i, command: OstmCommand::AllClear });
+                self.actions.push_back(Action::Ostm {
+                    carrier: i,
+                    command: OstmCommand::AllClear,
+                });
             }
             self.actions.push_back(Action::HeabStatus(CcStatus::Ready));
             self.event(now, EventKind::AllClear);
@@ -314,15 +379,29 @@ impl Supervisor {
                 self.stale_reported = true;
                 self.event(now, EventKind::TelemetryStale { age_s: age });
                 let limit_s = self.cfg.telemetry_stale_s;
-                self.abort(now, AbortReason::TelemetryStale { age_s: age, limit_s });
+                self.abort(
+                    now,
+                    AbortReason::TelemetryStale {
+                        age_s: age,
+                        limit_s,
+                    },
+                );
                 return;
             }
         }
         if self.phase == Phase::Arming && now >= self.phase_since + self.cfg.arm_timeout_s - 1e-9 {
             for i in 0..self.carriers.len() {
-                self.actions.push_back(Action::Ostm { carrier: i, command: OstmCommand::Disarm });
+                self.actions.push_back(Action::Ostm {
+                    carrier: i,
+                    command: OstmCommand::Disarm,
+                });
             }
-            self.event(now, EventKind::ArmRefused { reason: "not every carrier reported ARMED in time".into() });
+            self.event(
+                now,
+                EventKind::ArmRefused {
+                    reason: "not every carrier reported ARMED in time".into(),
+                },
+            );
             self.set_phase(now, Phase::Idle);
         }
         let deadline = self.cfg.monr_deadline_s();
@@ -336,9 +415,21 @@ impl Supervisor {
             let missed = ((now - last) / period).floor() as u32;
             let name = c.name.clone();
             self.carriers[i].missing_reported = true;
-            self.event(now, EventKind::MonrMissing { carrier: name.clone(), missed });
+            self.event(
+                now,
+                EventKind::MonrMissing {
+                    carrier: name.clone(),
+                    missed,
+                },
+            );
             if self.supervising() {
-                self.abort(now, AbortReason::MonrLost { carrier: name, missed });
+                self.abort(
+                    now,
+                    AbortReason::MonrLost {
+                        carrier: name,
+                        missed,
+                    },
+                );
             }
         }
     }
@@ -353,7 +444,10 @@ mod tests {
     use super::*;
 
     fn sup(n: u32) -> Supervisor {
-        let cfg = SafetyConfig { monr_miss_limit: n, ..Default::default() };
+        let cfg = SafetyConfig {
+            monr_miss_limit: n,
+            ..Default::default()
+        };
         Supervisor::new(cfg, vec!["a".into(), "b".into()]).expect("valid")
     }
 
@@ -363,7 +457,10 @@ mod tests {
 
     fn aborted(actions: &[Action]) -> Option<AbortReason> {
         actions.iter().find_map(|a| match a {
-            Action::Event { kind: EventKind::Abort { reason }, .. } => Some(reason.clone()),
+            Action::Event {
+                kind: EventKind::Abort { reason },
+                ..
+            } => Some(reason.clone()),
             _ => None,
         })
     }
@@ -377,7 +474,10 @@ mod tests {
 
     #[test]
     fn rejects_zero_miss_limit() {
-        let cfg = SafetyConfig { monr_miss_limit: 0, ..Default::default() };
+        let cfg = SafetyConfig {
+            monr_miss_limit: 0,
+            ..Default::default()
+        };
         assert!(Supervisor::new(cfg, vec![]).is_err());
     }
 
@@ -395,7 +495,18 @@ mod tests {
         s.request_arm(0.0);
         assert_eq!(s.phase(), Phase::Arming);
         let a = drain(&mut s);
-        assert_eq!(a.iter().filter(|a| matches!(a, Action::Ostm { command: OstmCommand::Arm, .. })).count(), 2);
+        assert_eq!(
+            a.iter()
+                .filter(|a| matches!(
+                    a,
+                    Action::Ostm {
+                        command: OstmCommand::Arm,
+                        ..
+                    }
+                ))
+                .count(),
+            2
+        );
         s.on_monr(0.01, 0, ObjectState::Armed, true, 0);
         assert_eq!(s.phase(), Phase::Arming);
         s.on_monr(0.01, 1, ObjectState::Armed, false, 0);
@@ -405,7 +516,10 @@ mod tests {
         assert_eq!(s.phase(), Phase::Armed);
         s.request_start(0.03, 0.5);
         let a = drain(&mut s);
-        assert!(a.contains(&Action::Strt { carrier: 0, at_s: 0.5 }));
+        assert!(a.contains(&Action::Strt {
+            carrier: 0,
+            at_s: 0.5
+        }));
         assert_eq!(s.phase(), Phase::Running);
     }
 
@@ -414,7 +528,9 @@ mod tests {
         let mut s = sup(10);
         connect_all(&mut s, 0.0);
         s.request_start(0.0, 1.0);
-        assert!(!drain(&mut s).iter().any(|a| matches!(a, Action::Strt { .. })));
+        assert!(!drain(&mut s)
+            .iter()
+            .any(|a| matches!(a, Action::Strt { .. })));
     }
 
     fn armed(n: u32) -> Supervisor {
@@ -434,12 +550,18 @@ mod tests {
         let mut s = armed(100);
         s.on_sample(0.1);
         let t = s.poll_timeout().expect("deadline");
-        assert!((t - 0.3).abs() < 1e-9, "stale deadline at last sample + 0.2 s: {t}");
+        assert!(
+            (t - 0.3).abs() < 1e-9,
+            "stale deadline at last sample + 0.2 s: {t}"
+        );
         s.handle_timeout(0.25);
         assert!(aborted(&drain(&mut s)).is_none());
         s.handle_timeout(0.3);
         let a = drain(&mut s);
-        assert!(matches!(aborted(&a), Some(AbortReason::TelemetryStale { .. })));
+        assert!(matches!(
+            aborted(&a),
+            Some(AbortReason::TelemetryStale { .. })
+        ));
         assert!(a.contains(&Action::HeabStatus(CcStatus::Abort)));
         assert_eq!(s.phase(), Phase::Aborted);
     }
@@ -474,7 +596,13 @@ mod tests {
         s.handle_timeout(1.0);
         let a = drain(&mut s);
         assert!(aborted(&a).is_none());
-        assert!(a.iter().any(|a| matches!(a, Action::Event { kind: EventKind::MonrMissing { .. }, .. })));
+        assert!(a.iter().any(|a| matches!(
+            a,
+            Action::Event {
+                kind: EventKind::MonrMissing { .. },
+                ..
+            }
+        )));
     }
 
     #[test]
@@ -482,11 +610,25 @@ mod tests {
         let mut s = armed(10);
         s.estop(0.01, "operator");
         assert_eq!(s.phase(), Phase::Aborted);
-        assert!(matches!(aborted(&drain(&mut s)), Some(AbortReason::Estop { .. })));
+        assert!(matches!(
+            aborted(&drain(&mut s)),
+            Some(AbortReason::Estop { .. })
+        ));
         s.all_clear(0.5);
         assert_eq!(s.phase(), Phase::Idle);
         let a = drain(&mut s);
-        assert_eq!(a.iter().filter(|a| matches!(a, Action::Ostm { command: OstmCommand::AllClear, .. })).count(), 2);
+        assert_eq!(
+            a.iter()
+                .filter(|a| matches!(
+                    a,
+                    Action::Ostm {
+                        command: OstmCommand::AllClear,
+                        ..
+                    }
+                ))
+                .count(),
+            2
+        );
     }
 
     #[test]

@@ -74,6 +74,20 @@ pub struct TargetSpec {
     /// Override of the computed TTC_dummy threshold (extension).
     #[serde(default)]
     pub ttc_s: Option<f64>,
+    /// What the carrier needs besides a start signal (extension; default: trajectory upload).
+    #[serde(default)]
+    pub carrier_mode: Option<CarrierMode>,
+}
+
+/// What a carrier needs besides a start signal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CarrierMode {
+    /// OSEM + TRAJ upload + ARM + STRT.
+    #[default]
+    Trajectory,
+    /// A carrier that only needs a start signal (CarMaker-style 0/1 trigger): no TRAJ.
+    StartOnly,
 }
 
 #[derive(Debug, thiserror::Error)]

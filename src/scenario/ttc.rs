@@ -73,6 +73,7 @@ mod tests {
                 speed_kmh: 5.0,
                 overlap: 0.75,
                 ttc_s: None,
+                carrier_mode: None,
             },
             VutSpec {
                 width_m: 1.855,

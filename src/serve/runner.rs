@@ -499,7 +499,7 @@ fn engine_loop(st: &AppState, run: &ActiveRun, mut p: Prepared, speed: Speed) ->
     let mut aborted = false;
     run.health.lock().unwrap().name = p.source.name();
 
-    let mut emit = |o: Output, rec: &mut Recorder| {
+    let emit = |o: Output, rec: &mut Recorder| {
         match &o {
             Output::Event(e) => {
                 st.metrics.engine_events.fetch_add(1, Ordering::Relaxed);

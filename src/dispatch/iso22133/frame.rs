@@ -42,11 +42,19 @@ pub enum DecodeError {
     #[error("bad CRC: frame says {frame:#06x}, computed {computed:#06x}")]
     BadCrc { frame: u16, computed: u16 },
     #[error("TLV {value_id:#06x} claims {len} bytes, {left} left in payload")]
-    TlvOverrun { value_id: u16, len: usize, left: usize },
+    TlvOverrun {
+        value_id: u16,
+        len: usize,
+        left: usize,
+    },
     #[error("TLV header truncated ({left} bytes left)")]
     TlvTruncated { left: usize },
     #[error("TLV {value_id:#06x} has length {len}, expected {expected}")]
-    BadTlvLength { value_id: u16, len: usize, expected: &'static str },
+    BadTlvLength {
+        value_id: u16,
+        len: usize,
+        expected: &'static str,
+    },
     #[error("message {message_id:#06x} lacks required value {value_id:#06x}")]
     MissingValue { message_id: u16, value_id: u16 },
     #[error("invalid value: {0}")]
@@ -88,7 +96,10 @@ fn u32_at(b: &[u8], i: usize) -> u32 {
 /// Check the fixed header part; returns the total frame length it announces.
 fn check_header(buf: &[u8]) -> Result<usize, DecodeError> {
     if buf.len() < HEADER_LEN {
-        return Err(DecodeError::Truncated { need: HEADER_LEN, have: buf.len() });
+        return Err(DecodeError::Truncated {
+            need: HEADER_LEN,
+            have: buf.len(),
+        });
     }
     let sync = u16_at(buf, 0);
     if sync != SYNC_WORD {
@@ -109,10 +120,16 @@ fn check_header(buf: &[u8]) -> Result<usize, DecodeError> {
 pub fn decode_frame(buf: &[u8]) -> Result<Frame, DecodeError> {
     let total = check_header(buf)?;
     if buf.len() < total {
-        return Err(DecodeError::Truncated { need: total, have: buf.len() });
+        return Err(DecodeError::Truncated {
+            need: total,
+            have: buf.len(),
+        });
     }
     if buf.len() != total {
-        return Err(DecodeError::LengthMismatch { frame: total, buffer: buf.len() });
+        return Err(DecodeError::LengthMismatch {
+            frame: total,
+            buffer: buf.len(),
+        });
     }
     decode_checked(buf)
 }
@@ -124,7 +141,10 @@ fn decode_checked(buf: &[u8]) -> Result<Frame, DecodeError> {
     if frame_crc != 0 {
         let computed = crc16_xmodem(&buf[..body_end]);
         if computed != frame_crc {
-            return Err(DecodeError::BadCrc { frame: frame_crc, computed });
+            return Err(DecodeError::BadCrc {
+                frame: frame_crc,
+                computed,
+            });
         }
     }
     let header = Header {

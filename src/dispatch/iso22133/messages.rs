@@ -462,7 +462,9 @@ pub(super) fn encode_payload(message: &Message, out: &mut Vec<u8>) {
             }
         }
         Message::Heab(m) => {
-            w.tlv(vid::HEAB, 5).u32(m.time_qms_of_week).u8(m.status.to_u8());
+            w.tlv(vid::HEAB, 5)
+                .u32(m.time_qms_of_week)
+                .u8(m.status.to_u8());
         }
         Message::Monr(m) => {
             w.tlv(vid::MONR, MONR_LEN as u16)
@@ -586,7 +588,11 @@ impl<'a> Iterator for Tlvs<'a> {
         let left = self.b.len() - 4;
         if len > left {
             self.b = &[];
-            return Some(Err(DecodeError::TlvOverrun { value_id, len, left }));
+            return Some(Err(DecodeError::TlvOverrun {
+                value_id,
+                len,
+                left,
+            }));
         }
         let content = &self.b[4..4 + len];
         self.b = &self.b[4 + len..];
@@ -594,15 +600,27 @@ impl<'a> Iterator for Tlvs<'a> {
     }
 }
 
-fn expect_len(value_id: u16, content: &[u8], n: usize, what: &'static str) -> Result<(), DecodeError> {
+fn expect_len(
+    value_id: u16,
+    content: &[u8],
+    n: usize,
+    what: &'static str,
+) -> Result<(), DecodeError> {
     if content.len() != n {
-        return Err(DecodeError::BadTlvLength { value_id, len: content.len(), expected: what });
+        return Err(DecodeError::BadTlvLength {
+            value_id,
+            len: content.len(),
+            expected: what,
+        });
     }
     Ok(())
 }
 
 fn missing(message_id: u16, value_id: u16) -> DecodeError {
-    DecodeError::MissingValue { message_id, value_id }
+    DecodeError::MissingValue {
+        message_id,
+        value_id,
+    }
 }
 
 pub(super) fn decode_payload(message_id: u16, payload: &[u8]) -> Result<Message, DecodeError> {
@@ -698,7 +716,10 @@ pub(super) fn decode_payload(message_id: u16, payload: &[u8]) -> Result<Message,
                 }
             }
             let start_qms_of_week = time.ok_or_else(|| missing(message_id, vid::STRT_TIME))?;
-            Ok(Message::Strt(Strt { start_qms_of_week, gps_week: week }))
+            Ok(Message::Strt(Strt {
+                start_qms_of_week,
+                gps_week: week,
+            }))
         }
         id::HEAB => {
             let mut heab = None;
@@ -707,10 +728,14 @@ pub(super) fn decode_payload(message_id: u16, payload: &[u8]) -> Result<Message,
                 if v == vid::HEAB {
                     expect_len(v, c, 5, "5")?;
                     let mut r = R::new(c);
-                    heab = Some(Heab { time_qms_of_week: r.u32(), status: CcStatus::from_u8(r.u8()) });
+                    heab = Some(Heab {
+                        time_qms_of_week: r.u32(),
+                        status: CcStatus::from_u8(r.u8()),
+                    });
                 }
             }
-            heab.map(Message::Heab).ok_or_else(|| missing(message_id, vid::HEAB))
+            heab.map(Message::Heab)
+                .ok_or_else(|| missing(message_id, vid::HEAB))
         }
         id::MONR => {
             let mut monr = None;
@@ -718,7 +743,11 @@ pub(super) fn decode_payload(message_id: u16, payload: &[u8]) -> Result<Message,
                 let (v, c) = t?;
                 if v == vid::MONR {
                     if c.len() != MONR_LEN && c.len() != MONR_LEN_SHORT {
-                        return Err(DecodeError::BadTlvLength { value_id: v, len: c.len(), expected: "36 or 34" });
+                        return Err(DecodeError::BadTlvLength {
+                            value_id: v,
+                            len: c.len(),
+                            expected: "36 or 34",
+                        });
                     }
                     let mut r = R::new(c);
                     monr = Some(Monr {
@@ -741,7 +770,8 @@ pub(super) fn decode_payload(message_id: u16, payload: &[u8]) -> Result<Message,
                     });
                 }
             }
-            monr.map(Message::Monr).ok_or_else(|| missing(message_id, vid::MONR))
+            monr.map(Message::Monr)
+                .ok_or_else(|| missing(message_id, vid::MONR))
         }
         id::TRAJ => {
             let mut traj = Traj::default();
@@ -765,7 +795,11 @@ pub(super) fn decode_payload(message_id: u16, payload: &[u8]) -> Result<Message,
                     }
                     vid::TRAJ_NAME => {
                         if c.len() > TRAJ_NAME_LEN {
-                            return Err(DecodeError::BadTlvLength { value_id: v, len: c.len(), expected: "<= 64" });
+                            return Err(DecodeError::BadTlvLength {
+                                value_id: v,
+                                len: c.len(),
+                                expected: "<= 64",
+                            });
                         }
                         let end = c.iter().position(|&b| b == 0).unwrap_or(c.len());
                         traj.name = String::from_utf8_lossy(&c[..end]).into_owned();
@@ -809,9 +843,15 @@ pub(super) fn decode_payload(message_id: u16, payload: &[u8]) -> Result<Message,
                     time = Some(R::new(c).u32());
                 }
             }
-            let estimated_sync_qms_of_week = time.ok_or_else(|| missing(message_id, vid::MTSP_TIME))?;
-            Ok(Message::Mtsp(Mtsp { estimated_sync_qms_of_week }))
+            let estimated_sync_qms_of_week =
+                time.ok_or_else(|| missing(message_id, vid::MTSP_TIME))?;
+            Ok(Message::Mtsp(Mtsp {
+                estimated_sync_qms_of_week,
+            }))
         }
-        other => Ok(Message::Unknown { message_id: other, payload: payload.to_vec() }),
+        other => Ok(Message::Unknown {
+            message_id: other,
+            payload: payload.to_vec(),
+        }),
     }
 }

@@ -38,7 +38,10 @@ pub fn gps_week_qms(unix_s: f64) -> (u16, u32) {
     let gps = (unix_s - GPS_EPOCH_UNIX_S + GPS_LEAP_SECONDS as f64).max(0.0);
     let week = (gps / WEEK_S).floor();
     let sow = gps - week * WEEK_S;
-    (week as u16, ((sow * 4000.0) as u64).min(u32::MAX as u64 - 1) as u32)
+    (
+        week as u16,
+        ((sow * 4000.0) as u64).min(u32::MAX as u64 - 1) as u32,
+    )
 }
 
 /// GPS week and qms of week for the current wall clock.

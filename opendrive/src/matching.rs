@@ -1,0 +1,312 @@
+//! Map matching: (x, y[, yaw]) → road, lane, s, t.
+//!
+//! Each road's reference line is cut into short windows (≤ 2 m, split at geometry and lane
+//! section starts). A window's bounding box covers the full lateral extent of all lanes at both
+//! ends, grown by the sagitta its heading change can cause, so any point inside a lane of that
+//! stretch of road lies inside the box. An R*-tree over the boxes gives the candidate windows in
+//! O(log n); in each window the foot point is found by solving (P − r(s))·T(s) = 0 with a
+//! bracketed secant/bisection, which cannot wander into a distant local minimum because every
+//! overlapping window — on every candidate road — is solved independently.
+
+use rstar::primitives::{GeomWithData, Rectangle};
+use rstar::{RTree, AABB};
+
+use crate::model::{Road, TrafficRule};
+use crate::{wrap_angle, LanePosition, OpenDrive};
+
+/// One indexed window of one road.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Window {
+    road: usize,
+    s0: f64,
+    s1: f64,
+    min: [f64; 2],
+    max: [f64; 2],
+}
+
+type Entry = GeomWithData<Rectangle<[f64; 2]>, u32>;
+
+/// Spatial index over road windows.
+#[derive(Debug)]
+pub(crate) struct Index {
+    windows: Vec<Window>,
+    tree: RTree<Entry>,
+}
+
+const STEP: f64 = 2.0;
+
+impl Index {
+    pub(crate) fn build(roads: &[Road]) -> Index {
+        let mut windows = Vec::new();
+        for (ri, r) in roads.iter().enumerate() {
+            let mut cuts: Vec<f64> = r
+                .plan_view
+                .iter()
+                .map(|g| g.s)
+                .chain(r.lane_sections.iter().map(|l| l.s))
+                .collect();
+            cuts.push(0.0);
+            cuts.push(r.length);
+            cuts.retain(|s| s.is_finite() && *s >= 0.0 && *s <= r.length);
+            cuts.sort_by(|a, b| a.total_cmp(b));
+            cuts.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
+            let mut ss = Vec::new();
+            for w in cuts.windows(2) {
+                let n = (((w[1] - w[0]) / STEP).ceil().max(1.0) as usize).min(1_000_000);
+                for i in 0..n {
+                    ss.push(w[0] + (w[1] - w[0]) * i as f64 / n as f64);
+                }
+            }
+            ss.push(r.length);
+            for w in ss.windows(2) {
+                let (s0, s1) = (w[0], w[1]);
+                let mut min = [f64::INFINITY; 2];
+                let mut max = [f64::NEG_INFINITY; 2];
+                let mut tabs: f64 = 0.0;
+                let mut heads = [0.0; 2];
+                for (k, s) in [s0, s1].into_iter().enumerate() {
+                    // Evaluate just inside the window so section boundaries use this window's section.
+                    let se = if k == 0 { s } else { (s - 1e-9).max(s0) };
+                    let (tmin, tmax) = extent(r, se);
+                    let (_, _, h) = r.reference(se);
+                    heads[k] = h;
+                    for t in [tmin, tmax] {
+                        let (x, y) = r.st_to_xy(se, t);
+                        min = [min[0].min(x), min[1].min(y)];
+                        max = [max[0].max(x), max[1].max(y)];
+                        tabs = tabs.max(t.abs());
+                    }
+                }
+                let dh = wrap_angle(heads[1] - heads[0]).abs();
+                let margin = 0.05 + dh * (tabs + (s1 - s0));
+                min = [min[0] - margin, min[1] - margin];
+                max = [max[0] + margin, max[1] + margin];
+                if min.iter().chain(max.iter()).all(|v| v.is_finite()) {
+                    windows.push(Window {
+                        road: ri,
+                        s0,
+                        s1,
+                        min,
+                        max,
+                    });
+                }
+            }
+        }
+        let entries: Vec<Entry> = windows
+            .iter()
+            .enumerate()
+            .map(|(i, w)| GeomWithData::new(Rectangle::from_corners(w.min, w.max), i as u32))
+            .collect();
+        Index {
+            windows,
+            tree: RTree::bulk_load(entries),
+        }
+    }
+}
+
+/// Smallest and largest border t at s (all lanes, centre included).
+fn extent(r: &Road, s: f64) -> (f64, f64) {
+    let Some(sec) = r.section_index(s) else {
+        let o = r.lane_offset(s);
+        return (o, o);
+    };
+    let b = r.borders(sec, s);
+    let mut lo = 0.0f64;
+    let mut hi = 0.0f64;
+    for (_, t) in b {
+        lo = lo.min(t);
+        hi = hi.max(t);
+    }
+    (lo, hi)
+}
+
+/// Solves (P − r(s))·T(s) = 0 on [a, b]; `None` when the foot point is not in the window.
+fn foot(r: &Road, px: f64, py: f64, a: f64, b: f64) -> Option<f64> {
+    let f = |s: f64| {
+        let (x, y, h) = r.reference(s);
+        let (sn, cs) = h.sin_cos();
+        (px - x) * cs + (py - y) * sn
+    };
+    let (mut a, mut b) = (a, b);
+    let (mut fa, mut fb) = (f(a), f(b));
+    const EPS: f64 = 1e-9;
+    if fa.abs() <= EPS {
+        return Some(a);
+    }
+    if fb.abs() <= EPS {
+        return Some(b);
+    }
+    if fa < 0.0 || fb > 0.0 {
+        return None;
+    }
+    // Illinois variant of regula falsi: superlinear, and keeps the bracket.
+    let mut side = 0;
+    for _ in 0..100 {
+        let m = if fa != fb {
+            (a * fb - b * fa) / (fb - fa)
+        } else {
+            0.5 * (a + b)
+        };
+        let m = if m > a && m < b { m } else { 0.5 * (a + b) };
+        let fm = f(m);
+        if fm.abs() <= 1e-10 || (b - a) < 1e-10 {
+            return Some(m);
+        }
+        if fm > 0.0 {
+            a = m;
+            fa = fm;
+            if side == 1 {
+                fb *= 0.5;
+            }
+            side = 1;
+        } else {
+            b = m;
+            fb = fm;
+            if side == -1 {
+                fa *= 0.5;
+            }
+            side = -1;
+        }
+    }
+    Some(0.5 * (a + b))
+}
+
+struct Candidate {
+    road: usize,
+    lane: i32,
+    s: f64,
+    t: f64,
+    centre_dist: f64,
+    driving: bool,
+}
+
+pub(crate) fn locate(
+    map: &OpenDrive,
+    x: f64,
+    y: f64,
+    yaw: Option<f64>,
+    brute: bool,
+) -> Option<LanePosition> {
+    if !x.is_finite() || !y.is_finite() {
+        return None;
+    }
+    let idx = &map.index;
+    let mut hits: Vec<u32> = if brute {
+        idx.windows
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| x >= w.min[0] && x <= w.max[0] && y >= w.min[1] && y <= w.max[1])
+            .map(|(i, _)| i as u32)
+            .collect()
+    } else {
+        idx.tree
+            .locate_in_envelope_intersecting(&AABB::from_point([x, y]))
+            .map(|e| e.data)
+            .collect()
+    };
+    hits.sort_unstable();
+    let mut cands: Vec<Candidate> = Vec::new();
+    for &h in &hits {
+        let Some(w) = idx.windows.get(h as usize) else {
+            continue;
+        };
+        let Some(r) = map.roads.get(w.road) else {
+            continue;
+        };
+        let Some(s) = foot(r, x, y, w.s0, w.s1) else {
+            continue;
+        };
+        if cands
+            .iter()
+            .any(|c| c.road == w.road && (c.s - s).abs() < 1e-6)
+        {
+            continue;
+        }
+        let (rx, ry, rh) = r.reference(s);
+        let (sn, cs) = rh.sin_cos();
+        let t = -(x - rx) * sn + (y - ry) * cs;
+        // Lane section: at a section start belonging to the window's side.
+        let se = if s >= w.s1 && w.s1 > w.s0 {
+            (s - 1e-9).max(w.s0)
+        } else {
+            s
+        };
+        let Some(sec) = r.section_index(se) else {
+            continue;
+        };
+        let borders = r.borders(sec, se);
+        let Some(ls) = r.lane_sections.get(sec) else {
+            continue;
+        };
+        for lane in ls.left.iter().chain(ls.right.iter()) {
+            let inner_id = if lane.id > 0 {
+                lane.id - 1
+            } else {
+                lane.id + 1
+            };
+            let outer = borders.iter().find(|(id, _)| *id == lane.id).map(|b| b.1);
+            let inner = borders.iter().find(|(id, _)| *id == inner_id).map(|b| b.1);
+            let (Some(o), Some(i)) = (outer, inner) else {
+                continue;
+            };
+            let (lo, hi) = if o < i { (o, i) } else { (i, o) };
+            if hi - lo <= 0.0 || t < lo || t > hi {
+                continue;
+            }
+            cands.push(Candidate {
+                road: w.road,
+                lane: lane.id,
+                s,
+                t,
+                centre_dist: (t - 0.5 * (lo + hi)).abs(),
+                driving: lane.lane_type.eq_ignore_ascii_case("driving"),
+            });
+        }
+    }
+    let score = |c: &Candidate| -> (u8, u8, f64) {
+        let wrong_dir = match yaw {
+            Some(yaw) => {
+                let r = &map.roads[c.road];
+                let forward = (c.lane < 0) == (r.rule == TrafficRule::Rht);
+                let (_, _, h) = r.reference(c.s);
+                let dir = if forward { h } else { h + std::f64::consts::PI };
+                u8::from(wrap_angle(yaw - dir).abs() > std::f64::consts::FRAC_PI_2)
+            }
+            None => 0,
+        };
+        (u8::from(!c.driving), wrong_dir, c.centre_dist)
+    };
+    let best = cands.into_iter().min_by(|a, b| {
+        let (sa, sb) = (score(a), score(b));
+        sa.0.cmp(&sb.0)
+            .then(sa.1.cmp(&sb.1))
+            .then(sa.2.total_cmp(&sb.2))
+    })?;
+    let r = &map.roads[best.road];
+    let heading_rel = match yaw {
+        Some(yaw) => wrap_angle(yaw - lane_center_heading(r, best.lane, best.s)),
+        None => 0.0,
+    };
+    Some(LanePosition {
+        road_id: r.id.clone(),
+        lane_id: best.lane,
+        s: best.s,
+        t: best.t,
+        heading_rel,
+    })
+}
+
+/// Heading of the lane centre line in the direction of increasing s (finite difference).
+fn lane_center_heading(r: &Road, lane: i32, s: f64) -> f64 {
+    let d = 0.05f64.min(r.length * 0.5).max(1e-6);
+    let a = (s - d).max(0.0);
+    let b = (s + d).min(r.length);
+    let p = |s: f64| {
+        r.lane_span(lane, s)
+            .map(|(i, o)| r.st_to_xy(s, 0.5 * (i + o)))
+    };
+    match (p(a), p(b)) {
+        (Some(pa), Some(pb)) if b > a => (pb.1 - pa.1).atan2(pb.0 - pa.0),
+        _ => r.reference(s).2,
+    }
+}

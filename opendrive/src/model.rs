@@ -1,0 +1,315 @@
+//! The OpenDRIVE data model as parsed (plus evaluation helpers on roads).
+
+use crate::geometry::Geometry;
+
+/// Header `<offset>`: projected = rotate(map, hdg) + (x, y) (ASAM OpenDRIVE 1.8 §8.5).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Offset {
+    /// x shift (m).
+    pub x: f64,
+    /// y shift (m).
+    pub y: f64,
+    /// z shift (m).
+    pub z: f64,
+    /// Rotation (rad) about z, applied before the shift.
+    pub hdg: f64,
+}
+
+/// `<header>` contents that matter for geometry and geo-referencing.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Header {
+    /// `revMajor`.
+    pub rev_major: u32,
+    /// `revMinor`.
+    pub rev_minor: u32,
+    /// `name`.
+    pub name: String,
+    /// `vendor`.
+    pub vendor: String,
+    /// Trimmed PROJ string from `<geoReference>` (CDATA or plain text).
+    pub geo_reference: Option<String>,
+    /// `<offset>`.
+    pub offset: Option<Offset>,
+}
+
+/// A cubic polynomial record valid from `s` (road s for laneOffset/elevation, sOffset within the
+/// lane section for widths/borders): `a + b·ds + c·ds² + d·ds³`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Poly3 {
+    /// Start of validity.
+    pub s: f64,
+    /// a
+    pub a: f64,
+    /// b
+    pub b: f64,
+    /// c
+    pub c: f64,
+    /// d
+    pub d: f64,
+}
+
+impl Poly3 {
+    /// Value at `ds` from the record start.
+    pub fn at(&self, ds: f64) -> f64 {
+        self.a + ds * (self.b + ds * (self.c + ds * self.d))
+    }
+    /// Derivative at `ds`.
+    pub fn slope(&self, ds: f64) -> f64 {
+        self.b + ds * (2.0 * self.c + ds * 3.0 * self.d)
+    }
+}
+
+/// Evaluates the record in force at `s` (the last whose start ≤ s); `None` when none starts before.
+pub(crate) fn eval_records(records: &[Poly3], s: f64) -> Option<f64> {
+    let i = records.partition_point(|r| r.s <= s);
+    if i == 0 {
+        return None;
+    }
+    let r = &records[i - 1];
+    Some(r.at(s - r.s))
+}
+
+/// Road `<link>` target.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoadLink {
+    /// `elementType` (`road` or `junction`).
+    pub element_type: String,
+    /// `elementId`.
+    pub element_id: String,
+    /// `contactPoint` (`start`/`end`) if given.
+    pub contact_point: Option<String>,
+}
+
+/// One `<lane>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lane {
+    /// Lane id (positive left, negative right, 0 centre).
+    pub id: i32,
+    /// `type` (driving, sidewalk, …).
+    pub lane_type: String,
+    /// `level`.
+    pub level: bool,
+    /// `<width>` records (s = sOffset), sorted.
+    pub widths: Vec<Poly3>,
+    /// `<border>` records (s = sOffset), sorted; used only when there are no widths.
+    pub borders: Vec<Poly3>,
+    /// Lane link predecessor id.
+    pub predecessor: Option<i32>,
+    /// Lane link successor id.
+    pub successor: Option<i32>,
+}
+
+/// One `<laneSection>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaneSection {
+    /// Start s on the road.
+    pub s: f64,
+    /// `singleSide` (stored only).
+    pub single_side: bool,
+    /// Left lanes ordered 1, 2, 3, … (outward).
+    pub left: Vec<Lane>,
+    /// Centre lane(s).
+    pub center: Vec<Lane>,
+    /// Right lanes ordered -1, -2, … (outward).
+    pub right: Vec<Lane>,
+}
+
+impl LaneSection {
+    /// Finds a lane by id.
+    pub fn lane(&self, id: i32) -> Option<&Lane> {
+        let side = if id > 0 {
+            &self.left
+        } else if id < 0 {
+            &self.right
+        } else {
+            &self.center
+        };
+        side.iter().find(|l| l.id == id)
+    }
+    /// All lanes, left outermost first, then centre, then right.
+    pub fn lanes(&self) -> impl Iterator<Item = &Lane> {
+        self.left
+            .iter()
+            .rev()
+            .chain(self.center.iter())
+            .chain(self.right.iter())
+    }
+}
+
+/// Traffic rule of a road.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrafficRule {
+    /// Right-hand traffic (default).
+    Rht,
+    /// Left-hand traffic.
+    Lht,
+}
+
+/// One `<road>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Road {
+    /// `id` (kept as string: ids are not always numeric).
+    pub id: String,
+    /// `name`.
+    pub name: String,
+    /// `length`.
+    pub length: f64,
+    /// `junction` ("-1" when not in a junction).
+    pub junction: String,
+    /// `rule`.
+    pub rule: TrafficRule,
+    /// Link to predecessor.
+    pub predecessor: Option<RoadLink>,
+    /// Link to successor.
+    pub successor: Option<RoadLink>,
+    /// Plan view, sorted by s.
+    pub plan_view: Vec<Geometry>,
+    /// `<elevation>` records (stored).
+    pub elevation: Vec<Poly3>,
+    /// `<superelevation>` records (stored).
+    pub superelevation: Vec<Poly3>,
+    /// `<laneOffset>` records.
+    pub lane_offsets: Vec<Poly3>,
+    /// Lane sections, sorted by s.
+    pub lane_sections: Vec<LaneSection>,
+}
+
+impl Road {
+    /// Whether the road belongs to a junction.
+    pub fn in_junction(&self) -> bool {
+        self.junction != "-1" && !self.junction.is_empty()
+    }
+
+    /// Reference-line (x, y, heading) at `s` (clamped to the road).
+    pub fn reference(&self, s: f64) -> (f64, f64, f64) {
+        let i = self
+            .plan_view
+            .partition_point(|g| g.s <= s)
+            .saturating_sub(1);
+        match self.plan_view.get(i) {
+            Some(g) => g.eval(s),
+            None => (0.0, 0.0, 0.0),
+        }
+    }
+
+    /// laneOffset at `s` (0 without records).
+    pub fn lane_offset(&self, s: f64) -> f64 {
+        eval_records(&self.lane_offsets, s).unwrap_or(0.0)
+    }
+
+    /// Index of the lane section containing `s`.
+    pub fn section_index(&self, s: f64) -> Option<usize> {
+        if self.lane_sections.is_empty() {
+            return None;
+        }
+        Some(
+            self.lane_sections
+                .partition_point(|ls| ls.s <= s)
+                .saturating_sub(1),
+        )
+    }
+
+    /// Outer border t of every lane of section `sec` at `s`, as (lane id, t) pairs
+    /// starting with (0, laneOffset) then left lanes outward then right lanes outward.
+    ///
+    /// Widths are cumulative outward from the centre lane; a lane with only `<border>` records
+    /// takes its outer border directly as laneOffset + border(ds) (see crate docs).
+    pub fn borders(&self, sec: usize, s: f64) -> Vec<(i32, f64)> {
+        let mut out = Vec::new();
+        let Some(ls) = self.lane_sections.get(sec) else {
+            return out;
+        };
+        let off = self.lane_offset(s);
+        let ds = s - ls.s;
+        out.push((0, off));
+        for (side, sign) in [(&ls.left, 1.0), (&ls.right, -1.0)] {
+            let mut t = off;
+            for lane in side.iter() {
+                if !lane.widths.is_empty() {
+                    let w = lane_record(&lane.widths, ds);
+                    t += sign * w;
+                } else if !lane.borders.is_empty() {
+                    t = off + lane_record(&lane.borders, ds);
+                }
+                out.push((lane.id, t));
+            }
+        }
+        out
+    }
+
+    /// Outer border t of `lane_id` at `s` (laneOffset included); lane 0 gives the laneOffset.
+    pub fn border_t(&self, lane_id: i32, s: f64) -> Option<f64> {
+        let sec = self.section_index(s)?;
+        let ls = self.lane_sections.get(sec)?;
+        if lane_id != 0 {
+            ls.lane(lane_id)?;
+        }
+        self.borders(sec, s)
+            .into_iter()
+            .find(|(id, _)| *id == lane_id)
+            .map(|(_, t)| t)
+    }
+
+    /// Inner and outer border t of `lane_id` at `s`.
+    pub fn lane_span(&self, lane_id: i32, s: f64) -> Option<(f64, f64)> {
+        if lane_id == 0 {
+            return None;
+        }
+        let inner_id = if lane_id > 0 {
+            lane_id - 1
+        } else {
+            lane_id + 1
+        };
+        let sec = self.section_index(s)?;
+        let b = self.borders(sec, s);
+        let outer = b.iter().find(|(id, _)| *id == lane_id)?.1;
+        let inner = b.iter().find(|(id, _)| *id == inner_id)?.1;
+        Some((inner, outer))
+    }
+
+    /// (x, y) of road coordinate (s, t).
+    pub fn st_to_xy(&self, s: f64, t: f64) -> (f64, f64) {
+        let (x, y, h) = self.reference(s);
+        let (sn, cs) = h.sin_cos();
+        (x - sn * t, y + cs * t)
+    }
+}
+
+/// Width (or border) at `ds` from the record in force; 0 before the first record.
+fn lane_record(records: &[Poly3], ds: f64) -> f64 {
+    let i = records.partition_point(|r| r.s <= ds);
+    match records.get(i.saturating_sub(1)) {
+        Some(r) => r.at(ds - r.s),
+        None => 0.0,
+    }
+}
+
+/// A junction `<connection>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Connection {
+    /// `id`.
+    pub id: String,
+    /// `incomingRoad`.
+    pub incoming_road: String,
+    /// `connectingRoad` (absent in direct junctions).
+    pub connecting_road: Option<String>,
+    /// `linkedRoad` (direct junctions).
+    pub linked_road: Option<String>,
+    /// `contactPoint`.
+    pub contact_point: Option<String>,
+    /// `<laneLink from to>` pairs.
+    pub lane_links: Vec<(i32, i32)>,
+}
+
+/// A `<junction>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Junction {
+    /// `id`.
+    pub id: String,
+    /// `name`.
+    pub name: String,
+    /// `type` (`default`, `direct`, `virtual`, …).
+    pub junction_type: String,
+    /// Connections.
+    pub connections: Vec<Connection>,
+}

@@ -1,0 +1,428 @@
+//! Command-line front ends of the live-ingest subcommands (`feed`, `ncom dump`, `can decode`,
+//! `can listen`, `listen`). `main.rs` only holds the enum variants that point here.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+
+use super::can::{candump, cannelloni, socketcan, CanMapping, CanState, DbcDecoder};
+use super::health::SourceHealth;
+use super::ncom::{NcomDecoder, NcomStreamDecoder};
+use super::{json, udp};
+use crate::feed::{self, FeedOptions, MapToGeo};
+use crate::sample::{InsPosition, InsSample};
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?)
+}
+
+/// `scil feed`: simulated INS sending NCOM over UDP.
+#[derive(Debug, Args)]
+pub struct FeedArgs {
+    /// Replay CSV (local PosX/PosY columns need --map; WGS84 exports are sent as they are).
+    pub csv: PathBuf,
+    /// Destination HOST:PORT of the NCOM stream (OxTS default port 3000).
+    #[arg(long)]
+    pub ncom: Option<String>,
+    /// Also (or only) write the raw packets to a capture file.
+    #[arg(long)]
+    pub save: Option<PathBuf>,
+    /// Playback speed factor (1 = recorded pace, 0 = as fast as possible).
+    #[arg(long, default_value_t = 1.0)]
+    pub speed: f64,
+    /// OpenDRIVE map whose geoReference converts local x/y to WGS84 (default for local CSVs: the
+    /// bundled proving_ground.xodr).
+    #[arg(long)]
+    pub map: Option<PathBuf>,
+    /// Output rate, Hz.
+    #[arg(long, default_value_t = 100.0)]
+    pub rate: f64,
+    /// GPS week of the CSV's seconds-of-week times.
+    #[arg(long, default_value_t = 2400)]
+    pub gps_week: i64,
+}
+
+/// Reads a replay CSV with the replay core's reader (column auto-detection, units, bad-row
+/// reporting).
+pub fn read_replay_csv(path: &Path) -> anyhow::Result<Vec<InsSample>> {
+    let src = super::csv::CsvSource::open(path, &[], super::csv::BadRowPolicy::Stop)?;
+    Ok(src.collect::<Result<Vec<_>, _>>()?)
+}
+
+/// The map's geo frame, inverse direction, with the grid convergence for headings.
+struct GeoInverse(std::sync::Arc<opendrive::geo::GeoFrame>);
+
+impl MapToGeo for GeoInverse {
+    fn to_wgs84(&self, x: f64, y: f64) -> (f64, f64) {
+        self.0.to_wgs84(x, y)
+    }
+    fn grid_to_true_deg(&self, lat_deg: f64, lon_deg: f64) -> f64 {
+        // yaw = π/2 − heading_true + convergence (frame.rs), so heading_true = heading_grid + conv.
+        crate::frame::GeoToMap::convergence(self.0.as_ref(), lat_deg, lon_deg).to_degrees()
+    }
+}
+
+/// Loads `map` and returns its geo inverse.
+pub fn map_geo(map: Option<&Path>) -> anyhow::Result<Option<Box<dyn MapToGeo>>> {
+    let Some(p) = map else { return Ok(None) };
+    let m = crate::map::Map::load(p)?;
+    let geo = m.geo.clone().with_context(|| {
+        format!(
+            "{} has no usable geoReference{}",
+            p.display(),
+            m.geo_warning.as_deref().map(|w| format!(": {w}")).unwrap_or_default()
+        )
+    })?;
+    Ok(Some(Box::new(GeoInverse(geo))))
+}
+
+pub fn run_feed(a: FeedArgs) -> anyhow::Result<ExitCode> {
+    let samples = read_replay_csv(&a.csv)?;
+    let local = samples
+        .iter()
+        .any(|s| matches!(s.position, InsPosition::Local { .. }));
+    // Local x/y need the map's geoReference: default to the bundled proving ground.
+    let default_map = crate::cli::data_dir().join("opendrive/proving_ground.xodr");
+    let map = a.map.clone().or_else(|| local.then_some(default_map));
+    let geo = map_geo(map.as_deref())?;
+    let opts = FeedOptions {
+        rate_hz: a.rate,
+        gps_week: a.gps_week,
+        ..Default::default()
+    };
+    let packets = feed::ncom_stream(&samples, geo.as_deref(), &opts)?;
+    if let Some(p) = &a.save {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(p)?);
+        for pk in &packets {
+            f.write_all(&pk.bytes)?;
+        }
+        f.flush()?;
+        eprintln!("wrote {} NCOM packets to {}", packets.len(), p.display());
+    }
+    if let Some(target) = &a.ncom {
+        let addr: SocketAddr = std::net::ToSocketAddrs::to_socket_addrs(target.as_str())
+            .with_context(|| format!("bad --ncom address {target}"))?
+            .next()
+            .context("--ncom resolves to nothing")?;
+        let rt = runtime()?;
+        let n = rt.block_on(feed::send_udp(&packets, addr, a.speed))?;
+        eprintln!("sent {n} NCOM packets to {addr}");
+    } else if a.save.is_none() {
+        anyhow::bail!("give --ncom HOST:PORT and/or --save FILE");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `scil ncom …`
+#[derive(Debug, Subcommand)]
+pub enum NcomCommand {
+    /// Decode a capture file (concatenated raw packets; garbage is skipped) to CSV on stdout.
+    Dump { file: PathBuf },
+}
+
+pub fn run_ncom(c: NcomCommand) -> anyhow::Result<ExitCode> {
+    match c {
+        NcomCommand::Dump { file } => {
+            let bytes = std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            match ncom_dump(&bytes, &mut out) {
+                Err(e) if is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),
+                r => r.map(|_| ExitCode::SUCCESS),
+            }
+        }
+    }
+}
+
+/// Writes the dump CSV. `gps_time_s` is GPS seconds of week (the replays' time base), empty until status channel 0 gave the minute; rows only
+/// for packets with a valid batch B. Returns (rows, skipped bytes).
+pub fn ncom_dump(bytes: &[u8], out: &mut dyn Write) -> anyhow::Result<(u64, u64)> {
+    writeln!(out, "gps_time_s,lat_deg,lon_deg,alt_m,vel_n,vel_e,vel_d,heading_deg,pitch_deg,roll_deg,nav_status")?;
+    let mut s = NcomStreamDecoder::new();
+    let mut d = NcomDecoder::new("vut");
+    s.push(bytes);
+    let mut rows = 0;
+    let opt = |v: Option<f64>, scale: f64| v.map(|x| format!("{:.6}", x * scale)).unwrap_or_default();
+    while let Some(p) = s.next_packet() {
+        let _ = d.handle_packet(&p);
+        let Some(n) = p.nav else { continue };
+        let time = d
+            .minutes()
+            .map(|m| {
+                let tow = (i64::from(m) * 60).rem_euclid(super::ncom::SECONDS_PER_WEEK);
+                format!("{:.3}", tow as f64 + p.ms as f64 / 1000.0)
+            })
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "{time},{:.9},{:.9},{:.3},{},{},{},{},{},{},{}",
+            n.lat_rad.to_degrees(),
+            n.lon_rad.to_degrees(),
+            n.alt_m,
+            opt(n.vel_ned_mps[0], 1.0),
+            opt(n.vel_ned_mps[1], 1.0),
+            opt(n.vel_ned_mps[2], 1.0),
+            opt(n.heading_rad, 1f64.to_degrees()),
+            opt(n.pitch_rad, 1f64.to_degrees()),
+            opt(n.roll_rad, 1f64.to_degrees()),
+            p.nav_status
+        )?;
+        rows += 1;
+    }
+    out.flush()?;
+    if s.skipped_bytes > 0 || s.pending() > 0 {
+        eprintln!(
+            "ncom dump: {rows} packets, {} bytes skipped while resynchronising, {} trailing bytes",
+            s.skipped_bytes,
+            s.pending()
+        );
+    }
+    Ok((rows, s.skipped_bytes))
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<std::io::Error>()
+        .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+/// `scil can …`
+#[derive(Debug, Subcommand)]
+pub enum CanCommand {
+    /// Decode a candump log with a DBC: `time,frame_id,message,signal,value` on stdout.
+    Decode { dbc: PathBuf, log: PathBuf },
+    /// Print the mapped twin fields (steering, brake light, wheel speed) of a live CAN source.
+    Listen(CanListenArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CanListenArgs {
+    #[arg(long)]
+    pub dbc: PathBuf,
+    /// cannelloni UDP address to bind (default port 20000), e.g. 0.0.0.0:20000.
+    #[arg(long, conflicts_with = "socketcan")]
+    pub cannelloni: Option<String>,
+    /// SocketCAN interface, e.g. can0 (Linux with AF_CAN only).
+    #[arg(long)]
+    pub socketcan: Option<String>,
+    /// Stop after this many frames.
+    #[arg(long)]
+    pub count: Option<u64>,
+}
+
+pub fn run_can(c: CanCommand) -> anyhow::Result<ExitCode> {
+    match c {
+        CanCommand::Decode { dbc, log } => {
+            let dec = DbcDecoder::from_file(&dbc)?;
+            let text = std::fs::read_to_string(&log).with_context(|| format!("cannot read {}", log.display()))?;
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            writeln!(out, "time,frame_id,message,signal,value")?;
+            let (mut unknown, mut malformed) = (0u64, 0u64);
+            for (line, r) in candump::parse_log(&text) {
+                let f = match r {
+                    Ok(f) => f,
+                    Err(e) => {
+                        malformed += 1;
+                        tracing::warn!(line, error = %e, "malformed candump line");
+                        continue;
+                    }
+                };
+                let Ok(m) = dec.decode(&f) else {
+                    unknown += 1;
+                    continue;
+                };
+                for (name, v) in &m.signals {
+                    writeln!(out, "{:.6},{},{},{},{:?}", f.time_s.unwrap_or(0.0), m.id, m.name, name, v)?;
+                }
+            }
+            out.flush()?;
+            eprintln!("can decode: {unknown} frames with ids not in the DBC, {malformed} malformed lines");
+            Ok(ExitCode::SUCCESS)
+        }
+        CanCommand::Listen(a) => {
+            let dec = DbcDecoder::from_file(&a.dbc)?;
+            let mapping = CanMapping::default();
+            let rt = runtime()?;
+            rt.block_on(async move {
+                let (tx, mut rx) = tokio::sync::mpsc::channel(4096);
+                let health;
+                if let Some(iface) = &a.socketcan {
+                    health = SourceHealth::new(format!("socketcan:{iface}"));
+                    let src = socketcan::SocketCanSource::open(iface, health.clone())?;
+                    src.spawn(tx);
+                } else {
+                    let addr = a.cannelloni.clone().unwrap_or_else(|| format!("0.0.0.0:{}", cannelloni::DEFAULT_PORT));
+                    health = SourceHealth::new(format!("cannelloni:{addr}"));
+                    let src = cannelloni::CannelloniSource::bind(addr.as_str(), health.clone()).await?;
+                    eprintln!("listening for cannelloni on {}", src.local_addr()?);
+                    tokio::spawn(src.run(tx));
+                }
+                let mut state = CanState::default();
+                let mut n = 0;
+                while let Some(f) = rx.recv().await {
+                    match dec.decode(&f) {
+                        Ok(m) => {
+                            let u = mapping.apply(f.time_s.unwrap_or(0.0), &m);
+                            if !u.is_empty() {
+                                state.update(&u);
+                                println!("{}", serde_json::to_string(&u)?);
+                            }
+                        }
+                        Err(_) => health.unknown_id(),
+                    }
+                    n += 1;
+                    if a.count.is_some_and(|c| n >= c) {
+                        break;
+                    }
+                }
+                eprintln!("{}", serde_json::to_string(&health.snapshot())?);
+                anyhow::Ok(())
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// `scil listen`: print live samples as JSON lines (and health on exit).
+#[derive(Debug, Args)]
+pub struct ListenArgs {
+    /// NCOM over UDP: address to bind (OxTS default 0.0.0.0:3000).
+    #[arg(long)]
+    pub ncom: Option<String>,
+    /// JSON lines over UDP: address to bind.
+    #[arg(long)]
+    pub json_udp: Option<String>,
+    /// JSON lines over TCP: address to listen on.
+    #[arg(long)]
+    pub json_tcp: Option<String>,
+    /// JSON lines over WebSocket: address to listen on.
+    #[arg(long)]
+    pub json_ws: Option<String>,
+    /// JSON lines from a WebSocket server (ws://host:port/path).
+    #[arg(long)]
+    pub json_ws_url: Option<String>,
+    /// Vehicle id for NCOM samples.
+    #[arg(long, default_value = "vut")]
+    pub vehicle: String,
+    /// Stop after this many samples.
+    #[arg(long)]
+    pub count: Option<u64>,
+}
+
+pub fn run_listen(a: ListenArgs) -> anyhow::Result<ExitCode> {
+    let rt = runtime()?;
+    rt.block_on(async move {
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<InsSample>(4096);
+        let reg = super::health::HealthRegistry::new();
+        let mut any = false;
+        if let Some(addr) = &a.ncom {
+            let src = udp::NcomUdpSource::bind(addr.as_str(), &a.vehicle, reg.register(format!("ncom-udp:{addr}"))).await?;
+            eprintln!("NCOM on udp {}", src.local_addr()?);
+            tokio::spawn(src.run(tx.clone()));
+            any = true;
+        }
+        if let Some(addr) = &a.json_udp {
+            let src = json::JsonUdpSource::bind(addr.as_str(), reg.register(format!("json-udp:{addr}"))).await?;
+            eprintln!("JSON on udp {}", src.local_addr()?);
+            tokio::spawn(src.run(tx.clone()));
+            any = true;
+        }
+        if let Some(addr) = &a.json_tcp {
+            let src = json::JsonTcpServer::bind(addr.as_str(), reg.register(format!("json-tcp:{addr}"))).await?;
+            eprintln!("JSON on tcp {}", src.local_addr()?);
+            tokio::spawn(src.run(tx.clone()));
+            any = true;
+        }
+        if let Some(addr) = &a.json_ws {
+            let src = json::JsonWsServer::bind(addr.as_str(), reg.register(format!("json-ws:{addr}"))).await?;
+            eprintln!("JSON on ws://{}", src.local_addr()?);
+            tokio::spawn(src.run(tx.clone()));
+            any = true;
+        }
+        if let Some(url) = &a.json_ws_url {
+            let h = reg.register(format!("json-ws-client:{url}"));
+            let (url, tx) = (url.clone(), tx.clone());
+            tokio::spawn(async move {
+                if let Err(e) = json::ws_client(&url, h.clone(), tx).await {
+                    eprintln!("websocket client {url}: {e}");
+                    h.error(e);
+                }
+            });
+            any = true;
+        }
+        if !any {
+            anyhow::bail!(
+                "give at least one source: --ncom 0.0.0.0:{}, --json-udp, --json-tcp, --json-ws, --json-ws-url",
+                udp::NCOM_DEFAULT_PORT
+            );
+        }
+        drop(tx);
+        let mut n = 0u64;
+        let stdout = std::io::stdout();
+        while let Some(s) = rx.recv().await {
+            writeln!(stdout.lock(), "{}", json::to_line(&s))?;
+            n += 1;
+            if a.count.is_some_and(|c| n >= c) {
+                break;
+            }
+        }
+        eprintln!("{}", serde_json::to_string(&reg.snapshot())?);
+        anyhow::Ok(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `scil bench ingest`.
+#[derive(Debug, Args)]
+pub struct BenchIngestArgs {
+    /// Measured packets.
+    #[arg(long, default_value_t = 5000)]
+    pub packets: usize,
+    /// Scenario (with its map): every decoded sample also goes through the interface block and
+    /// the scenario engine before the clock stops.
+    #[arg(long)]
+    pub scenario: Option<PathBuf>,
+}
+
+pub fn run_bench_args(a: BenchIngestArgs) -> anyhow::Result<ExitCode> {
+    let r = match &a.scenario {
+        None => super::bench::run(a.packets, "decode only", |_| {})?,
+        Some(sc) => {
+            let setup = crate::replay::ReplaySetup::load(
+                sc,
+                None,
+                crate::scenario::engine::EngineConfig {
+                    stale_limit_s: None,
+                    ..Default::default()
+                },
+            )?;
+            let mut engine = setup.engine();
+            let mut armed = false;
+            super::bench::run(a.packets, "interface + engine", |s| {
+                if let Ok(m) = setup.interface.to_map(s) {
+                    if !armed {
+                        engine.arm(m.time_s);
+                        armed = true;
+                    }
+                    engine.handle_sample(&m);
+                    while engine.poll_output().is_some() {}
+                }
+            })?
+        }
+    };
+    println!("{r}");
+    println!("{}", serde_json::to_string(&r)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `cargo bench --bench ingest_latency`: decode-only figures.
+pub fn run_bench(packets: usize) -> anyhow::Result<ExitCode> {
+    run_bench_args(BenchIngestArgs { packets, scenario: None })
+}
