@@ -416,6 +416,8 @@ async fn supervise(st: AppState, run: Arc<ActiveRun>, prepared: Prepared, speed:
     row.finished_at = Some(Utc::now());
     row.error = outcome.error.clone();
     set_state(&st, &run, &mut row, outcome.state);
+    // The final state event is written before the row says terminal.
+    st.writer.flush(Duration::from_secs(5)).await;
     if let Err(e) = st.store.update_run(&row).await {
         tracing::error!("run {}: cannot store the final state: {e}", run.id);
     }
