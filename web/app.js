@@ -337,7 +337,6 @@ $('#btn-create').addEventListener('click', () => op(async () => {
   resetRun(id); L.scenarioId = body.scenario_id; L.state = null; setState(run && run.state ? run.state : 'created');
   toast(`run ${id} created`);
   connect(id);
-  results.refresh();
 }));
 $('#btn-arm').addEventListener('click', () => op(async () => { await post(`/runs/${L.runId}/arm`); setState('armed'); }));
 $('#btn-start').addEventListener('click', () => op(async () => { await post(`/runs/${L.runId}/start`); setState('running'); }));

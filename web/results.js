@@ -79,7 +79,8 @@ export class Results {
         + `<td class="num trig-ttc">${fmt(t.ttc, 3)}</td><td class="num">${fmt(t.dlong, 2)}</td><td class="num">${travel}</td><td class="num">${fmt(t.fireErr, 2)}</td></tr>`;
     }));
     $('#runs tbody').innerHTML = rows.join('') || '<tr><td colspan=8 class="muted">no runs yet</td></tr>';
-    if (!this.selected && runs.length) this.show(String(runId(runs[0])));
+    if (this.selected && runs.some((r) => String(runId(r)) === this.selected)) this.show(this.selected);
+    else if (runs.length) this.show(String(runId(runs[0])));
   }
 
   async show(id) {

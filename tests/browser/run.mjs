@@ -157,6 +157,12 @@ async function main() {
     const ttc = Number(await page.textContent(sel));
     assert(ttc > 0.5 && ttc < 10, `TTC at trigger ${ttc}`);
     await page.waitForFunction(() => document.querySelectorAll('#detail .kv div').length > 5, null, { timeout: 10000 });
+    // comparison of the ticked runs (one is enough to render the side-by-side table)
+    await page.check(`#runs tr[data-id="${runId}"] input`);
+    await page.click('#compare');
+    await page.waitForSelector('#cmp-table', { timeout: 10000 });
+    const cmp = await page.textContent('#cmp-table');
+    assert(cmp.includes('TTC at trigger') && cmp.includes(`run ${runId}`), 'comparison table incomplete');
     await page.screenshot({ path: SHOT.replace(/\.png$/, '-results.png') });
   });
 
