@@ -161,7 +161,9 @@ function connect(target = wsTarget) {
   wsTarget = target;
   if (ws) { ws.onclose = null; ws.close(); }
   const path = target === 'active' ? '/api/v1/live' : `/api/v1/runs/${encodeURIComponent(target)}/live`;
-  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${path}`;
+  // browsers cannot set headers on a WebSocket: the service also takes ?token=
+  const tok = getToken();
+  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${path}${tok ? `?token=${encodeURIComponent(tok)}` : ''}`;
   setConn('connecting');
   ws = new WebSocket(url);
   ws.onopen = () => { setConn('open'); backoff = 500; };

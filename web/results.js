@@ -66,7 +66,9 @@ export class Results {
   async refresh() {
     let runs;
     try { runs = asList(await get('/runs'), 'runs'); } catch (e) { $('#runs tbody').innerHTML = `<tr><td colspan=8 class="bad">${esc(e.message)}</td></tr>`; return; }
-    runs.sort((a, b) => String(runId(b)).localeCompare(String(runId(a)), undefined, { numeric: true }));
+    // newest first: by creation time when the server gives one, else by id
+    const key = (r) => String(r.created_at ?? r.created ?? r.started_at ?? runId(r) ?? '');
+    runs.sort((a, b) => key(b).localeCompare(key(a), undefined, { numeric: true }));
     this.runs = runs;
     const checked = new Set([...document.querySelectorAll('#runs input:checked')].map((i) => i.value));
     const rows = await Promise.all(runs.slice(0, 100).map(async (run) => {

@@ -56,9 +56,12 @@ async function startServer(port) {
   if (MOCK) { cmd = process.execPath; argv = [path.join(here, 'mock-server.mjs'), String(port)]; }
   else {
     if (!fs.existsSync(SCIL)) throw new Error(`${SCIL} not found: build it first (cargo build) or set SCIL_BIN`);
-    cmd = SCIL; argv = ['serve', '--bind', `127.0.0.1:${port}`, '--db', path.join(tmp, 'scil.db')];
+    cmd = SCIL; argv = ['serve'];
   }
-  const child = spawn(cmd, argv, { stdio: ['ignore', log, log], env: { ...process.env, SCIL_TOKEN: TOKEN, RUST_LOG: process.env.RUST_LOG || 'warn' } });
+  // the service is configured through its environment overrides (see src/serve/config.rs)
+  const env = { ...process.env, SCIL_TOKEN: TOKEN, SCIL_OPERATOR_TOKEN: TOKEN, SCIL_BIND: `127.0.0.1:${port}`,
+    DATABASE_URL: `sqlite://${path.join(tmp, 'scil.db')}?mode=rwc`, SCIL_STORAGE_DIR: path.join(tmp, 'storage'), RUST_LOG: process.env.RUST_LOG || 'warn' };
+  const child = spawn(cmd, argv, { stdio: ['ignore', log, log], env });
   children.push(child);
   child.on('exit', (code, sig) => { if (code !== null && code !== 0) console.error(`server exited ${code ?? sig}`); });
   await waitHttp(`http://127.0.0.1:${port}/api/v1/scenarios`, 20000);

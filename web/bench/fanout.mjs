@@ -42,11 +42,25 @@ async function api(method, p, body) {
 }
 const idOf = (run) => run.id ?? run.run_id ?? run.run;
 
+/** Frames the server skipped for lagging clients (Prometheus counter), if it exposes one. */
+async function lagged() {
+  for (const p of ['/metrics', '/api/v1/metrics']) {
+    try {
+      const r = await fetch(base + p); if (!r.ok) continue;
+      const m = (await r.text()).match(/^scil_ws_lagged_frames_total(?:\{[^}]*\})?\s+([0-9.e+]+)/m);
+      if (m) return Number(m[1]);
+    } catch { /* not exposed */ }
+  }
+  return null;
+}
+
 async function startServer() {
   const port = await new Promise((res) => { const s = net.createServer(); s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => res(p)); }); });
   base = `http://127.0.0.1:${port}`;
   const log = fs.openSync(path.join(tmp, 'server.log'), 'w');
-  server = spawn(BIN, ['serve', '--bind', `127.0.0.1:${port}`, '--db', path.join(tmp, 'scil.db')], { stdio: ['ignore', log, log], env: { ...process.env, SCIL_TOKEN: TOKEN, RUST_LOG: 'warn' } });
+  const env = { ...process.env, SCIL_OPERATOR_TOKEN: TOKEN, SCIL_BIND: `127.0.0.1:${port}`,
+    DATABASE_URL: `sqlite://${path.join(tmp, 'scil.db')}?mode=rwc`, SCIL_STORAGE_DIR: path.join(tmp, 'storage'), RUST_LOG: 'warn' };
+  server = spawn(BIN, ['serve'], { stdio: ['ignore', log, log], env });
   for (let i = 0; i < 200; i++) { try { await fetch(`${base}/api/v1/health`); return; } catch { await sleep(100); } }
   throw new Error('server did not come up');
 }
@@ -55,6 +69,7 @@ async function once(k) {
   const run = await api('POST', '/runs', { scenario_id: SCENARIO, replay: REPLAY, speed: SPEED });
   const id = idOf(run);
   const clients = [];
+  const lag0 = await lagged();
   await Promise.all(Array.from({ length: k }, () => new Promise((resolve, reject) => {
     const c = { n: 0, samples: 0, ws: new WebSocket(`${base.replace('http', 'ws')}/api/v1/runs/${id}/live`) };
     c.ws.on('open', resolve); c.ws.on('error', reject);
@@ -75,23 +90,24 @@ async function once(k) {
   const res = await api('GET', `/runs/${id}/results`);
   await sleep(300);     // let the tail of the stream arrive
   for (const c of clients) c.ws.close();
+  const lag1 = await lagged();
   const per = clients.map((c) => c.samples);
   return { k, id, state: st.state, samples: res.samples, wall, rate: res.samples / wall,
     minSamples: per.length ? Math.min(...per) : null, maxSamples: per.length ? Math.max(...per) : null,
-    msgs: clients.reduce((a, c) => a + c.n, 0) };
+    msgs: clients.reduce((a, c) => a + c.n, 0), lagged: lag0 == null || lag1 == null ? null : lag1 - lag0 };
 }
 
 try {
   if (!base) await startServer();
   console.log(`fan-out: ${SCENARIO} replay ${REPLAY} at ×${SPEED} (${25 * SPEED} Hz VUT samples), best of ${REPEAT} per K, server ${base}`);
-  console.log('   K   samples   wall [s]   ingest [samples/s]   ratio   per-client samples (min..max)   msgs/s to clients');
+  console.log('   K   samples   wall [s]   ingest [samples/s]   ratio   per-client samples (min..max)   msgs/s to clients   lagged frames');
   let baseline = null;
   for (const k of KS) {
     let best = null;
     for (let r = 0; r < REPEAT; r++) { const x = await once(k); if (!best || x.rate > best.rate) best = x; }
     if (baseline == null) baseline = best.rate;
     const per = best.minSamples == null ? '—' : `${best.minSamples}..${best.maxSamples}`;
-    console.log(`${String(k).padStart(4)}   ${String(best.samples).padStart(7)}   ${best.wall.toFixed(3).padStart(8)}   ${best.rate.toFixed(1).padStart(18)}   ${(best.rate / baseline).toFixed(3).padStart(5)}   ${per.padStart(29)}   ${(best.msgs / best.wall).toFixed(0).padStart(17)}${best.state !== 'finished' ? '  (' + best.state + ')' : ''}`);
+    console.log(`${String(k).padStart(4)}   ${String(best.samples).padStart(7)}   ${best.wall.toFixed(3).padStart(8)}   ${best.rate.toFixed(1).padStart(18)}   ${(best.rate / baseline).toFixed(3).padStart(5)}   ${per.padStart(29)}   ${(best.msgs / best.wall).toFixed(0).padStart(17)}   ${String(best.lagged ?? '—').padStart(13)}${best.state !== 'finished' ? '  (' + best.state + ')' : ''}`);
   }
 } finally {
   if (server) server.kill('SIGTERM');
