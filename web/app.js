@@ -313,14 +313,20 @@ $('#scenario').addEventListener('change', fillReplays);
 $('#upload').addEventListener('change', async (ev) => {
   const file = ev.target.files[0]; if (!file) return;
   const fd = new FormData();
-  fd.append('scenario_id', $('#scenario').value);
+  const sid = $('#scenario').value;
+  fd.append('scenario_id', sid);
+  fd.append('speed', String(Number($('#speed').value) || 1));
+  fd.append('start', 'false');
   fd.append('file', file, file.name);
   try {
+    // the service stores the CSV and creates a run on it (not started): follow that run
     const r = await postForm('/replays', fd);
-    const id = (r && (r.id ?? r.replay_id ?? r.replay)) || file.name;
-    uploaded.push({ id, name: file.name, scenario_id: $('#scenario').value, uploaded: true });
+    const rid = (r && (r.replay_id ?? r.replay)) || file.name;
+    uploaded.push({ id: rid, name: file.name, scenario_id: sid, uploaded: true });
     await fillReplays();
-    toast(`uploaded ${file.name} → replay ${id}`);
+    const id = runId(r);
+    if (id != null) { resetRun(id); L.scenarioId = sid; L.state = null; setState(r.state || 'created'); connect(id); }
+    toast(`uploaded ${file.name} → replay ${rid}${id != null ? `, run ${id}` : ''}`);
   } catch (e) { toast(e.message, true); }
   ev.target.value = '';
 });

@@ -21,10 +21,32 @@ export function normTelemetry(data) {
     const t = r.t ?? r.time_s ?? r.time;
     if (t == null) continue;
     const v = r.speed_mps ?? r.v_mps ?? (r.speed_kmh != null ? r.speed_kmh / 3.6 : r.speed);
-    out.push({ t: Number(t), v: v == null ? null : Number(v), ttc: r.ttc_s ?? r.ttc ?? null, brake: r.brake });
+    out.push({ t: Number(t), v: v == null ? null : Number(v), ttc: r.ttc_s ?? r.ttc ?? null, brake: r.brake ?? r.brake_light, x: r.x, y: r.y, yaw: r.yaw });
   }
   out.sort((a, b) => a.t - b.t);
   return out;
+}
+
+/**
+ * TTC recomputed from stored VUT telemetry when the rows carry none: distance along the VUT
+ * heading from its front bumper to each target's path line (start point + INS heading), over
+ * speed — the engine's definition, without its interpolation. `sc` = GET /scenarios/{id}.
+ */
+export function ttcFromTelemetry(rows, sc) {
+  const spec = sc && sc.scenario;
+  const tg = spec && spec.targets && spec.targets[0];
+  if (!tg || !tg.start) return null;
+  const front = (spec.vut && spec.vut.reference_to_front_m) || 0;
+  const h = (tg.heading_deg || 0) * Math.PI / 180, dx = Math.sin(h), dy = Math.cos(h);   // INS: clockwise from north
+  return rows.map((r) => {
+    if (r.v == null || r.v < 0.1 || r.yaw == null) return null;
+    const ux = Math.cos(r.yaw), uy = Math.sin(r.yaw);
+    const fx = r.x + front * ux, fy = r.y + front * uy;
+    const den = ux * dy - uy * dx;                       // ray (f + s·u) meets line (start + k·d)
+    if (Math.abs(den) < 1e-6) return null;
+    const s = ((tg.start.x - fx) * dy - (tg.start.y - fy) * dx) / den;
+    return s > 0 ? s / r.v : null;
+  });
 }
 
 /** The Table 2 row of a run's results. */
@@ -108,7 +130,19 @@ export class Results {
       + card('method', esc(t.method ?? '—'), t.retimed ? 'retimed' : '') + card('samples', t.samples ?? '—', t.skipped ? `${t.skipped} skipped` : '')
       + (t.aborted ? card('aborted', esc(t.aborted), '', 'bad') : '') + (t.note ? card('note', esc(t.note)) : '')
       + `</div>`;
+    if (tel.length && !tel.some((r) => r.ttc != null) && run.scenario_id) {
+      try {
+        const ttc = ttcFromTelemetry(tel, await this.scenario(run.scenario_id));
+        if (ttc) tel.forEach((r, i) => { r.ttc = ttc[i]; });
+      } catch { /* no TTC plot */ }
+    }
     this.plotRun(tel, t);
+  }
+
+  async scenario(id) {
+    this.scenarios = this.scenarios || new Map();
+    if (!this.scenarios.has(id)) this.scenarios.set(id, await get(`/scenarios/${encodeURIComponent(id)}`));
+    return this.scenarios.get(id);
   }
 
   plotRun(tel, t) {
