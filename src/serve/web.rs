@@ -61,6 +61,12 @@ fn respond(a: &'static Asset) -> Response {
 
 /// The dashboard's routes: `/` and one route per embedded file.
 pub fn router() -> Router {
+    routes()
+}
+
+/// The same routes on a router of any state type, to merge straight into the service's
+/// `Router<AppState>` (`.merge(web::routes())`) before `.with_state(…)`.
+pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
     let index = asset("/").expect("index.html embedded");
     let mut r = Router::new().route("/", get(move || async move { respond(index) }));
     for a in ASSETS {
