@@ -21,6 +21,7 @@ pub mod replays;
 pub mod runner;
 pub mod runs;
 pub mod scenarios;
+pub mod web;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -30,8 +31,7 @@ use std::time::Duration;
 
 use axum::extract::{Request, State};
 use axum::middleware::Next;
-use axum::response::{Html, IntoResponse, Response};
-use axum::routing::get;
+use axum::response::Response;
 use axum::Router;
 use clap::Args;
 
@@ -67,19 +67,9 @@ async fn count_requests(State(st): State<AppState>, req: Request, next: Next) ->
     next.run(req).await
 }
 
-/// The dashboard at `/` (placeholder until the web assets are merged in).
+/// The dashboard at `/`: the embedded `web/` assets.
 fn dashboard() -> Router<AppState> {
-    Router::new().route("/", get(placeholder))
-}
-
-async fn placeholder() -> impl IntoResponse {
-    Html(
-        "<!doctype html><meta charset=utf-8><title>scil</title>\
-         <h1>scil service</h1><p>The dashboard is not built into this binary yet.</p>\
-         <p>API: <a href=\"/api/v1/openapi.json\">/api/v1/openapi.json</a> · \
-         <a href=\"/api/v1/health\">health</a> · <a href=\"/api/v1/runs\">runs</a> · \
-         live WebSocket at <code>/api/v1/live</code>.</p>",
-    )
+    web::routes::<AppState>()
 }
 
 /// A running server (tests and `scil serve`).
