@@ -164,7 +164,11 @@ async fn suite(db_url: String) {
 
     // Auth: 401 without a token, 401 with a wrong one, 403 for a viewer; JSON bodies.
     let csv = shared("replays/cpna75_30kmh.csv");
-    let (s, v) = c.upload(&csv, "cpna75_30kmh.csv", "cpna75_30kmh", "max", true, None).await;
+    // (A small body: the server answers 401 before reading it, and a large one could still be
+    // in flight when the connection closes.)
+    let tiny = c.storage.join("tiny.csv");
+    std::fs::write(&tiny, "Time,PosX,PosY,Heading,Velocity\n0,0,0,0,0\n").unwrap();
+    let (s, v) = c.upload(&tiny, "tiny.csv", "cpna75_30kmh", "max", true, None).await;
     assert_eq!(s, StatusCode::UNAUTHORIZED);
     assert_error_body(&v);
     let r = c.http.post(c.url("/runs")).json(&json!({"scenario_id": "cpna75_30kmh"})).send().await.unwrap();
@@ -195,6 +199,36 @@ async fn suite(db_url: String) {
     let (s, v) = c.get("/runs/x/telemetry?from=abc").await;
     assert!(s == StatusCode::UNPROCESSABLE_ENTITY || s == StatusCode::NOT_FOUND, "{s}");
     assert_error_body(&v);
+
+    // Register a scenario and a map.
+    let sid = format!("test_{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
+    let toml = std::fs::read_to_string(shared("scenarios/cpna75_30kmh.toml")).unwrap();
+    let (s, v) = c.post("/scenarios", json!({"id": sid, "toml": toml})).await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    assert_eq!(v["map_id"], "proving_ground");
+    assert_eq!(v["targets"][0]["carrier"], "carrier-1");
+    let (s, v) = c.post("/scenarios", json!({"id": sid, "toml": toml})).await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    assert_error_body(&v);
+    let (s, v) = c.post("/scenarios", json!({"id": "../x", "toml": toml})).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_error_body(&v);
+    let mid = format!("map_{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
+    let xodr = std::fs::read(shared("opendrive/proving_ground.xodr")).unwrap();
+    let form = reqwest::multipart::Form::new()
+        .text("id", mid.clone())
+        .part("file", reqwest::multipart::Part::bytes(xodr).file_name("pg.xodr"));
+    let r = c.http.post(c.url("/maps")).bearer_auth(OP).multipart(form).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let v: Value = r.json().await.unwrap();
+    assert!(v["roads"].as_i64().unwrap() > 0);
+    let form = reqwest::multipart::Form::new()
+        .part("file", reqwest::multipart::Part::bytes(b"<not a map/>".to_vec()).file_name("bad.xodr"));
+    let r = c.http.post(c.url("/maps")).bearer_auth(OP).multipart(form).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_error_body(&r.json().await.unwrap());
+    let (s, _) = c.get(&format!("/maps/{mid}/geojson")).await;
+    assert_eq!(s, StatusCode::OK);
 
     // Upload the shared 30 km/h run (not started yet), watch it over the WebSocket.
     let (s, run) = c.upload(&csv, "../../escape.csv", "cpna75_30kmh", "max", false, Some(OP)).await;
@@ -338,9 +372,18 @@ async fn suite(db_url: String) {
     // Upload limits: too large → 413; not a telemetry CSV → 422.
     let big = c.storage.join("big.csv");
     std::fs::write(&big, "Time,PosX\n".to_string() + &"1,2\n".repeat(400_000)).unwrap();
-    let (s, v) = c.upload(&big, "big.csv", "cpna75_30kmh", "max", true, Some(OP)).await;
-    assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE, "{v}");
-    assert_error_body(&v);
+    // The server answers 413 as soon as the limit is passed and closes the connection, so the
+    // client may see the 413 or a broken pipe while still sending; either way nothing is kept.
+    let form = reqwest::multipart::Form::new()
+        .text("scenario_id", "cpna75_30kmh")
+        .part("file", reqwest::multipart::Part::bytes(std::fs::read(&big).unwrap()).file_name("big.csv"));
+    match c.http.post(c.url("/replays")).bearer_auth(OP).multipart(form).send().await {
+        Ok(r) => {
+            assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
+            assert_error_body(&r.json().await.unwrap());
+        }
+        Err(e) => assert!(e.is_request() || e.is_body(), "{e}"),
+    }
     let bad = c.storage.join("bad.csv");
     std::fs::write(&bad, "a,b,c\n1,2,3\n").unwrap();
     let (s, v) = c.upload(&bad, "bad.csv", "cpna75_30kmh", "max", true, Some(OP)).await;
