@@ -353,6 +353,14 @@ async fn suite(db_url: String) {
     assert_eq!(run2["speed"], 1.0);
     let got = read_frames(&mut live, Duration::from_secs(10), |v| v["type"] == "sample").await;
     assert!(got.iter().any(|f| f["type"] == "hello" && f["run"]["id"] == id2.as_str()), "{got:?}");
+    let health = read_frames(&mut live, Duration::from_secs(3), |v| v["type"] == "health").await;
+    let h = health.last().unwrap();
+    assert_eq!(h["type"], "health", "a health frame about once per second");
+    let src = &h["sources"][0];
+    assert!(src["name"].as_str().unwrap().starts_with("csv:"));
+    assert!(src["rate_hz"].as_f64().unwrap() > 5.0, "{h}");
+    assert!(src["age_s"].is_number() && src["errors"] == 0);
+    assert!(h["sources"].as_array().unwrap().iter().any(|s| s["name"] == "store"));
     let (s, v) = c.post(&format!("/runs/{id2}/abort"), json!({"reason": "test e-stop"})).await;
     assert_eq!(s, StatusCode::ACCEPTED, "{v}");
     let done2 = c.wait_terminal(&id2).await;

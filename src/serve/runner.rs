@@ -435,6 +435,7 @@ async fn supervise(st: AppState, run: Arc<ActiveRun>, prepared: Prepared, speed:
 /// About once per second: source rate/age/errors and the store's write health.
 async fn health_ticker(st: AppState, run: Arc<ActiveRun>) {
     let mut iv = tokio::time::interval(Duration::from_secs(1));
+    iv.tick().await; // the first tick is immediate: report after a full second
     let mut prev = (Instant::now(), 0u64, st.writer.stats.rows_written.load(Ordering::Relaxed));
     loop {
         iv.tick().await;
