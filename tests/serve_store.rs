@@ -34,47 +34,78 @@ async fn outage(url: &str) {
     let r2 = reports.clone();
     let writer = Writer::spawn(
         store.clone(),
-        WriterConfig { max_delay: Duration::from_millis(10), ..WriterConfig::default() },
-        Some(Arc::new(move |m: &str| r2.lock().unwrap().push(m.to_string()))),
+        WriterConfig {
+            max_delay: Duration::from_millis(10),
+            ..WriterConfig::default()
+        },
+        Some(Arc::new(move |m: &str| {
+            r2.lock().unwrap().push(m.to_string())
+        })),
     );
     let run = format!("outage-{}", uuid::Uuid::new_v4().simple());
-    let table = format!("telemetry_off_{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
+    let table = format!(
+        "telemetry_off_{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    );
     // Healthy: rows arrive, round-trip intact.
     for i in 0..100 {
         assert!(writer.send_telemetry(row(&run, i)));
     }
     assert!(writer.flush(Duration::from_secs(10)).await);
     assert_eq!(store.telemetry_count(&run).await.unwrap(), 100);
-    let back = store.telemetry(&run, Some(0.5), Some(0.6), 100).await.unwrap();
+    let back = store
+        .telemetry(&run, Some(0.5), Some(0.6), 100)
+        .await
+        .unwrap();
     assert_eq!(back, (50..=60).map(|i| row(&run, i)).collect::<Vec<_>>());
 
     // Outage: the table disappears; rows stay buffered, errors are counted and reported.
-    store.execute_raw(&format!("ALTER TABLE telemetry RENAME TO {table}")).await.unwrap();
+    store
+        .execute_raw(&format!("ALTER TABLE telemetry RENAME TO {table}"))
+        .await
+        .unwrap();
     for i in 100..600 {
         assert!(writer.send_telemetry(row(&run, i)));
     }
-    assert!(!writer.flush(Duration::from_millis(500)).await, "cannot flush during the outage");
+    assert!(
+        !writer.flush(Duration::from_millis(500)).await,
+        "cannot flush during the outage"
+    );
     let s = &writer.stats;
     assert!(s.errors.load(Ordering::Relaxed) >= 1);
-    assert!(s.buffered.load(Ordering::Relaxed) >= 500, "rows and store_error events stay buffered");
+    assert!(
+        s.buffered.load(Ordering::Relaxed) >= 500,
+        "rows and store_error events stay buffered"
+    );
     assert!(!reports.lock().unwrap().is_empty());
-    assert!(reports.lock().unwrap()[0].contains("500 rows buffered"), "{:?}", reports.lock().unwrap());
+    assert!(
+        reports.lock().unwrap()[0].contains("500 rows buffered"),
+        "{:?}",
+        reports.lock().unwrap()
+    );
 
     // Recovery: everything is written once, nothing dropped.
-    store.execute_raw(&format!("ALTER TABLE {table} RENAME TO telemetry")).await.unwrap();
+    store
+        .execute_raw(&format!("ALTER TABLE {table} RENAME TO telemetry"))
+        .await
+        .unwrap();
     assert!(writer.flush(Duration::from_secs(15)).await);
     assert_eq!(store.telemetry_count(&run).await.unwrap(), 600);
     assert_eq!(s.dropped.load(Ordering::Relaxed), 0);
     assert_eq!(s.buffered.load(Ordering::Relaxed), 0);
     // Idempotent: the same rows again change nothing.
-    store.insert_telemetry(&(0..600).map(|i| row(&run, i)).collect::<Vec<_>>()).await.unwrap();
+    store
+        .insert_telemetry(&(0..600).map(|i| row(&run, i)).collect::<Vec<_>>())
+        .await
+        .unwrap();
     assert_eq!(store.telemetry_count(&run).await.unwrap(), 600);
     store.delete_telemetry(&run).await.unwrap();
 }
 
 #[tokio::test]
 async fn writer_survives_outage_sqlite() {
-    let dir = std::env::temp_dir().join(format!("scil-store-test-{}", uuid::Uuid::new_v4().simple()));
+    let dir =
+        std::env::temp_dir().join(format!("scil-store-test-{}", uuid::Uuid::new_v4().simple()));
     std::fs::create_dir_all(&dir).unwrap();
     outage(&format!("sqlite://{}", dir.join("t.db").display())).await;
     let _ = std::fs::remove_dir_all(dir);

@@ -38,7 +38,10 @@ fn ct_eq(a: &[u8], b: &[u8]) -> bool {
 
 impl Tokens {
     pub fn role_of(&self, token: &str) -> Option<Role> {
-        let hit = |list: &[String]| list.iter().fold(false, |f, t| f | ct_eq(t.as_bytes(), token.as_bytes()));
+        let hit = |list: &[String]| {
+            list.iter()
+                .fold(false, |f, t| f | ct_eq(t.as_bytes(), token.as_bytes()))
+        };
         if hit(&self.operator) {
             Some(Role::Operator)
         } else if hit(&self.viewer) {
@@ -54,7 +57,9 @@ fn token_of(parts: &Parts) -> Option<String> {
     if let Some(v) = parts.headers.get(axum::http::header::AUTHORIZATION) {
         let v = v.to_str().ok()?.trim();
         let (scheme, rest) = v.split_once(' ')?;
-        return scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim().to_string());
+        return scheme
+            .eq_ignore_ascii_case("bearer")
+            .then(|| rest.trim().to_string());
     }
     parts.uri.query().and_then(|q| {
         q.split('&')
@@ -72,13 +77,19 @@ fn check(parts: &Parts, state: &AppState, need: Role) -> Result<Option<Role>, Ap
         }
         return Err(ApiError::Unauthorized(format!(
             "this endpoint needs an {} token: Authorization: Bearer <token>",
-            if need == Role::Operator { "operator" } else { "viewer or operator" }
+            if need == Role::Operator {
+                "operator"
+            } else {
+                "viewer or operator"
+            }
         )));
     };
     match tokens.role_of(&tok) {
         None => Err(ApiError::Unauthorized("unknown token".into())),
         Some(r) if r >= need => Ok(Some(r)),
-        Some(_) => Err(ApiError::Forbidden("this endpoint needs the operator role".into())),
+        Some(_) => Err(ApiError::Forbidden(
+            "this endpoint needs the operator role".into(),
+        )),
     }
 }
 

@@ -140,7 +140,10 @@ impl Config {
             self.data_dir = Some(v.into());
         }
         let list = |v: String| -> Vec<String> {
-            v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
+            v.split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect()
         };
         if let Some(v) = get("SCIL_OPERATOR_TOKEN") {
             self.auth.operator_tokens.extend(list(v));

@@ -145,7 +145,13 @@ impl AppState {
                 Err(e) => tracing::warn!("bundled map {}: {e}", p.display()),
             }
         }
-        let maps: Vec<String> = self.store.list_maps().await?.into_iter().map(|m| m.id).collect();
+        let maps: Vec<String> = self
+            .store
+            .list_maps()
+            .await?
+            .into_iter()
+            .map(|m| m.id)
+            .collect();
         let mut scenario_ids = Vec::new();
         for p in files(&data.join("scenarios"), "toml") {
             let text = std::fs::read_to_string(&p)?;
@@ -189,7 +195,11 @@ impl AppState {
             .map_err(|e| ApiError::Unprocessable(format!("not a usable OpenDRIVE map: {e}")))?;
         let row = MapRow {
             id: id.to_string(),
-            name: if od.header.name.is_empty() { id.to_string() } else { od.header.name.clone() },
+            name: if od.header.name.is_empty() {
+                id.to_string()
+            } else {
+                od.header.name.clone()
+            },
             file_name: file.to_string(),
             bytes: xml.len() as i64,
             roads: od.roads.len() as i64,
@@ -218,7 +228,9 @@ impl AppState {
         let od = tokio::task::spawn_blocking(move || opendrive::OpenDrive::from_str(&row.xodr))
             .await
             .map_err(|e| anyhow::anyhow!("{e}"))?
-            .map_err(|e| ApiError::Internal(anyhow::anyhow!("stored map '{id}' does not parse: {e}")))?;
+            .map_err(|e| {
+                ApiError::Internal(anyhow::anyhow!("stored map '{id}' does not parse: {e}"))
+            })?;
         let m = Arc::new(Map::from_road_network(od));
         self.maps.lock().unwrap().insert(id.to_string(), m.clone());
         Ok(m)
@@ -229,7 +241,9 @@ impl AppState {
         let scenarios = self.store.list_scenarios().await?;
         let mut c = self.carriers.lock().unwrap();
         for s in scenarios {
-            let Ok(sc) = Scenario::from_toml(&s.toml) else { continue };
+            let Ok(sc) = Scenario::from_toml(&s.toml) else {
+                continue;
+            };
             for t in sc.targets {
                 let Some(id) = t.carrier else { continue };
                 let e = c.entry(id.clone()).or_insert_with(|| CarrierStatus {
@@ -254,15 +268,17 @@ impl AppState {
 
     pub fn set_carrier_state(&self, carrier: &str, state: &str, run_id: &str) {
         let mut c = self.carriers.lock().unwrap();
-        let e = c.entry(carrier.to_string()).or_insert_with(|| CarrierStatus {
-            id: carrier.to_string(),
-            targets: vec![],
-            scenarios: vec![],
-            state: "idle".into(),
-            run_id: None,
-            updated_at: None,
-            mode: "simulated".into(),
-        });
+        let e = c
+            .entry(carrier.to_string())
+            .or_insert_with(|| CarrierStatus {
+                id: carrier.to_string(),
+                targets: vec![],
+                scenarios: vec![],
+                state: "idle".into(),
+                run_id: None,
+                updated_at: None,
+                mode: "simulated".into(),
+            });
         e.state = state.to_string();
         e.run_id = Some(run_id.to_string());
         e.updated_at = Some(Utc::now());
@@ -270,7 +286,13 @@ impl AppState {
 
     /// Queues an event for the events table (through the writer: never blocks, never lost
     /// silently).
-    pub fn record_event(&self, run_id: Option<&str>, t: Option<f64>, kind: &str, payload: &serde_json::Value) {
+    pub fn record_event(
+        &self,
+        run_id: Option<&str>,
+        t: Option<f64>,
+        kind: &str,
+        payload: &serde_json::Value,
+    ) {
         self.writer.send_event(NewEvent {
             run_id: run_id.map(str::to_string),
             t,
@@ -295,7 +317,9 @@ pub fn scenario_row(
     let map_id = match map_id {
         Some(m) => {
             if !maps.contains(&m) {
-                return Err(ApiError::Unprocessable(format!("map '{m}' is not registered")));
+                return Err(ApiError::Unprocessable(format!(
+                    "map '{m}' is not registered"
+                )));
             }
             Some(m)
         }
@@ -320,7 +344,9 @@ pub fn valid_id(id: &str) -> bool {
     !id.is_empty()
         && id.len() <= 64
         && !id.starts_with('.')
-        && id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
 fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
@@ -336,11 +362,15 @@ fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
 }
 
 pub fn stem(p: &Path) -> String {
-    p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+    p.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 fn file_name(p: &Path) -> String {
-    p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+    p.file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// Data rows of a CSV file (non-empty lines after the header).

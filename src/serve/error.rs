@@ -2,8 +2,8 @@
 //! validation, missing resource, auth, database — becomes `{"error": …, "detail": …}` with the
 //! right status code.
 
-use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::multipart::MultipartError;
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -73,7 +73,10 @@ impl IntoResponse for ApiError {
         if status.is_server_error() {
             tracing::error!("{self:#}");
         }
-        let mut r = (status, Json(json!({ "error": self.code(), "detail": self.to_string() })))
+        let mut r = (
+            status,
+            Json(json!({ "error": self.code(), "detail": self.to_string() })),
+        )
             .into_response();
         if status == StatusCode::UNAUTHORIZED {
             r.headers_mut().insert(

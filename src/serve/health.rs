@@ -34,6 +34,10 @@ async fn health(State(st): State<AppState>) -> Response {
         "active_run": st.hub.active(),
         "runs_in_progress": st.runs.lock().unwrap().len(),
     });
-    let code = if db_ok { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    let code = if db_ok {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
     (code, axum::Json(body)).into_response()
 }

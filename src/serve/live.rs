@@ -172,8 +172,10 @@ async fn hello(st: &AppState, id: &str) -> ApiResult<Vec<Frame>> {
         .await?
         .ok_or_else(|| ApiError::not_found("run", id))?;
     Ok(vec![
-        frame(&json!({"type": "hello", "run": run_json(&run), "scenario_id": run.scenario_id,
-                      "map_id": run.map_id})),
+        frame(
+            &json!({"type": "hello", "run": run_json(&run), "scenario_id": run.scenario_id,
+                      "map_id": run.map_id}),
+        ),
         frame(&json!({"type": "state", "run_id": run.id, "state": run.state})),
     ])
 }

@@ -26,8 +26,16 @@ async fn list(State(st): State<AppState>, _r: Reader) -> ApiResult<Response> {
     Ok(axum::Json(st.store.list_maps().await?).into_response())
 }
 
-async fn get_one(State(st): State<AppState>, _r: Reader, Path(id): Path<String>) -> ApiResult<Response> {
-    let m = st.store.get_map(&id).await?.ok_or_else(|| ApiError::not_found("map", &id))?;
+async fn get_one(
+    State(st): State<AppState>,
+    _r: Reader,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let m = st
+        .store
+        .get_map(&id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("map", &id))?;
     Ok(axum::Json(m).into_response())
 }
 
@@ -45,15 +53,20 @@ async fn geojson(
 ) -> ApiResult<Response> {
     let map = st.map(&id).await?;
     let wgs84 = q.wgs84.unwrap_or(false);
-    let v = tokio::task::spawn_blocking(move || crate::map::lanes_geojson(&map.road_network, wgs84))
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?
-        .map_err(|e| ApiError::Unprocessable(format!("map '{id}': {e}")))?;
+    let v =
+        tokio::task::spawn_blocking(move || crate::map::lanes_geojson(&map.road_network, wgs84))
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+            .map_err(|e| ApiError::Unprocessable(format!("map '{id}': {e}")))?;
     Ok(axum::Json(v).into_response())
 }
 
 /// Multipart: `file` (the .xodr), optional `id` (default: the file name's stem).
-async fn upload(State(st): State<AppState>, _op: Operator, mut mp: Multipart) -> ApiResult<Response> {
+async fn upload(
+    State(st): State<AppState>,
+    _op: Operator,
+    mut mp: Multipart,
+) -> ApiResult<Response> {
     let mut id: Option<String> = None;
     let mut file: Option<(String, String)> = None;
     while let Some(field) = mp.next_field().await? {
@@ -69,10 +82,15 @@ async fn upload(State(st): State<AppState>, _op: Operator, mut mp: Multipart) ->
                     .map_err(|_| ApiError::Unprocessable("map is not UTF-8 text".into()))?;
                 file = Some((name, xml));
             }
-            other => return Err(ApiError::Unprocessable(format!("unknown form field '{other}'"))),
+            other => {
+                return Err(ApiError::Unprocessable(format!(
+                    "unknown form field '{other}'"
+                )))
+            }
         }
     }
-    let (name, xml) = file.ok_or_else(|| ApiError::Unprocessable("missing form field 'file'".into()))?;
+    let (name, xml) =
+        file.ok_or_else(|| ApiError::Unprocessable("missing form field 'file'".into()))?;
     let id = id.unwrap_or_else(|| stem(std::path::Path::new(&name)));
     if !valid_id(&id) {
         return Err(ApiError::Unprocessable(format!("invalid map id '{id}'")));

@@ -58,7 +58,10 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .nest("/api/v1", api)
         .merge(dashboard())
-        .layer(axum::middleware::from_fn_with_state(state.clone(), count_requests))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            count_requests,
+        ))
         .with_state(state)
 }
 
@@ -99,13 +102,14 @@ pub async fn spawn(config: Config) -> anyhow::Result<Server> {
 async fn shutdown_signal() {
     #[cfg(unix)]
     {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(t) => t,
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-                return;
-            }
-        };
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(t) => t,
+                Err(_) => {
+                    let _ = tokio::signal::ctrl_c().await;
+                    return;
+                }
+            };
         tokio::select! {
             _ = tokio::signal::ctrl_c() => {}
             _ = term.recv() => {}
@@ -151,7 +155,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .with_writer(std::io::stderr)
             .try_init();
     }
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     rt.block_on(async move {
         let server = spawn(config).await?;
         let st = &server.state;

@@ -64,7 +64,11 @@ impl Drop for Cleanup {
     }
 }
 
-async fn upload(State(st): State<AppState>, _op: Operator, mut mp: Multipart) -> ApiResult<Response> {
+async fn upload(
+    State(st): State<AppState>,
+    _op: Operator,
+    mut mp: Multipart,
+) -> ApiResult<Response> {
     let limits = st.config.limits.clone();
     let mut scenario_id: Option<String> = None;
     let mut map_id: Option<String> = None;
@@ -106,34 +110,53 @@ async fn upload(State(st): State<AppState>, _op: Operator, mut mp: Multipart) ->
                         .map_err(|e| anyhow::anyhow!("cannot store the upload: {e}"))?;
                 }
                 f.flush().await.map_err(|e| anyhow::anyhow!("{e}"))?;
-                up = Some(Upload { path, name, bytes, rows: newlines });
+                up = Some(Upload {
+                    path,
+                    name,
+                    bytes,
+                    rows: newlines,
+                });
             }
-            "scenario_id" | "scenario" => scenario_id = Some(field.text().await?.trim().to_string()),
-            "map_id" => map_id = Some(field.text().await?.trim().to_string()).filter(|s| !s.is_empty()),
-            "speed" => speed = Some(field.text().await?.trim().to_string()).filter(|s| !s.is_empty()),
+            "scenario_id" | "scenario" => {
+                scenario_id = Some(field.text().await?.trim().to_string())
+            }
+            "map_id" => {
+                map_id = Some(field.text().await?.trim().to_string()).filter(|s| !s.is_empty())
+            }
+            "speed" => {
+                speed = Some(field.text().await?.trim().to_string()).filter(|s| !s.is_empty())
+            }
             "start" => start = !matches!(field.text().await?.trim(), "false" | "0" | "no"),
             other => {
                 return Err(ApiError::Unprocessable(format!(
-                    "unknown form field '{other}' (expected file, scenario_id, speed, map_id, start)"
-                )))
+                "unknown form field '{other}' (expected file, scenario_id, speed, map_id, start)"
+            )))
             }
         }
     }
-    let up = up.ok_or_else(|| ApiError::Unprocessable("missing form field 'file' (the CSV)".into()))?;
-    let scenario_id =
-        scenario_id.ok_or_else(|| ApiError::Unprocessable("missing form field 'scenario_id'".into()))?;
+    let up =
+        up.ok_or_else(|| ApiError::Unprocessable("missing form field 'file' (the CSV)".into()))?;
+    let scenario_id = scenario_id
+        .ok_or_else(|| ApiError::Unprocessable("missing form field 'scenario_id'".into()))?;
     let speed = SpeedArg::parse(speed.map(SpeedArg::Text).as_ref())?;
     if st.store.get_scenario(&scenario_id).await?.is_none() {
-        return Err(ApiError::Unprocessable(format!("scenario '{scenario_id}' does not exist")));
+        return Err(ApiError::Unprocessable(format!(
+            "scenario '{scenario_id}' does not exist"
+        )));
     }
     // The header must map to the fields a replay needs.
     let path = up.path.clone();
     let name = up.name.clone();
-    tokio::task::spawn_blocking(move || CsvSource::open(&path, &[], BadRowPolicy::Stop).map(|_| ()))
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?
-        .map_err(|e| ApiError::Unprocessable(format!("{name}: line {}: {}", e.line, e.reason)))?;
-    let replay_id = format!("upload-{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
+    tokio::task::spawn_blocking(move || {
+        CsvSource::open(&path, &[], BadRowPolicy::Stop).map(|_| ())
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("{e}"))?
+    .map_err(|e| ApiError::Unprocessable(format!("{name}: line {}: {}", e.line, e.reason)))?;
+    let replay_id = format!(
+        "upload-{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..12]
+    );
     st.store
         .upsert_replay(&ReplayRow {
             id: replay_id.clone(),
@@ -153,7 +176,10 @@ async fn upload(State(st): State<AppState>, _op: Operator, mut mp: Multipart) ->
         NewRun {
             scenario_id,
             map_id,
-            source: RunSource::CsvReplay { replay_id: replay_id.clone(), file_name: up.name },
+            source: RunSource::CsvReplay {
+                replay_id: replay_id.clone(),
+                file_name: up.name,
+            },
             speed,
         },
     )

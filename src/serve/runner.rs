@@ -77,7 +77,11 @@ impl SampleStream for CsvStream {
     fn skipped(&self) -> (u64, Vec<String>) {
         (
             self.src.skipped,
-            self.src.skipped_errors.iter().map(|e| e.to_string()).collect(),
+            self.src
+                .skipped_errors
+                .iter()
+                .map(|e| e.to_string())
+                .collect(),
         )
     }
     fn is_recording(&self) -> bool {
@@ -88,7 +92,10 @@ impl SampleStream for CsvStream {
 /// Opens the source of a run.
 pub async fn open_source(st: &AppState, src: &RunSource) -> ApiResult<Box<dyn SampleStream>> {
     match src {
-        RunSource::CsvReplay { replay_id, file_name } => {
+        RunSource::CsvReplay {
+            replay_id,
+            file_name,
+        } => {
             let r = st
                 .store
                 .get_replay(replay_id)
@@ -96,8 +103,9 @@ pub async fn open_source(st: &AppState, src: &RunSource) -> ApiResult<Box<dyn Sa
                 .ok_or_else(|| ApiError::not_found("replay", replay_id))?;
             let path = std::path::PathBuf::from(&r.path);
             // Same default as `scil replay`: stop at the first unreadable row.
-            let src = CsvSource::open(&path, &[], BadRowPolicy::Stop)
-                .map_err(|e| ApiError::Unprocessable(format!("replay '{replay_id}': {}", e.reason)))?;
+            let src = CsvSource::open(&path, &[], BadRowPolicy::Stop).map_err(|e| {
+                ApiError::Unprocessable(format!("replay '{replay_id}': {}", e.reason))
+            })?;
             Ok(Box::new(CsvStream {
                 name: format!("csv:{file_name}"),
                 src,
@@ -194,7 +202,9 @@ pub async fn create(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
         .store
         .get_scenario(&req.scenario_id)
         .await?
-        .ok_or_else(|| ApiError::Unprocessable(format!("scenario '{}' does not exist", req.scenario_id)))?;
+        .ok_or_else(|| {
+            ApiError::Unprocessable(format!("scenario '{}' does not exist", req.scenario_id))
+        })?;
     let map_id = req.map_id.or(sc.map_id);
     if let Some(m) = &map_id {
         if st.store.get_map(m).await?.is_none() {
@@ -204,13 +214,19 @@ pub async fn create(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
     match &req.source {
         RunSource::CsvReplay { replay_id, .. } => {
             if st.store.get_replay(replay_id).await?.is_none() {
-                return Err(ApiError::Unprocessable(format!("replay '{replay_id}' does not exist")));
+                return Err(ApiError::Unprocessable(format!(
+                    "replay '{replay_id}' does not exist"
+                )));
             }
         }
     }
     let now = Utc::now();
     let row = RunRow {
-        id: format!("run-{}-{}", now.format("%Y%m%dT%H%M%S"), &uuid::Uuid::new_v4().simple().to_string()[..6]),
+        id: format!(
+            "run-{}-{}",
+            now.format("%Y%m%dT%H%M%S"),
+            &uuid::Uuid::new_v4().simple().to_string()[..6]
+        ),
         state: CREATED.into(),
         scenario_id: req.scenario_id,
         map_id,
@@ -228,7 +244,12 @@ pub async fn create(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
         .lock()
         .unwrap()
         .insert(row.id.clone(), Arc::new(ActiveRun::new(row.clone())));
-    st.record_event(Some(&row.id), None, "state", &json!({"event": "state", "state": CREATED}));
+    st.record_event(
+        Some(&row.id),
+        None,
+        "state",
+        &json!({"event": "state", "state": CREATED}),
+    );
     Ok(row)
 }
 
@@ -247,7 +268,12 @@ async fn not_active_error(st: &AppState, id: &str, action: &str) -> ApiError {
 fn set_state(st: &AppState, run: &ActiveRun, row: &mut RunRow, state: &str) {
     row.state = state.to_string();
     run.send(&json!({"type": "state", "run_id": row.id, "state": state}));
-    st.record_event(Some(&row.id), None, "state", &json!({"event": "state", "state": state}));
+    st.record_event(
+        Some(&row.id),
+        None,
+        "state",
+        &json!({"event": "state", "state": state}),
+    );
 }
 
 /// Loads the scenario, map and source: `created → armed`.
@@ -258,7 +284,10 @@ pub async fn arm(st: &AppState, id: &str) -> ApiResult<RunRow> {
     };
     let mut row = run.row.lock().await;
     if row.state != CREATED {
-        return Err(ApiError::Conflict(format!("cannot arm run '{id}': it is {}", row.state)));
+        return Err(ApiError::Conflict(format!(
+            "cannot arm run '{id}': it is {}",
+            row.state
+        )));
     }
     let prepared = prepare(st, &row).await?;
     *run.prepared.lock().unwrap() = Some(prepared);
@@ -273,7 +302,9 @@ async fn prepare(st: &AppState, row: &RunRow) -> ApiResult<Prepared> {
         .store
         .get_scenario(&row.scenario_id)
         .await?
-        .ok_or_else(|| ApiError::Unprocessable(format!("scenario '{}' no longer exists", row.scenario_id)))?;
+        .ok_or_else(|| {
+            ApiError::Unprocessable(format!("scenario '{}' no longer exists", row.scenario_id))
+        })?;
     let scenario = Scenario::from_toml(&sc_row.toml)
         .map_err(|e| ApiError::Unprocessable(format!("scenario '{}': {e}", row.scenario_id)))?;
     let map: Option<Map> = match &row.map_id {
@@ -288,8 +319,9 @@ async fn prepare(st: &AppState, row: &RunRow) -> ApiResult<Prepared> {
         None => None,
     };
     let setup = setup_for(scenario, map, EngineConfig::default());
-    let source: RunSource = serde_json::from_str(&row.source)
-        .map_err(|e| ApiError::Internal(anyhow::anyhow!("stored source of run '{}': {e}", row.id)))?;
+    let source: RunSource = serde_json::from_str(&row.source).map_err(|e| {
+        ApiError::Internal(anyhow::anyhow!("stored source of run '{}': {e}", row.id))
+    })?;
     let source = open_source(st, &source).await?;
     Ok(Prepared { setup, source })
 }
@@ -324,12 +356,9 @@ pub async fn start(st: &AppState, id: &str) -> ApiResult<RunRow> {
             row.state
         )));
     }
-    let prepared = run
-        .prepared
-        .lock()
-        .unwrap()
-        .take()
-        .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("armed run without a prepared source")))?;
+    let prepared = run.prepared.lock().unwrap().take().ok_or_else(|| {
+        ApiError::Internal(anyhow::anyhow!("armed run without a prepared source"))
+    })?;
     row.started_at = Some(Utc::now());
     set_state(st, &run, &mut row, RUNNING);
     st.store.update_run(&row).await?;
@@ -367,7 +396,9 @@ pub async fn abort(st: &AppState, id: &str, reason: &str) -> ApiResult<RunRow> {
             let _ = run.done.send(true);
             Ok(out)
         }
-        s => Err(ApiError::Conflict(format!("cannot abort run '{id}': it is {s}"))),
+        s => Err(ApiError::Conflict(format!(
+            "cannot abort run '{id}': it is {s}"
+        ))),
     }
 }
 
@@ -394,7 +425,8 @@ struct Outcome {
 async fn supervise(st: AppState, run: Arc<ActiveRun>, prepared: Prepared, speed: Speed) {
     let ticker = tokio::spawn(health_ticker(st.clone(), run.clone()));
     let (st2, run2) = (st.clone(), run.clone());
-    let joined = tokio::task::spawn_blocking(move || engine_loop(&st2, &run2, prepared, speed)).await;
+    let joined =
+        tokio::task::spawn_blocking(move || engine_loop(&st2, &run2, prepared, speed)).await;
     ticker.abort();
     let outcome = match joined {
         Ok(o) => o,
@@ -406,7 +438,10 @@ async fn supervise(st: AppState, run: Arc<ActiveRun>, prepared: Prepared, speed:
     };
     // Telemetry and events first, so a finished run's data is all readable.
     if !st.writer.flush(Duration::from_secs(10)).await {
-        tracing::warn!("run {}: telemetry not yet written (database slow or failing); kept buffered", run.id);
+        tracing::warn!(
+            "run {}: telemetry not yet written (database slow or failing); kept buffered",
+            run.id
+        );
     }
     let result_json = serde_json::to_string(&outcome.result).unwrap_or_else(|_| "{}".into());
     if let Err(e) = st.store.put_result(&run.id, &result_json).await {
@@ -436,7 +471,11 @@ async fn supervise(st: AppState, run: Arc<ActiveRun>, prepared: Prepared, speed:
 async fn health_ticker(st: AppState, run: Arc<ActiveRun>) {
     let mut iv = tokio::time::interval(Duration::from_secs(1));
     iv.tick().await; // the first tick is immediate: report after a full second
-    let mut prev = (Instant::now(), 0u64, st.writer.stats.rows_written.load(Ordering::Relaxed));
+    let mut prev = (
+        Instant::now(),
+        0u64,
+        st.writer.stats.rows_written.load(Ordering::Relaxed),
+    );
     loop {
         iv.tick().await;
         let now = Instant::now();
@@ -476,7 +515,10 @@ fn event_time(e: &Event) -> Option<f64> {
 }
 
 fn event_kind(v: &Value) -> String {
-    v.get("event").and_then(Value::as_str).unwrap_or("event").to_string()
+    v.get("event")
+        .and_then(Value::as_str)
+        .unwrap_or("event")
+        .to_string()
 }
 
 /// The engine thread: the same loop as [`crate::replay::drive`], plus persistence, live frames
@@ -485,7 +527,13 @@ fn engine_loop(st: &AppState, run: &ActiveRun, mut p: Prepared, speed: Speed) ->
     let id = run.id.clone();
     let mut engine = p.setup.engine();
     let vut_id = engine.config().vut_id.clone();
-    let target_ids: Vec<String> = p.setup.scenario.targets.iter().map(|t| t.id.clone()).collect();
+    let target_ids: Vec<String> = p
+        .setup
+        .scenario
+        .targets
+        .iter()
+        .map(|t| t.id.clone())
+        .collect();
     let carriers: Vec<(String, String)> = p
         .setup
         .scenario
@@ -493,7 +541,11 @@ fn engine_loop(st: &AppState, run: &ActiveRun, mut p: Prepared, speed: Speed) ->
         .iter()
         .filter_map(|t| t.carrier.clone().map(|c| (t.id.clone(), c)))
         .collect();
-    let mut pacer = Pacer::new(if p.source.is_recording() { speed } else { Speed::Max });
+    let mut pacer = Pacer::new(if p.source.is_recording() {
+        speed
+    } else {
+        Speed::Max
+    });
     let mut rec = Recorder::default();
     let mut seq: i64 = 0;
     let mut n: u64 = 0;
@@ -515,10 +567,19 @@ fn engine_loop(st: &AppState, run: &ActiveRun, mut p: Prepared, speed: Speed) ->
                 let v = serde_json::to_value(c).unwrap_or(Value::Null);
                 st.record_event(Some(&id), None, "command", &v);
                 let changes: Vec<(Option<String>, String, &str, Option<f64>)> = match c {
-                    Command::Start { target, carrier, at_s } => {
+                    Command::Start {
+                        target,
+                        carrier,
+                        at_s,
+                    } => {
                         vec![(carrier.clone(), target.clone(), "started", Some(*at_s))]
                     }
-                    Command::Retime { target, carrier, origin_s, .. } => {
+                    Command::Retime {
+                        target,
+                        carrier,
+                        origin_s,
+                        ..
+                    } => {
                         vec![(carrier.clone(), target.clone(), "retimed", Some(*origin_s))]
                     }
                     Command::Abort { .. } => carriers
@@ -545,7 +606,9 @@ fn engine_loop(st: &AppState, run: &ActiveRun, mut p: Prepared, speed: Speed) ->
             aborted = true;
             break;
         }
-        let Some(item) = p.source.next_sample() else { break };
+        let Some(item) = p.source.next_sample() else {
+            break;
+        };
         let ins = match item {
             Ok(s) => s,
             Err(e) => {
@@ -704,8 +767,10 @@ fn publish(
     }
     if live {
         for ts in engine.targets() {
-            run.send(&json!({"type": "ttc", "run_id": run.id, "t": t, "target": ts.target,
-                             "ttc_s": ts.ttc_s, "threshold_s": ts.threshold_s}));
+            run.send(
+                &json!({"type": "ttc", "run_id": run.id, "t": t, "target": ts.target,
+                             "ttc_s": ts.ttc_s, "threshold_s": ts.threshold_s}),
+            );
         }
     }
 }

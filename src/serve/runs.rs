@@ -57,7 +57,9 @@ impl SpeedArg {
         match s {
             None => Ok(Speed::Factor(1.0)),
             Some(SpeedArg::Factor(f)) if f.is_finite() && *f > 0.0 => Ok(Speed::Factor(*f)),
-            Some(SpeedArg::Factor(f)) => Err(ApiError::Unprocessable(format!("speed must be positive, got {f}"))),
+            Some(SpeedArg::Factor(f)) => Err(ApiError::Unprocessable(format!(
+                "speed must be positive, got {f}"
+            ))),
             Some(SpeedArg::Text(t)) => t.parse::<Speed>().map_err(ApiError::Unprocessable),
         }
     }
@@ -83,8 +85,15 @@ pub struct CreateRun {
     pub start: bool,
 }
 
-async fn list(State(st): State<AppState>, _r: Reader, ApiQuery(q): ApiQuery<ListQuery>) -> ApiResult<Response> {
-    let rows = st.store.list_runs(q.limit.unwrap_or(100).clamp(1, 1000)).await?;
+async fn list(
+    State(st): State<AppState>,
+    _r: Reader,
+    ApiQuery(q): ApiQuery<ListQuery>,
+) -> ApiResult<Response> {
+    let rows = st
+        .store
+        .list_runs(q.limit.unwrap_or(100).clamp(1, 1000))
+        .await?;
     Ok(axum::Json(rows.iter().map(run_json).collect::<Vec<_>>()).into_response())
 }
 
@@ -96,17 +105,26 @@ struct ListQuery {
 /// Resolves a replay id (or the id of a replay run) to a source.
 async fn source_for(st: &AppState, replay: &str) -> ApiResult<RunSource> {
     if let Some(r) = st.store.get_replay(replay).await? {
-        return Ok(RunSource::CsvReplay { replay_id: r.id, file_name: r.name });
+        return Ok(RunSource::CsvReplay {
+            replay_id: r.id,
+            file_name: r.name,
+        });
     }
     if let Some(run) = st.store.get_run(replay).await? {
         if let Ok(src) = serde_json::from_str::<RunSource>(&run.source) {
             return Ok(src);
         }
     }
-    Err(ApiError::Unprocessable(format!("replay '{replay}' does not exist")))
+    Err(ApiError::Unprocessable(format!(
+        "replay '{replay}' does not exist"
+    )))
 }
 
-async fn create(State(st): State<AppState>, _op: Operator, ApiJson(req): ApiJson<CreateRun>) -> ApiResult<Response> {
+async fn create(
+    State(st): State<AppState>,
+    _op: Operator,
+    ApiJson(req): ApiJson<CreateRun>,
+) -> ApiResult<Response> {
     let speed = SpeedArg::parse(req.speed.as_ref())?;
     let source = match (&req.source, &req.replay) {
         (Some(v), _) => {
@@ -120,13 +138,20 @@ async fn create(State(st): State<AppState>, _op: Operator, ApiJson(req): ApiJson
         (None, None) => {
             // Default: the bundled recording named like the scenario, if any.
             source_for(&st, &req.scenario_id).await.map_err(|_| {
-                ApiError::Unprocessable("a run needs a source: give \"replay\" (a replay id) or \"source\"".into())
+                ApiError::Unprocessable(
+                    "a run needs a source: give \"replay\" (a replay id) or \"source\"".into(),
+                )
             })?
         }
     };
     let mut row = runner::create(
         &st,
-        NewRun { scenario_id: req.scenario_id, map_id: req.map_id, source, speed },
+        NewRun {
+            scenario_id: req.scenario_id,
+            map_id: req.map_id,
+            source,
+            speed,
+        },
     )
     .await?;
     if req.start {
@@ -136,17 +161,33 @@ async fn create(State(st): State<AppState>, _op: Operator, ApiJson(req): ApiJson
     Ok((StatusCode::CREATED, axum::Json(run_json(&row))).into_response())
 }
 
-async fn get_one(State(st): State<AppState>, _r: Reader, Path(id): Path<String>) -> ApiResult<Response> {
-    let r = st.store.get_run(&id).await?.ok_or_else(|| ApiError::not_found("run", &id))?;
+async fn get_one(
+    State(st): State<AppState>,
+    _r: Reader,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let r = st
+        .store
+        .get_run(&id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("run", &id))?;
     Ok(axum::Json(run_json(&r)).into_response())
 }
 
-async fn arm(State(st): State<AppState>, _op: Operator, Path(id): Path<String>) -> ApiResult<Response> {
+async fn arm(
+    State(st): State<AppState>,
+    _op: Operator,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
     let r = runner::arm(&st, &id).await?;
     Ok(axum::Json(run_json(&r)).into_response())
 }
 
-async fn start(State(st): State<AppState>, _op: Operator, Path(id): Path<String>) -> ApiResult<Response> {
+async fn start(
+    State(st): State<AppState>,
+    _op: Operator,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
     let r = runner::start(&st, &id).await?;
     Ok(axum::Json(run_json(&r)).into_response())
 }
@@ -166,7 +207,8 @@ async fn abort(
     let parsed: AbortBody = if body.iter().all(|b| b.is_ascii_whitespace()) {
         AbortBody::default()
     } else {
-        serde_json::from_slice(&body).map_err(|e| ApiError::Unprocessable(format!("abort body: {e}")))?
+        serde_json::from_slice(&body)
+            .map_err(|e| ApiError::Unprocessable(format!("abort body: {e}")))?
     };
     let reason = parsed.reason.unwrap_or_else(|| "operator abort".into());
     let r = runner::abort(&st, &id, &reason).await?;
@@ -190,7 +232,11 @@ async fn events(
     }
     let rows = st
         .store
-        .list_events(&id, q.after.unwrap_or(0), q.limit.unwrap_or(10_000).clamp(1, 100_000))
+        .list_events(
+            &id,
+            q.after.unwrap_or(0),
+            q.limit.unwrap_or(10_000).clamp(1, 100_000),
+        )
         .await?;
     let v: Vec<Value> = rows
         .iter()
@@ -202,8 +248,16 @@ async fn events(
     Ok(axum::Json(v).into_response())
 }
 
-async fn results(State(st): State<AppState>, _r: Reader, Path(id): Path<String>) -> ApiResult<Response> {
-    let run = st.store.get_run(&id).await?.ok_or_else(|| ApiError::not_found("run", &id))?;
+async fn results(
+    State(st): State<AppState>,
+    _r: Reader,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let run = st
+        .store
+        .get_run(&id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("run", &id))?;
     match st.store.get_result(&id).await? {
         Some(text) => Ok(([(header::CONTENT_TYPE, "application/json")], text).into_response()),
         None => Err(ApiError::NotFound(format!(
@@ -250,7 +304,9 @@ async fn telemetry(
                     r.yaw.to_string(),
                     r.speed_mps.to_string(),
                     o(r.steering_wheel_deg),
-                    r.brake_light.map(|b| (b as u8).to_string()).unwrap_or_default(),
+                    r.brake_light
+                        .map(|b| (b as u8).to_string())
+                        .unwrap_or_default(),
                     r.road_id.clone().unwrap_or_default(),
                     r.lane_id.map(|l| l.to_string()).unwrap_or_default(),
                     o(r.road_s),
@@ -260,6 +316,8 @@ async fn telemetry(
             let body = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
             Ok(([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], body).into_response())
         }
-        f => Err(ApiError::Unprocessable(format!("format must be json or csv, got '{f}'"))),
+        f => Err(ApiError::Unprocessable(format!(
+            "format must be json or csv, got '{f}'"
+        ))),
     }
 }

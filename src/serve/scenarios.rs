@@ -38,8 +38,16 @@ async fn list(State(st): State<AppState>, _r: Reader) -> ApiResult<Response> {
     Ok(axum::Json(rows.iter().map(summary).collect::<Vec<_>>()).into_response())
 }
 
-async fn get_one(State(st): State<AppState>, _r: Reader, Path(id): Path<String>) -> ApiResult<Response> {
-    let s = st.store.get_scenario(&id).await?.ok_or_else(|| ApiError::not_found("scenario", &id))?;
+async fn get_one(
+    State(st): State<AppState>,
+    _r: Reader,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let s = st
+        .store
+        .get_scenario(&id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("scenario", &id))?;
     let mut v = summary(&s);
     v["toml"] = json!(s.toml);
     v["scenario"] = Scenario::from_toml(&s.toml)
@@ -66,7 +74,13 @@ async fn create(
     if req.toml.len() as u64 > st.config.limits.document_max_bytes {
         return Err(ApiError::PayloadTooLarge("scenario too large".into()));
     }
-    let maps: Vec<String> = st.store.list_maps().await?.into_iter().map(|m| m.id).collect();
+    let maps: Vec<String> = st
+        .store
+        .list_maps()
+        .await?
+        .into_iter()
+        .map(|m| m.id)
+        .collect();
     let parsed = Scenario::from_toml(&req.toml)
         .map_err(|e| ApiError::Unprocessable(format!("invalid scenario: {e}")))?;
     let id = req.id.unwrap_or(parsed.name);
@@ -76,7 +90,9 @@ async fn create(
         )));
     }
     if st.store.get_scenario(&id).await?.is_some() {
-        return Err(ApiError::Conflict(format!("scenario '{id}' already exists")));
+        return Err(ApiError::Conflict(format!(
+            "scenario '{id}' already exists"
+        )));
     }
     let row = scenario_row(&id, &req.toml, req.map_id, &maps, false)?;
     st.store.upsert_scenario(&row).await?;

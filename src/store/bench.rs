@@ -28,7 +28,9 @@ pub struct StoreBenchArgs {
 }
 
 pub fn run(args: StoreBenchArgs) -> anyhow::Result<ExitCode> {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     rt.block_on(bench(args))?;
     Ok(ExitCode::SUCCESS)
 }
@@ -41,8 +43,16 @@ fn row(run: &str, i: u64, vehicles: u64) -> TelemetryRow {
         run_id: run.to_string(),
         seq: i as i64,
         t,
-        vehicle: if v == 0 { "vut".into() } else { format!("target{v}") },
-        kind: if v == 0 { "vut".into() } else { "target".into() },
+        vehicle: if v == 0 {
+            "vut".into()
+        } else {
+            format!("target{v}")
+        },
+        kind: if v == 0 {
+            "vut".into()
+        } else {
+            "target".into()
+        },
         x: 20.0 + tick as f64 * 0.0833,
         y: -1.75 + v as f64,
         yaw: 0.0,
@@ -84,7 +94,9 @@ async fn bench(args: StoreBenchArgs) -> anyhow::Result<()> {
         let run = format!("bench-{}", uuid::Uuid::new_v4().simple());
         let t0 = Instant::now();
         for i in 0..args.rows {
-            writer.send_telemetry_wait(row(&run, i, args.vehicles)).await;
+            writer
+                .send_telemetry_wait(row(&run, i, args.vehicles))
+                .await;
         }
         let flushed = writer.flush(Duration::from_secs(600)).await;
         let dt = t0.elapsed().as_secs_f64();

@@ -21,7 +21,9 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use sqlx::postgres::{PgPool, PgPoolOptions};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
 use sqlx::{FromRow, QueryBuilder};
 
 /// The connected database.
@@ -245,7 +247,9 @@ impl Store {
 
     pub async fn list_maps(&self) -> StoreResult<Vec<MapRow>> {
         on_db!(&self.db, |p, DB| {
-            sqlx::query_as::<DB, MapRow>("SELECT * FROM maps ORDER BY id").fetch_all(p).await
+            sqlx::query_as::<DB, MapRow>("SELECT * FROM maps ORDER BY id")
+                .fetch_all(p)
+                .await
         })
     }
 
@@ -323,9 +327,11 @@ impl Store {
 
     pub async fn list_replays(&self) -> StoreResult<Vec<ReplayRow>> {
         on_db!(&self.db, |p, DB| {
-            sqlx::query_as::<DB, ReplayRow>("SELECT * FROM replays ORDER BY bundled DESC, created_at, id")
-                .fetch_all(p)
-                .await
+            sqlx::query_as::<DB, ReplayRow>(
+                "SELECT * FROM replays ORDER BY bundled DESC, created_at, id",
+            )
+            .fetch_all(p)
+            .await
         })
     }
 
@@ -394,10 +400,12 @@ impl Store {
     /// Newest first.
     pub async fn list_runs(&self, limit: i64) -> StoreResult<Vec<RunRow>> {
         on_db!(&self.db, |p, DB| {
-            sqlx::query_as::<DB, RunRow>("SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT $1")
-                .bind(limit)
-                .fetch_all(p)
-                .await
+            sqlx::query_as::<DB, RunRow>(
+                "SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT $1",
+            )
+            .bind(limit)
+            .fetch_all(p)
+            .await
         })
     }
 
@@ -451,7 +459,9 @@ impl Store {
         on_db!(&self.db, |p, DB| {
             let mut tx = p.begin().await?;
             for chunk in events.chunks(1000) {
-                let mut qb = QueryBuilder::<DB>::new("INSERT INTO events (run_id, t, kind, payload, created_at) ");
+                let mut qb = QueryBuilder::<DB>::new(
+                    "INSERT INTO events (run_id, t, kind, payload, created_at) ",
+                );
                 qb.push_values(chunk, |mut b, e| {
                     b.push_bind(e.run_id.as_deref())
                         .push_bind(e.t)
@@ -465,7 +475,12 @@ impl Store {
         })
     }
 
-    pub async fn list_events(&self, run_id: &str, after_id: i64, limit: i64) -> StoreResult<Vec<EventRow>> {
+    pub async fn list_events(
+        &self,
+        run_id: &str,
+        after_id: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<EventRow>> {
         on_db!(&self.db, |p, DB| {
             sqlx::query_as::<DB, EventRow>(
                 "SELECT * FROM events WHERE run_id = $1 AND id > $2 ORDER BY id LIMIT $3",
@@ -489,7 +504,9 @@ impl Store {
         on_db!(&self.db, |p, DB| {
             let mut tx = p.begin().await?;
             for chunk in rows.chunks(TELEMETRY_ROWS_PER_STATEMENT) {
-                let mut qb = QueryBuilder::<DB>::new(format!("INSERT INTO telemetry ({TELEMETRY_COLUMNS}) "));
+                let mut qb = QueryBuilder::<DB>::new(format!(
+                    "INSERT INTO telemetry ({TELEMETRY_COLUMNS}) "
+                ));
                 qb.push_values(chunk, |mut b, r| {
                     b.push_bind(r.run_id.as_str())
                         .push_bind(r.seq)

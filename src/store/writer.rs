@@ -147,7 +147,10 @@ async fn run(
         };
         if open {
             let got = match deadline {
-                None => rx.recv().await.map_or(Got::Closed, |i| Got::Item(Box::new(i))),
+                None => rx
+                    .recv()
+                    .await
+                    .map_or(Got::Closed, |i| Got::Item(Box::new(i))),
                 Some(d) => match tokio::time::timeout_at(d.into(), rx.recv()).await {
                     Ok(i) => i.map_or(Got::Closed, |i| Got::Item(Box::new(i))),
                     Err(_) => Got::Timeout,
@@ -220,9 +223,10 @@ async fn run(
                         .events_written
                         .fetch_add(evs.len() as u64, Ordering::Relaxed);
                     stats.batches.fetch_add(1, Ordering::Relaxed);
-                    stats
-                        .last_ok_ms
-                        .store(started.elapsed().as_millis().max(1) as u64, Ordering::Relaxed);
+                    stats.last_ok_ms.store(
+                        started.elapsed().as_millis().max(1) as u64,
+                        Ordering::Relaxed,
+                    );
                     // Events are written before telemetry in the same attempt; if telemetry then
                     // failed they would be written twice on retry, so clear them only here.
                     evs.clear();
@@ -255,7 +259,8 @@ async fn run(
                         run_id: None,
                         t: None,
                         kind: "store_error".into(),
-                        payload: serde_json::json!({"event": "store_error", "detail": msg}).to_string(),
+                        payload: serde_json::json!({"event": "store_error", "detail": msg})
+                            .to_string(),
                         created_at: chrono::Utc::now(),
                     });
                     retry_at = Some(Instant::now() + backoff);
