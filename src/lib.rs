@@ -16,4 +16,6 @@ pub mod replay;
 pub mod replay_live;
 pub mod sample;
 pub mod scenario;
+pub mod serve;
+pub mod store;
 pub mod twin;

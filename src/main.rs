@@ -26,6 +26,8 @@ enum Command {
     Map(cli::map::MapCommand),
     /// ISO 22133 test-object simulator (a dummy target carrier).
     CarrierSim(scil::dispatch::cli::CarrierSimArgs),
+    /// The proving-ground service: REST API, live WebSocket, persistence (SQLite/PostgreSQL).
+    Serve(scil::serve::ServeArgs),
     /// Simulated INS: send a replay CSV as OxTS NCOM over UDP.
     Feed(scil::ingest::cli::FeedArgs),
     /// OxTS NCOM tools.
@@ -47,6 +49,7 @@ fn main() -> ExitCode {
         Some(Command::Replay(a)) => cli::replay::run(a),
         Some(Command::Map(c)) => cli::map::run(c),
         Some(Command::Bench(c)) => cli::bench::run(c),
+        Some(Command::Serve(a)) => scil::serve::run(a),
         Some(Command::Feed(a)) => scil::ingest::cli::run_feed(a),
         Some(Command::Ncom(c)) => scil::ingest::cli::run_ncom(c),
         Some(Command::Can(c)) => scil::ingest::cli::run_can(c),

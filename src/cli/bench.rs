@@ -25,6 +25,8 @@ pub enum BenchCommand {
     Dispatch(crate::dispatch::cli::BenchArgs),
     /// NCOM datagram sent → decoded sample → engine updated, on loopback.
     Ingest(crate::ingest::cli::BenchIngestArgs),
+    /// Sustained telemetry insert rate through the batching writer (SQLite and/or PostgreSQL).
+    Store(crate::store::bench::StoreBenchArgs),
 }
 
 pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
@@ -39,6 +41,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
             crate::dispatch::cli::block_on(crate::dispatch::cli::run_bench(a))?;
             Ok(ExitCode::SUCCESS)
         }
+        BenchCommand::Store(a) => crate::store::bench::run(a),
     }
 }
 

@@ -20,9 +20,12 @@ pub fn data_dir() -> PathBuf {
     PathBuf::from("data")
 }
 
-/// `scil` with no arguments: replay the bundled 30 km/h CPNA run in real time and print the
-/// report. (The service takes over this default once it exists.)
+/// `scil` with no arguments: the service on its defaults (SQLite `scil.db`, 127.0.0.1:8080,
+/// bundled map and scenarios) looping the bundled 30 km/h CPNA replay in real time
+/// (`scil serve --demo`).
 pub fn default_run() -> anyhow::Result<ExitCode> {
-    let d = data_dir();
-    replay::run(replay::ReplayArgs::bundled(&d))
+    crate::serve::run(crate::serve::ServeArgs {
+        demo: true,
+        ..Default::default()
+    })
 }

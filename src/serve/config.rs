@@ -1,0 +1,185 @@
+//! Service configuration: one TOML file (`scil serve --config FILE`) plus environment
+//! overrides. Every key has a default, so `scil serve` with no file runs on the bundled data,
+//! SQLite in the working directory and 127.0.0.1:8080.
+//!
+//! ```toml
+//! bind = "127.0.0.1:8080"
+//! database_url = "sqlite://scil.db"        # or postgres://user:pass@host/db
+//! storage_dir = "scil-data"                 # uploads are stored here under generated names
+//! data_dir = "/usr/share/scil/data"         # bundled maps/scenarios/replays (default: built-in)
+//!
+//! [auth]
+//! operator_tokens = ["…"]                   # may arm/start/abort runs, upload, register
+//! viewer_tokens = ["…"]                     # may read when read_requires_token = true
+//! read_requires_token = false               # true: GET endpoints need a viewer or operator token
+//!
+//! [limits]
+//! upload_max_bytes = 67108864
+//! upload_max_rows = 2000000
+//! ```
+//!
+//! Environment overrides: `SCIL_BIND`, `DATABASE_URL`, `SCIL_STORAGE_DIR`, `SCIL_DATA`,
+//! `SCIL_OPERATOR_TOKEN` and `SCIL_VIEWER_TOKEN` (comma-separated lists, added to the file's),
+//! `SCIL_READ_REQUIRES_TOKEN=1`.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub bind: String,
+    pub database_url: String,
+    pub storage_dir: PathBuf,
+    pub data_dir: Option<PathBuf>,
+    pub auth: AuthConfig,
+    pub limits: Limits,
+    pub telemetry: TelemetryConfig,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AuthConfig {
+    pub operator_tokens: Vec<String>,
+    pub viewer_tokens: Vec<String>,
+    pub read_requires_token: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    pub upload_max_bytes: u64,
+    pub upload_max_rows: u64,
+    /// Maximum size of a scenario or map registered through the API.
+    pub document_max_bytes: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TelemetryConfig {
+    pub batch_rows: usize,
+    pub max_delay_ms: u64,
+    pub channel: usize,
+    pub max_buffer_rows: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            bind: "127.0.0.1:8080".into(),
+            database_url: "sqlite://scil.db".into(),
+            storage_dir: PathBuf::from("scil-data"),
+            data_dir: None,
+            auth: AuthConfig::default(),
+            limits: Limits::default(),
+            telemetry: TelemetryConfig::default(),
+        }
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            upload_max_bytes: 64 << 20,
+            upload_max_rows: 2_000_000,
+            document_max_bytes: 32 << 20,
+        }
+    }
+}
+
+impl Default for TelemetryConfig {
+    fn default() -> Self {
+        let w = crate::store::writer::WriterConfig::default();
+        TelemetryConfig {
+            batch_rows: w.batch_rows,
+            max_delay_ms: w.max_delay.as_millis() as u64,
+            channel: w.channel,
+            max_buffer_rows: w.max_buffer_rows,
+        }
+    }
+}
+
+impl TelemetryConfig {
+    pub fn writer(&self) -> crate::store::writer::WriterConfig {
+        crate::store::writer::WriterConfig {
+            channel: self.channel.max(16),
+            batch_rows: self.batch_rows.max(1),
+            max_delay: std::time::Duration::from_millis(self.max_delay_ms),
+            max_buffer_rows: self.max_buffer_rows.max(1),
+        }
+    }
+}
+
+impl Config {
+    /// Reads the file (if any), then applies the environment.
+    pub fn load(path: Option<&Path>) -> anyhow::Result<Config> {
+        let mut c = match path {
+            Some(p) => {
+                let text = std::fs::read_to_string(p)
+                    .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", p.display()))?;
+                toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?
+            }
+            None => Config::default(),
+        };
+        c.apply_env(|k| std::env::var(k).ok());
+        Ok(c)
+    }
+
+    pub fn apply_env(&mut self, get: impl Fn(&str) -> Option<String>) {
+        if let Some(v) = get("SCIL_BIND") {
+            self.bind = v;
+        }
+        if let Some(v) = get("DATABASE_URL") {
+            self.database_url = v;
+        }
+        if let Some(v) = get("SCIL_STORAGE_DIR") {
+            self.storage_dir = v.into();
+        }
+        if let Some(v) = get("SCIL_DATA") {
+            self.data_dir = Some(v.into());
+        }
+        let list = |v: String| -> Vec<String> {
+            v.split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect()
+        };
+        if let Some(v) = get("SCIL_OPERATOR_TOKEN") {
+            self.auth.operator_tokens.extend(list(v));
+        }
+        if let Some(v) = get("SCIL_VIEWER_TOKEN") {
+            self.auth.viewer_tokens.extend(list(v));
+        }
+        if let Some(v) = get("SCIL_READ_REQUIRES_TOKEN") {
+            self.auth.read_requires_token = matches!(v.as_str(), "1" | "true" | "yes");
+        }
+    }
+
+    pub fn data_dir(&self) -> PathBuf {
+        self.data_dir.clone().unwrap_or_else(crate::cli::data_dir)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_then_env() {
+        let mut c: Config = toml::from_str(
+            "bind = \"0.0.0.0:9\"\n[auth]\noperator_tokens = [\"a\"]\n[limits]\nupload_max_rows = 5\n",
+        )
+        .unwrap();
+        assert_eq!(c.limits.upload_max_rows, 5);
+        assert_eq!(c.database_url, "sqlite://scil.db");
+        c.apply_env(|k| match k {
+            "SCIL_BIND" => Some("127.0.0.1:1".into()),
+            "SCIL_OPERATOR_TOKEN" => Some("b, c".into()),
+            _ => None,
+        });
+        assert_eq!(c.bind, "127.0.0.1:1");
+        assert_eq!(c.auth.operator_tokens, ["a", "b", "c"]);
+        assert!(toml::from_str::<Config>("bnid = 1").is_err());
+    }
+}

@@ -1,0 +1,108 @@
+//! `/maps`: OpenDRIVE maps (file and metadata) and their lanes as GeoJSON.
+
+use axum::extract::{DefaultBodyLimit, Multipart, Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use serde::Deserialize;
+
+use super::auth::{Operator, Reader};
+use super::context::{stem, valid_id, AppState};
+use super::error::{ApiError, ApiQuery, ApiResult};
+
+pub fn router(max_doc: u64) -> Router<AppState> {
+    Router::new()
+        .route("/maps", get(list))
+        .route(
+            "/maps",
+            post(upload).layer(DefaultBodyLimit::max((max_doc + (1 << 20)) as usize)),
+        )
+        .route("/maps/{id}", get(get_one))
+        .route("/maps/{id}/geojson", get(geojson))
+}
+
+async fn list(State(st): State<AppState>, _r: Reader) -> ApiResult<Response> {
+    Ok(axum::Json(st.store.list_maps().await?).into_response())
+}
+
+async fn get_one(
+    State(st): State<AppState>,
+    _r: Reader,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let m = st
+        .store
+        .get_map(&id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("map", &id))?;
+    Ok(axum::Json(m).into_response())
+}
+
+#[derive(Debug, Deserialize)]
+struct GeoQuery {
+    /// `true`: lon/lat (needs the map's geoReference); default map metres.
+    wgs84: Option<bool>,
+}
+
+async fn geojson(
+    State(st): State<AppState>,
+    _r: Reader,
+    Path(id): Path<String>,
+    ApiQuery(q): ApiQuery<GeoQuery>,
+) -> ApiResult<Response> {
+    let map = st.map(&id).await?;
+    let wgs84 = q.wgs84.unwrap_or(false);
+    let v =
+        tokio::task::spawn_blocking(move || crate::map::lanes_geojson(&map.road_network, wgs84))
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+            .map_err(|e| ApiError::Unprocessable(format!("map '{id}': {e}")))?;
+    Ok(axum::Json(v).into_response())
+}
+
+/// Multipart: `file` (the .xodr), optional `id` (default: the file name's stem).
+async fn upload(
+    State(st): State<AppState>,
+    _op: Operator,
+    mut mp: Multipart,
+) -> ApiResult<Response> {
+    let mut id: Option<String> = None;
+    let mut file: Option<(String, String)> = None;
+    while let Some(field) = mp.next_field().await? {
+        match field.name().unwrap_or("") {
+            "id" => id = Some(field.text().await?.trim().to_string()),
+            "file" => {
+                let name = super::replays::display_name(field.file_name().unwrap_or("map.xodr"));
+                let bytes = field.bytes().await?;
+                if bytes.len() as u64 > st.config.limits.document_max_bytes {
+                    return Err(ApiError::PayloadTooLarge("map too large".into()));
+                }
+                let xml = String::from_utf8(bytes.to_vec())
+                    .map_err(|_| ApiError::Unprocessable("map is not UTF-8 text".into()))?;
+                file = Some((name, xml));
+            }
+            other => {
+                return Err(ApiError::Unprocessable(format!(
+                    "unknown form field '{other}'"
+                )))
+            }
+        }
+    }
+    let (name, xml) =
+        file.ok_or_else(|| ApiError::Unprocessable("missing form field 'file'".into()))?;
+    let id = id.unwrap_or_else(|| stem(std::path::Path::new(&name)));
+    if !valid_id(&id) {
+        return Err(ApiError::Unprocessable(format!("invalid map id '{id}'")));
+    }
+    if st.store.get_map(&id).await?.is_some() {
+        return Err(ApiError::Conflict(format!("map '{id}' already exists")));
+    }
+    let st2 = st.clone();
+    let id2 = id.clone();
+    let row = tokio::task::spawn_blocking(move || st2.map_row(&id2, &name, xml, false))
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))??;
+    st.store.upsert_map(&row).await?;
+    Ok((StatusCode::CREATED, axum::Json(row)).into_response())
+}

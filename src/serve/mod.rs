@@ -1,0 +1,225 @@
+//! `scil serve`: the proving-ground service — runs, persistence, REST API under `/api/v1`,
+//! live WebSocket, bearer-token auth.
+//!
+//! Layout: one module per API resource, each with its own `router()` ([`runs`], [`replays`],
+//! [`scenarios`], [`maps`], [`carriers`], [`health`], [`metrics`], [`live`], [`openapi`]);
+//! [`runner`] owns the run lifecycle and the engine task; [`context`] the shared state;
+//! [`error`] the one error type; [`auth`] the roles; [`config`] the TOML file and environment.
+//! Persistence is [`crate::store`].
+
+pub mod auth;
+pub mod carriers;
+pub mod config;
+pub mod context;
+pub mod error;
+pub mod health;
+pub mod live;
+pub mod maps;
+pub mod metrics;
+pub mod openapi;
+pub mod replays;
+pub mod runner;
+pub mod runs;
+pub mod scenarios;
+pub mod web;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+use axum::Router;
+use clap::Args;
+
+pub use config::Config;
+pub use context::AppState;
+
+use crate::replay::Speed;
+use runner::{NewRun, RunSource};
+
+/// The whole HTTP application.
+pub fn app(state: AppState) -> Router {
+    let limits = &state.config.limits;
+    let api = Router::new()
+        .merge(runs::router())
+        .merge(replays::router(limits.upload_max_bytes))
+        .merge(scenarios::router())
+        .merge(maps::router(limits.document_max_bytes))
+        .merge(carriers::router())
+        .merge(health::router())
+        .merge(metrics::router())
+        .merge(live::router())
+        .merge(openapi::router())
+        .fallback(error::not_found_fallback);
+    Router::new()
+        .nest("/api/v1", api)
+        .merge(dashboard())
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            count_requests,
+        ))
+        .with_state(state)
+}
+
+async fn count_requests(State(st): State<AppState>, req: Request, next: Next) -> Response {
+    st.metrics.http_requests.fetch_add(1, Ordering::Relaxed);
+    next.run(req).await
+}
+
+/// The dashboard at `/`: the embedded `web/` assets.
+fn dashboard() -> Router<AppState> {
+    web::routes::<AppState>()
+}
+
+/// A running server (tests and `scil serve`).
+pub struct Server {
+    pub addr: SocketAddr,
+    pub state: AppState,
+    pub task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+/// Starts the state and binds `config.bind` (port 0 = ephemeral); serves in the background.
+pub async fn spawn(config: Config) -> anyhow::Result<Server> {
+    let listener = tokio::net::TcpListener::bind(&config.bind)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.bind))?;
+    let addr = listener.local_addr()?;
+    let state = AppState::start(config).await?;
+    let router = app(state.clone());
+    let task = tokio::spawn(async move {
+        axum::serve(listener, router)
+            .with_graceful_shutdown(shutdown_signal())
+            .await
+    });
+    Ok(Server { addr, state, task })
+}
+
+/// Ctrl-C or SIGTERM (systemd, `docker stop`).
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(t) => t,
+                Err(_) => {
+                    let _ = tokio::signal::ctrl_c().await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct ServeArgs {
+    /// Configuration file (TOML). Without it: embedded defaults.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Listen address (overrides the file and SCIL_BIND).
+    #[arg(long)]
+    pub bind: Option<String>,
+    /// Database URL: sqlite://FILE or postgres://… (overrides the file and DATABASE_URL).
+    #[arg(long)]
+    pub database_url: Option<String>,
+    /// Demo: loop the bundled 30 km/h CPNA replay in real time, a new run every loop.
+    #[arg(long)]
+    pub demo: bool,
+}
+
+/// `scil serve`.
+pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let mut config = Config::load(args.config.as_deref())?;
+    if let Some(b) = args.bind {
+        config.bind = b;
+    }
+    if let Some(u) = args.database_url {
+        config.database_url = u;
+    }
+    if std::env::var_os("RUST_LOG").is_some() {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_writer(std::io::stderr)
+            .try_init();
+    } else {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new("warn"))
+            .with_writer(std::io::stderr)
+            .try_init();
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let server = spawn(config).await?;
+        let st = &server.state;
+        eprintln!(
+            "scil serve: http://{} (database: {}, dashboard at /, API at /api/v1)",
+            server.addr,
+            st.store.backend()
+        );
+        if let Some(t) = &st.generated_operator_token {
+            eprintln!("scil serve: no operator token configured; generated one for this process:");
+            eprintln!("  SCIL_OPERATOR_TOKEN={t}");
+            eprintln!("  (set SCIL_OPERATOR_TOKEN or [auth] operator_tokens to choose your own)");
+        }
+        if args.demo {
+            tokio::spawn(demo_loop(server.state.clone()));
+        }
+        server.task.await??;
+        server.state.writer.flush(Duration::from_secs(5)).await;
+        anyhow::Ok(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The demo: the bundled 30 km/h CPNA run, real time, again and again.
+pub async fn demo_loop(st: AppState) {
+    let mut n = 0u64;
+    loop {
+        n += 1;
+        let res = async {
+            let row = runner::create(
+                &st,
+                NewRun {
+                    scenario_id: "cpna75_30kmh".into(),
+                    map_id: None,
+                    source: RunSource::CsvReplay {
+                        replay_id: "cpna75_30kmh".into(),
+                        file_name: "cpna75_30kmh.csv".into(),
+                    },
+                    speed: Speed::Factor(1.0),
+                },
+            )
+            .await?;
+            runner::arm(&st, &row.id).await?;
+            runner::start(&st, &row.id).await?;
+            eprintln!("demo: run {n} ({}) started", row.id);
+            let done = runner::wait_done(&st, &row.id, Duration::from_secs(600)).await?;
+            let result = st.store.get_result(&row.id).await?.unwrap_or_default();
+            let v: serde_json::Value = serde_json::from_str(&result).unwrap_or_default();
+            let trig = &v["triggers"][0];
+            eprintln!(
+                "demo: run {n} {}: trigger at t={} s (TTC {} s), impacts {}",
+                done.state,
+                trig["time_s"],
+                trig["ttc_s"],
+                v["impacts"].as_array().map_or(0, |a| a.len())
+            );
+            Ok::<_, error::ApiError>(())
+        }
+        .await;
+        if let Err(e) = res {
+            eprintln!("demo: run {n}: {e}");
+        }
+        tokio::time::sleep(Duration::from_secs(3)).await;
+    }
+}

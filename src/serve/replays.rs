@@ -1,0 +1,206 @@
+//! `/replays`: recorded CSV files. `POST /replays` uploads one (multipart) and creates a run.
+//!
+//! Uploads are streamed to `<storage_dir>/uploads/<generated>.csv` — the client's file name is
+//! kept for display only, so it can never choose a path — with byte and row limits enforced
+//! while streaming (413 past either).
+
+use std::sync::atomic::Ordering;
+
+use axum::extract::{DefaultBodyLimit, Multipart, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use chrono::Utc;
+use serde_json::json;
+use tokio::io::AsyncWriteExt;
+
+use super::auth::{Operator, Reader};
+use super::context::AppState;
+use super::error::{ApiError, ApiResult};
+use super::runner::{self, NewRun, RunSource};
+use super::runs::{run_json, SpeedArg};
+use crate::ingest::csv::{BadRowPolicy, CsvSource};
+use crate::store::ReplayRow;
+
+pub fn router(max_upload: u64) -> Router<AppState> {
+    Router::new().route(
+        "/replays",
+        get(list)
+            .post(upload)
+            .layer(DefaultBodyLimit::max((max_upload + (1 << 20)) as usize)),
+    )
+}
+
+async fn list(State(st): State<AppState>, _r: Reader) -> ApiResult<Response> {
+    Ok(axum::Json(st.store.list_replays().await?).into_response())
+}
+
+/// Display name of an uploaded file: the last path component, printable characters only.
+pub fn display_name(name: &str) -> String {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or("");
+    let clean: String = base.chars().filter(|c| !c.is_control()).take(200).collect();
+    if clean.is_empty() || clean == "." || clean == ".." {
+        "upload.csv".into()
+    } else {
+        clean
+    }
+}
+
+struct Upload {
+    path: std::path::PathBuf,
+    name: String,
+    bytes: u64,
+    rows: u64,
+}
+
+/// Removes the stored file unless disarmed (on any error path).
+struct Cleanup(Option<std::path::PathBuf>);
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        if let Some(p) = self.0.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+async fn upload(
+    State(st): State<AppState>,
+    _op: Operator,
+    mut mp: Multipart,
+) -> ApiResult<Response> {
+    let limits = st.config.limits.clone();
+    let mut scenario_id: Option<String> = None;
+    let mut map_id: Option<String> = None;
+    let mut speed: Option<String> = None;
+    let mut start = true;
+    let mut up: Option<Upload> = None;
+    let mut cleanup = Cleanup(None);
+    while let Some(mut field) = mp.next_field().await? {
+        match field.name().unwrap_or("") {
+            "file" => {
+                if up.is_some() {
+                    return Err(ApiError::BadRequest("only one file per upload".into()));
+                }
+                let name = display_name(field.file_name().unwrap_or("upload.csv"));
+                let gen = format!("{}.csv", uuid::Uuid::new_v4().simple());
+                let path = st.upload_dir.join(gen);
+                cleanup.0 = Some(path.clone());
+                let mut f = tokio::fs::File::create(&path)
+                    .await
+                    .map_err(|e| anyhow::anyhow!("cannot store the upload: {e}"))?;
+                let (mut bytes, mut newlines) = (0u64, 0u64);
+                while let Some(chunk) = field.chunk().await? {
+                    bytes += chunk.len() as u64;
+                    if bytes > limits.upload_max_bytes {
+                        return Err(ApiError::PayloadTooLarge(format!(
+                            "upload larger than {} bytes",
+                            limits.upload_max_bytes
+                        )));
+                    }
+                    newlines += chunk.iter().filter(|b| **b == b'\n').count() as u64;
+                    if newlines > limits.upload_max_rows + 1 {
+                        return Err(ApiError::PayloadTooLarge(format!(
+                            "upload has more than {} rows",
+                            limits.upload_max_rows
+                        )));
+                    }
+                    f.write_all(&chunk)
+                        .await
+                        .map_err(|e| anyhow::anyhow!("cannot store the upload: {e}"))?;
+                }
+                f.flush().await.map_err(|e| anyhow::anyhow!("{e}"))?;
+                up = Some(Upload {
+                    path,
+                    name,
+                    bytes,
+                    rows: newlines,
+                });
+            }
+            "scenario_id" | "scenario" => {
+                scenario_id = Some(field.text().await?.trim().to_string())
+            }
+            "map_id" => {
+                map_id = Some(field.text().await?.trim().to_string()).filter(|s| !s.is_empty())
+            }
+            "speed" => {
+                speed = Some(field.text().await?.trim().to_string()).filter(|s| !s.is_empty())
+            }
+            "start" => start = !matches!(field.text().await?.trim(), "false" | "0" | "no"),
+            other => {
+                return Err(ApiError::Unprocessable(format!(
+                "unknown form field '{other}' (expected file, scenario_id, speed, map_id, start)"
+            )))
+            }
+        }
+    }
+    let up =
+        up.ok_or_else(|| ApiError::Unprocessable("missing form field 'file' (the CSV)".into()))?;
+    let scenario_id = scenario_id
+        .ok_or_else(|| ApiError::Unprocessable("missing form field 'scenario_id'".into()))?;
+    let speed = SpeedArg::parse(speed.map(SpeedArg::Text).as_ref())?;
+    if st.store.get_scenario(&scenario_id).await?.is_none() {
+        return Err(ApiError::Unprocessable(format!(
+            "scenario '{scenario_id}' does not exist"
+        )));
+    }
+    // The header must map to the fields a replay needs.
+    let path = up.path.clone();
+    let name = up.name.clone();
+    tokio::task::spawn_blocking(move || {
+        CsvSource::open(&path, &[], BadRowPolicy::Stop).map(|_| ())
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("{e}"))?
+    .map_err(|e| ApiError::Unprocessable(format!("{name}: line {}: {}", e.line, e.reason)))?;
+    let replay_id = format!(
+        "upload-{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..12]
+    );
+    st.store
+        .upsert_replay(&ReplayRow {
+            id: replay_id.clone(),
+            name: up.name.clone(),
+            scenario_id: Some(scenario_id.clone()),
+            path: up.path.display().to_string(),
+            bytes: up.bytes as i64,
+            row_count: up.rows.saturating_sub(1) as i64,
+            bundled: false,
+            created_at: Utc::now(),
+        })
+        .await?;
+    cleanup.0 = None; // registered: keep the file
+    st.metrics.uploads.fetch_add(1, Ordering::Relaxed);
+    let mut row = runner::create(
+        &st,
+        NewRun {
+            scenario_id,
+            map_id,
+            source: RunSource::CsvReplay {
+                replay_id: replay_id.clone(),
+                file_name: up.name,
+            },
+            speed,
+        },
+    )
+    .await?;
+    if start {
+        runner::arm(&st, &row.id).await?;
+        row = runner::start(&st, &row.id).await?;
+    }
+    let mut v = run_json(&row);
+    v["replay_id"] = json!(replay_id);
+    Ok((StatusCode::CREATED, axum::Json(v)).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn display_names_cannot_carry_paths() {
+        use super::display_name;
+        assert_eq!(display_name("../../etc/passwd"), "passwd");
+        assert_eq!(display_name("C:\\x\\run.csv"), "run.csv");
+        assert_eq!(display_name(".."), "upload.csv");
+        assert_eq!(display_name(""), "upload.csv");
+    }
+}

@@ -1,0 +1,323 @@
+//! `/runs`: create, list, read, arm/start/abort, events, results, telemetry.
+
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::auth::{Operator, Reader};
+use super::context::AppState;
+use super::error::{ApiError, ApiJson, ApiQuery, ApiResult};
+use super::runner::{self, NewRun, RunSource};
+use crate::replay::Speed;
+use crate::store::RunRow;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/runs", get(list).post(create))
+        .route("/runs/{id}", get(get_one))
+        .route("/runs/{id}/arm", post(arm))
+        .route("/runs/{id}/start", post(start))
+        .route("/runs/{id}/abort", post(abort))
+        .route("/runs/{id}/events", get(events))
+        .route("/runs/{id}/results", get(results))
+        .route("/runs/{id}/telemetry", get(telemetry))
+}
+
+/// The run JSON of the API and the WebSocket `hello`.
+pub fn run_json(r: &RunRow) -> Value {
+    json!({
+        "id": r.id,
+        "state": r.state,
+        "scenario_id": r.scenario_id,
+        "map_id": r.map_id,
+        "source": serde_json::from_str::<Value>(&r.source).unwrap_or(Value::Null),
+        "created_at": r.created_at,
+        "armed_at": r.armed_at,
+        "started_at": r.started_at,
+        "finished_at": r.finished_at,
+        "speed": match r.speed { Some(f) => json!(f), None => json!("max") },
+        "error": r.error,
+    })
+}
+
+/// `speed`: a positive number (real-time factor) or `"max"`; default 1 (real time).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum SpeedArg {
+    Factor(f64),
+    Text(String),
+}
+
+impl SpeedArg {
+    pub fn parse(s: Option<&SpeedArg>) -> ApiResult<Speed> {
+        match s {
+            None => Ok(Speed::Factor(1.0)),
+            Some(SpeedArg::Factor(f)) if f.is_finite() && *f > 0.0 => Ok(Speed::Factor(*f)),
+            Some(SpeedArg::Factor(f)) => Err(ApiError::Unprocessable(format!(
+                "speed must be positive, got {f}"
+            ))),
+            Some(SpeedArg::Text(t)) => t.parse::<Speed>().map_err(ApiError::Unprocessable),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateRun {
+    pub scenario_id: String,
+    #[serde(default)]
+    pub map_id: Option<String>,
+    /// Replay id (a bundled or uploaded recording). Also accepted: the id of an earlier run
+    /// whose source was a replay (that recording is replayed again).
+    #[serde(default, alias = "replay_id")]
+    pub replay: Option<String>,
+    /// Explicit source (`{"kind":"csv_replay","replay_id":…}`); alternative to `replay`.
+    #[serde(default)]
+    pub source: Option<Value>,
+    #[serde(default)]
+    pub speed: Option<SpeedArg>,
+    /// Arm and start at once.
+    #[serde(default)]
+    pub start: bool,
+}
+
+async fn list(
+    State(st): State<AppState>,
+    _r: Reader,
+    ApiQuery(q): ApiQuery<ListQuery>,
+) -> ApiResult<Response> {
+    let rows = st
+        .store
+        .list_runs(q.limit.unwrap_or(100).clamp(1, 1000))
+        .await?;
+    Ok(axum::Json(rows.iter().map(run_json).collect::<Vec<_>>()).into_response())
+}
+
+#[derive(Debug, Deserialize)]
+struct ListQuery {
+    limit: Option<i64>,
+}
+
+/// Resolves a replay id (or the id of a replay run) to a source.
+async fn source_for(st: &AppState, replay: &str) -> ApiResult<RunSource> {
+    if let Some(r) = st.store.get_replay(replay).await? {
+        return Ok(RunSource::CsvReplay {
+            replay_id: r.id,
+            file_name: r.name,
+        });
+    }
+    if let Some(run) = st.store.get_run(replay).await? {
+        if let Ok(src) = serde_json::from_str::<RunSource>(&run.source) {
+            return Ok(src);
+        }
+    }
+    Err(ApiError::Unprocessable(format!(
+        "replay '{replay}' does not exist"
+    )))
+}
+
+async fn create(
+    State(st): State<AppState>,
+    _op: Operator,
+    ApiJson(req): ApiJson<CreateRun>,
+) -> ApiResult<Response> {
+    let speed = SpeedArg::parse(req.speed.as_ref())?;
+    let source = match (&req.source, &req.replay) {
+        (Some(v), _) => {
+            let src: RunSource = serde_json::from_value(v.clone())
+                .map_err(|e| ApiError::Unprocessable(format!("source: {e}")))?;
+            match &src {
+                RunSource::CsvReplay { replay_id, .. } => source_for(&st, replay_id).await?,
+            }
+        }
+        (None, Some(r)) => source_for(&st, r).await?,
+        (None, None) => {
+            // Default: the bundled recording named like the scenario, if any.
+            source_for(&st, &req.scenario_id).await.map_err(|_| {
+                ApiError::Unprocessable(
+                    "a run needs a source: give \"replay\" (a replay id) or \"source\"".into(),
+                )
+            })?
+        }
+    };
+    let mut row = runner::create(
+        &st,
+        NewRun {
+            scenario_id: req.scenario_id,
+            map_id: req.map_id,
+            source,
+            speed,
+        },
+    )
+    .await?;
+    if req.start {
+        runner::arm(&st, &row.id).await?;
+        row = runner::start(&st, &row.id).await?;
+    }
+    Ok((StatusCode::CREATED, axum::Json(run_json(&row))).into_response())
+}
+
+async fn get_one(
+    State(st): State<AppState>,
+    _r: Reader,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let r = st
+        .store
+        .get_run(&id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("run", &id))?;
+    Ok(axum::Json(run_json(&r)).into_response())
+}
+
+async fn arm(
+    State(st): State<AppState>,
+    _op: Operator,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let r = runner::arm(&st, &id).await?;
+    Ok(axum::Json(run_json(&r)).into_response())
+}
+
+async fn start(
+    State(st): State<AppState>,
+    _op: Operator,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let r = runner::start(&st, &id).await?;
+    Ok(axum::Json(run_json(&r)).into_response())
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AbortBody {
+    reason: Option<String>,
+}
+
+async fn abort(
+    State(st): State<AppState>,
+    _op: Operator,
+    Path(id): Path<String>,
+    body: axum::body::Bytes,
+) -> ApiResult<Response> {
+    let parsed: AbortBody = if body.iter().all(|b| b.is_ascii_whitespace()) {
+        AbortBody::default()
+    } else {
+        serde_json::from_slice(&body)
+            .map_err(|e| ApiError::Unprocessable(format!("abort body: {e}")))?
+    };
+    let reason = parsed.reason.unwrap_or_else(|| "operator abort".into());
+    let r = runner::abort(&st, &id, &reason).await?;
+    Ok((StatusCode::ACCEPTED, axum::Json(run_json(&r))).into_response())
+}
+
+#[derive(Debug, Deserialize)]
+struct EventsQuery {
+    after: Option<i64>,
+    limit: Option<i64>,
+}
+
+async fn events(
+    State(st): State<AppState>,
+    _r: Reader,
+    Path(id): Path<String>,
+    ApiQuery(q): ApiQuery<EventsQuery>,
+) -> ApiResult<Response> {
+    if st.store.get_run(&id).await?.is_none() {
+        return Err(ApiError::not_found("run", &id));
+    }
+    let rows = st
+        .store
+        .list_events(
+            &id,
+            q.after.unwrap_or(0),
+            q.limit.unwrap_or(10_000).clamp(1, 100_000),
+        )
+        .await?;
+    let v: Vec<Value> = rows
+        .iter()
+        .map(|e| {
+            json!({"id": e.id, "t": e.t, "kind": e.kind, "created_at": e.created_at,
+                   "event": serde_json::from_str::<Value>(&e.payload).unwrap_or(Value::Null)})
+        })
+        .collect();
+    Ok(axum::Json(v).into_response())
+}
+
+async fn results(
+    State(st): State<AppState>,
+    _r: Reader,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let run = st
+        .store
+        .get_run(&id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("run", &id))?;
+    match st.store.get_result(&id).await? {
+        Some(text) => Ok(([(header::CONTENT_TYPE, "application/json")], text).into_response()),
+        None => Err(ApiError::NotFound(format!(
+            "run '{id}' has no results yet (it is {})",
+            run.state
+        ))),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct TelemetryQuery {
+    from: Option<f64>,
+    to: Option<f64>,
+    format: Option<String>,
+    limit: Option<i64>,
+}
+
+async fn telemetry(
+    State(st): State<AppState>,
+    _r: Reader,
+    Path(id): Path<String>,
+    ApiQuery(q): ApiQuery<TelemetryQuery>,
+) -> ApiResult<Response> {
+    if st.store.get_run(&id).await?.is_none() {
+        return Err(ApiError::not_found("run", &id));
+    }
+    let limit = q.limit.unwrap_or(1_000_000).clamp(1, 5_000_000);
+    let rows = st.store.telemetry(&id, q.from, q.to, limit).await?;
+    match q.format.as_deref().unwrap_or("json") {
+        "json" => Ok(axum::Json(rows).into_response()),
+        "csv" => {
+            let mut w = csv::Writer::from_writer(Vec::new());
+            let _ = w.write_record(crate::store::TELEMETRY_COLUMNS.split(", "));
+            let o = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+            for r in &rows {
+                let _ = w.write_record([
+                    r.run_id.clone(),
+                    r.seq.to_string(),
+                    r.t.to_string(),
+                    r.vehicle.clone(),
+                    r.kind.clone(),
+                    r.x.to_string(),
+                    r.y.to_string(),
+                    r.yaw.to_string(),
+                    r.speed_mps.to_string(),
+                    o(r.steering_wheel_deg),
+                    r.brake_light
+                        .map(|b| (b as u8).to_string())
+                        .unwrap_or_default(),
+                    r.road_id.clone().unwrap_or_default(),
+                    r.lane_id.map(|l| l.to_string()).unwrap_or_default(),
+                    o(r.road_s),
+                    o(r.road_t),
+                ]);
+            }
+            let body = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
+            Ok(([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], body).into_response())
+        }
+        f => Err(ApiError::Unprocessable(format!(
+            "format must be json or csv, got '{f}'"
+        ))),
+    }
+}

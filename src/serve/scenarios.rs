@@ -1,0 +1,101 @@
+//! `/scenarios`: registered scenario files (TOML).
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::auth::{Operator, Reader};
+use super::context::{scenario_row, valid_id, AppState};
+use super::error::{ApiError, ApiJson, ApiResult};
+use crate::scenario::Scenario;
+use crate::store::ScenarioRow;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/scenarios", get(list).post(create))
+        .route("/scenarios/{id}", get(get_one))
+}
+
+fn summary(s: &ScenarioRow) -> Value {
+    let targets: Vec<Value> = Scenario::from_toml(&s.toml)
+        .map(|sc| {
+            sc.targets
+                .iter()
+                .map(|t| json!({"id": t.id, "kind": t.kind, "carrier": t.carrier}))
+                .collect()
+        })
+        .unwrap_or_default();
+    json!({"id": s.id, "name": s.name, "map_id": s.map_id, "bundled": s.bundled,
+           "created_at": s.created_at, "targets": targets})
+}
+
+async fn list(State(st): State<AppState>, _r: Reader) -> ApiResult<Response> {
+    let rows = st.store.list_scenarios().await?;
+    Ok(axum::Json(rows.iter().map(summary).collect::<Vec<_>>()).into_response())
+}
+
+async fn get_one(
+    State(st): State<AppState>,
+    _r: Reader,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let s = st
+        .store
+        .get_scenario(&id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("scenario", &id))?;
+    let mut v = summary(&s);
+    v["toml"] = json!(s.toml);
+    v["scenario"] = Scenario::from_toml(&s.toml)
+        .ok()
+        .and_then(|sc| serde_json::to_value(sc).ok())
+        .unwrap_or(Value::Null);
+    Ok(axum::Json(v).into_response())
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateScenario {
+    /// Default: the scenario's `name`.
+    id: Option<String>,
+    toml: String,
+    map_id: Option<String>,
+}
+
+async fn create(
+    State(st): State<AppState>,
+    _op: Operator,
+    ApiJson(req): ApiJson<CreateScenario>,
+) -> ApiResult<Response> {
+    if req.toml.len() as u64 > st.config.limits.document_max_bytes {
+        return Err(ApiError::PayloadTooLarge("scenario too large".into()));
+    }
+    let maps: Vec<String> = st
+        .store
+        .list_maps()
+        .await?
+        .into_iter()
+        .map(|m| m.id)
+        .collect();
+    let parsed = Scenario::from_toml(&req.toml)
+        .map_err(|e| ApiError::Unprocessable(format!("invalid scenario: {e}")))?;
+    let id = req.id.unwrap_or(parsed.name);
+    if !valid_id(&id) {
+        return Err(ApiError::Unprocessable(format!(
+            "invalid id '{id}': use letters, digits, '_', '-', '.' (at most 64)"
+        )));
+    }
+    if st.store.get_scenario(&id).await?.is_some() {
+        return Err(ApiError::Conflict(format!(
+            "scenario '{id}' already exists"
+        )));
+    }
+    let row = scenario_row(&id, &req.toml, req.map_id, &maps, false)?;
+    st.store.upsert_scenario(&row).await?;
+    st.refresh_carriers().await?;
+    Ok((StatusCode::CREATED, axum::Json(summary(&row))).into_response())
+}

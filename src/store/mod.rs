@@ -1,0 +1,584 @@
+//! Persistence: runs, scenarios, maps, replays, telemetry, events and results, with sqlx.
+//!
+//! # Two backends, one schema
+//! SQLite (embedded default, `sqlite://scil.db`, libsqlite3 bundled by sqlx) and PostgreSQL
+//! (`postgres://…`). The schema is the same; the dialects differ in types only, so there are two
+//! migration folders, `migrations/sqlite` and `migrations/postgres`, applied at connect time
+//! with `sqlx::migrate!`. [`Db`] is an enum of the two pools; every query is written once in
+//! portable SQL (`$1` placeholders work on both) and the [`on_db!`] macro type-checks and runs it
+//! against whichever pool is configured. We do not use `sqlx::Any`: it has no chrono types and
+//! erases the backend in error messages.
+//!
+//! Telemetry is written by a [`writer::Writer`] task in batches (multi-row INSERT in one
+//! transaction), never directly from the engine.
+
+pub mod bench;
+pub mod writer;
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+use sqlx::{FromRow, QueryBuilder};
+
+/// The connected database.
+#[derive(Clone, Debug)]
+pub enum Db {
+    Sqlite(SqlitePool),
+    Postgres(PgPool),
+}
+
+/// Runs `$body` with `$p` bound to the pool and `$DB` to the sqlx database type of the backend.
+macro_rules! on_db {
+    ($db:expr, |$p:ident, $DB:ident| $body:expr) => {
+        match $db {
+            Db::Sqlite($p) => {
+                #[allow(dead_code)]
+                type $DB = sqlx::Sqlite;
+                $body
+            }
+            Db::Postgres($p) => {
+                #[allow(dead_code)]
+                type $DB = sqlx::Postgres;
+                $body
+            }
+        }
+    };
+}
+
+pub type StoreResult<T> = Result<T, sqlx::Error>;
+
+/// Rows per INSERT statement (15 columns → 15 000 bind parameters, below SQLite's 32 766 and
+/// PostgreSQL's 65 535).
+pub const TELEMETRY_ROWS_PER_STATEMENT: usize = 1000;
+
+#[derive(Debug, Clone, Serialize, FromRow)]
+pub struct MapRow {
+    pub id: String,
+    pub name: String,
+    pub file_name: String,
+    #[serde(skip)]
+    pub xodr: String,
+    pub bytes: i64,
+    pub roads: i64,
+    pub geo_reference: Option<String>,
+    pub bundled: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Serialize, FromRow)]
+pub struct ScenarioRow {
+    pub id: String,
+    pub name: String,
+    pub map_id: Option<String>,
+    pub toml: String,
+    pub bundled: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Serialize, FromRow)]
+pub struct ReplayRow {
+    pub id: String,
+    pub name: String,
+    pub scenario_id: Option<String>,
+    /// Where the CSV is on disk (bundled file, or a generated name under the upload folder).
+    #[serde(skip)]
+    pub path: String,
+    pub bytes: i64,
+    #[sqlx(rename = "row_count")]
+    #[serde(rename = "rows")]
+    pub row_count: i64,
+    pub bundled: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, FromRow)]
+pub struct RunRow {
+    pub id: String,
+    pub state: String,
+    pub scenario_id: String,
+    pub map_id: Option<String>,
+    /// The run's source as JSON text.
+    pub source: String,
+    /// Real-time factor; `None` = as fast as possible.
+    pub speed: Option<f64>,
+    pub error: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub armed_at: Option<DateTime<Utc>>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone, Serialize, FromRow)]
+pub struct EventRow {
+    pub id: i64,
+    pub run_id: Option<String>,
+    pub t: Option<f64>,
+    pub kind: String,
+    #[serde(skip)]
+    pub payload: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// An event to insert.
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    pub run_id: Option<String>,
+    pub t: Option<f64>,
+    pub kind: String,
+    pub payload: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// One telemetry record: a VUT sample or a simulated target's state at a VUT sample instant.
+#[derive(Debug, Clone, PartialEq, Serialize, FromRow)]
+pub struct TelemetryRow {
+    pub run_id: String,
+    pub seq: i64,
+    pub t: f64,
+    pub vehicle: String,
+    /// `vut` or `target`.
+    pub kind: String,
+    pub x: f64,
+    pub y: f64,
+    pub yaw: f64,
+    pub speed_mps: f64,
+    pub steering_wheel_deg: Option<f64>,
+    pub brake_light: Option<bool>,
+    pub road_id: Option<String>,
+    pub lane_id: Option<i32>,
+    pub road_s: Option<f64>,
+    pub road_t: Option<f64>,
+}
+
+pub const TELEMETRY_COLUMNS: &str = "run_id, seq, t, vehicle, kind, x, y, yaw, speed_mps, \
+     steering_wheel_deg, brake_light, road_id, lane_id, road_s, road_t";
+
+/// A connected, migrated store.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pub db: Db,
+}
+
+impl Store {
+    /// Connects (creating the SQLite file if needed) and applies the migrations.
+    pub async fn connect(url: &str) -> anyhow::Result<Store> {
+        let db = if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            let pool = PgPoolOptions::new()
+                .max_connections(8)
+                .acquire_timeout(Duration::from_secs(10))
+                .connect(url)
+                .await
+                .map_err(|e| anyhow::anyhow!("cannot connect to PostgreSQL: {e}"))?;
+            sqlx::migrate!("./migrations/postgres")
+                .run(&pool)
+                .await
+                .map_err(|e| anyhow::anyhow!("PostgreSQL migrations: {e}"))?;
+            Db::Postgres(pool)
+        } else {
+            let opts = SqliteConnectOptions::from_str(url)
+                .map_err(|e| anyhow::anyhow!("bad SQLite URL '{url}': {e}"))?
+                .create_if_missing(true)
+                .journal_mode(SqliteJournalMode::Wal)
+                .synchronous(SqliteSynchronous::Normal)
+                .busy_timeout(Duration::from_secs(10))
+                .foreign_keys(true);
+            let pool = SqlitePoolOptions::new()
+                .max_connections(4)
+                .connect_with(opts)
+                .await
+                .map_err(|e| anyhow::anyhow!("cannot open SQLite database '{url}': {e}"))?;
+            sqlx::migrate!("./migrations/sqlite")
+                .run(&pool)
+                .await
+                .map_err(|e| anyhow::anyhow!("SQLite migrations: {e}"))?;
+            Db::Sqlite(pool)
+        };
+        Ok(Store { db })
+    }
+
+    pub fn backend(&self) -> &'static str {
+        match self.db {
+            Db::Sqlite(_) => "sqlite",
+            Db::Postgres(_) => "postgres",
+        }
+    }
+
+    pub async fn ping(&self) -> StoreResult<()> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query("SELECT 1").execute(p).await.map(|_| ())
+        })
+    }
+
+    pub async fn close(&self) {
+        on_db!(&self.db, |p, DB| p.close().await)
+    }
+
+    // ---- maps ----
+
+    pub async fn upsert_map(&self, m: &MapRow) -> StoreResult<()> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query(
+                "INSERT INTO maps (id, name, file_name, xodr, bytes, roads, geo_reference, bundled, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, file_name = excluded.file_name, \
+                 xodr = excluded.xodr, bytes = excluded.bytes, roads = excluded.roads, \
+                 geo_reference = excluded.geo_reference",
+            )
+            .bind(&m.id)
+            .bind(&m.name)
+            .bind(&m.file_name)
+            .bind(&m.xodr)
+            .bind(m.bytes)
+            .bind(m.roads)
+            .bind(&m.geo_reference)
+            .bind(m.bundled)
+            .bind(m.created_at)
+            .execute(p)
+            .await
+            .map(|_| ())
+        })
+    }
+
+    pub async fn list_maps(&self) -> StoreResult<Vec<MapRow>> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query_as::<DB, MapRow>("SELECT * FROM maps ORDER BY id")
+                .fetch_all(p)
+                .await
+        })
+    }
+
+    pub async fn get_map(&self, id: &str) -> StoreResult<Option<MapRow>> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query_as::<DB, MapRow>("SELECT * FROM maps WHERE id = $1")
+                .bind(id)
+                .fetch_optional(p)
+                .await
+        })
+    }
+
+    // ---- scenarios ----
+
+    pub async fn upsert_scenario(&self, s: &ScenarioRow) -> StoreResult<()> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query(
+                "INSERT INTO scenarios (id, name, map_id, toml, bundled, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6) \
+                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, map_id = excluded.map_id, \
+                 toml = excluded.toml",
+            )
+            .bind(&s.id)
+            .bind(&s.name)
+            .bind(&s.map_id)
+            .bind(&s.toml)
+            .bind(s.bundled)
+            .bind(s.created_at)
+            .execute(p)
+            .await
+            .map(|_| ())
+        })
+    }
+
+    pub async fn list_scenarios(&self) -> StoreResult<Vec<ScenarioRow>> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query_as::<DB, ScenarioRow>("SELECT * FROM scenarios ORDER BY id")
+                .fetch_all(p)
+                .await
+        })
+    }
+
+    pub async fn get_scenario(&self, id: &str) -> StoreResult<Option<ScenarioRow>> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query_as::<DB, ScenarioRow>("SELECT * FROM scenarios WHERE id = $1")
+                .bind(id)
+                .fetch_optional(p)
+                .await
+        })
+    }
+
+    // ---- replays ----
+
+    pub async fn upsert_replay(&self, r: &ReplayRow) -> StoreResult<()> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query(
+                "INSERT INTO replays (id, name, scenario_id, path, bytes, row_count, bundled, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, scenario_id = excluded.scenario_id, \
+                 path = excluded.path, bytes = excluded.bytes, row_count = excluded.row_count",
+            )
+            .bind(&r.id)
+            .bind(&r.name)
+            .bind(&r.scenario_id)
+            .bind(&r.path)
+            .bind(r.bytes)
+            .bind(r.row_count)
+            .bind(r.bundled)
+            .bind(r.created_at)
+            .execute(p)
+            .await
+            .map(|_| ())
+        })
+    }
+
+    pub async fn list_replays(&self) -> StoreResult<Vec<ReplayRow>> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query_as::<DB, ReplayRow>(
+                "SELECT * FROM replays ORDER BY bundled DESC, created_at, id",
+            )
+            .fetch_all(p)
+            .await
+        })
+    }
+
+    pub async fn get_replay(&self, id: &str) -> StoreResult<Option<ReplayRow>> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query_as::<DB, ReplayRow>("SELECT * FROM replays WHERE id = $1")
+                .bind(id)
+                .fetch_optional(p)
+                .await
+        })
+    }
+
+    // ---- runs ----
+
+    pub async fn insert_run(&self, r: &RunRow) -> StoreResult<()> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query(
+                "INSERT INTO runs (id, state, scenario_id, map_id, source, speed, error, created_at, \
+                 armed_at, started_at, finished_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+            )
+            .bind(&r.id)
+            .bind(&r.state)
+            .bind(&r.scenario_id)
+            .bind(&r.map_id)
+            .bind(&r.source)
+            .bind(r.speed)
+            .bind(&r.error)
+            .bind(r.created_at)
+            .bind(r.armed_at)
+            .bind(r.started_at)
+            .bind(r.finished_at)
+            .execute(p)
+            .await
+            .map(|_| ())
+        })
+    }
+
+    /// Writes the run's state and timestamps.
+    pub async fn update_run(&self, r: &RunRow) -> StoreResult<()> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query(
+                "UPDATE runs SET state = $2, error = $3, armed_at = $4, started_at = $5, \
+                 finished_at = $6 WHERE id = $1",
+            )
+            .bind(&r.id)
+            .bind(&r.state)
+            .bind(&r.error)
+            .bind(r.armed_at)
+            .bind(r.started_at)
+            .bind(r.finished_at)
+            .execute(p)
+            .await
+            .map(|_| ())
+        })
+    }
+
+    pub async fn get_run(&self, id: &str) -> StoreResult<Option<RunRow>> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query_as::<DB, RunRow>("SELECT * FROM runs WHERE id = $1")
+                .bind(id)
+                .fetch_optional(p)
+                .await
+        })
+    }
+
+    /// Newest first.
+    pub async fn list_runs(&self, limit: i64) -> StoreResult<Vec<RunRow>> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query_as::<DB, RunRow>(
+                "SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT $1",
+            )
+            .bind(limit)
+            .fetch_all(p)
+            .await
+        })
+    }
+
+    /// Runs left in a non-terminal state by a previous process (marked failed at startup).
+    pub async fn fail_unfinished_runs(&self, now: DateTime<Utc>) -> StoreResult<u64> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query(
+                "UPDATE runs SET state = 'failed', error = 'service restarted while the run was active', \
+                 finished_at = $1 WHERE state IN ('created', 'armed', 'running')",
+            )
+            .bind(now)
+            .execute(p)
+            .await
+            .map(|r| r.rows_affected())
+        })
+    }
+
+    // ---- results ----
+
+    pub async fn put_result(&self, run_id: &str, json: &str) -> StoreResult<()> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query(
+                "INSERT INTO results (run_id, result, created_at) VALUES ($1, $2, $3) \
+                 ON CONFLICT (run_id) DO UPDATE SET result = excluded.result",
+            )
+            .bind(run_id)
+            .bind(json)
+            .bind(Utc::now())
+            .execute(p)
+            .await
+            .map(|_| ())
+        })
+    }
+
+    pub async fn get_result(&self, run_id: &str) -> StoreResult<Option<String>> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query_scalar::<DB, String>("SELECT result FROM results WHERE run_id = $1")
+                .bind(run_id)
+                .fetch_optional(p)
+                .await
+        })
+    }
+
+    // ---- events ----
+
+    /// Inserts events in one transaction.
+    pub async fn insert_events(&self, events: &[NewEvent]) -> StoreResult<()> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        on_db!(&self.db, |p, DB| {
+            let mut tx = p.begin().await?;
+            for chunk in events.chunks(1000) {
+                let mut qb = QueryBuilder::<DB>::new(
+                    "INSERT INTO events (run_id, t, kind, payload, created_at) ",
+                );
+                qb.push_values(chunk, |mut b, e| {
+                    b.push_bind(e.run_id.as_deref())
+                        .push_bind(e.t)
+                        .push_bind(e.kind.as_str())
+                        .push_bind(e.payload.as_str())
+                        .push_bind(e.created_at);
+                });
+                qb.build().execute(&mut *tx).await?;
+            }
+            tx.commit().await
+        })
+    }
+
+    pub async fn list_events(
+        &self,
+        run_id: &str,
+        after_id: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<EventRow>> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query_as::<DB, EventRow>(
+                "SELECT * FROM events WHERE run_id = $1 AND id > $2 ORDER BY id LIMIT $3",
+            )
+            .bind(run_id)
+            .bind(after_id)
+            .bind(limit)
+            .fetch_all(p)
+            .await
+        })
+    }
+
+    // ---- telemetry ----
+
+    /// Inserts telemetry rows in one transaction with multi-row INSERTs. Idempotent: rows already
+    /// stored (same run and sequence number) are skipped, so a batch can be retried safely.
+    pub async fn insert_telemetry(&self, rows: &[TelemetryRow]) -> StoreResult<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        on_db!(&self.db, |p, DB| {
+            let mut tx = p.begin().await?;
+            for chunk in rows.chunks(TELEMETRY_ROWS_PER_STATEMENT) {
+                let mut qb = QueryBuilder::<DB>::new(format!(
+                    "INSERT INTO telemetry ({TELEMETRY_COLUMNS}) "
+                ));
+                qb.push_values(chunk, |mut b, r| {
+                    b.push_bind(r.run_id.as_str())
+                        .push_bind(r.seq)
+                        .push_bind(r.t)
+                        .push_bind(r.vehicle.as_str())
+                        .push_bind(r.kind.as_str())
+                        .push_bind(r.x)
+                        .push_bind(r.y)
+                        .push_bind(r.yaw)
+                        .push_bind(r.speed_mps)
+                        .push_bind(r.steering_wheel_deg)
+                        .push_bind(r.brake_light)
+                        .push_bind(r.road_id.as_deref())
+                        .push_bind(r.lane_id)
+                        .push_bind(r.road_s)
+                        .push_bind(r.road_t);
+                });
+                qb.push(" ON CONFLICT (run_id, seq) DO NOTHING");
+                qb.build().execute(&mut *tx).await?;
+            }
+            tx.commit().await
+        })
+    }
+
+    /// Telemetry of a run with `from ≤ t ≤ to` (sample time), in recording order.
+    pub async fn telemetry(
+        &self,
+        run_id: &str,
+        from: Option<f64>,
+        to: Option<f64>,
+        limit: i64,
+    ) -> StoreResult<Vec<TelemetryRow>> {
+        let from = from.unwrap_or(-1e300);
+        let to = to.unwrap_or(1e300);
+        on_db!(&self.db, |p, DB| {
+            sqlx::query_as::<DB, TelemetryRow>(&format!(
+                "SELECT {TELEMETRY_COLUMNS} FROM telemetry WHERE run_id = $1 AND t >= $2 AND t <= $3 \
+                 ORDER BY seq LIMIT $4"
+            ))
+            .bind(run_id)
+            .bind(from)
+            .bind(to)
+            .bind(limit)
+            .fetch_all(p)
+            .await
+        })
+    }
+
+    pub async fn telemetry_count(&self, run_id: &str) -> StoreResult<i64> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query_scalar::<DB, i64>("SELECT COUNT(*) FROM telemetry WHERE run_id = $1")
+                .bind(run_id)
+                .fetch_one(p)
+                .await
+        })
+    }
+
+    /// Deletes a run's telemetry (benchmarks clean up after themselves).
+    pub async fn delete_telemetry(&self, run_id: &str) -> StoreResult<u64> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query("DELETE FROM telemetry WHERE run_id = $1")
+                .bind(run_id)
+                .execute(p)
+                .await
+                .map(|r| r.rows_affected())
+        })
+    }
+
+    /// Runs one raw SQL statement (tests use it to simulate an outage by renaming a table).
+    pub async fn execute_raw(&self, sql: &str) -> StoreResult<u64> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query(sql).execute(p).await.map(|r| r.rows_affected())
+        })
+    }
+}

@@ -1,0 +1,370 @@
+// scil dashboard: live view over WebSocket + run control. Messages only update `L` (the latest
+// state); one requestAnimationFrame loop draws whatever changed, so a 25 Hz (or ×N) stream never
+// queues redraws.
+import { get, post, postForm, getToken, setToken, runId, asList } from './api.js';
+import { MapView } from './mapview.js';
+import { TimePlot } from './plots.js';
+import { Results } from './results.js';
+
+const $ = (s) => document.querySelector(s);
+const MAX_POINTS = 20000, MAX_EVENTS = 400, TRAIL_MIN_M = 0.25, TRAIL_MAX = 4000;
+const ACTIVE = ['armed', 'running'];
+
+// ---------------------------------------------------------------- live state
+const L = {
+  runId: null, scenarioId: null, mapId: null, state: null, t0: null,
+  vut: null, trail: [], targets: new Map(), triggerPoint: null,
+  ttc: [[], []], speed: [[], [], []], threshold: null, lastTtc: null, ttcByTarget: new Map(),
+  instants: [], carriers: new Map(), events: [], health: [],
+  dirty: { map: true, plots: true, hud: true, tables: true, events: true, state: true },
+};
+// for tests and debugging: counters, never used by the UI itself
+const stats = { messages: 0, samples: 0, ttc: 0, events: 0, frames: 0, hello: 0, lastRate: 0 };
+window.__scil = { L, stats };
+
+function resetRun(id) {
+  Object.assign(L, { runId: id, t0: null, vut: null, trail: [], targets: new Map(), triggerPoint: null,
+    ttc: [[], []], speed: [[], [], []], threshold: null, lastTtc: null, ttcByTarget: new Map(), instants: [],
+    carriers: new Map(), events: [] });
+  for (const k in L.dirty) L.dirty[k] = true;
+}
+
+const rel = (t) => { if (L.t0 == null) L.t0 = t; return t - L.t0; };
+const fmt = (v, d = 2) => (v == null || !isFinite(v) ? '—' : Number(v).toFixed(d));
+
+function push(series, ...vals) {
+  for (let i = 0; i < vals.length; i++) series[i].push(vals[i]);
+  if (series[0].length > MAX_POINTS) for (const s of series) s.splice(0, s.length - MAX_POINTS);
+}
+
+// ---------------------------------------------------------------- messages
+function onMessage(m) {
+  stats.messages++;
+  switch (m.type) {
+    case 'hello': {
+      stats.hello++;
+      const id = runId(m.run);
+      if (id !== L.runId) resetRun(id);
+      L.scenarioId = m.scenario_id ?? (m.run && m.run.scenario_id) ?? L.scenarioId;
+      if (m.run && m.run.state) setState(m.run.state);
+      if (m.map_id && m.map_id !== L.mapId) loadMap(m.map_id);
+      L.dirty.state = true;
+      break;
+    }
+    case 'sample': {
+      stats.samples++;
+      if (m.run_id != null && L.runId == null) L.runId = m.run_id;
+      const t = rel(m.t);
+      if (m.kind === 'target') {
+        let tg = L.targets.get(m.vehicle);
+        if (!tg) { tg = { trail: [] }; L.targets.set(m.vehicle, tg); }
+        Object.assign(tg, { x: m.x, y: m.y, yaw: m.yaw, speed: m.speed_mps, t });
+        addTrail(tg.trail, m.x, m.y);
+        if (!L.carriers.has(m.vehicle)) L.carriers.set(m.vehicle, 'waiting');
+        if (m.speed_mps > 0.05 && ['waiting', 'scheduled', 'triggered'].includes(L.carriers.get(m.vehicle))) L.carriers.set(m.vehicle, 'moving');
+      } else {
+        L.vut = { x: m.x, y: m.y, yaw: m.yaw, speed: m.speed_mps, brake: m.brake, road: m.road, t };
+        addTrail(L.trail, m.x, m.y);
+        push(L.speed, t, m.speed_mps * 3.6, m.brake ? m.speed_mps * 3.6 : null);
+        L.dirty.plots = true; L.dirty.hud = true;
+      }
+      L.dirty.map = true; L.dirty.tables = true;
+      break;
+    }
+    case 'ttc': {
+      stats.ttc++;
+      const t = rel(m.t);
+      if (m.threshold_s != null) L.threshold = m.threshold_s;
+      const v = m.ttc_s == null || !isFinite(m.ttc_s) ? null : m.ttc_s;
+      L.ttcByTarget.set(m.target, v);
+      if (!L.carriers.has(m.target)) L.carriers.set(m.target, 'waiting');
+      // one line: the first target's TTC (CPNA has one); others show in the carrier table
+      const first = L.ttcByTarget.keys().next().value;
+      if (m.target === first) { push(L.ttc, t, v); L.lastTtc = v; }
+      L.dirty.plots = true; L.dirty.hud = true; L.dirty.tables = true;
+      break;
+    }
+    case 'event': onEvent(m); break;
+    case 'state': setState(m.state); addLog(null, 'state', { state: m.state }); break;
+    case 'health': L.health = m.sources || []; L.dirty.tables = true; break;
+    default: break;
+  }
+}
+
+function addTrail(tr, x, y) {
+  const n = tr.length;
+  if (n >= 2 && Math.hypot(tr[n - 2] - x, tr[n - 1] - y) < TRAIL_MIN_M) return;
+  tr.push(x, y);
+  if (tr.length > 2 * TRAIL_MAX) tr.splice(0, tr.length - 2 * TRAIL_MAX);
+}
+
+function onEvent(m) {
+  stats.events++;
+  const e = m.event || {};
+  const name = e.event || 'event';
+  const t = m.t ?? e.time_s;
+  switch (name) {
+    case 'armed': setState('armed'); break;
+    case 'trigger_scheduled': L.carriers.set(e.target, 'scheduled'); break;
+    case 'trigger_unscheduled': L.carriers.set(e.target, 'waiting'); break;
+    case 'triggered':
+    case 'trigger_assessed': {
+      if (e.threshold_s != null) L.threshold = e.threshold_s;
+      const cur = L.carriers.get(e.target);
+      if (cur !== 'impact' && cur !== 'moving') L.carriers.set(e.target, 'triggered');
+      L.instants = L.instants.filter((i) => !(i.kind === 'trigger' && i.target === e.target));
+      L.instants.push({ kind: 'trigger', target: e.target, t: e.time_s != null ? rel(e.time_s) : null, label: 'trigger', color: '#ff5cd6' });
+      if (L.vut && name === 'triggered') L.triggerPoint = [L.vut.x, L.vut.y];
+      break;
+    }
+    case 'impact':
+      L.carriers.set(e.target, e.time_s != null ? 'impact' : 'done');
+      if (e.time_s != null) L.instants.push({ kind: 'impact', target: e.target, t: rel(e.time_s), label: 'impact', color: '#3ccf6e' });
+      break;
+    case 'aborted': for (const k of L.carriers.keys()) L.carriers.set(k, 'aborted'); setState('aborted'); break;
+    case 'finished': break;
+  }
+  addLog(t, name, e);
+  L.dirty.plots = true; L.dirty.tables = true;
+}
+
+function addLog(t, name, e) {
+  L.events.push({ t: t != null && L.t0 != null ? t - L.t0 : null, name, e });
+  if (L.events.length > MAX_EVENTS) L.events.splice(0, L.events.length - MAX_EVENTS);
+  L.dirty.events = true;
+}
+
+function describe(name, e) {
+  const f = (k, d = 3, u = '') => (e[k] == null ? '' : `${k}=${typeof e[k] === 'number' ? e[k].toFixed(d) : e[k]}${u} `);
+  switch (name) {
+    case 'triggered': case 'trigger_assessed':
+      return `${e.target} ${f('ttc_s')}${f('d_long_m', 2)}v=${fmt((e.vut_speed_mps ?? 0) * 3.6, 1)}km/h ${f('fire_error_ms', 2)}`;
+    case 'impact':
+      return `${e.target} ${f('dummy_travel_m')}nominal=${fmt(e.nominal_travel_m, 5)} ${f('overlap', 2)}${f('stopped_short_m', 2)}${e.note ?? ''}`;
+    case 'trigger_scheduled': return `${e.target} at=${fmt(e.at_s != null && L.t0 != null ? e.at_s - L.t0 : e.at_s, 3)}`;
+    case 'state': return e.state;
+    default: {
+      const o = { ...e }; delete o.event; delete o.time_s;
+      const s = JSON.stringify(o); return s === '{}' ? '' : s;
+    }
+  }
+}
+
+function setState(s) {
+  if (!s || s === L.state) return;
+  L.state = s; L.dirty.state = true;
+}
+
+// ---------------------------------------------------------------- websocket
+let ws = null, wsTarget = 'active', backoff = 500;
+function connect(target = wsTarget) {
+  wsTarget = target;
+  if (ws) { ws.onclose = null; ws.close(); }
+  const path = target === 'active' ? '/api/v1/live' : `/api/v1/runs/${encodeURIComponent(target)}/live`;
+  // browsers cannot set headers on a WebSocket: the service also takes ?token=
+  const tok = getToken();
+  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${path}${tok ? `?token=${encodeURIComponent(tok)}` : ''}`;
+  setConn('connecting');
+  ws = new WebSocket(url);
+  ws.onopen = () => { setConn('open'); backoff = 500; };
+  ws.onmessage = (ev) => {
+    let m; try { m = JSON.parse(ev.data); } catch { return; }
+    if (Array.isArray(m)) m.forEach(onMessage); else onMessage(m);
+  };
+  ws.onclose = () => { setConn('closed'); setTimeout(() => connect(wsTarget), backoff); backoff = Math.min(backoff * 2, 5000); };
+  ws.onerror = () => {};
+}
+function setConn(s) {
+  const el = $('#conn'); el.dataset.state = s;
+  el.textContent = s === 'open' ? `WS ${wsTarget === 'active' ? 'live' : 'run ' + wsTarget}` : s === 'connecting' ? 'WS …' : 'WS down';
+}
+
+// ---------------------------------------------------------------- map + plots
+const mapView = new MapView($('#map'));
+mapView.onUserMove = () => { $('#follow').checked = false; };
+$('#follow').addEventListener('change', (e) => { mapView.follow = e.target.checked; mapView.dirty = true; });
+$('#fit').addEventListener('click', () => { mapView.follow = false; $('#follow').checked = false; mapView.fit(L.vut ? [[L.vut.x, L.vut.y]] : []); });
+$('#zoom-in').addEventListener('click', () => mapView.zoom(1.5));
+$('#zoom-out').addEventListener('click', () => mapView.zoom(1 / 1.5));
+
+async function loadMap(id) {
+  L.mapId = id; $('#map-name').textContent = id;
+  try { mapView.setGeoJSON(await get(`/maps/${encodeURIComponent(id)}/geojson`)); }
+  catch (e) { toast(`map ${id}: ${e.message}`, true); }
+  if (mapView.follow) mapView.scale = Math.max(mapView.scale, 7);
+  L.dirty.map = true;
+}
+
+const ttcPlot = new TimePlot($('#plot-ttc'), { series: [{ label: 'TTC', color: '#ffcf3a', digits: 3 }], height: 150,
+  yRange: (u, lo, hi) => [0, Math.min(Math.max((hi ?? 5) * 1.05, (L.threshold ?? 0) * 1.5, 1), 30)] });
+const speedPlot = new TimePlot($('#plot-speed'), { series: [{ label: 'v', color: '#4fa3ff', digits: 1 }, { label: 'brake', color: '#ff4d4f', digits: 1 }], height: 130 });
+window.__scil.plots = { ttc: ttcPlot, speed: speedPlot };
+
+// ---------------------------------------------------------------- render loop
+let lastTables = 0, rateCount = 0, rateT = performance.now();
+function frame(now) {
+  stats.frames++;
+  if (L.dirty.map || mapView.dirty || mapView.follow && L.dirty.hud) {
+    mapView.draw({ vut: L.vut, targets: L.targets, trail: L.trail, triggerPoint: L.triggerPoint });
+    L.dirty.map = false;
+  }
+  if (L.dirty.plots) {
+    ttcPlot.marks = { threshold: L.threshold, instants: L.instants };
+    speedPlot.marks = { threshold: null, instants: L.instants };
+    ttcPlot.setData(L.ttc); speedPlot.setData(L.speed);
+    $('#ttc-legend').textContent = `threshold ${fmt(L.threshold, 3)} s`;
+    L.dirty.plots = false;
+  }
+  if (L.dirty.hud) { renderHud(); L.dirty.hud = false; }
+  if (L.dirty.state) { renderState(); L.dirty.state = false; }
+  if (now - lastTables > 200) {
+    if (L.dirty.tables) { renderTables(); L.dirty.tables = false; }
+    if (L.dirty.events) { renderEvents(); L.dirty.events = false; }
+    lastTables = now;
+  }
+  if (now - rateT >= 1000) {
+    stats.lastRate = (stats.messages - rateCount) * 1000 / (now - rateT); rateCount = stats.messages; rateT = now;
+    $('#msg-rate').textContent = `${stats.lastRate.toFixed(0)} msg/s`;
+  }
+  requestAnimationFrame(frame);
+}
+
+function renderHud() {
+  const v = L.vut;
+  $('#hud-t').textContent = v ? `${fmt(v.t, 2)} s` : '—';
+  $('#hud-v').textContent = v ? `${fmt(v.speed * 3.6, 1)} km/h` : '—';
+  const ttcEl = $('#hud-ttc');
+  ttcEl.textContent = L.lastTtc == null ? '—' : `${fmt(L.lastTtc, 3)} s`;
+  ttcEl.className = L.lastTtc != null && L.threshold != null && L.lastTtc <= L.threshold ? 'bad' : '';
+  const b = $('#hud-brake'); b.textContent = v ? (v.brake ? 'ON' : 'off') : '—'; b.className = v && v.brake ? 'bad' : '';
+  $('#vut-pos').textContent = v ? `${fmt(v.x, 2)}, ${fmt(v.y, 2)}` : '—';
+  $('#hud-lane').textContent = v && v.road ? `r${v.road.road_id} l${v.road.lane_id} s=${fmt(v.road.s, 1)} t=${fmt(v.road.t, 2)}` : (v ? 'off map' : '—');
+  const last = L.speed[1].length ? L.speed[1][L.speed[1].length - 1] : null;
+  $('#speed-legend').textContent = last == null ? '' : `${fmt(last, 1)} km/h`;
+}
+
+function renderTables() {
+  const rows = [];
+  for (const [id, st] of L.carriers) {
+    const tg = L.targets.get(id), ttc = L.ttcByTarget.get(id);
+    rows.push(`<tr><td>${esc(id)}</td><td><span class="st st-${st}">${st}</span></td><td class="num">${tg ? fmt(tg.speed * 3.6, 1) : '—'}</td><td class="num">${fmt(ttc, 2)}</td></tr>`);
+  }
+  $('#carriers tbody').innerHTML = rows.join('') || '<tr><td colspan=4 class="muted">no targets</td></tr>';
+  $('#health tbody').innerHTML = L.health.map((s) => {
+    const age = s.age_s, cls = age == null ? 'muted' : age < 0.2 ? 'ok' : age < 1 ? 'warn' : 'bad';
+    return `<tr><td>${esc(s.name)}</td><td class="num">${fmt(s.rate_hz, 1)} Hz</td><td class="num ${cls}">${age == null ? '—' : fmt(age, 2) + ' s'}</td><td class="num ${s.errors ? 'bad' : ''}">${s.errors ?? 0}</td></tr>`;
+  }).join('') || '<tr><td colspan=4 class="muted">no sources</td></tr>';
+}
+
+function renderEvents() {
+  const html = [];
+  for (let i = L.events.length - 1; i >= 0; i--) {
+    const ev = L.events[i];
+    html.push(`<div class="ev ev-${esc(ev.name)}" data-event="${esc(ev.name)}"><span class="t">${ev.t == null ? '' : ev.t.toFixed(3)}</span><span class="n">${esc(ev.name)}</span><span class="d">${esc(describe(ev.name, ev.e))}</span></div>`);
+  }
+  $('#events').innerHTML = html.join('');
+  $('#event-count').textContent = String(L.events.length);
+}
+
+function renderState() {
+  const el = $('#run-state');
+  el.dataset.state = L.state || 'none';
+  el.textContent = L.state ? L.state : 'no run';
+  $('#run-info').textContent = L.runId != null ? `run ${L.runId} · ${L.scenarioId ?? '?'} · map ${L.mapId ?? '?'}` : 'waiting for a run';
+  const active = ACTIVE.includes(L.state);
+  $('#estop').hidden = !active;
+  $('#btn-arm').disabled = L.runId == null || L.state !== 'created';
+  $('#btn-start').disabled = L.runId == null || !['created', 'armed'].includes(L.state);
+}
+
+const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+
+// ---------------------------------------------------------------- run control
+let scenarios = [];
+const uploaded = [];
+function toast(msg, err = false) {
+  const t = $('#toast'); t.textContent = msg; t.className = err ? 'err' : ''; t.hidden = false;
+  clearTimeout(toast.timer); toast.timer = setTimeout(() => { t.hidden = true; }, err ? 6000 : 2500);
+}
+
+async function loadScenarios() {
+  try {
+    scenarios = asList(await get('/scenarios'), 'scenarios').map((s) => (typeof s === 'string' ? { id: s } : s));
+  } catch (e) { toast(e.message, true); scenarios = []; }
+  $('#scenario').innerHTML = scenarios.map((s) => `<option value="${esc(s.id)}">${esc(s.name && s.name !== s.id ? `${s.id} — ${s.name}` : s.id)}</option>`).join('');
+  await fillReplays();
+}
+
+async function fillReplays() {
+  const sid = $('#scenario').value;
+  const sc = scenarios.find((s) => s.id === sid) || {};
+  let list = asList(sc.replays, 'replays');
+  if (!list.length) {
+    try { list = asList(await get('/replays'), 'replays'); } catch { list = []; }
+  }
+  list = list.map((r) => (typeof r === 'string' ? { id: r } : r)).filter((r) => !r.scenario_id || r.scenario_id === sid);
+  if (!list.length && sid) list = [{ id: sid }];
+  for (const u of uploaded) if (u.scenario_id === sid) list.push(u);
+  $('#replay').innerHTML = list.map((r) => `<option value="${esc(r.id)}">${esc(r.name || r.id)}${r.uploaded ? ' (upload)' : ''}</option>`).join('');
+  if (uploaded.length && uploaded[uploaded.length - 1].scenario_id === sid) $('#replay').value = uploaded[uploaded.length - 1].id;
+}
+
+$('#scenario').addEventListener('change', fillReplays);
+$('#upload').addEventListener('change', async (ev) => {
+  const file = ev.target.files[0]; if (!file) return;
+  const fd = new FormData();
+  const sid = $('#scenario').value;
+  fd.append('scenario_id', sid);
+  fd.append('speed', String(Number($('#speed').value) || 1));
+  fd.append('start', 'false');
+  fd.append('file', file, file.name);
+  try {
+    // the service stores the CSV and creates a run on it (not started): follow that run
+    const r = await postForm('/replays', fd);
+    const rid = (r && (r.replay_id ?? r.replay)) || file.name;
+    uploaded.push({ id: rid, name: file.name, scenario_id: sid, uploaded: true });
+    await fillReplays();
+    const id = runId(r);
+    if (id != null) { resetRun(id); L.scenarioId = sid; L.state = null; setState(r.state || 'created'); connect(id); }
+    toast(`uploaded ${file.name} → replay ${rid}${id != null ? `, run ${id}` : ''}`);
+  } catch (e) { toast(e.message, true); }
+  ev.target.value = '';
+});
+
+$('#token').value = getToken();
+$('#token').addEventListener('change', (e) => { setToken(e.target.value.trim()); toast(e.target.value ? 'token stored for this tab' : 'token cleared'); });
+
+async function op(fn) {
+  try { return await fn(); } catch (e) { toast(e.status === 401 || e.status === 403 ? `${e.message} — enter the operator token` : e.message, true); return null; }
+}
+
+$('#btn-create').addEventListener('click', () => op(async () => {
+  const body = { scenario_id: $('#scenario').value, replay: $('#replay').value || undefined, speed: Number($('#speed').value) || 1 };
+  const run = await post('/runs', body);
+  const id = runId(run);
+  resetRun(id); L.scenarioId = body.scenario_id; L.state = null; setState(run && run.state ? run.state : 'created');
+  toast(`run ${id} created`);
+  connect(id);
+}));
+$('#btn-arm').addEventListener('click', () => op(async () => { await post(`/runs/${L.runId}/arm`); setState('armed'); }));
+$('#btn-start').addEventListener('click', () => op(async () => { await post(`/runs/${L.runId}/start`); setState('running'); }));
+$('#estop').addEventListener('click', () => op(async () => { await post(`/runs/${L.runId}/abort`); toast('ABORT sent'); }));
+
+// ---------------------------------------------------------------- tabs
+const results = new Results();
+for (const b of document.querySelectorAll('#tabs .tab')) {
+  b.addEventListener('click', () => {
+    for (const o of document.querySelectorAll('#tabs .tab')) o.classList.toggle('active', o === b);
+    for (const v of document.querySelectorAll('.view')) v.hidden = v.id !== b.dataset.tab;
+    if (b.dataset.tab === 'results') results.refresh(); else mapView.dirty = true;
+    location.hash = b.dataset.tab;
+  });
+}
+if (location.hash === '#results') document.querySelector('[data-tab=results]').click();
+
+// ?run=<id> follows one run; otherwise the active run
+const q = new URLSearchParams(location.search);
+connect(q.get('run') || 'active');
+loadScenarios();
+renderState();
+requestAnimationFrame(frame);

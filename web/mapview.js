@@ -1,0 +1,195 @@
+// The map canvas: OpenDRIVE lane lines to scale (GeoJSON in map coordinates), VUT and targets
+// with heading and trails. Own pan/zoom (no WebGL). Drawn only when asked (from the app's
+// requestAnimationFrame loop), never per message.
+
+const VUT_LEN = 4.6, VUT_WID = 1.855, VUT_REF_TO_FRONT = 2.3;
+
+export class MapView {
+  constructor(canvas) {
+    this.canvas = canvas;
+    this.ctx = canvas.getContext('2d');
+    this.lines = [];          // [{type, lane, pts: Float64Array [x0,y0,x1,y1,…]}]
+    this.bounds = null;       // {x0,y0,x1,y1}
+    this.cx = 0; this.cy = 0; this.scale = 4;   // world centre, px per metre
+    this.follow = true;
+    this.dirty = true;
+    this.onUserMove = () => {};
+    this._bindInput();
+    new ResizeObserver(() => { this.dirty = true; }).observe(canvas);
+  }
+
+  setGeoJSON(gj) {
+    this.lines = [];
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (const f of (gj && gj.features) || []) {
+      const g = f.geometry; if (!g) continue;
+      const parts = g.type === 'LineString' ? [g.coordinates] : g.type === 'MultiLineString' ? g.coordinates
+        : g.type === 'Polygon' ? g.coordinates : [];
+      const p = f.properties || {};
+      for (const part of parts) {
+        const pts = new Float64Array(part.length * 2);
+        part.forEach((c, i) => {
+          pts[2 * i] = c[0]; pts[2 * i + 1] = c[1];
+          if (c[0] < x0) x0 = c[0]; if (c[0] > x1) x1 = c[0];
+          if (c[1] < y0) y0 = c[1]; if (c[1] > y1) y1 = c[1];
+        });
+        this.lines.push({ type: String(p.type ?? ''), lane: p.lane ?? p.lane_id, road: p.road ?? p.road_id, pts });
+      }
+    }
+    this.bounds = isFinite(x0) ? { x0, y0, x1, y1 } : null;
+    this.fit();
+  }
+
+  fit(extra) {
+    let b = this.bounds;
+    if (extra && extra.length) {
+      b = b ? { ...b } : { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
+      for (const [x, y] of extra) { b.x0 = Math.min(b.x0, x - 20); b.x1 = Math.max(b.x1, x + 20); b.y0 = Math.min(b.y0, y - 20); b.y1 = Math.max(b.y1, y + 20); }
+    }
+    if (!b) return;
+    const w = this.canvas.clientWidth || 800, h = this.canvas.clientHeight || 600;
+    this.cx = (b.x0 + b.x1) / 2; this.cy = (b.y0 + b.y1) / 2;
+    this.scale = Math.max(0.05, Math.min(w / Math.max(1, b.x1 - b.x0), h / Math.max(1, b.y1 - b.y0)) * 0.92);
+    this.dirty = true;
+  }
+
+  zoom(f, px, py) {
+    const w = this.canvas.clientWidth, h = this.canvas.clientHeight;
+    if (px === undefined) { px = w / 2; py = h / 2; }
+    const [wx, wy] = this.toWorld(px, py);
+    this.scale = Math.min(400, Math.max(0.02, this.scale * f));
+    // keep (wx,wy) under the cursor
+    this.cx = wx - (px - w / 2) / this.scale;
+    this.cy = wy + (py - h / 2) / this.scale;
+    this.dirty = true;
+  }
+
+  toWorld(px, py) {
+    const w = this.canvas.clientWidth, h = this.canvas.clientHeight;
+    return [this.cx + (px - w / 2) / this.scale, this.cy - (py - h / 2) / this.scale];
+  }
+
+  _bindInput() {
+    const c = this.canvas;
+    let drag = null;
+    c.addEventListener('wheel', (e) => {
+      e.preventDefault();
+      const r = c.getBoundingClientRect();
+      const f = Math.exp(-e.deltaY * 0.0015);
+      // zooming around the cursor moves the view: only if not following
+      if (this.follow) this.zoom(f); else this.zoom(f, e.clientX - r.left, e.clientY - r.top);
+    }, { passive: false });
+    c.addEventListener('pointerdown', (e) => { drag = { x: e.clientX, y: e.clientY, cx: this.cx, cy: this.cy }; c.setPointerCapture(e.pointerId); c.style.cursor = 'grabbing'; });
+    c.addEventListener('pointermove', (e) => {
+      if (!drag) return;
+      const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+      if (Math.abs(dx) + Math.abs(dy) > 3 && this.follow) { this.follow = false; this.onUserMove(); }
+      this.cx = drag.cx - dx / this.scale; this.cy = drag.cy + dy / this.scale; this.dirty = true;
+    });
+    const end = () => { drag = null; c.style.cursor = 'grab'; };
+    c.addEventListener('pointerup', end); c.addEventListener('pointercancel', end);
+    c.addEventListener('dblclick', (e) => { const r = c.getBoundingClientRect(); this.zoom(2, e.clientX - r.left, e.clientY - r.top); });
+  }
+
+  /** Draws the scene. `st` = {vut, targets: Map, trail: [x,y,…], triggerPoint}. */
+  draw(st) {
+    const c = this.canvas, dpr = window.devicePixelRatio || 1;
+    const w = c.clientWidth, h = c.clientHeight;
+    if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) { c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); }
+    if (this.follow && st.vut) { this.cx = st.vut.x; this.cy = st.vut.y; }
+    const ctx = this.ctx;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.fillStyle = '#0c0e12'; ctx.fillRect(0, 0, w, h);
+    const s = this.scale, ox = w / 2 - this.cx * s, oy = h / 2 + this.cy * s;
+    const X = (x) => ox + x * s, Y = (y) => oy - y * s;
+    this._grid(ctx, w, h, X, Y);
+
+    // lanes
+    for (const ln of this.lines) {
+      const t = ln.type.toLowerCase(), lane = Number(ln.lane);
+      if (lane === 0 || t.includes('center') || t.includes('reference')) { ctx.strokeStyle = '#c9a227'; ctx.setLineDash([6, 6]); ctx.lineWidth = 1.2; }
+      else if (t.includes('driving') || t === 'border' || t === '') { ctx.strokeStyle = '#8c94a3'; ctx.setLineDash([]); ctx.lineWidth = 1; }
+      else { ctx.strokeStyle = '#4a5160'; ctx.setLineDash([]); ctx.lineWidth = 1; }
+      const p = ln.pts;
+      ctx.beginPath(); ctx.moveTo(X(p[0]), Y(p[1]));
+      for (let i = 2; i < p.length; i += 2) ctx.lineTo(X(p[i]), Y(p[i + 1]));
+      ctx.stroke();
+    }
+    ctx.setLineDash([]);
+
+    // trails
+    const trail = (pts, color) => {
+      if (pts.length < 4) return;
+      ctx.strokeStyle = color; ctx.lineWidth = 2; ctx.globalAlpha = 0.7; ctx.beginPath();
+      ctx.moveTo(X(pts[0]), Y(pts[1]));
+      for (let i = 2; i < pts.length; i += 2) ctx.lineTo(X(pts[i]), Y(pts[i + 1]));
+      ctx.stroke(); ctx.globalAlpha = 1;
+    };
+    trail(st.trail, '#2f6fb8');
+    for (const tg of st.targets.values()) trail(tg.trail, '#a08420');
+
+    // trigger position
+    if (st.triggerPoint) {
+      const [tx, ty] = st.triggerPoint;
+      ctx.strokeStyle = '#ff5cd6'; ctx.lineWidth = 2;
+      ctx.beginPath(); ctx.arc(X(tx), Y(ty), 7, 0, 2 * Math.PI); ctx.stroke();
+      ctx.fillStyle = '#ff5cd6'; ctx.font = '11px monospace'; ctx.fillText('trigger', X(tx) + 9, Y(ty) - 9);
+    }
+
+    // targets: circle + heading
+    for (const [id, tg] of st.targets) {
+      const px = X(tg.x), py = Y(tg.y), r = Math.max(5, 0.35 * s);
+      ctx.fillStyle = '#ffcf3a'; ctx.beginPath(); ctx.arc(px, py, r, 0, 2 * Math.PI); ctx.fill();
+      this._arrow(ctx, px, py, tg.yaw, Math.max(14, 1.2 * s), '#ffcf3a');
+      ctx.fillStyle = '#ffe9a0'; ctx.font = '11px monospace'; ctx.fillText(id, px + r + 4, py + 4);
+    }
+
+    // VUT: oriented rectangle (INS reference 2.3 m behind the front), heading arrow
+    if (st.vut) {
+      const v = st.vut, px = X(v.x), py = Y(v.y);
+      ctx.save(); ctx.translate(px, py); ctx.rotate(-v.yaw);
+      const L = Math.max(VUT_LEN * s, 14), W = Math.max(VUT_WID * s, 7);
+      const front = (VUT_REF_TO_FRONT / VUT_LEN) * L;
+      ctx.fillStyle = v.brake ? '#ff4d4f' : '#4fa3ff'; ctx.strokeStyle = '#e8f1ff'; ctx.lineWidth = 1.5;
+      ctx.beginPath(); ctx.rect(front - L, -W / 2, L, W); ctx.fill(); ctx.stroke();
+      ctx.fillStyle = '#e8f1ff'; ctx.beginPath(); ctx.moveTo(front, 0); ctx.lineTo(front - Math.min(L * 0.3, 10), -W / 2 + 1); ctx.lineTo(front - Math.min(L * 0.3, 10), W / 2 - 1); ctx.closePath(); ctx.fill();
+      ctx.restore();
+      this._arrow(ctx, px, py, v.yaw, Math.max(26, 6 * s), '#9fd0ff');
+      ctx.fillStyle = '#cfe6ff'; ctx.font = '11px monospace'; ctx.fillText('VUT', px + 10, py - 12);
+    }
+    this._scaleBar(ctx, w, h);
+    this.dirty = false;
+  }
+
+  _arrow(ctx, x, y, yaw, len, color) {
+    const ex = x + Math.cos(yaw) * len, ey = y - Math.sin(yaw) * len;
+    ctx.strokeStyle = color; ctx.lineWidth = 1.5; ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(ex, ey); ctx.stroke();
+    const a = 0.45, hl = 6;
+    ctx.beginPath(); ctx.moveTo(ex, ey);
+    ctx.lineTo(ex - hl * Math.cos(yaw - a), ey + hl * Math.sin(yaw - a));
+    ctx.lineTo(ex - hl * Math.cos(yaw + a), ey + hl * Math.sin(yaw + a)); ctx.closePath(); ctx.fillStyle = color; ctx.fill();
+  }
+
+  _niceStep(px) {
+    const m = px / this.scale, p = Math.pow(10, Math.floor(Math.log10(m))), f = m / p;
+    return (f < 2 ? 2 : f < 5 ? 5 : 10) * p;
+  }
+
+  _grid(ctx, w, h, X, Y) {
+    const step = this._niceStep(60);
+    const [wx0, wy1] = this.toWorld(0, 0), [wx1, wy0] = this.toWorld(w, h);
+    ctx.strokeStyle = '#161a21'; ctx.lineWidth = 1; ctx.beginPath();
+    for (let x = Math.ceil(wx0 / step) * step; x <= wx1; x += step) { ctx.moveTo(Math.round(X(x)) + .5, 0); ctx.lineTo(Math.round(X(x)) + .5, h); }
+    for (let y = Math.ceil(wy0 / step) * step; y <= wy1; y += step) { ctx.moveTo(0, Math.round(Y(y)) + .5); ctx.lineTo(w, Math.round(Y(y)) + .5); }
+    ctx.stroke();
+  }
+
+  _scaleBar(ctx, w, h) {
+    const m = this._niceStep(100), px = m * this.scale;
+    const x = w - px - 16, y = h - 16;
+    ctx.strokeStyle = '#d7dbe3'; ctx.lineWidth = 2; ctx.beginPath();
+    ctx.moveTo(x, y - 4); ctx.lineTo(x, y); ctx.lineTo(x + px, y); ctx.lineTo(x + px, y - 4); ctx.stroke();
+    ctx.fillStyle = '#d7dbe3'; ctx.font = '11px monospace'; ctx.textAlign = 'center';
+    ctx.fillText(`${m >= 1 ? m : m.toFixed(1)} m`, x + px / 2, y - 6); ctx.textAlign = 'start';
+  }
+}

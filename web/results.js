@@ -1,0 +1,201 @@
+// Results view: runs with the seed paper's Table 2 quantities, per-run speed/TTC plots from the
+// stored telemetry, and a side-by-side comparison of several runs.
+import uPlot from './vendor/uPlot.esm.js';
+import { get, runId, asList } from './api.js';
+import { TimePlot, COLORS } from './plots.js';
+
+const $ = (s) => document.querySelector(s);
+const NOMINAL_TRAVEL_M = 4.46375;
+const fmt = (v, d = 3) => (v == null || !isFinite(v) ? '—' : Number(v).toFixed(d));
+const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+const DONE = ['finished', 'aborted', 'failed'];
+
+/** Telemetry rows in any of the plausible shapes → VUT rows {t, v (m/s), ttc, brake}. */
+export function normTelemetry(data) {
+  let rows = Array.isArray(data) ? data : asList(data, 'samples');
+  if (!rows.length && data) rows = asList(data, 'telemetry').length ? asList(data, 'telemetry') : asList(data, 'rows');
+  const out = [];
+  for (const r of rows) {
+    const kind = r.kind ?? r.vehicle;
+    if (kind && kind !== 'vut' && kind !== 'VUT') continue;
+    const t = r.t ?? r.time_s ?? r.time;
+    if (t == null) continue;
+    const v = r.speed_mps ?? r.v_mps ?? (r.speed_kmh != null ? r.speed_kmh / 3.6 : r.speed);
+    out.push({ t: Number(t), v: v == null ? null : Number(v), ttc: r.ttc_s ?? r.ttc ?? null, brake: r.brake ?? r.brake_light, x: r.x, y: r.y, yaw: r.yaw });
+  }
+  out.sort((a, b) => a.t - b.t);
+  return out;
+}
+
+/**
+ * TTC recomputed from stored VUT telemetry when the rows carry none: distance along the VUT
+ * heading from its front bumper to each target's path line (start point + INS heading), over
+ * speed — the engine's definition, without its interpolation. `sc` = GET /scenarios/{id}.
+ */
+export function ttcFromTelemetry(rows, sc) {
+  const spec = sc && sc.scenario;
+  const tg = spec && spec.targets && spec.targets[0];
+  if (!tg || !tg.start) return null;
+  const front = (spec.vut && spec.vut.reference_to_front_m) || 0;
+  const h = (tg.heading_deg || 0) * Math.PI / 180, dx = Math.sin(h), dy = Math.cos(h);   // INS: clockwise from north
+  return rows.map((r) => {
+    if (r.v == null || r.v < 0.1 || r.yaw == null) return null;
+    const ux = Math.cos(r.yaw), uy = Math.sin(r.yaw);
+    const fx = r.x + front * ux, fy = r.y + front * uy;
+    const den = ux * dy - uy * dx;                       // ray (f + s·u) meets line (start + k·d)
+    if (Math.abs(den) < 1e-6) return null;
+    const s = ((tg.start.x - fx) * dy - (tg.start.y - fy) * dx) / den;
+    return s > 0 ? s / r.v : null;
+  });
+}
+
+/** The Table 2 row of a run's results. */
+export function table2(res) {
+  const tr = (res && res.triggers && res.triggers[res.triggers.length - 1]) || null;
+  const im = (res && res.impacts && res.impacts[res.impacts.length - 1]) || null;
+  const nominal = im && im.nominal_travel_m != null ? im.nominal_travel_m : NOMINAL_TRAVEL_M;
+  return {
+    ttc: tr && tr.ttc_s, dlong: tr && tr.d_long_m, vkmh: tr && tr.vut_speed_kmh, thr: tr && tr.threshold_s,
+    fireErr: tr && tr.fire_error_ms, method: tr && tr.method, retimed: tr && tr.retimed, trigT: tr && tr.time_s,
+    travel: im && im.dummy_travel_m, nominal, dTravel: im && im.dummy_travel_m != null ? im.dummy_travel_m - nominal : null,
+    overlap: im && im.overlap, short: im && im.stopped_short_m, impT: im && im.time_s, note: im && im.note,
+    samples: res && res.samples, skipped: res && res.skipped_rows, aborted: res && res.aborted,
+  };
+}
+
+export class Results {
+  constructor() {
+    this.runs = [];
+    this.cache = new Map();      // id → results (only for finished runs)
+    this.selected = null;
+    this.plots = null;
+    this.cmpPlot = null;
+    $('#refresh-runs').addEventListener('click', () => this.refresh());
+    $('#compare').addEventListener('click', () => this.compare());
+    $('#runs tbody').addEventListener('click', (e) => {
+      if (e.target.matches('input')) return;
+      const tr = e.target.closest('tr[data-id]'); if (tr) this.show(tr.dataset.id);
+    });
+  }
+
+  async results(id, state) {
+    if (this.cache.has(id)) return this.cache.get(id);
+    const r = await get(`/runs/${encodeURIComponent(id)}/results`);
+    if (DONE.includes(state)) this.cache.set(id, r);
+    return r;
+  }
+
+  async refresh() {
+    let runs;
+    try { runs = asList(await get('/runs'), 'runs'); } catch (e) { $('#runs tbody').innerHTML = `<tr><td colspan=8 class="bad">${esc(e.message)}</td></tr>`; return; }
+    // newest first: by creation time when the server gives one, else by id
+    const key = (r) => String(r.created_at ?? r.created ?? r.started_at ?? runId(r) ?? '');
+    runs.sort((a, b) => key(b).localeCompare(key(a), undefined, { numeric: true }));
+    this.runs = runs;
+    const checked = new Set([...document.querySelectorAll('#runs input:checked')].map((i) => i.value));
+    const rows = await Promise.all(runs.slice(0, 100).map(async (run) => {
+      const id = String(runId(run)), st = run.state ?? '';
+      let t = {};
+      if (st !== 'created') { try { t = table2(await this.results(id, st)); } catch { t = {}; } }
+      const travel = t.travel == null ? '—' : `${fmt(t.travel, 3)} <span class="muted">(${t.dTravel >= 0 ? '+' : ''}${fmt(t.dTravel, 3)})</span>`;
+      return `<tr data-id="${esc(id)}" class="${id === this.selected ? 'sel' : ''}"><td><input type="checkbox" value="${esc(id)}" ${checked.has(id) ? 'checked' : ''}></td>`
+        + `<td>${esc(id)}</td><td>${esc(run.scenario_id ?? run.scenario ?? '')}</td><td><span class="pill" data-state="${esc(st)}">${esc(st)}</span></td>`
+        + `<td class="num trig-ttc">${fmt(t.ttc, 3)}</td><td class="num">${fmt(t.dlong, 2)}</td><td class="num">${travel}</td><td class="num">${fmt(t.fireErr, 2)}</td></tr>`;
+    }));
+    $('#runs tbody').innerHTML = rows.join('') || '<tr><td colspan=8 class="muted">no runs yet</td></tr>';
+    if (this.selected && runs.some((r) => String(runId(r)) === this.selected)) this.show(this.selected);
+    else if (runs.length) this.show(String(runId(runs[0])));
+  }
+
+  async show(id) {
+    this.selected = id;
+    for (const tr of document.querySelectorAll('#runs tbody tr')) tr.classList.toggle('sel', tr.dataset.id === id);
+    const run = this.runs.find((r) => String(runId(r)) === id) || {};
+    $('#detail-id').textContent = id;
+    $('#detail-sub').textContent = `${run.scenario_id ?? ''} · ${run.state ?? ''}`;
+    let res, tel = [];
+    try { res = await this.results(id, run.state); } catch (e) { $('#detail').innerHTML = `<p class="bad">${esc(e.message)}</p>`; return; }
+    try { tel = normTelemetry(await get(`/runs/${encodeURIComponent(id)}/telemetry?format=json`)); } catch { tel = []; }
+    const t = table2(res);
+    const card = (k, v, u = '', cls = '') => `<div><div class="k">${k}</div><span class="v ${cls}">${v}</span><span class="u">${u}</span></div>`;
+    const errCls = t.fireErr == null ? '' : Math.abs(t.fireErr) <= 5 ? 'ok' : Math.abs(t.fireErr) <= 20 ? 'warn' : 'bad';
+    const trCls = t.dTravel == null ? '' : Math.abs(t.dTravel) <= 0.1 ? 'ok' : Math.abs(t.dTravel) <= 0.3 ? 'warn' : 'bad';
+    $('#detail').innerHTML = `<div class="kv">`
+      + card('TTC at trigger', fmt(t.ttc, 4), 's') + card('threshold (TTC_dummy)', fmt(t.thr, 4), 's')
+      + card('d_long at trigger', fmt(t.dlong, 3), 'm') + card('VUT speed at trigger', fmt(t.vkmh, 2), 'km/h')
+      + card('trigger-time error', fmt(t.fireErr, 2), 'ms', errCls)
+      + card('dummy travel at impact', fmt(t.travel, 4), 'm', trCls)
+      + card('nominal travel', fmt(t.nominal, 5), 'm') + card('travel − nominal', t.dTravel == null ? '—' : (t.dTravel >= 0 ? '+' : '') + fmt(t.dTravel, 4), 'm', trCls)
+      + card('overlap', fmt(t.overlap, 3)) + card('stopped short', fmt(t.short, 2), 'm')
+      + card('method', esc(t.method ?? '—'), t.retimed ? 'retimed' : '') + card('samples', t.samples ?? '—', t.skipped ? `${t.skipped} skipped` : '')
+      + (t.aborted ? card('aborted', esc(t.aborted), '', 'bad') : '') + (t.note ? card('note', esc(t.note)) : '')
+      + `</div>`;
+    if (tel.length && !tel.some((r) => r.ttc != null) && run.scenario_id) {
+      try {
+        const ttc = ttcFromTelemetry(tel, await this.scenario(run.scenario_id));
+        if (ttc) tel.forEach((r, i) => { r.ttc = ttc[i]; });
+      } catch { /* no TTC plot */ }
+    }
+    this.plotRun(tel, t);
+  }
+
+  async scenario(id) {
+    this.scenarios = this.scenarios || new Map();
+    if (!this.scenarios.has(id)) this.scenarios.set(id, await get(`/scenarios/${encodeURIComponent(id)}`));
+    return this.scenarios.get(id);
+  }
+
+  plotRun(tel, t) {
+    if (!this.plots) {
+      this.plots = {
+        speed: new TimePlot($('#res-speed'), { series: [{ label: 'v', color: '#4fa3ff', digits: 1 }], height: 170 }),
+        ttc: new TimePlot($('#res-ttc'), { series: [{ label: 'TTC', color: '#ffcf3a', digits: 3 }], height: 170,
+          yRange: (u, lo, hi) => [0, Math.min(Math.max((hi ?? 5) * 1.05, 1), 15)] }),
+      };
+    }
+    const t0 = tel.length ? tel[0].t : (t.trigT ?? 0);
+    const inst = [];
+    if (t.trigT != null) inst.push({ t: t.trigT - t0, label: 'trigger', color: '#ff5cd6' });
+    if (t.impT != null) inst.push({ t: t.impT - t0, label: 'impact', color: '#3ccf6e' });
+    const x = tel.map((r) => r.t - t0);
+    this.plots.speed.marks = { threshold: null, instants: inst };
+    this.plots.speed.setData([x, tel.map((r) => (r.v == null ? null : r.v * 3.6))]);
+    const hasTtc = tel.some((r) => r.ttc != null);
+    this.plots.ttc.marks = { threshold: t.thr, instants: inst };
+    this.plots.ttc.setData(hasTtc ? [x, tel.map((r) => r.ttc)] : [[], []]);
+  }
+
+  async compare() {
+    const ids = [...document.querySelectorAll('#runs input:checked')].map((i) => i.value);
+    if (ids.length < 1) { $('#comparison').innerHTML = '<p class="muted">Tick runs first.</p>'; return; }
+    const data = await Promise.all(ids.map(async (id) => {
+      const run = this.runs.find((r) => String(runId(r)) === id) || {};
+      let res = null, tel = [];
+      try { res = await this.results(id, run.state); } catch { /* shown as — */ }
+      try { tel = normTelemetry(await get(`/runs/${encodeURIComponent(id)}/telemetry?format=json`)); } catch { /* no plot */ }
+      return { id, run, t: table2(res), tel };
+    }));
+    const rows = [
+      ['scenario', (d) => esc(d.run.scenario_id ?? '')], ['state', (d) => esc(d.run.state ?? '')],
+      ['VUT speed at trigger [km/h]', (d) => fmt(d.t.vkmh, 2)], ['threshold TTC_dummy [s]', (d) => fmt(d.t.thr, 4)],
+      ['TTC at trigger [s]', (d) => fmt(d.t.ttc, 4)], ['d_long at trigger [m]', (d) => fmt(d.t.dlong, 3)],
+      ['trigger-time error [ms]', (d) => fmt(d.t.fireErr, 2)], ['dummy travel at impact [m]', (d) => fmt(d.t.travel, 4)],
+      ['nominal travel [m]', (d) => fmt(d.t.nominal, 5)], ['travel − nominal [m]', (d) => fmt(d.t.dTravel, 4)],
+      ['overlap', (d) => fmt(d.t.overlap, 3)], ['method', (d) => esc(d.t.method ?? '—') + (d.t.retimed ? ' (retimed)' : '')],
+    ];
+    $('#comparison').innerHTML = `<table class="dense" id="cmp-table"><thead><tr><th></th>${data.map((d, i) => `<th class="num" style="color:${COLORS[i % COLORS.length]}">run ${esc(d.id)}</th>`).join('')}</tr></thead><tbody>`
+      + rows.map(([k, f]) => `<tr><td class="muted">${k}</td>${data.map((d) => `<td class="num">${f(d)}</td>`).join('')}</tr>`).join('') + '</tbody></table>'
+      + '<div class="sub" style="margin-top:6px">VUT speed [km/h] over time relative to the trigger instant</div>';
+    // overlay: speed vs (t − trigger), x axes joined
+    const tables = data.map((d) => {
+      const ref = d.t.trigT ?? (d.tel.length ? d.tel[0].t : 0);
+      return [d.tel.map((r) => Math.round((r.t - ref) * 1000) / 1000), d.tel.map((r) => (r.v == null ? null : r.v * 3.6))];
+    });
+    const joined = tables.length ? uPlot.join(tables) : [[]];
+    if (this.cmpPlot) { this.cmpPlot.u.destroy(); $('#cmp-speed').innerHTML = ''; }
+    this.cmpPlot = new TimePlot($('#cmp-speed'), { xLabel: 't − trigger [s]', series: data.map((d, i) => ({ label: `run ${d.id}`, color: COLORS[i % COLORS.length], digits: 1 })), height: 200 });
+    for (const s of this.cmpPlot.u.series.slice(1)) s.spanGaps = true;
+    this.cmpPlot.marks = { threshold: null, instants: [{ t: 0, label: 'trigger', color: '#ff5cd6' }] };
+    this.cmpPlot.setData(joined);
+  }
+}
