@@ -25,7 +25,7 @@ const TOKEN = 'browser-test-token';
 const targetDir = process.env.CARGO_TARGET_DIR || path.join(root, 'target');
 const SCIL = process.env.SCIL_BIN || path.join(targetDir, 'debug/scil');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const SHOT = process.env.SCREENSHOT || path.join(root, 'target/dashboard.png');
+const SHOT = process.env.SCREENSHOT || path.join(root, MOCK ? 'target/dashboard-mock.png' : 'target/dashboard.png');
 const SCENARIO = 'cpna75_30kmh';
 const SPEED = Number(process.env.SCIL_TEST_SPEED || 2);
 
