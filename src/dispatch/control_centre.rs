@@ -19,8 +19,8 @@
 
 use super::events::{DispatchEvent, EventKind, Phase};
 use super::iso22133::{
-    decode_frame, encode_frame_into, gps_now, CcStatus, Heab, Header, Message, Monr, ObjectState,
-    gps_week_qms, Mtsp, Osem, OsemDateTime, OsemIds, OsemLimits, OsemOrigin, Ostm, OstmCommand,
+    decode_frame, encode_frame_into, gps_now, gps_week_qms, CcStatus, Heab, Header, Message, Monr,
+    Mtsp, ObjectState, Osem, OsemDateTime, OsemIds, OsemLimits, OsemOrigin, Ostm, OstmCommand,
     StreamFramer, Strt, GPS_LEAP_SECONDS,
 };
 use super::profile::DummyProfile;
@@ -243,13 +243,19 @@ pub struct Snapshot {
 enum Cmd {
     Arm,
     Disarm,
-    StartAt { at: Instant, decided: Instant },
+    StartAt {
+        at: Instant,
+        decided: Instant,
+    },
     StartCarrierAt {
         carrier: String,
         at: Instant,
         decided: Instant,
     },
-    Retime { carrier: String, origin: Instant },
+    Retime {
+        carrier: String,
+        origin: Instant,
+    },
     Estop(String),
     Finish,
     AllClear,

@@ -17,8 +17,7 @@
 //! rejected and the motion is unchanged.
 
 use super::iso22133::{
-    error_bits, CcStatus, Heab, Message, Monr, Mtsp, ObjectState, OstmCommand, Strt, Traj,
-    STRT_NOW,
+    error_bits, CcStatus, Heab, Message, Monr, Mtsp, ObjectState, OstmCommand, Strt, Traj, STRT_NOW,
 };
 use super::profile::{yaw_to_cdeg, DummyProfile, MotionState, TrajFollower};
 use std::collections::VecDeque;
@@ -569,22 +568,52 @@ mod tests {
         assert_eq!(o.start_time(), Some(1.0));
         let qms = |local: f64| (((base + local) * 4000.0).round() as u64 % (604_800 * 4000)) as u32;
         // 8 ms later, received at 1.5 s (across the week boundary)
-        o.handle_tcp(1.5, &Message::Mtsp(Mtsp { estimated_sync_qms_of_week: qms(1.008) }));
+        o.handle_tcp(
+            1.5,
+            &Message::Mtsp(Mtsp {
+                estimated_sync_qms_of_week: qms(1.008),
+            }),
+        );
         let t0 = o.start_time().expect("started");
         assert!((t0 - 1.008).abs() < 1e-3, "origin {t0}");
-        assert!(drain(&mut o).iter().any(|x| matches!(x, ObjectOutput::Retimed { shift_s, .. } if (shift_s - 0.008).abs() < 1e-3)));
+        assert!(drain(&mut o).iter().any(
+            |x| matches!(x, ObjectOutput::Retimed { shift_s, .. } if (shift_s - 0.008).abs() < 1e-3)
+        ));
         let before = o.monr(3.0).y_mm;
         // 5 ms earlier again: the dummy is ahead by the shift
-        o.handle_tcp(1.6, &Message::Mtsp(Mtsp { estimated_sync_qms_of_week: qms(1.003) }));
+        o.handle_tcp(
+            1.6,
+            &Message::Mtsp(Mtsp {
+                estimated_sync_qms_of_week: qms(1.003),
+            }),
+        );
         assert!(o.monr(3.0).y_mm > before);
         // beyond ±100 ms, unavailable: rejected, origin unchanged
         let t0 = o.start_time();
-        o.handle_tcp(1.7, &Message::Mtsp(Mtsp { estimated_sync_qms_of_week: qms(1.2) }));
-        o.handle_tcp(1.7, &Message::Mtsp(Mtsp { estimated_sync_qms_of_week: u32::MAX }));
+        o.handle_tcp(
+            1.7,
+            &Message::Mtsp(Mtsp {
+                estimated_sync_qms_of_week: qms(1.2),
+            }),
+        );
+        o.handle_tcp(
+            1.7,
+            &Message::Mtsp(Mtsp {
+                estimated_sync_qms_of_week: u32::MAX,
+            }),
+        );
         assert_eq!(o.start_time(), t0);
         let rejected = drain(&mut o)
             .iter()
-            .filter(|x| matches!(x, ObjectOutput::Rejected { message: "MTSP", .. }))
+            .filter(|x| {
+                matches!(
+                    x,
+                    ObjectOutput::Rejected {
+                        message: "MTSP",
+                        ..
+                    }
+                )
+            })
             .count();
         assert_eq!(rejected, 2);
     }
@@ -593,7 +622,12 @@ mod tests {
     fn mtsp_rejected_unless_running_or_when_not_supported() {
         let mut o = TestObject::new(ObjectConfig::default(), 0.0);
         o.handle_connected(0.0);
-        o.handle_tcp(0.1, &Message::Mtsp(Mtsp { estimated_sync_qms_of_week: 400 }));
+        o.handle_tcp(
+            0.1,
+            &Message::Mtsp(Mtsp {
+                estimated_sync_qms_of_week: 400,
+            }),
+        );
         assert!(o.start_time().is_none());
         let mut o = TestObject::new(
             ObjectConfig {
@@ -603,9 +637,25 @@ mod tests {
             0.0,
         );
         o.handle_connected(0.0);
-        o.handle_tcp(0.0, &Message::Ostm(Ostm { command: OstmCommand::Arm }));
-        o.handle_tcp(1.0, &Message::Strt(Strt { start_qms_of_week: STRT_NOW, gps_week: None }));
-        o.handle_tcp(1.5, &Message::Mtsp(Mtsp { estimated_sync_qms_of_week: 4020 }));
+        o.handle_tcp(
+            0.0,
+            &Message::Ostm(Ostm {
+                command: OstmCommand::Arm,
+            }),
+        );
+        o.handle_tcp(
+            1.0,
+            &Message::Strt(Strt {
+                start_qms_of_week: STRT_NOW,
+                gps_week: None,
+            }),
+        );
+        o.handle_tcp(
+            1.5,
+            &Message::Mtsp(Mtsp {
+                estimated_sync_qms_of_week: 4020,
+            }),
+        );
         assert_eq!(o.start_time(), Some(1.0));
     }
 }

@@ -110,9 +110,7 @@ impl DummyProfile {
 
     /// Time to reach `max_travel_m` (0 for a dummy that never moves).
     pub fn duration_s(&self) -> f64 {
-        self.motion
-            .time_to_travel(self.max_travel_m)
-            .unwrap_or(0.0)
+        self.motion.time_to_travel(self.max_travel_m).unwrap_or(0.0)
     }
 
     /// Motion `t` seconds after the start (at rest before it; stopped at the end).
@@ -284,7 +282,14 @@ mod tests {
         assert!((p.at(end + 5.0).travel_m - p.max_travel_m).abs() < 1e-9);
         assert_eq!(p.at(end + 5.0).speed_mps, 0.0);
         let json = serde_json::to_value(p).expect("json");
-        for k in ["start_x", "start_y", "yaw_rad", "accel_distance_m", "speed_mps", "max_travel_m"] {
+        for k in [
+            "start_x",
+            "start_y",
+            "yaw_rad",
+            "accel_distance_m",
+            "speed_mps",
+            "max_travel_m",
+        ] {
             assert!(json.get(k).is_some(), "{k} missing in {json}");
         }
         let back: DummyProfile = serde_json::from_value(json).expect("back");

@@ -374,14 +374,17 @@ impl Supervisor {
     pub fn request_retime(&mut self, now: f64, carrier: usize, origin_s: f64) {
         let refused = match self.carriers.get(carrier) {
             None => Some((format!("#{carrier}"), "no such carrier".to_string())),
-            Some(c) if self.phase != Phase::Running => {
-                Some((c.name.clone(), format!("phase is {:?}, not running", self.phase)))
-            }
+            Some(c) if self.phase != Phase::Running => Some((
+                c.name.clone(),
+                format!("phase is {:?}, not running", self.phase),
+            )),
             Some(c) if !c.started => Some((c.name.clone(), "carrier not started".to_string())),
             Some(_) => None,
         };
         match refused {
-            Some((carrier, reason)) => self.event(now, EventKind::RetimeRefused { carrier, reason }),
+            Some((carrier, reason)) => {
+                self.event(now, EventKind::RetimeRefused { carrier, reason })
+            }
             None => self.actions.push_back(Action::Mtsp { carrier, origin_s }),
         }
     }
@@ -611,12 +614,19 @@ mod tests {
         let mut s = armed(10);
         // retime before any start: refused
         s.request_retime(0.01, 0, 0.02);
-        assert!(!drain(&mut s).iter().any(|a| matches!(a, Action::Mtsp { .. })));
+        assert!(!drain(&mut s)
+            .iter()
+            .any(|a| matches!(a, Action::Mtsp { .. })));
         assert_eq!(s.carrier_index("b"), Some(1));
         s.request_start_carrier(0.01, 0, 0.5);
         let a = drain(&mut s);
-        assert!(a.contains(&Action::Strt { carrier: 0, at_s: 0.5 }));
-        assert!(!a.iter().any(|a| matches!(a, Action::Strt { carrier: 1, .. })));
+        assert!(a.contains(&Action::Strt {
+            carrier: 0,
+            at_s: 0.5
+        }));
+        assert!(!a
+            .iter()
+            .any(|a| matches!(a, Action::Strt { carrier: 1, .. })));
         assert!(a.contains(&Action::HeabStatus(CcStatus::Running)));
         assert_eq!(s.phase(), Phase::Running);
         // the same carrier again: refused; the other one: started; b retimed, a too
@@ -624,13 +634,33 @@ mod tests {
         s.request_start_carrier(0.02, 1, 0.7);
         s.request_retime(0.8, 0, 0.505);
         let a = drain(&mut s);
-        let strts: Vec<_> = a.iter().filter(|a| matches!(a, Action::Strt { .. })).collect();
-        assert_eq!(strts, vec![&Action::Strt { carrier: 1, at_s: 0.7 }]);
-        assert!(a.iter().any(|a| matches!(a, Action::Event { kind: EventKind::StartRefused { .. }, .. })));
-        assert!(a.contains(&Action::Mtsp { carrier: 0, origin_s: 0.505 }));
+        let strts: Vec<_> = a
+            .iter()
+            .filter(|a| matches!(a, Action::Strt { .. }))
+            .collect();
+        assert_eq!(
+            strts,
+            vec![&Action::Strt {
+                carrier: 1,
+                at_s: 0.7
+            }]
+        );
+        assert!(a.iter().any(|a| matches!(
+            a,
+            Action::Event {
+                kind: EventKind::StartRefused { .. },
+                ..
+            }
+        )));
+        assert!(a.contains(&Action::Mtsp {
+            carrier: 0,
+            origin_s: 0.505
+        }));
         // all-carriers start is refused once running
         s.request_start(0.9, 1.0);
-        assert!(!drain(&mut s).iter().any(|a| matches!(a, Action::Strt { .. })));
+        assert!(!drain(&mut s)
+            .iter()
+            .any(|a| matches!(a, Action::Strt { .. })));
     }
 
     fn armed(n: u32) -> Supervisor {
