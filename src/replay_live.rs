@@ -12,8 +12,9 @@
 //!   [`LiveConfig::strt_lead`] early, so the decision is made before the instant and the STRT
 //!   timer is not late by the tokio timer granularity. (Early waking is safe there: the held
 //!   sample is later than the instant, so nothing can arrive that would change the decision.)
-//! * `Command::Retime` → recorded per carrier. The control centre has no MTSP path (the codec
-//!   knows MTSP, the control centre and the simulator do not send/handle it), so nothing is sent.
+//! * `Command::Start` of a second target starts its own carrier (`start_carrier_at`).
+//! * `Command::Retime` → [`LiveDispatch::retime`] → MTSP to the target's carrier with the new
+//!   profile origin (wall instant mapped from `origin_s`; see `dispatch::control_centre`).
 //! * `Command::Abort` → abort every carrier (HEAB ABORT); the run stops.
 //! * An abort raised by the control centre itself (stale telemetry, lost MONR, disconnect, a
 //!   carrier aborting) aborts the engine and stops the run.
@@ -96,8 +97,7 @@ pub struct StartRecord {
     pub at_s: f64,
     /// When the engine decided (sample time base, from the wall clock).
     pub decided_s: f64,
-    /// Whether the control centre was asked (only the first start goes out: the control
-    /// centre starts every carrier at once).
+    /// Whether the control centre was asked (each start goes to its target's carrier).
     pub sent: bool,
     #[serde(skip)]
     pub decided_wall: Option<Instant>,
@@ -109,7 +109,7 @@ pub struct RetimeRecord {
     pub target: String,
     pub origin_s: f64,
     pub correction_ms: f64,
-    /// MTSP is not sent: the control centre has no MTSP path.
+    /// MTSP handed to the control centre (its `MtspSent`/`RetimeRefused` event tells more).
     pub mtsp_sent: bool,
 }
 
@@ -211,27 +211,23 @@ fn dispatch_output(out: &Output, live: &mut LiveDispatch, d: &mut LiveDrive) {
     match c {
         Command::Start { target, carrier, at_s } => {
             let now = Instant::now();
-            let sent = d.starts.iter().all(|s| !s.sent);
-            if sent {
-                live.start(*at_s);
-            } else {
-                tracing::warn!(%target, "second start command: the control centre starts every carrier at once; not sent");
-            }
+            live.start_carrier(carrier.as_deref().unwrap_or(target), *at_s);
             d.starts.push(StartRecord {
                 target: target.clone(),
                 carrier: carrier.clone(),
                 at_s: *at_s,
                 decided_s: live.sample_time(now).unwrap_or(f64::NAN),
-                sent,
+                sent: true,
                 decided_wall: Some(now),
             });
         }
-        Command::Retime { target, origin_s, correction_s, .. } => {
+        Command::Retime { target, carrier, origin_s, correction_s } => {
+            let mtsp_sent = live.retime(carrier.as_deref().unwrap_or(target), *origin_s);
             d.retimes.push(RetimeRecord {
                 target: target.clone(),
                 origin_s: *origin_s,
                 correction_ms: correction_s * 1000.0,
-                mtsp_sent: false,
+                mtsp_sent,
             });
         }
         Command::Abort { reason } => {
@@ -526,9 +522,7 @@ pub async fn run_live<E: Into<ReplayError>>(
         let start = d
             .starts
             .iter()
-            .find(|s| s.sent)
-            .filter(|s| targets.contains(&s.target) || s.carrier.as_deref() == Some(&cs.name))
-            .or_else(|| d.starts.iter().find(|s| s.sent));
+            .find(|s| s.sent && (targets.contains(&s.target) || s.carrier.as_deref() == Some(&cs.name)));
         let predicted_start_s = start.map(|s| s.at_s);
         let strt_vs_predicted_ms = match (report.strt_sent_s, predicted_start_s) {
             (Some(sent), Some(p)) => Some((sent - p) / cfg.speed.max(1e-9) * 1000.0),
