@@ -38,6 +38,13 @@ async fn paced_samples_predicted_start_and_travel_at_impact() {
     let carriers = carriers_from_scenario(&scenario, &[spec]).expect("carriers");
     let h = ControlCentre::spawn(ControlCentreConfig {
         carriers,
+        // Arming happens between samples here; on a loaded CI machine it can take longer than
+        // the 200 ms stale limit, which is not what this test is about (tests/dispatch_loop.rs
+        // covers the stale rule).
+        safety: scil::dispatch::safety::SafetyConfig {
+            telemetry_stale_s: 2.0,
+            ..Default::default()
+        },
         ..Default::default()
     })
     .expect("cc");
@@ -76,7 +83,8 @@ async fn paced_samples_predicted_start_and_travel_at_impact() {
     let r = &reports[0];
     let sent = r.strt_sent_s.expect("STRT sent");
     assert!(
-        sent >= at - 1e-4 && sent - at < 0.01,
+        // At the predicted instant, well before the next 25 Hz sample (not a latency benchmark).
+        sent >= at - 1e-4 && sent - at < 0.03,
         "STRT {:.4} s after the predicted instant",
         sent - at
     );

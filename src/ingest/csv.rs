@@ -481,15 +481,15 @@ impl<R: Read> CsvSource<R> {
                         }
                     }
                 }
-                Err(e) => {
+                Err(err) => {
+                    // An I/O error leaves the reader unable to continue: stop whatever the
+                    // policy. Encoding problems (invalid UTF-8) are per-row and follow the policy.
+                    let fatal = matches!(err.kind(), csv::ErrorKind::Io(_));
                     let e = CsvError {
                         file: self.file.clone(),
-                        line: line_of(&e).unwrap_or(line),
-                        reason: format!("unreadable row: {e}"),
+                        line: line_of(&err).unwrap_or(line),
+                        reason: format!("unreadable row: {err}"),
                     };
-                    // An I/O or UTF-8 error may leave the reader unable to continue; stop either way
-                    // for I/O, skip for encoding problems.
-                    let fatal = matches!(e.reason.as_str(), r if r.contains("I/O"));
                     if fatal {
                         self.done = true;
                         return Some(Err(e));
@@ -707,6 +707,17 @@ mod tests {
         assert!(ok.iter().all(|r| r.is_ok()));
         assert_eq!(s.skipped, 1);
         assert_eq!(s.skipped_errors[0].line, 3);
+    }
+
+    #[test]
+    fn invalid_utf8_row_is_a_row_error() {
+        let mut bytes = b"Time,PosX,PosY,Heading,Velocity\n0,0,0,90,10\n".to_vec();
+        bytes.extend_from_slice(b"0.04,\xff\xfe,0,90,10\n0.08,1,0,90,10\n");
+        let mut s = CsvSource::from_reader(Path::new("u.csv"), &bytes[..], &[], BadRowPolicy::Skip).unwrap();
+        let ok: Vec<_> = s.by_ref().collect();
+        assert_eq!(ok.len(), 2, "{ok:?}");
+        assert_eq!(s.skipped, 1);
+        assert_eq!(s.skipped_errors[0].line, 3, "{}", s.skipped_errors[0]);
     }
 
     #[test]
