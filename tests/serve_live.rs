@@ -416,7 +416,9 @@ async fn run_with_a_real_carrier_arms_starts_and_aborts_it() {
                     break;
                 }
             }
-            if v["type"] == "state" && v["state"] != "running" {
+            if v["type"] == "state"
+                && matches!(v["state"].as_str(), Some("finished" | "aborted" | "failed"))
+            {
                 panic!("run ended before RUNNING: {v} (carrier states {states:?})");
             }
         }
@@ -480,5 +482,56 @@ async fn run_with_a_real_carrier_arms_starts_and_aborts_it() {
         "{res}"
     );
     sim.shutdown().await;
+    server.task.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_tcp_run_counts_bad_lines_and_finishes() {
+    use tokio::io::AsyncWriteExt;
+    let _g = SERIAL.lock().await;
+    let (server, c) = start_server().await;
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        l.local_addr().expect("addr").port()
+    };
+    let bind = format!("127.0.0.1:{port}");
+    let (s, run) = c
+        .post(
+            "/runs",
+            json!({"scenario_id": "cpna75_30kmh",
+                   "source": {"kind": "json", "transport": "tcp", "bind": bind}, "start": true}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{run}");
+    let id = run["id"].as_str().expect("id").to_string();
+    let samples =
+        scil::ingest::cli::read_replay_csv(&data("replays/cpna75_30kmh.csv")).expect("read CSV");
+    let mut conn = tokio::net::TcpStream::connect(&bind)
+        .await
+        .expect("connect");
+    conn.write_all(b"{not json\n").await.expect("write");
+    conn.write_all(b"{\"t\": 1}\n").await.expect("write");
+    // 2 s of the approach at 25 Hz, ×2.
+    let t0 = samples[0].time_s;
+    for s in samples
+        .iter()
+        .filter(|s| s.time_s >= t0 + 1.0 && s.time_s <= t0 + 3.0)
+    {
+        let line = format!("{}\n", scil::ingest::json::to_line(s));
+        conn.write_all(line.as_bytes()).await.expect("write");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (s, r) = c.post(&format!("/runs/{id}/finish"), json!({})).await;
+    assert_eq!(s, StatusCode::ACCEPTED, "{r}");
+    let done = c.wait_terminal(&id, Duration::from_secs(20)).await;
+    assert_eq!(done["state"], "finished", "{done}");
+    let (_, res) = c.get(&format!("/runs/{id}/results")).await;
+    assert!(res["samples"].as_u64().unwrap_or(0) >= 40, "{res}");
+    let h = &res["source"]["health"][0];
+    assert!(
+        h["malformed"].as_u64().unwrap_or(0) >= 2,
+        "bad lines counted: {res}"
+    );
+    drop(conn);
     server.task.abort();
 }
