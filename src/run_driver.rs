@@ -483,3 +483,32 @@ pub async fn drive<E: Into<ReplayError>, H: DriveHooks + ?Sized>(
     flush!();
     d
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_maps_sample_time_to_wall_time() {
+        let w0 = Instant::now();
+        let mut c = Clock::new(Pace::Recorded(Speed::Factor(2.0)));
+        assert!(c.wall(1.0).is_none(), "no mapping before the anchor");
+        c.anchor(100.0, w0);
+        let w = c.wall(101.0).expect("mapped");
+        assert_eq!(w.duration_since(w0), Duration::from_millis(500));
+        assert!((c.sample_time(w).expect("inverse") - 101.0).abs() < 1e-9);
+        // Earlier than the anchor maps before it.
+        assert!(c.wall(99.0).expect("mapped") <= w0);
+        // As fast as possible: no wall mapping at all.
+        let mut m = Clock::new(Pace::Recorded(Speed::Max));
+        m.anchor(100.0, w0);
+        assert!(m.wall(101.0).is_none() && m.sample_time(w0).is_none());
+        // Live: real time from the latest anchor.
+        let mut l = Clock::new(Pace::Live);
+        l.anchor(5.0, w0);
+        assert_eq!(
+            l.wall(5.2).expect("mapped").duration_since(w0),
+            Duration::from_millis(200)
+        );
+    }
+}

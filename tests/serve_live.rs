@@ -476,6 +476,17 @@ async fn run_with_a_real_carrier_arms_starts_and_aborts_it() {
     );
     let (_, res) = c.get(&format!("/runs/{id}/results")).await;
     assert_eq!(res["carriers"][0]["carrier"], "carrier-1", "{res}");
+    // After the run the control centre is gone: the carrier shows disconnected.
+    let (_, carriers) = c.get("/carriers").await;
+    let c1 = carriers
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|x| x["id"] == "carrier-1")
+        .cloned()
+        .unwrap_or(Value::Null);
+    assert_eq!(c1["mode"], "iso22133", "{carriers}");
+    assert_eq!(c1["connected"], false, "{carriers}");
     assert_eq!(
         res["triggers"].as_array().map_or(0, |a| a.len()),
         1,

@@ -1268,6 +1268,16 @@ async fn engine_task(st: &AppState, run: &Arc<ActiveRun>, p: Prepared, speed: Sp
         {
             tracing::debug!(run = %run.id, "dispatch forwarder still running after shutdown");
         }
+        // The control centre is gone: the carriers keep their last state, disconnected.
+        {
+            let mut cs = st.carriers.lock().unwrap();
+            for spec in &run.carriers {
+                if let Some(c) = cs.get_mut(&spec.name) {
+                    c.connected = Some(false);
+                    c.updated_at = Some(Utc::now());
+                }
+            }
+        }
     }
 
     let (skipped, reasons) = match reader {
