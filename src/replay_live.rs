@@ -12,8 +12,9 @@
 //!   [`LiveConfig::strt_lead`] early, so the decision is made before the instant and the STRT
 //!   timer is not late by the tokio timer granularity. (Early waking is safe there: the held
 //!   sample is later than the instant, so nothing can arrive that would change the decision.)
-//! * `Command::Retime` → recorded per carrier. The control centre has no MTSP path (the codec
-//!   knows MTSP, the control centre and the simulator do not send/handle it), so nothing is sent.
+//! * `Command::Start` of a second target starts its own carrier (`start_carrier_at`).
+//! * `Command::Retime` → [`LiveDispatch::retime`] → MTSP to the target's carrier with the new
+//!   profile origin (wall instant mapped from `origin_s`; see `dispatch::control_centre`).
 //! * `Command::Abort` → abort every carrier (HEAB ABORT); the run stops.
 //! * An abort raised by the control centre itself (stale telemetry, lost MONR, disconnect, a
 //!   carrier aborting) aborts the engine and stops the run.
@@ -353,9 +354,7 @@ pub async fn run_live<E: Into<ReplayError>>(
         let start = d
             .starts
             .iter()
-            .find(|s| s.sent)
-            .filter(|s| targets.contains(&s.target) || s.carrier.as_deref() == Some(&cs.name))
-            .or_else(|| d.starts.iter().find(|s| s.sent));
+            .find(|s| s.sent && (targets.contains(&s.target) || s.carrier.as_deref() == Some(&cs.name)));
         let predicted_start_s = start.map(|s| s.at_s);
         let strt_vs_predicted_ms = match (report.strt_sent_s, predicted_start_s) {
             (Some(sent), Some(p)) => Some((sent - p) / cfg.speed.max(1e-9) * 1000.0),

@@ -11,7 +11,8 @@
 //!   arrival and applies samples as they come; [`Pace::Recorded`] at [`Speed::Max`] has no wall
 //!   mapping at all (timers fire only at the next sample, exactly as [`crate::replay::drive`]).
 //! * With a [`LiveDispatch`], engine commands become ISO 22133 control-centre calls
-//!   (`Command::Start` → STRT at the predicted instant, `Command::Abort` → HEAB ABORT), every
+//!   (`Command::Start` → STRT to the target's carrier at the predicted instant,
+//!   `Command::Retime` → MTSP, `Command::Abort` → HEAB ABORT), every
 //!   sample feeds the control centre's stale-telemetry rule, and an abort raised by the control
 //!   centre stops the run.
 //! * An external stop request aborts the engine (and so the carriers) at once, or finishes the
@@ -123,8 +124,7 @@ pub struct StartRecord {
     pub at_s: f64,
     /// When the engine decided (sample time base, from the wall clock).
     pub decided_s: f64,
-    /// Whether the control centre was asked (only the first start goes out: the control
-    /// centre starts every carrier at once).
+    /// Whether the control centre was asked (each start goes to its target's carrier).
     pub sent: bool,
     #[serde(skip)]
     pub decided_wall: Option<Instant>,
@@ -136,7 +136,7 @@ pub struct RetimeRecord {
     pub target: String,
     pub origin_s: f64,
     pub correction_ms: f64,
-    /// MTSP is not sent: the control centre has no MTSP path.
+    /// MTSP handed to the control centre (its `MtspSent`/`RetimeRefused` event tells more).
     pub mtsp_sent: bool,
 }
 
@@ -274,15 +274,11 @@ fn dispatch_output(
             at_s,
         } => {
             let now = Instant::now();
-            let first = d.starts.iter().all(|s| !s.sent);
+            // Each start goes to its target's carrier (per-carrier STRT).
             let sent = match live {
-                Some(live) if first => {
-                    live.start(*at_s);
+                Some(live) => {
+                    live.start_carrier(carrier.as_deref().unwrap_or(target), *at_s);
                     true
-                }
-                Some(_) => {
-                    tracing::warn!(%target, "second start command: the control centre starts every carrier at once; not sent");
-                    false
                 }
                 None => false,
             };
@@ -297,15 +293,20 @@ fn dispatch_output(
         }
         Command::Retime {
             target,
+            carrier,
             origin_s,
             correction_s,
-            ..
         } => {
+            // MTSP to the target's carrier with the new profile origin.
+            let mtsp_sent = match live {
+                Some(live) => live.retime(carrier.as_deref().unwrap_or(target), *origin_s),
+                None => false,
+            };
             d.retimes.push(RetimeRecord {
                 target: target.clone(),
                 origin_s: *origin_s,
                 correction_ms: correction_s * 1000.0,
-                mtsp_sent: false,
+                mtsp_sent,
             });
         }
         Command::Abort { reason } => {

@@ -400,3 +400,63 @@ async fn malformed_datagrams_and_stream_bytes_are_counted_not_fatal() {
     fake.await.expect("fake carrier");
     h.shutdown().await;
 }
+
+/// MTSP through the control centre: the simulator moves its trajectory origin to the MTSP
+/// time (within ±100 ms), rejects a larger shift, and a retime before any start is refused by
+/// the control centre itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retime_moves_the_carrier_origin_within_bounds() {
+    let mut sim = sim().await;
+    let h = cc(&sim, CarrierMode::Trajectory, 10);
+    assert!(h.wait_carrier_state("carrier-1", ObjectState::Disarmed, T).await);
+    let feed = telemetry(&h);
+    h.arm(T).await.expect("arms");
+
+    // Not started yet: refused by the control centre, nothing on the wire.
+    h.retime("carrier-1", Instant::now());
+    // Unknown carrier: refused.
+    h.start_carrier_at("nope", Instant::now());
+    let refused = |h: &ControlCentreHandle| {
+        let ev = h.snapshot().events;
+        (
+            ev.iter().filter(|e| matches!(e.kind, EventKind::RetimeRefused { .. })).count(),
+            ev.iter().filter(|e| matches!(e.kind, EventKind::StartRefused { .. })).count(),
+        )
+    };
+    assert!(h.wait_for(T, |_| refused(&h) == (1, 1)).await, "{:?}", refused(&h));
+
+    let at = Instant::now() + Duration::from_millis(50);
+    h.start_carrier_at("carrier-1", at);
+    assert!(sim.wait_state(ObjectState::Running, T).await, "sim RUNNING");
+    // The origin moves 12 ms later.
+    h.retime("carrier-1", at + Duration::from_millis(12));
+    let shifted = h
+        .wait_for(T, |s| s.carriers[0].mtsp_count == 1)
+        .await;
+    assert!(shifted, "MtspSent");
+    let deadline = Instant::now() + T;
+    while sim.status().mtsp_shifts_s.is_empty() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let shifts = sim.status().mtsp_shifts_s;
+    assert_eq!(shifts.len(), 1, "{shifts:?}");
+    // STRT carries the wall-clock time it was written (≤ a few ms after `at` on a loaded
+    // machine), MTSP the exact instant: the shift is 12 ms minus the STRT lateness.
+    assert!((-0.05..0.0125).contains(&shifts[0]), "shift {:.2} ms", shifts[0] * 1000.0);
+
+    // 300 ms: beyond the simulator's bound, rejected, origin unchanged.
+    h.retime("carrier-1", at + Duration::from_millis(300));
+    assert!(h.wait_for(T, |s| s.carriers[0].mtsp_count == 2).await);
+    let deadline = Instant::now() + T;
+    while !sim.status().rejected.iter().any(|r| r.0 == "MTSP") && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let st = sim.status();
+    assert!(st.rejected.iter().any(|r| r.0 == "MTSP" && r.1.contains("beyond")), "{:?}", st.rejected);
+    assert_eq!(st.mtsp_shifts_s.len(), 1);
+
+    feed.store(false, Ordering::SeqCst);
+    h.abort("test done");
+    h.shutdown().await;
+    sim.shutdown().await;
+}

@@ -52,14 +52,13 @@ fn cut_csv(from: f64, to: f64, tag: &str) -> PathBuf {
 }
 
 async fn sim(ready: bool) -> SimHandle {
-    carrier_sim::spawn(SimConfig {
-        tcp_port: 0,
-        udp_port: 0,
-        object: ObjectConfig { ready_to_arm: ready, ..Default::default() },
-        ..Default::default()
-    })
-    .await
-    .expect("carrier simulator")
+    sim_with(ObjectConfig { ready_to_arm: ready, ..Default::default() }).await
+}
+
+async fn sim_with(object: ObjectConfig) -> SimHandle {
+    carrier_sim::spawn(SimConfig { tcp_port: 0, udp_port: 0, object, ..Default::default() })
+        .await
+        .expect("carrier simulator")
 }
 
 fn spec(sim: &SimHandle) -> String {
@@ -128,11 +127,12 @@ async fn live_replay_starts_the_carrier_at_the_predicted_instant() {
     let allow = 0.02 + off_ms.max(0.0) / 1000.0 * 5.0 / 3.6;
     assert!((travel - simulated).abs() < allow, "MONR {travel:.4} m vs simulated {simulated:.4} m");
     assert_eq!(c.retimes.len(), 1);
-    assert!(!c.retimes[0].mtsp_sent);
+    assert!(c.retimes[0].mtsp_sent, "Retime → MTSP");
 
     let st = sim.status();
     let sim_states: Vec<ObjectState> = st.transitions.iter().map(|t| t.1).collect();
     assert!(sim_states.contains(&ObjectState::Armed) && sim_states.contains(&ObjectState::Running), "{sim_states:?}");
+    assert_eq!(st.mtsp_shifts_s.len(), 1, "the simulator applied the MTSP: {:?}", st.rejected);
     sim.shutdown().await;
     let _ = std::fs::remove_file(csv);
 }
@@ -213,4 +213,158 @@ async fn carriers_not_ready_fail_clearly_before_the_run() {
     let cfg = LiveConfig::default();
     let e = replay_csv_live(&setup, Path::new(SCENARIO), None, &opts, &cfg, &mut |_| {}).await.expect_err("no carrier");
     assert!(format!("{e:#}").contains("--carrier carrier-1"), "{e:#}");
+}
+
+/// One live replay against a simulator that honours MTSP or not: (MONR travel at impact −
+/// simulated travel, retime correction in ms).
+async fn travel_error(honour_mtsp: bool, tag: &str) -> (f64, f64) {
+    let csv = cut_csv(387_008.0, 387_013.2, tag);
+    let sim = sim_with(ObjectConfig { honour_mtsp, ..Default::default() }).await;
+    let setup = ReplaySetup::load(Path::new(SCENARIO), None, EngineConfig::default()).expect("setup");
+    let opts = CsvReplay { csv: csv.clone(), columns: Vec::new(), on_bad_row: BadRowPolicy::Stop, speed: Speed::Factor(1.0) };
+    let cfg = LiveConfig { carriers: vec![spec(&sim)], ..Default::default() };
+    let r = replay_csv_live(&setup, Path::new(SCENARIO), None, &opts, &cfg, &mut |_| {}).await.expect("live replay");
+    assert!(r.dispatch.abort.is_none(), "{:?}", r.dispatch.abort);
+    let c = &r.carriers[0];
+    assert_eq!(c.retimes.len(), 1);
+    assert!(c.retimes[0].mtsp_sent);
+    assert!(r.dispatch.events.iter().any(|e| matches!(e.kind, EventKind::MtspSent { .. })));
+    let st = sim.status();
+    if honour_mtsp {
+        assert_eq!(st.mtsp_shifts_s.len(), 1, "{:?}", st.rejected);
+    } else {
+        assert!(st.mtsp_shifts_s.is_empty());
+        assert!(st.rejected.iter().any(|r| r.0 == "MTSP"), "{:?}", st.rejected);
+    }
+    let travel = c.report.travel_at_impact_m.expect("MONR travel at impact");
+    let simulated = c.sim_dummy_travel_m.expect("simulated travel");
+    println!(
+        "MTSP honoured {honour_mtsp}: MONR travel {travel:.4} m, simulated {simulated:.4} m, error {:+.1} mm (retime {:+.2} ms, STRT {:+.3} ms, sim shift {:?})",
+        (travel - simulated) * 1000.0,
+        c.retimes[0].correction_ms,
+        c.strt_vs_predicted_ms.unwrap_or(f64::NAN),
+        st.mtsp_shifts_s,
+    );
+    sim.shutdown().await;
+    let _ = std::fs::remove_file(csv);
+    (travel - simulated, c.retimes[0].correction_ms)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retime_mtsp_brings_monr_travel_to_the_simulated_figure() {
+    let _g = SERIAL.lock().await;
+    if !shared_data() {
+        return;
+    }
+    let (with, correction_ms) = travel_error(true, "mtsp").await;
+    let (without, _) = travel_error(false, "nomtsp").await;
+    println!("travel error with MTSP {:+.1} mm, without {:+.1} mm", with * 1000.0, without * 1000.0);
+    // With MTSP the carrier's origin is the engine's retimed origin: the MONR-derived travel
+    // is within 1 cm (MONR receive latency is the remaining error, ~1.4 mm per ms).
+    assert!(with.abs() < 0.01, "with MTSP {:.1} mm off", with * 1000.0);
+    // Without it the carrier runs on the STRT instant: off by about correction × v (5 km/h).
+    let expected_shift = correction_ms / 1000.0 * 5.0 / 3.6;
+    if expected_shift.abs() > 0.004 {
+        assert!(with.abs() < without.abs(), "with {with:.4} m, without {without:.4} m");
+    }
+}
+
+/// Two targets on two carriers: each `Command::Start` starts only its own carrier (STRT at
+/// its own predicted instant), each `Command::Retime` retimes only its own carrier.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_targets_start_their_own_carriers() {
+    let _g = SERIAL.lock().await;
+    if !shared_data() {
+        return;
+    }
+    // dummy-2 crosses 4 m before dummy-1: the VUT (50 km/h) reaches its threshold ~0.29 s
+    // earlier.
+    let scenario = format!(
+        r#"
+name = "two_targets"
+
+[vut]
+width_m = 1.855
+length_m = 4.6
+reference_to_front_m = 2.3
+
+[[targets]]
+id = "dummy-1"
+kind = "pedestrian"
+carrier = "carrier-1"
+start = {{ x = 200.0, y = -5.75 }}
+heading_deg = 0.0
+lateral_start_m = 4.0
+accel_distance_m = 1.0
+speed_kmh = 5.0
+overlap = 0.75
+
+[[targets]]
+id = "dummy-2"
+kind = "pedestrian"
+carrier = "carrier-2"
+start = {{ x = 196.0, y = -5.75 }}
+heading_deg = 0.0
+lateral_start_m = 4.0
+accel_distance_m = 1.0
+speed_kmh = 5.0
+overlap = 0.75
+"#
+    );
+    let path = std::env::temp_dir().join(format!("scil_two_targets_{}.toml", std::process::id()));
+    std::fs::write(&path, scenario).expect("write scenario");
+    let csv = cut_csv(387_008.0, 387_013.2, "two");
+    let (sim1, sim2) = (sim(true).await, sim(true).await);
+    let setup = ReplaySetup::load(&path, None, EngineConfig::default()).expect("setup");
+    let opts = CsvReplay { csv: csv.clone(), columns: Vec::new(), on_bad_row: BadRowPolicy::Stop, speed: Speed::Factor(1.0) };
+    let spec2 = format!("carrier-2=127.0.0.1:{}:{}", sim2.tcp_addr.port(), sim2.udp_addr.port());
+    let cfg = LiveConfig { carriers: vec![spec(&sim1), spec2], ..Default::default() };
+    let r = replay_csv_live(&setup, &path, None, &opts, &cfg, &mut |_| {}).await.expect("live replay");
+    println!("{}", serde_json::to_string_pretty(&serde_json::to_value(&r.carriers).expect("json")).expect("json"));
+    assert!(r.dispatch.abort.is_none(), "{:?}", r.dispatch.abort);
+    assert_eq!(r.dispatch.final_phase, Phase::Finished);
+
+    // Two start commands, both sent, one per carrier, at different instants.
+    assert_eq!(r.dispatch.starts.len(), 2, "{:?}", r.dispatch.starts);
+    assert!(r.dispatch.starts.iter().all(|s| s.sent));
+    let at = |t: &str| r.dispatch.starts.iter().find(|s| s.target == t).map(|s| s.at_s).expect("start");
+    let (at1, at2) = (at("dummy-1"), at("dummy-2"));
+    assert!(at1 - at2 > 0.2, "dummy-2 triggers first: {at2:.3} vs {at1:.3}");
+    // The control centre scheduled each carrier once, at its own instant.
+    let scheduled: Vec<(String, f64)> = r
+        .dispatch
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::StartScheduled { carrier, at_s } => Some((carrier.clone(), *at_s)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(scheduled.len(), 2, "{scheduled:?}");
+    assert!(scheduled[0].0 == "carrier-2" && scheduled[1].0 == "carrier-1", "{scheduled:?}");
+    assert!(!r.dispatch.events.iter().any(|e| matches!(e.kind, EventKind::StartRefused { .. } | EventKind::RetimeRefused { .. })));
+
+    for (name, target, at_s) in [("carrier-1", "dummy-1", at1), ("carrier-2", "dummy-2", at2)] {
+        let c = r.carriers.iter().find(|c| c.report.carrier == name).expect("carrier");
+        assert_eq!(c.targets, vec![target.to_string()]);
+        assert!((c.predicted_start_s.expect("predicted") - at_s).abs() < 1e-9);
+        let off_ms = c.strt_vs_predicted_ms.expect("STRT sent");
+        println!("{name}: STRT {off_ms:+.3} ms from its predicted instant");
+        assert!((-0.1..30.0).contains(&off_ms), "{name}: STRT {off_ms:.3} ms from the predicted instant");
+        assert!(c.max_monr_speed_mps > 1.3, "{name} moved: {}", c.max_monr_speed_mps);
+        assert_eq!(c.retimes.len(), 1);
+        let travel = c.report.travel_at_impact_m.expect("MONR travel at impact");
+        let simulated = c.sim_dummy_travel_m.expect("simulated travel");
+        assert!((travel - simulated).abs() < 0.02, "{name}: MONR {travel:.4} m vs simulated {simulated:.4} m");
+    }
+    for s in [&sim1, &sim2] {
+        let st = s.status();
+        let running = st.transitions.iter().filter(|t| t.1 == ObjectState::Running).count();
+        assert_eq!(running, 1, "{:?}", st.transitions);
+        assert_eq!(st.mtsp_shifts_s.len(), 1, "{:?}", st.rejected);
+    }
+    sim1.shutdown().await;
+    sim2.shutdown().await;
+    let _ = std::fs::remove_file(csv);
+    let _ = std::fs::remove_file(path);
 }

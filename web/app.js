@@ -15,7 +15,7 @@ const L = {
   runId: null, scenarioId: null, mapId: null, state: null, t0: null,
   vut: null, trail: [], targets: new Map(), triggerPoint: null,
   ttc: [[], []], speed: [[], [], []], threshold: null, lastTtc: null, ttcByTarget: new Map(),
-  instants: [], carriers: new Map(), events: [], health: [],
+  instants: [], carriers: new Map(), carrierOf: new Map(), events: [], health: [], healthAt: 0,
   dirty: { map: true, plots: true, hud: true, tables: true, events: true, state: true },
 };
 // for tests and debugging: counters, never used by the UI itself
@@ -25,7 +25,7 @@ window.__scil = { L, stats };
 function resetRun(id) {
   Object.assign(L, { runId: id, t0: null, vut: null, trail: [], targets: new Map(), triggerPoint: null,
     ttc: [[], []], speed: [[], [], []], threshold: null, lastTtc: null, ttcByTarget: new Map(), instants: [],
-    carriers: new Map(), events: [] });
+    carriers: new Map(), carrierOf: new Map(), events: [], health: [], healthAt: 0 });
   for (const k in L.dirty) L.dirty[k] = true;
 }
 
@@ -48,6 +48,7 @@ function onMessage(m) {
       L.scenarioId = m.scenario_id ?? (m.run && m.run.scenario_id) ?? L.scenarioId;
       if (m.run && m.run.state) setState(m.run.state);
       if (m.map_id && m.map_id !== L.mapId) loadMap(m.map_id);
+      syncScenario();
       L.dirty.state = true;
       break;
     }
@@ -61,7 +62,7 @@ function onMessage(m) {
         Object.assign(tg, { x: m.x, y: m.y, yaw: m.yaw, speed: m.speed_mps, t });
         addTrail(tg.trail, m.x, m.y);
         if (!L.carriers.has(m.vehicle)) L.carriers.set(m.vehicle, 'waiting');
-        if (m.speed_mps > 0.05 && ['waiting', 'scheduled', 'triggered'].includes(L.carriers.get(m.vehicle))) L.carriers.set(m.vehicle, 'moving');
+        if (m.speed_mps > 0.05 && ['waiting', 'scheduled', 'triggered', 'started', 'retimed'].includes(L.carriers.get(m.vehicle))) L.carriers.set(m.vehicle, 'moving');
       } else {
         L.vut = { x: m.x, y: m.y, yaw: m.yaw, speed: m.speed_mps, brake: m.brake, road: m.road, t };
         addTrail(L.trail, m.x, m.y);
@@ -86,7 +87,7 @@ function onMessage(m) {
     }
     case 'event': onEvent(m); break;
     case 'state': setState(m.state); addLog(null, 'state', { state: m.state }); break;
-    case 'health': L.health = m.sources || []; L.dirty.tables = true; break;
+    case 'health': L.health = m.sources || []; L.healthAt = performance.now(); L.dirty.tables = true; break;
     default: break;
   }
 }
@@ -121,6 +122,15 @@ function onEvent(m) {
       L.carriers.set(e.target, e.time_s != null ? 'impact' : 'done');
       if (e.time_s != null) L.instants.push({ kind: 'impact', target: e.target, t: rel(e.time_s), label: 'impact', color: '#3ccf6e' });
       break;
+    case 'carrier_state':
+      // the dispatcher's command to the carrier (started / retimed / stopped)
+      if (e.target) {
+        if (e.carrier) L.carrierOf.set(e.target, e.carrier);
+        const cur = L.carriers.get(e.target);
+        if (e.state === 'stopped') L.carriers.set(e.target, 'stopped');
+        else if (!['moving', 'impact', 'done'].includes(cur)) L.carriers.set(e.target, e.state);
+      }
+      break;
     case 'aborted': for (const k of L.carriers.keys()) L.carriers.set(k, 'aborted'); setState('aborted'); break;
     case 'finished': break;
   }
@@ -143,6 +153,7 @@ function describe(name, e) {
       return `${e.target} ${f('dummy_travel_m')}nominal=${fmt(e.nominal_travel_m, 5)} ${f('overlap', 2)}${f('stopped_short_m', 2)}${e.note ?? ''}`;
     case 'trigger_scheduled': return `${e.target} at=${fmt(e.at_s != null && L.t0 != null ? e.at_s - L.t0 : e.at_s, 3)}`;
     case 'state': return e.state;
+    case 'carrier_state': return `${e.carrier ?? '?'} (${e.target}) → ${e.state}${e.time_s != null && L.t0 != null ? ` at ${fmt(e.time_s - L.t0, 3)}` : ''}`;
     default: {
       const o = { ...e }; delete o.event; delete o.time_s;
       const s = JSON.stringify(o); return s === '{}' ? '' : s;
@@ -199,6 +210,7 @@ const ttcPlot = new TimePlot($('#plot-ttc'), { series: [{ label: 'TTC', color: '
   yRange: (u, lo, hi) => [0, Math.min(Math.max((hi ?? 5) * 1.05, (L.threshold ?? 0) * 1.5, 1), 30)] });
 const speedPlot = new TimePlot($('#plot-speed'), { series: [{ label: 'v', color: '#4fa3ff', digits: 1 }, { label: 'brake', color: '#ff4d4f', digits: 1 }], height: 130 });
 window.__scil.plots = { ttc: ttcPlot, speed: speedPlot };
+window.__scil.map = mapView;
 
 // ---------------------------------------------------------------- render loop
 let lastTables = 0, rateCount = 0, rateT = performance.now();
@@ -218,7 +230,7 @@ function frame(now) {
   if (L.dirty.hud) { renderHud(); L.dirty.hud = false; }
   if (L.dirty.state) { renderState(); L.dirty.state = false; }
   if (now - lastTables > 200) {
-    if (L.dirty.tables) { renderTables(); L.dirty.tables = false; }
+    if (L.dirty.tables || L.health.length) { renderTables(); L.dirty.tables = false; }
     if (L.dirty.events) { renderEvents(); L.dirty.events = false; }
     lastTables = now;
   }
@@ -247,12 +259,20 @@ function renderTables() {
   const rows = [];
   for (const [id, st] of L.carriers) {
     const tg = L.targets.get(id), ttc = L.ttcByTarget.get(id);
-    rows.push(`<tr><td>${esc(id)}</td><td><span class="st st-${st}">${st}</span></td><td class="num">${tg ? fmt(tg.speed * 3.6, 1) : '—'}</td><td class="num">${fmt(ttc, 2)}</td></tr>`);
+    const car = L.carrierOf.get(id);
+    rows.push(`<tr><td>${esc(id)}${car ? ` <span class="muted">${esc(car)}</span>` : ''}</td><td><span class="st st-${st}">${st}</span></td><td class="num">${tg ? fmt(tg.speed * 3.6, 1) : '—'}</td><td class="num">${fmt(ttc, 2)}</td></tr>`);
   }
   $('#carriers tbody').innerHTML = rows.join('') || '<tr><td colspan=4 class="muted">no targets</td></tr>';
+  // health frames come about once a second while a run is running; when none has come for 2.5 s
+  // (server stalled, WebSocket stuck) the rows turn red with the time since the last one
+  const ended = L.state != null && !ACTIVE.includes(L.state) && L.state !== 'created';
+  const since = (performance.now() - L.healthAt) / 1000;
   $('#health tbody').innerHTML = L.health.map((s) => {
+    if (ended) return `<tr><td>${esc(s.name)}</td><td class="num stale">—</td><td class="num stale">run ${esc(L.state)}</td><td class="num ${s.errors ? 'bad' : ''}">${s.errors ?? 0}</td></tr>`;
     const age = s.age_s, cls = age == null ? 'muted' : age < 0.2 ? 'ok' : age < 1 ? 'warn' : 'bad';
-    return `<tr><td>${esc(s.name)}</td><td class="num">${fmt(s.rate_hz, 1)} Hz</td><td class="num ${cls}">${age == null ? '—' : fmt(age, 2) + ' s'}</td><td class="num ${s.errors ? 'bad' : ''}">${s.errors ?? 0}</td></tr>`;
+    const ageTd = since > 2.5 ? `<td class="num bad" title="no health report for ${fmt(since, 1)} s">no report ${fmt(since, 0)} s</td>`
+      : `<td class="num ${cls}">${age == null ? '—' : fmt(age, 2) + ' s'}</td>`;
+    return `<tr><td>${esc(s.name)}</td><td class="num">${fmt(s.rate_hz, 1)} Hz</td>${ageTd}<td class="num ${s.errors ? 'bad' : ''}">${s.errors ?? 0}</td></tr>`;
   }).join('') || '<tr><td colspan=4 class="muted">no sources</td></tr>';
 }
 
@@ -270,6 +290,7 @@ function renderState() {
   const el = $('#run-state');
   el.dataset.state = L.state || 'none';
   el.textContent = L.state ? L.state : 'no run';
+  L.dirty.tables = true;
   $('#run-info').textContent = L.runId != null ? `run ${L.runId} · ${L.scenarioId ?? '?'} · map ${L.mapId ?? '?'}` : 'waiting for a run';
   const active = ACTIVE.includes(L.state);
   $('#estop').hidden = !active;
@@ -292,6 +313,7 @@ async function loadScenarios() {
     scenarios = asList(await get('/scenarios'), 'scenarios').map((s) => (typeof s === 'string' ? { id: s } : s));
   } catch (e) { toast(e.message, true); scenarios = []; }
   $('#scenario').innerHTML = scenarios.map((s) => `<option value="${esc(s.id)}">${esc(s.name && s.name !== s.id ? `${s.id} — ${s.name}` : s.id)}</option>`).join('');
+  if (!scenarioTouched && L.scenarioId && scenarios.some((s) => s.id === L.scenarioId)) $('#scenario').value = L.scenarioId;
   await fillReplays();
 }
 
@@ -309,7 +331,14 @@ async function fillReplays() {
   if (uploaded.length && uploaded[uploaded.length - 1].scenario_id === sid) $('#replay').value = uploaded[uploaded.length - 1].id;
 }
 
-$('#scenario').addEventListener('change', fillReplays);
+// the scenario picker follows the live run until the operator chooses one
+let scenarioTouched = false;
+$('#scenario').addEventListener('change', () => { scenarioTouched = true; fillReplays(); });
+function syncScenario() {
+  const sel = $('#scenario');
+  if (scenarioTouched || !L.scenarioId || sel.value === L.scenarioId) return;
+  if ([...sel.options].some((o) => o.value === L.scenarioId)) { sel.value = L.scenarioId; fillReplays(); }
+}
 $('#upload').addEventListener('change', async (ev) => {
   const file = ev.target.files[0]; if (!file) return;
   const fd = new FormData();

@@ -96,7 +96,13 @@ export class MapView {
     const c = this.canvas, dpr = window.devicePixelRatio || 1;
     const w = c.clientWidth, h = c.clientHeight;
     if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) { c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); }
-    if (this.follow && st.vut) { this.cx = st.vut.x; this.cy = st.vut.y; }
+    if (this.follow && st.vut) {
+      // follow with look-ahead: the VUT sits behind the centre, so what it drives towards
+      // (the dummy, the trigger) is on screen well before it is reached
+      const v = st.vut, moving = v.speed == null || v.speed > 1;
+      const lead = moving ? 0.25 * (Math.abs(Math.cos(v.yaw)) * w + Math.abs(Math.sin(v.yaw)) * h) / this.scale : 0;
+      this.cx = v.x + Math.cos(v.yaw) * lead; this.cy = v.y + Math.sin(v.yaw) * lead;
+    }
     const ctx = this.ctx;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = '#0c0e12'; ctx.fillRect(0, 0, w, h);
@@ -157,8 +163,28 @@ export class MapView {
       this._arrow(ctx, px, py, v.yaw, Math.max(26, 6 * s), '#9fd0ff');
       ctx.fillStyle = '#cfe6ff'; ctx.font = '11px monospace'; ctx.fillText('VUT', px + 10, py - 12);
     }
+    // whatever is off screen: an arrow on the edge towards it, with its distance from the VUT
+    const off = [...st.targets].map(([id, tg]) => [id, tg.x, tg.y, '#ffcf3a']);
+    if (st.vut) off.push(['VUT', st.vut.x, st.vut.y, '#4fa3ff']);
+    if (st.triggerPoint) off.push(['trigger', st.triggerPoint[0], st.triggerPoint[1], '#ff5cd6']);
+    for (const [id, x, y, color] of off) this._offscreen(ctx, w, h, X(x), Y(y), id, st.vut && id !== 'VUT' ? Math.hypot(x - st.vut.x, y - st.vut.y) : null, color);
     this._scaleBar(ctx, w, h);
     this.dirty = false;
+  }
+
+  _offscreen(ctx, w, h, px, py, label, dist, color) {
+    const m = 14;
+    if (px >= 0 && px <= w && py >= 0 && py <= h) return;
+    const cx = w / 2, cy = h / 2, dx = px - cx, dy = py - cy;
+    const k = Math.min((w / 2 - m) / Math.max(1e-9, Math.abs(dx)), (h / 2 - m) / Math.max(1e-9, Math.abs(dy)));
+    const ex = cx + dx * k, ey = cy + dy * k, a = Math.atan2(dy, dx);
+    ctx.save(); ctx.translate(ex, ey); ctx.rotate(a);
+    ctx.fillStyle = color; ctx.beginPath(); ctx.moveTo(8, 0); ctx.lineTo(-6, -6); ctx.lineTo(-6, 6); ctx.closePath(); ctx.fill();
+    ctx.restore();
+    const text = dist == null ? label : `${label} ${dist.toFixed(0)} m`;
+    ctx.font = '11px monospace'; ctx.fillStyle = color;
+    const tw = ctx.measureText(text).width;
+    ctx.fillText(text, Math.min(Math.max(ex - tw / 2, 4), w - tw - 4), ey + (ey > h / 2 ? -12 : 20));
   }
 
   _arrow(ctx, x, y, yaw, len, color) {

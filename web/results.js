@@ -114,8 +114,9 @@ export class Results {
     $('#detail-id').textContent = id;
     $('#detail-sub').textContent = `${run.scenario_id ?? ''} · ${run.state ?? ''}`;
     let res, tel = [];
-    try { res = await this.results(id, run.state); } catch (e) { $('#detail').innerHTML = `<p class="bad">${esc(e.message)}</p>`; return; }
+    try { res = await this.results(id, run.state); } catch (e) { if (this.selected === id) $('#detail').innerHTML = `<p class="bad">${esc(e.message)}</p>`; return; }
     try { tel = normTelemetry(await get(`/runs/${encodeURIComponent(id)}/telemetry?format=json`)); } catch { tel = []; }
+    if (this.selected !== id) return;      // another run was picked meanwhile: do not draw this one over it
     const t = table2(res);
     const card = (k, v, u = '', cls = '') => `<div><div class="k">${k}</div><span class="v ${cls}">${v}</span><span class="u">${u}</span></div>`;
     const errCls = t.fireErr == null ? '' : Math.abs(t.fireErr) <= 5 ? 'ok' : Math.abs(t.fireErr) <= 20 ? 'warn' : 'bad';
@@ -136,7 +137,7 @@ export class Results {
         if (ttc) tel.forEach((r, i) => { r.ttc = ttc[i]; });
       } catch { /* no TTC plot */ }
     }
-    this.plotRun(tel, t);
+    if (this.selected === id) this.plotRun(tel, t);
   }
 
   async scenario(id) {
@@ -148,8 +149,8 @@ export class Results {
   plotRun(tel, t) {
     if (!this.plots) {
       this.plots = {
-        speed: new TimePlot($('#res-speed'), { series: [{ label: 'v', color: '#4fa3ff', digits: 1 }], height: 170 }),
-        ttc: new TimePlot($('#res-ttc'), { series: [{ label: 'TTC', color: '#ffcf3a', digits: 3 }], height: 170,
+        speed: new TimePlot($('#res-speed'), { series: [{ label: 'v', color: '#4fa3ff', digits: 1 }], height: 150 }),
+        ttc: new TimePlot($('#res-ttc'), { series: [{ label: 'TTC', color: '#ffcf3a', digits: 3 }], height: 150,
           yRange: (u, lo, hi) => [0, Math.min(Math.max((hi ?? 5) * 1.05, 1), 15)] }),
       };
     }
@@ -193,7 +194,7 @@ export class Results {
     });
     const joined = tables.length ? uPlot.join(tables) : [[]];
     if (this.cmpPlot) { this.cmpPlot.u.destroy(); $('#cmp-speed').innerHTML = ''; }
-    this.cmpPlot = new TimePlot($('#cmp-speed'), { xLabel: 't − trigger [s]', series: data.map((d, i) => ({ label: `run ${d.id}`, color: COLORS[i % COLORS.length], digits: 1 })), height: 200 });
+    this.cmpPlot = new TimePlot($('#cmp-speed'), { xLabel: 't − trigger [s]', series: data.map((d, i) => ({ label: `run ${d.id}`, color: COLORS[i % COLORS.length], digits: 1 })), height: 160 });
     for (const s of this.cmpPlot.u.series.slice(1)) s.spanGaps = true;
     this.cmpPlot.marks = { threshold: null, instants: [{ t: 0, label: 'trigger', color: '#ff5cd6' }] };
     this.cmpPlot.setData(joined);

@@ -1,7 +1,7 @@
 //! Carrier simulator: a thin tokio shell around the sans-IO [`TestObject`].
 //!
-//! Listens on TCP (control: OSEM/OSTM/STRT/TRAJ) and UDP (HEAB in, MONR out to the HEAB's
-//! source address). One control centre at a time; a new connection replaces the old one.
+//! Listens on TCP (control: OSEM/OSTM/STRT/TRAJ/MTSP) and UDP (HEAB in, MONR out to the HEAB's
+//! source address; MTSP is accepted there too, as ATOS sends it). One control centre at a time; a new connection replaces the old one.
 
 use super::iso22133::{
     decode_frame, encode_frame_into, Header, Message, Monr, ObjectState, StreamFramer,
@@ -48,6 +48,10 @@ pub struct SimStatus {
     pub last_monr: Option<Monr>,
     /// (seconds since sim start, new state, cause)
     pub transitions: Vec<(f64, ObjectState, String)>,
+    /// Trajectory time-origin shifts accepted from MTSP, seconds (positive = later).
+    pub mtsp_shifts_s: Vec<f64>,
+    /// Messages the object ignored: (message, reason).
+    pub rejected: Vec<(String, String)>,
 }
 
 #[derive(Debug)]
@@ -180,12 +184,15 @@ async fn run(
             r = udp.recv_from(&mut udp_buf) => {
                 if let Ok((n, src)) = r {
                     match decode_frame(&udp_buf[..n]) {
-                        Ok(frame) => {
-                            if let Message::Heab(h) = frame.message {
+                        Ok(frame) => match frame.message {
+                            Message::Heab(h) => {
                                 heab_src = Some(src);
                                 obj.handle_heab(now_s(), &h);
                             }
-                        }
+                            // ATOS sends MTSP on the process channel; scil on TCP.
+                            m @ Message::Mtsp(_) => obj.handle_tcp(now_s(), &m),
+                            _ => {}
+                        },
                         Err(e) => {
                             malformed += 1;
                             tracing::warn!(error = %e, "carrier-sim: malformed UDP datagram");
@@ -207,6 +214,8 @@ async fn run(
         let mut changed = false;
         let mut last_monr = None;
         let mut transitions = Vec::new();
+        let mut shifts = Vec::new();
+        let mut rejected = Vec::new();
         while let Some(o) = obj.poll_output() {
             match o {
                 ObjectOutput::Monr(m) => {
@@ -242,10 +251,21 @@ async fn run(
                     transitions.push((t_s, to, cause));
                     changed = true;
                 }
+                ObjectOutput::Retimed { t_s, shift_s } => {
+                    log(&format!(
+                        "{t_s:.3} s: MTSP moved the trajectory origin by {:+.2} ms",
+                        shift_s * 1000.0
+                    ));
+                    shifts.push(shift_s);
+                    changed = true;
+                }
                 ObjectOutput::Rejected {
                     message, reason, ..
                 } => {
                     log(&format!("ignored {message}: {reason}"));
+                    tracing::debug!(msg = message, %reason, "carrier-sim: message ignored");
+                    rejected.push((message.to_string(), reason));
+                    changed = true;
                 }
             }
         }
@@ -260,6 +280,10 @@ async fn run(
                     s.last_monr = last_monr;
                 }
                 s.transitions.extend(transitions);
+                s.mtsp_shifts_s.extend(shifts);
+                if s.rejected.len() < 1000 {
+                    s.rejected.extend(rejected);
+                }
             });
         }
     }

@@ -2,15 +2,26 @@
 //!
 //! Tasks: one *central* task owns the supervisor, the snapshot and the event stream; one task
 //! per carrier owns its TCP connection (connect with exponential backoff, OSEM, TRAJ, OSTM,
-//! STRT) and its UDP socket (HEAB at the configured rate, MONR received on the same socket).
-//! STRT is sent by the carrier task's own timer at the scheduled instant, so the path from the
-//! timer to the socket is one encode and one `write_all`.
+//! STRT, MTSP) and its UDP socket (HEAB at the configured rate, MONR received on the same
+//! socket). STRT is sent by the carrier task's own timer at the scheduled instant, so the path
+//! from the timer to the socket is one encode and one `write_all`.
+//!
+//! Start: [`ControlCentreHandle::start_at`] starts every carrier at one instant (start-only
+//! configurations, the benchmark); [`ControlCentreHandle::start_carrier_at`] starts one carrier
+//! (one scenario target) and may be called once per carrier while the run is going.
+//!
+//! Retime: [`ControlCentreHandle::retime`] sends MTSP to a started carrier. Convention: the sync
+//! point is the trajectory's origin (TRAJ relative time 0), so the MTSP time (GPS qms of week)
+//! is the instant the carrier's trajectory should have started — the new profile origin, not
+//! the time the VUT reaches the impact point. The carrier simulator
+//! ([`super::object`]) honours it by moving its trajectory time origin there (bounded shift). A
+//! real carrier that expects the sync point from SYPM would need one at TRAJ time 0 (not sent).
 
 use super::events::{DispatchEvent, EventKind, Phase};
 use super::iso22133::{
-    decode_frame, encode_frame_into, gps_now, CcStatus, Heab, Header, Message, Monr, ObjectState,
-    Osem, OsemDateTime, OsemIds, OsemLimits, OsemOrigin, Ostm, OstmCommand, StreamFramer, Strt,
-    GPS_LEAP_SECONDS,
+    decode_frame, encode_frame_into, gps_now, gps_week_qms, CcStatus, Heab, Header, Message, Monr,
+    Mtsp, ObjectState, Osem, OsemDateTime, OsemIds, OsemLimits, OsemOrigin, Ostm, OstmCommand,
+    StreamFramer, Strt, GPS_LEAP_SECONDS,
 };
 use super::profile::DummyProfile;
 use super::safety::{Action, SafetyConfig, Supervisor};
@@ -191,6 +202,9 @@ pub struct CarrierSnapshot {
     pub strt_timer_late_us: Option<f64>,
     /// Position at the first MONR after STRT was written.
     pub start_position: Option<(f64, f64)>,
+    /// Trajectory origin of the last MTSP written (control-centre seconds) and how many were.
+    pub mtsp_origin_s: Option<f64>,
+    pub mtsp_count: u32,
     /// MONR track since the carrier was armed: (t_s, x, y, speed, state).
     pub track: Vec<(f64, f64, f64, f64, ObjectState)>,
 }
@@ -229,7 +243,19 @@ pub struct Snapshot {
 enum Cmd {
     Arm,
     Disarm,
-    StartAt { at: Instant, decided: Instant },
+    StartAt {
+        at: Instant,
+        decided: Instant,
+    },
+    StartCarrierAt {
+        carrier: String,
+        at: Instant,
+        decided: Instant,
+    },
+    Retime {
+        carrier: String,
+        origin: Instant,
+    },
     Estop(String),
     Finish,
     AllClear,
@@ -247,6 +273,11 @@ enum Obs {
         fired: Instant,
         written: Instant,
     },
+    MtspSent {
+        carrier: usize,
+        origin: Instant,
+        written: Instant,
+    },
     Malformed(usize, String),
     Sent(EventKind),
 }
@@ -254,6 +285,7 @@ enum Obs {
 enum CarrierCmd {
     Ostm(OstmCommand),
     Strt { at: Instant },
+    Mtsp { origin: Instant },
     Shutdown,
 }
 
@@ -390,6 +422,27 @@ impl ControlCentreHandle {
         });
     }
 
+    /// Send STRT to the carrier called `carrier` at `at` (a timer in its task fires then). The
+    /// first start of a run starts the run; later ones start further carriers. An unknown or
+    /// already started carrier is refused (`StartRefused` event).
+    pub fn start_carrier_at(&self, carrier: &str, at: Instant) {
+        self.send(Cmd::StartCarrierAt {
+            carrier: carrier.to_string(),
+            at,
+            decided: Instant::now(),
+        });
+    }
+
+    /// Send MTSP to a started carrier: its trajectory origin becomes `origin` (see the module
+    /// docs for the convention). Refused (`RetimeRefused` event) unless the run is going and the
+    /// carrier was started.
+    pub fn retime(&self, carrier: &str, origin: Instant) {
+        self.send(Cmd::Retime {
+            carrier: carrier.to_string(),
+            origin,
+        });
+    }
+
     /// Send STRT now.
     pub fn start_now(&self) {
         let now = Instant::now();
@@ -491,6 +544,19 @@ async fn central_task(
                     Some(Cmd::Arm) => sup.request_arm(now),
                     Some(Cmd::Disarm) => sup.request_disarm(now),
                     Some(Cmd::StartAt { at, decided }) => sup.request_start(secs(decided), secs(at)),
+                    Some(Cmd::StartCarrierAt { carrier, at, decided }) => match sup.carrier_index(&carrier) {
+                        Some(i) => sup.request_start_carrier(secs(decided), i, secs(at)),
+                        None => publish(&snap, &events, DispatchEvent { t_s: now, kind: EventKind::StartRefused {
+                            reason: format!("no carrier {carrier}"),
+                        }}),
+                    },
+                    Some(Cmd::Retime { carrier, origin }) => match sup.carrier_index(&carrier) {
+                        // The origin may precede the control centre's epoch only in theory.
+                        Some(i) => sup.request_retime(now, i, signed_secs(epoch, origin)),
+                        None => publish(&snap, &events, DispatchEvent { t_s: now, kind: EventKind::RetimeRefused {
+                            carrier, reason: "no such carrier".into(),
+                        }}),
+                    },
                     Some(Cmd::Estop(r)) => sup.estop(now, &r),
                     Some(Cmd::Finish) => sup.finish(now),
                     Some(Cmd::AllClear) => sup.all_clear(now),
@@ -560,6 +626,18 @@ async fn central_task(
                             carrier: name, scheduled_s, written_s, latency_us, timer_late_us,
                         }});
                     }
+                    Obs::MtspSent { carrier, origin, written } => {
+                        let (origin_s, written_s) = (signed_secs(epoch, origin), secs(written));
+                        snap.send_modify(|s| {
+                            let c = &mut s.carriers[carrier];
+                            c.mtsp_origin_s = Some(origin_s);
+                            c.mtsp_count += 1;
+                        });
+                        let name = snap.borrow().carriers[carrier].name.clone();
+                        publish(&snap, &events, DispatchEvent { t_s: written_s, kind: EventKind::MtspSent {
+                            carrier: name, origin_s, written_s,
+                        }});
+                    }
                     Obs::Malformed(i, error) => {
                         snap.send_modify(|s| s.carriers[i].malformed_frames += 1);
                         let name = snap.borrow().carriers[i].name.clone();
@@ -587,6 +665,13 @@ async fn central_task(
                         });
                     }
                 }
+                Action::Mtsp { carrier, origin_s } => {
+                    if let Some(c) = carriers.get(carrier) {
+                        let _ = c.send(CarrierCmd::Mtsp {
+                            origin: at_signed(epoch, origin_s),
+                        });
+                    }
+                }
                 Action::HeabStatus(st) => {
                     heab.send_if_modified(|s| {
                         let changed = *s != st;
@@ -604,6 +689,8 @@ async fn central_task(
                                     c.track.clear();
                                     c.strt_written_s = None;
                                     c.start_position = None;
+                                    c.mtsp_origin_s = None;
+                                    c.mtsp_count = 0;
                                 }
                             }
                         });
@@ -613,6 +700,37 @@ async fn central_task(
             }
         }
     }
+}
+
+/// Seconds from `epoch` to `t`, negative before it.
+fn signed_secs(epoch: Instant, t: Instant) -> f64 {
+    if t >= epoch {
+        t.duration_since(epoch).as_secs_f64()
+    } else {
+        -epoch.duration_since(t).as_secs_f64()
+    }
+}
+
+/// `epoch` + `s` seconds (`s` may be negative).
+fn at_signed(epoch: Instant, s: f64) -> Instant {
+    if s >= 0.0 {
+        epoch + Duration::from_secs_f64(s)
+    } else {
+        epoch
+            .checked_sub(Duration::from_secs_f64(-s))
+            .unwrap_or(epoch)
+    }
+}
+
+/// GPS quarter-milliseconds of week of the monotonic instant `at` (through the wall clock now).
+fn gps_qms_at(at: Instant) -> u32 {
+    let now = Instant::now();
+    let unix_now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0);
+    let unix_at = unix_now + signed_secs(now, at);
+    gps_week_qms(unix_at).1
 }
 
 fn publish(
@@ -823,6 +941,8 @@ async fn carrier_task(
         let mut heab_tick = tokio::time::interval(heab_period);
         heab_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         let mut pending_strt: Option<Instant> = None;
+        // MTSP waiting for a pending STRT to go out first (the carrier ignores it before).
+        let mut pending_mtsp: Option<Instant> = None;
         let mut framer = StreamFramer::new();
         let mut tcp_buf = vec![0u8; 4096];
         let mut udp_buf = vec![0u8; 2048];
@@ -845,9 +965,21 @@ async fn carrier_task(
                         break "write STRT failed".into();
                     }
                     let _ = obs.send(Obs::StrtSent { carrier: idx, scheduled, fired, written });
+                    if let Some(origin) = pending_mtsp.take() {
+                        if let Err(e) = send_mtsp(&mut stream, &mut wire, idx, origin, &obs).await {
+                            break e;
+                        }
+                    }
                 }
                 m = rx.recv() => match m {
                     Some(CarrierCmd::Strt { at }) => pending_strt = Some(at),
+                    Some(CarrierCmd::Mtsp { origin }) => {
+                        if pending_strt.is_some() {
+                            pending_mtsp = Some(origin);
+                        } else if let Err(e) = send_mtsp(&mut stream, &mut wire, idx, origin, &obs).await {
+                            break e;
+                        }
+                    }
                     Some(CarrierCmd::Ostm(command)) => {
                         if stream.write_all(wire.encode(&Message::Ostm(Ostm { command }))).await.is_err() {
                             break "write OSTM failed".into();
@@ -895,6 +1027,27 @@ async fn carrier_task(
         let _ = obs.send(Obs::Disconnected(idx, reason));
         tokio::time::sleep(backoff).await;
     }
+}
+
+async fn send_mtsp(
+    stream: &mut TcpStream,
+    wire: &mut Wire,
+    idx: usize,
+    origin: Instant,
+    obs: &mpsc::UnboundedSender<Obs>,
+) -> Result<(), String> {
+    let mtsp = Message::Mtsp(Mtsp {
+        estimated_sync_qms_of_week: gps_qms_at(origin),
+    });
+    if stream.write_all(wire.encode(&mtsp)).await.is_err() {
+        return Err("write MTSP failed".into());
+    }
+    let _ = obs.send(Obs::MtspSent {
+        carrier: idx,
+        origin,
+        written: Instant::now(),
+    });
+    Ok(())
 }
 
 async fn send_heab(udp: &UdpSocket, wire: &mut Wire, status: CcStatus, to: SocketAddr) {

@@ -69,6 +69,17 @@ pub enum EventKind {
     StartRefused {
         reason: String,
     },
+    /// MTSP (re-timing of the carrier's trajectory origin) written to the carrier.
+    MtspSent {
+        carrier: String,
+        /// New trajectory origin (the MTSP time), control-centre seconds.
+        origin_s: f64,
+        written_s: f64,
+    },
+    RetimeRefused {
+        carrier: String,
+        reason: String,
+    },
     StrtSent {
         carrier: String,
         scheduled_s: f64,

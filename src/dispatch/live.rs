@@ -5,13 +5,15 @@
 //! * [`origin_from_georeference`]: OSEM origin from the map's `geoReference` (`+lat_0`, `+lon_0`).
 //! * [`LiveDispatch`]: maps sample time (the engine's time base) to wall time through the
 //!   pacing anchor, feeds the stale-telemetry rule, and turns engine commands into
-//!   `start_at`/`abort` on the control centre.
+//!   `start_carrier_at` (per target's carrier), `retime` (MTSP) and `abort` on the control
+//!   centre.
 //! * [`carrier_reports`]: the per-carrier JSON result (states seen, STRT time and latency,
 //!   dummy travel at impact).
 
 use super::control_centre::{CarrierConfig, CarrierMode, ControlCentreHandle, GeoOrigin, Snapshot};
 use super::iso22133::ObjectState;
 use super::profile::DummyProfile;
+use crate::scenario::profile::Profile;
 use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -37,13 +39,8 @@ pub fn read_scenario(path: &Path) -> anyhow::Result<ScenarioDispatch> {
             .iter()
             .map(|t| {
                 let carrier = t.carrier.clone().unwrap_or_else(|| t.id.clone());
-                let p = DummyProfile::from_scenario(
-                    t.start.x,
-                    t.start.y,
-                    t.heading_deg,
-                    t.accel_distance_m,
-                    t.speed_kmh,
-                );
+                // The engine's own profile of the target: one kinematics for both.
+                let p = DummyProfile::new(Profile::of(t));
                 (t.id.clone(), carrier, p, t.carrier_mode.unwrap_or_default())
             })
             .collect(),
@@ -175,6 +172,24 @@ impl LiveDispatch {
         let at = self.wall(at_s);
         self.start_decisions.push((Instant::now(), at_s));
         self.handle.start_at(at);
+    }
+
+    /// Engine said: start this carrier (one target's) at sample time `at_s`.
+    pub fn start_carrier(&mut self, carrier: &str, at_s: f64) {
+        let at = self.wall(at_s);
+        self.start_decisions.push((Instant::now(), at_s));
+        self.handle.start_carrier_at(carrier, at);
+    }
+
+    /// Engine said: the target's profile origin is sample time `origin_s` → MTSP to its
+    /// carrier with the mapped wall instant. Returns false when there is no pacing anchor yet
+    /// (nothing can have started, nothing is sent).
+    pub fn retime(&mut self, carrier: &str, origin_s: f64) -> bool {
+        if self.anchor.is_none() {
+            return false;
+        }
+        self.handle.retime(carrier, self.wall(origin_s));
+        true
     }
 
     pub fn abort(&self, reason: &str) {

@@ -8,9 +8,16 @@
 //! (the dummy stops where it is); OSTM ALL_CLEAR → DISARMED; OSTM DISARM → DISARMED (not while
 //! RUNNING/ABORTING); no HEAB for the heartbeat timeout (10 HEAB periods unless OSEM sets one)
 //! → INIT and the connection is dropped.
+//!
+//! MTSP (while RUNNING): scil's convention is that the sync point is the trajectory's origin
+//! (TRAJ relative time 0), so the MTSP time is the instant the trajectory should have started.
+//! The object moves its time origin there when the shift is within
+//! [`ObjectConfig::max_mtsp_shift_s`] (a re-timing of a few ms, absorbed while the dummy still
+//! accelerates from rest); a larger shift, an "unavailable" time or MTSP outside RUNNING is
+//! rejected and the motion is unchanged.
 
 use super::iso22133::{
-    error_bits, CcStatus, Heab, Message, Monr, ObjectState, OstmCommand, Strt, Traj, STRT_NOW,
+    error_bits, CcStatus, Heab, Message, Monr, Mtsp, ObjectState, OstmCommand, Strt, Traj, STRT_NOW,
 };
 use super::profile::{yaw_to_cdeg, DummyProfile, MotionState, TrajFollower};
 use std::collections::VecDeque;
@@ -29,6 +36,10 @@ pub struct ObjectConfig {
     pub heab_rate_hz: u16,
     /// Report ready-to-arm.
     pub ready_to_arm: bool,
+    /// Honour MTSP (false: ignore it, as an object without synchronisation support would).
+    pub honour_mtsp: bool,
+    /// Largest trajectory time-origin shift accepted from MTSP, seconds.
+    pub max_mtsp_shift_s: f64,
 }
 
 impl Default for ObjectConfig {
@@ -39,6 +50,8 @@ impl Default for ObjectConfig {
             monr_rate_hz: 100,
             heab_rate_hz: 100,
             ready_to_arm: true,
+            honour_mtsp: true,
+            max_mtsp_shift_s: 0.1,
         }
     }
 }
@@ -56,6 +69,8 @@ pub enum ObjectOutput {
         to: ObjectState,
         cause: String,
     },
+    /// MTSP moved the trajectory's time origin by `shift_s` (positive = later).
+    Retimed { t_s: f64, shift_s: f64 },
     /// A message was ignored (wrong state, invalid content).
     Rejected {
         t_s: f64,
@@ -234,6 +249,7 @@ impl TestObject {
             Message::Strt(strt) => self.handle_strt(now, strt),
             Message::Traj(traj) => self.handle_traj(now, traj),
             Message::Heab(h) => self.handle_heab(now, h),
+            Message::Mtsp(m) => self.handle_mtsp(now, m),
             other => self.reject(now, other.name(), "not handled on TCP"),
         }
     }
@@ -257,20 +273,64 @@ impl TestObject {
         let start = if strt.start_qms_of_week == STRT_NOW {
             now
         } else {
-            // Convert the GPS start time to local time, wrapping around the week.
-            let now_qms = self.gps_qms(now) as f64;
-            let mut d = strt.start_qms_of_week as f64 - now_qms;
-            if d > QMS_PER_WEEK / 2.0 {
-                d -= QMS_PER_WEEK;
-            } else if d < -QMS_PER_WEEK / 2.0 {
-                d += QMS_PER_WEEK;
-            }
             // A start time in the past (transport delay) is honoured up to 1 s.
-            now + (d / 4000.0).max(-1.0)
+            now + (self.local_time_of(now, strt.start_qms_of_week) - now).max(-1.0)
         };
         self.start_at = Some(start);
         self.frozen = None;
         self.set_state(now, ObjectState::Running, "STRT");
+    }
+
+    /// Local (monotonic) time of a GPS qms-of-week instant, the nearest one around `now`
+    /// (wrapping around the week).
+    fn local_time_of(&self, now: f64, qms: u32) -> f64 {
+        let now_qms = self.gps_qms(now) as f64;
+        let mut d = qms as f64 - now_qms;
+        if d > QMS_PER_WEEK / 2.0 {
+            d -= QMS_PER_WEEK;
+        } else if d < -QMS_PER_WEEK / 2.0 {
+            d += QMS_PER_WEEK;
+        }
+        now + d / 4000.0
+    }
+
+    fn handle_mtsp(&mut self, now: f64, m: &Mtsp) {
+        if !self.cfg.honour_mtsp {
+            self.reject(now, "MTSP", "synchronisation not supported");
+            return;
+        }
+        let (ObjectState::Running, Some(t0)) = (self.state, self.start_at) else {
+            self.reject(now, "MTSP", format!("in {:?}", self.state));
+            return;
+        };
+        if m.estimated_sync_qms_of_week == u32::MAX {
+            self.reject(now, "MTSP", "sync-point time unavailable");
+            return;
+        }
+        let origin = self.local_time_of(now, m.estimated_sync_qms_of_week);
+        let shift = origin - t0;
+        if !(shift.abs() <= self.cfg.max_mtsp_shift_s) {
+            self.reject(
+                now,
+                "MTSP",
+                format!(
+                    "shift {:+.1} ms beyond ±{:.0} ms",
+                    shift * 1000.0,
+                    self.cfg.max_mtsp_shift_s * 1000.0
+                ),
+            );
+            return;
+        }
+        self.start_at = Some(origin);
+        self.outputs.push_back(ObjectOutput::Retimed {
+            t_s: now,
+            shift_s: shift,
+        });
+    }
+
+    /// Trajectory time origin (local seconds) while started.
+    pub fn start_time(&self) -> Option<f64> {
+        self.start_at
     }
 
     /// A HEAB from the UDP process channel.
@@ -478,5 +538,124 @@ mod tests {
             }),
         );
         assert_eq!(o.state(), ObjectState::Disarmed);
+    }
+
+    fn running(gps_base_s: f64) -> TestObject {
+        let mut o = TestObject::new(ObjectConfig::default(), gps_base_s);
+        o.handle_connected(0.0);
+        o.handle_tcp(
+            0.0,
+            &Message::Ostm(Ostm {
+                command: OstmCommand::Arm,
+            }),
+        );
+        o.handle_tcp(
+            1.0,
+            &Message::Strt(Strt {
+                start_qms_of_week: STRT_NOW,
+                gps_week: None,
+            }),
+        );
+        assert_eq!(o.state(), ObjectState::Running);
+        o
+    }
+
+    #[test]
+    fn mtsp_moves_the_time_origin_within_bounds() {
+        // GPS base near the end of the week: the conversion wraps.
+        let base = 604_800.0 - 1.0;
+        let mut o = running(base);
+        assert_eq!(o.start_time(), Some(1.0));
+        let qms = |local: f64| (((base + local) * 4000.0).round() as u64 % (604_800 * 4000)) as u32;
+        // 8 ms later, received at 1.5 s (across the week boundary)
+        o.handle_tcp(
+            1.5,
+            &Message::Mtsp(Mtsp {
+                estimated_sync_qms_of_week: qms(1.008),
+            }),
+        );
+        let t0 = o.start_time().expect("started");
+        assert!((t0 - 1.008).abs() < 1e-3, "origin {t0}");
+        assert!(drain(&mut o).iter().any(
+            |x| matches!(x, ObjectOutput::Retimed { shift_s, .. } if (shift_s - 0.008).abs() < 1e-3)
+        ));
+        let before = o.monr(3.0).y_mm;
+        // 5 ms earlier again: the dummy is ahead by the shift
+        o.handle_tcp(
+            1.6,
+            &Message::Mtsp(Mtsp {
+                estimated_sync_qms_of_week: qms(1.003),
+            }),
+        );
+        assert!(o.monr(3.0).y_mm > before);
+        // beyond ±100 ms, unavailable: rejected, origin unchanged
+        let t0 = o.start_time();
+        o.handle_tcp(
+            1.7,
+            &Message::Mtsp(Mtsp {
+                estimated_sync_qms_of_week: qms(1.2),
+            }),
+        );
+        o.handle_tcp(
+            1.7,
+            &Message::Mtsp(Mtsp {
+                estimated_sync_qms_of_week: u32::MAX,
+            }),
+        );
+        assert_eq!(o.start_time(), t0);
+        let rejected = drain(&mut o)
+            .iter()
+            .filter(|x| {
+                matches!(
+                    x,
+                    ObjectOutput::Rejected {
+                        message: "MTSP",
+                        ..
+                    }
+                )
+            })
+            .count();
+        assert_eq!(rejected, 2);
+    }
+
+    #[test]
+    fn mtsp_rejected_unless_running_or_when_not_supported() {
+        let mut o = TestObject::new(ObjectConfig::default(), 0.0);
+        o.handle_connected(0.0);
+        o.handle_tcp(
+            0.1,
+            &Message::Mtsp(Mtsp {
+                estimated_sync_qms_of_week: 400,
+            }),
+        );
+        assert!(o.start_time().is_none());
+        let mut o = TestObject::new(
+            ObjectConfig {
+                honour_mtsp: false,
+                ..Default::default()
+            },
+            0.0,
+        );
+        o.handle_connected(0.0);
+        o.handle_tcp(
+            0.0,
+            &Message::Ostm(Ostm {
+                command: OstmCommand::Arm,
+            }),
+        );
+        o.handle_tcp(
+            1.0,
+            &Message::Strt(Strt {
+                start_qms_of_week: STRT_NOW,
+                gps_week: None,
+            }),
+        );
+        o.handle_tcp(
+            1.5,
+            &Message::Mtsp(Mtsp {
+                estimated_sync_qms_of_week: 4020,
+            }),
+        );
+        assert_eq!(o.start_time(), Some(1.0));
     }
 }

@@ -1,24 +1,65 @@
-//! The dummy's motion: constant acceleration over `s_acc` to `v_target`, then constant speed,
-//! along a straight line from the start point. Used to build the TRAJ upload (control centre)
-//! and as the carrier simulator's built-in profile when no TRAJ was uploaded.
+//! The dummy's motion on the carrier: the scenario's motion profile
+//! ([`crate::scenario::profile::Profile`], constant acceleration over `s_acc` to `v_target`,
+//! then constant speed, along a straight line from the start point — the one implementation
+//! of the kinematics, shared with the engine's simulated dummy), plus what only dispatch
+//! needs: the end of the run (`max_travel_m`), the TRAJ upload (control centre), the
+//! simulator's built-in motion when no TRAJ was uploaded, TRAJ following and the wire yaw.
 
 use super::iso22133::{Traj, TrajPoint};
+use crate::scenario::profile::Profile;
 use serde::{Deserialize, Serialize};
 
-/// Straight-line speed profile in the map frame.
+/// Straight-line speed profile in the map frame, ending after `max_travel_m`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(from = "ProfileSpec", into = "ProfileSpec")]
 pub struct DummyProfile {
-    /// Start point, map frame (x east, y north), metres.
-    pub start_x: f64,
-    pub start_y: f64,
-    /// Direction of travel, map yaw (0 = +x, counter-clockwise), radians.
-    pub yaw_rad: f64,
-    /// Distance over which the dummy accelerates from rest (s_acc), metres. 0 = step to speed.
-    pub accel_distance_m: f64,
-    /// Target speed (v_target), m/s.
-    pub speed_mps: f64,
+    /// Kinematics (start point, map yaw, s_acc, v_target).
+    pub motion: Profile,
     /// Total travel after which the dummy stops (end of the trajectory), metres.
     pub max_travel_m: f64,
+}
+
+/// Serialised form of [`DummyProfile`] (field names of the former self-contained struct).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+struct ProfileSpec {
+    /// Start point, map frame (x east, y north), metres.
+    start_x: f64,
+    start_y: f64,
+    /// Direction of travel, map yaw (0 = +x, counter-clockwise), radians.
+    yaw_rad: f64,
+    /// Distance over which the dummy accelerates from rest (s_acc), metres.
+    accel_distance_m: f64,
+    /// Target speed (v_target), m/s.
+    speed_mps: f64,
+    max_travel_m: f64,
+}
+
+impl From<ProfileSpec> for DummyProfile {
+    fn from(s: ProfileSpec) -> Self {
+        DummyProfile {
+            motion: Profile::new(
+                s.start_x,
+                s.start_y,
+                s.yaw_rad,
+                s.accel_distance_m,
+                s.speed_mps,
+            ),
+            max_travel_m: s.max_travel_m.max(0.0),
+        }
+    }
+}
+
+impl From<DummyProfile> for ProfileSpec {
+    fn from(p: DummyProfile) -> Self {
+        ProfileSpec {
+            start_x: p.motion.start_x,
+            start_y: p.motion.start_y,
+            yaw_rad: p.motion.yaw,
+            accel_distance_m: p.motion.s_acc,
+            speed_mps: p.motion.v,
+            max_travel_m: p.max_travel_m,
+        }
+    }
 }
 
 /// Pose and motion at one instant.
@@ -34,7 +75,18 @@ pub struct MotionState {
 }
 
 impl DummyProfile {
-    /// From a scenario target: INS heading (0 = north, clockwise, degrees) and km/h.
+    /// Default end of the run: 10 m of travel.
+    pub const DEFAULT_MAX_TRAVEL_M: f64 = 10.0;
+
+    /// The scenario's profile, ending after [`Self::DEFAULT_MAX_TRAVEL_M`].
+    pub fn new(motion: Profile) -> Self {
+        Self {
+            motion,
+            max_travel_m: Self::DEFAULT_MAX_TRAVEL_M,
+        }
+    }
+
+    /// From a scenario target's fields: INS heading (0 = north, clockwise, degrees) and km/h.
     pub fn from_scenario(
         start_x: f64,
         start_y: f64,
@@ -42,87 +94,41 @@ impl DummyProfile {
         accel_distance_m: f64,
         speed_kmh: f64,
     ) -> Self {
-        let yaw = (90.0 - heading_deg).to_radians();
-        Self {
+        Self::new(Profile::new(
             start_x,
             start_y,
-            yaw_rad: yaw.sin().atan2(yaw.cos()),
-            accel_distance_m: accel_distance_m.max(0.0),
-            speed_mps: (speed_kmh / 3.6).max(0.0),
-            max_travel_m: 10.0,
-        }
+            crate::frame::heading_to_yaw(heading_deg),
+            accel_distance_m,
+            speed_kmh / 3.6,
+        ))
     }
 
     /// Acceleration phase duration t_acc = 2·s_acc / v.
     pub fn accel_time_s(&self) -> f64 {
-        if self.speed_mps <= 0.0 {
-            return 0.0;
-        }
-        2.0 * self.accel_distance_m / self.speed_mps
+        self.motion.t_acc
     }
 
-    pub fn accel_mps2(&self) -> f64 {
-        let t = self.accel_time_s();
-        if t > 0.0 {
-            self.speed_mps / t
-        } else {
-            0.0
-        }
-    }
-
-    /// Time to reach `max_travel_m`.
+    /// Time to reach `max_travel_m` (0 for a dummy that never moves).
     pub fn duration_s(&self) -> f64 {
-        if self.speed_mps <= 0.0 {
-            return 0.0;
-        }
-        let s_acc = self.accel_distance_m.min(self.max_travel_m);
-        if self.max_travel_m <= self.accel_distance_m {
-            // still accelerating at the end: s = a t² / 2
-            let a = self.accel_mps2();
-            return if a > 0.0 {
-                (2.0 * s_acc / a).sqrt()
-            } else {
-                0.0
-            };
-        }
-        self.accel_time_s() + (self.max_travel_m - self.accel_distance_m) / self.speed_mps
+        self.motion.time_to_travel(self.max_travel_m).unwrap_or(0.0)
     }
 
-    /// Motion `t` seconds after the start (clamped to [0, duration]; stopped after the end).
+    /// Motion `t` seconds after the start (at rest before it; stopped at the end).
     pub fn at(&self, t: f64) -> MotionState {
-        let t = t.max(0.0);
         let end = self.duration_s();
-        let (s, v, a) = if t >= end {
-            (self.max_travel_m.min(self.travel_unclamped(end)), 0.0, 0.0)
+        let (tau, moving) = if t >= end {
+            (end, false)
         } else {
-            let t_acc = self.accel_time_s();
-            if t < t_acc {
-                let a = self.accel_mps2();
-                (0.5 * a * t * t, a * t, a)
-            } else {
-                (
-                    self.accel_distance_m + self.speed_mps * (t - t_acc),
-                    self.speed_mps,
-                    0.0,
-                )
-            }
+            (t.max(0.0), t > 0.0)
         };
+        let (x, y) = self.motion.position(tau);
         MotionState {
-            x: self.start_x + s * self.yaw_rad.cos(),
-            y: self.start_y + s * self.yaw_rad.sin(),
-            yaw_rad: self.yaw_rad,
-            speed_mps: v,
-            accel_mps2: a,
-            travel_m: s,
-        }
-    }
-
-    fn travel_unclamped(&self, t: f64) -> f64 {
-        let t_acc = self.accel_time_s();
-        if t < t_acc {
-            0.5 * self.accel_mps2() * t * t
-        } else {
-            self.accel_distance_m + self.speed_mps * (t - t_acc)
+            x,
+            y,
+            yaw_rad: self.motion.yaw,
+            speed_mps: if moving { self.motion.speed(tau) } else { 0.0 },
+            accel_mps2: if moving { self.motion.accel(tau) } else { 0.0 },
+            travel_m: self.motion.travel(tau).min(self.max_travel_m),
         }
     }
 
@@ -245,7 +251,7 @@ mod tests {
     fn cpna_profile() {
         // 5 km/h, s_acc 1 m, walking north
         let p = DummyProfile::from_scenario(200.0, -5.75, 0.0, 1.0, 5.0);
-        assert!((p.yaw_rad - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
+        assert!((p.motion.yaw - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
         let v = 5.0 / 3.6;
         assert!((p.accel_time_s() - 2.0 / v).abs() < 1e-12);
         let m = p.at(p.accel_time_s());
@@ -261,5 +267,32 @@ mod tests {
         let a = f.at(2.5);
         let b = p.at(2.5);
         assert!((a.x - b.x).abs() < 0.002 && (a.y - b.y).abs() < 0.002);
+    }
+
+    #[test]
+    fn same_kinematics_as_the_engine_and_serde_keeps_the_field_names() {
+        let p = DummyProfile::from_scenario(200.0, -5.75, 0.0, 1.0, 5.0);
+        for t in [0.0, 0.5, 1.2, 1.44, 2.0, 3.9339, 6.0] {
+            let m = p.at(t);
+            assert_eq!(m.travel_m, p.motion.travel(t));
+            assert_eq!((m.x, m.y), p.motion.position(t));
+        }
+        // stops at the end of the run
+        let end = p.duration_s();
+        assert!((p.at(end + 5.0).travel_m - p.max_travel_m).abs() < 1e-9);
+        assert_eq!(p.at(end + 5.0).speed_mps, 0.0);
+        let json = serde_json::to_value(p).expect("json");
+        for k in [
+            "start_x",
+            "start_y",
+            "yaw_rad",
+            "accel_distance_m",
+            "speed_mps",
+            "max_travel_m",
+        ] {
+            assert!(json.get(k).is_some(), "{k} missing in {json}");
+        }
+        let back: DummyProfile = serde_json::from_value(json).expect("back");
+        assert_eq!(back, p);
     }
 }

@@ -5,7 +5,9 @@
 //! * Arm: only from Idle, only if every carrier is connected, DISARMED (or already ARMED) and
 //!   ready-to-arm; the phase becomes Armed only when every carrier reports ARMED and ready.
 //!   Not all ARMED within `arm_timeout_s` → DISARM all, back to Idle.
-//! * Start: only when Armed.
+//! * Start: every carrier at once only when Armed; one carrier when Armed, or Running and that
+//!   carrier not started yet (several targets triggered one after the other).
+//! * Retime (MTSP): only when Running and that carrier was started.
 //! * Abort all carriers (HEAB ABORT) during Arming/Armed/Running when VUT telemetry is stale
 //!   (no sample for `telemetry_stale_s`), a carrier misses `monr_miss_limit` consecutive MONR,
 //!   a carrier disconnects or reports ABORTING; and in any phase on operator e-stop.
@@ -73,6 +75,11 @@ pub enum Action {
         carrier: usize,
         at_s: f64,
     },
+    /// Send MTSP to this carrier: its trajectory origin is now `origin_s`.
+    Mtsp {
+        carrier: usize,
+        origin_s: f64,
+    },
     /// Status every HEAB carries from now on (a change is sent at once).
     HeabStatus(CcStatus),
     Event {
@@ -89,6 +96,8 @@ struct CarrierWatch {
     ready: bool,
     last_monr_s: Option<f64>,
     missing_reported: bool,
+    /// STRT requested since the last arm.
+    started: bool,
 }
 
 #[derive(Debug)]
@@ -116,6 +125,7 @@ impl Supervisor {
                     ready: false,
                     last_monr_s: None,
                     missing_reported: false,
+                    started: false,
                 })
                 .collect(),
             phase: Phase::Idle,
@@ -132,6 +142,11 @@ impl Supervisor {
 
     pub fn config(&self) -> &SafetyConfig {
         &self.cfg
+    }
+
+    /// Index of the carrier called `name`.
+    pub fn carrier_index(&self, name: &str) -> Option<usize> {
+        self.carriers.iter().position(|c| c.name == name)
     }
 
     fn event(&mut self, t_s: f64, kind: EventKind) {
@@ -270,6 +285,7 @@ impl Supervisor {
             return;
         }
         for i in 0..self.carriers.len() {
+            self.carriers[i].started = false;
             self.actions.push_back(Action::Ostm {
                 carrier: i,
                 command: OstmCommand::Arm,
@@ -304,6 +320,7 @@ impl Supervisor {
         }
         let at_s = at_s.max(now);
         for i in 0..self.carriers.len() {
+            self.carriers[i].started = true;
             self.actions.push_back(Action::Strt { carrier: i, at_s });
             let carrier = self.carriers[i].name.clone();
             self.event(now, EventKind::StartScheduled { carrier, at_s });
@@ -311,6 +328,65 @@ impl Supervisor {
         self.actions
             .push_back(Action::HeabStatus(CcStatus::Running));
         self.set_phase(now, Phase::Running);
+    }
+
+    /// Start one carrier at `at_s` (≥ now; earlier means now): when Armed (the run starts), or
+    /// when Running and this carrier has not been started yet.
+    pub fn request_start_carrier(&mut self, now: f64, carrier: usize, at_s: f64) {
+        let Some(c) = self.carriers.get(carrier) else {
+            let reason = format!("no carrier #{carrier}");
+            self.event(now, EventKind::StartRefused { reason });
+            return;
+        };
+        let ok = match self.phase {
+            Phase::Armed => true,
+            Phase::Running => !c.started,
+            _ => false,
+        };
+        if !ok {
+            let reason = if c.started {
+                format!("carrier {} already started", c.name)
+            } else {
+                format!("phase is {:?}, not armed", self.phase)
+            };
+            self.event(now, EventKind::StartRefused { reason });
+            return;
+        }
+        let at_s = at_s.max(now);
+        let name = c.name.clone();
+        self.carriers[carrier].started = true;
+        self.actions.push_back(Action::Strt { carrier, at_s });
+        self.event(
+            now,
+            EventKind::StartScheduled {
+                carrier: name,
+                at_s,
+            },
+        );
+        if self.phase == Phase::Armed {
+            self.actions
+                .push_back(Action::HeabStatus(CcStatus::Running));
+            self.set_phase(now, Phase::Running);
+        }
+    }
+
+    /// Move a started carrier's trajectory origin to `origin_s` (MTSP). Only while Running.
+    pub fn request_retime(&mut self, now: f64, carrier: usize, origin_s: f64) {
+        let refused = match self.carriers.get(carrier) {
+            None => Some((format!("#{carrier}"), "no such carrier".to_string())),
+            Some(c) if self.phase != Phase::Running => Some((
+                c.name.clone(),
+                format!("phase is {:?}, not running", self.phase),
+            )),
+            Some(c) if !c.started => Some((c.name.clone(), "carrier not started".to_string())),
+            Some(_) => None,
+        };
+        match refused {
+            Some((carrier, reason)) => {
+                self.event(now, EventKind::RetimeRefused { carrier, reason })
+            }
+            None => self.actions.push_back(Action::Mtsp { carrier, origin_s }),
+        }
     }
 
     /// Operator e-stop: abort all carriers whatever the phase.
@@ -528,6 +604,60 @@ mod tests {
         let mut s = sup(10);
         connect_all(&mut s, 0.0);
         s.request_start(0.0, 1.0);
+        assert!(!drain(&mut s)
+            .iter()
+            .any(|a| matches!(a, Action::Strt { .. })));
+    }
+
+    #[test]
+    fn per_carrier_start_and_retime() {
+        let mut s = armed(10);
+        // retime before any start: refused
+        s.request_retime(0.01, 0, 0.02);
+        assert!(!drain(&mut s)
+            .iter()
+            .any(|a| matches!(a, Action::Mtsp { .. })));
+        assert_eq!(s.carrier_index("b"), Some(1));
+        s.request_start_carrier(0.01, 0, 0.5);
+        let a = drain(&mut s);
+        assert!(a.contains(&Action::Strt {
+            carrier: 0,
+            at_s: 0.5
+        }));
+        assert!(!a
+            .iter()
+            .any(|a| matches!(a, Action::Strt { carrier: 1, .. })));
+        assert!(a.contains(&Action::HeabStatus(CcStatus::Running)));
+        assert_eq!(s.phase(), Phase::Running);
+        // the same carrier again: refused; the other one: started; b retimed, a too
+        s.request_start_carrier(0.02, 0, 0.6);
+        s.request_start_carrier(0.02, 1, 0.7);
+        s.request_retime(0.8, 0, 0.505);
+        let a = drain(&mut s);
+        let strts: Vec<_> = a
+            .iter()
+            .filter(|a| matches!(a, Action::Strt { .. }))
+            .collect();
+        assert_eq!(
+            strts,
+            vec![&Action::Strt {
+                carrier: 1,
+                at_s: 0.7
+            }]
+        );
+        assert!(a.iter().any(|a| matches!(
+            a,
+            Action::Event {
+                kind: EventKind::StartRefused { .. },
+                ..
+            }
+        )));
+        assert!(a.contains(&Action::Mtsp {
+            carrier: 0,
+            origin_s: 0.505
+        }));
+        // all-carriers start is refused once running
+        s.request_start(0.9, 1.0);
         assert!(!drain(&mut s)
             .iter()
             .any(|a| matches!(a, Action::Strt { .. })));

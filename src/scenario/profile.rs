@@ -17,14 +17,45 @@ pub struct Profile {
 
 impl Profile {
     pub fn of(t: &TargetSpec) -> Profile {
-        let v = t.speed_kmh / 3.6;
+        Profile::new(
+            t.start.x,
+            t.start.y,
+            heading_to_yaw(t.heading_deg),
+            t.accel_distance_m,
+            t.speed_kmh / 3.6,
+        )
+    }
+
+    /// From a start point, a map yaw (radians, counter-clockwise from +x), s_acc (m) and
+    /// v_target (m/s). Negative inputs are taken as 0; v = 0 is a dummy that never moves.
+    pub fn new(start_x: f64, start_y: f64, yaw: f64, s_acc: f64, v: f64) -> Profile {
+        let v = v.max(0.0);
+        // A dummy that never moves has no acceleration phase either.
+        let s_acc = if v > 0.0 { s_acc.max(0.0) } else { 0.0 };
         Profile {
             v,
-            s_acc: t.accel_distance_m,
-            t_acc: 2.0 * t.accel_distance_m / v,
-            start_x: t.start.x,
-            start_y: t.start.y,
-            yaw: heading_to_yaw(t.heading_deg),
+            s_acc,
+            t_acc: if v > 0.0 { 2.0 * s_acc / v } else { 0.0 },
+            start_x,
+            start_y,
+            yaw,
+        }
+    }
+
+    /// Time after the start at which the travel reaches `s` (inverse of [`Self::travel`];
+    /// `None` if it never does, i.e. v = 0 and s > 0).
+    pub fn time_to_travel(&self, s: f64) -> Option<f64> {
+        if s <= 0.0 {
+            return Some(0.0);
+        }
+        if self.v <= 0.0 {
+            return None;
+        }
+        if s < self.s_acc {
+            // s = ½ (v / t_acc) τ²
+            Some((2.0 * s * self.t_acc / self.v).sqrt())
+        } else {
+            Some(self.t_acc + (s - self.s_acc) / self.v)
         }
     }
 
@@ -85,5 +116,12 @@ mod tests {
         assert!((p.travel(p.t_acc - 1e-9) - 1.0).abs() < 1e-8);
         assert!((p.travel(3.933_9) - 4.463_75).abs() < 1e-5);
         assert_eq!(p.travel(-1.0), 0.0);
+        for tau in [0.0, 0.3, p.t_acc, 2.0, 3.933_9] {
+            let back = p.time_to_travel(p.travel(tau)).expect("moves");
+            assert!((back - tau).abs() < 1e-9, "{tau} -> {back}");
+        }
+        let q = Profile::new(0.0, 0.0, 0.0, 1.0, 0.0);
+        assert_eq!(q.travel(5.0), 0.0);
+        assert!(q.time_to_travel(1.0).is_none());
     }
 }

@@ -497,13 +497,8 @@ fn carrier_configs(
             .iter()
             .map(|t| {
                 let carrier = t.carrier.clone().unwrap_or_else(|| t.id.clone());
-                let p = DummyProfile::from_scenario(
-                    t.start.x,
-                    t.start.y,
-                    t.heading_deg,
-                    t.accel_distance_m,
-                    t.speed_kmh,
-                );
+                // The engine's own profile of the target (as `dispatch::live::read_scenario`).
+                let p = DummyProfile::new(crate::scenario::profile::Profile::of(t));
                 (t.id.clone(), carrier, p, t.carrier_mode.unwrap_or_default())
             })
             .collect(),

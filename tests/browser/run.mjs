@@ -25,7 +25,7 @@ const TOKEN = 'browser-test-token';
 const targetDir = process.env.CARGO_TARGET_DIR || path.join(root, 'target');
 const SCIL = process.env.SCIL_BIN || path.join(targetDir, 'debug/scil');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const SHOT = process.env.SCREENSHOT || path.join(root, 'target/dashboard.png');
+const SHOT = process.env.SCREENSHOT || path.join(root, MOCK ? 'target/dashboard-mock.png' : 'target/dashboard.png');
 const SCENARIO = 'cpna75_30kmh';
 const SPEED = Number(process.env.SCIL_TEST_SPEED || 2);
 
@@ -117,6 +117,10 @@ async function main() {
   });
   await page.waitForSelector('#btn-start:not([disabled])', { timeout: 10000 });
   await page.click('#btn-start');
+  await page.waitForSelector('#run-state[data-state=running]', { timeout: 10000 });
+  await test('e-stop visible while running', async () => {
+    assert(await page.isVisible('#estop'), 'ABORT button hidden while running');
+  });
 
   await test('VUT marker moves on the map', async () => {
     await page.waitForFunction(() => window.__scil.L.vut != null, null, { timeout: 15000 });
@@ -127,6 +131,32 @@ async function main() {
     assert(d > 1, `VUT moved only ${d.toFixed(2)} m in 1 s`);
     assert(a.pos !== b.pos, `position readout did not change (${a.pos})`);
     assert(b.f - a.f > 10, `only ${b.f - a.f} animation frames in 1 s`);
+  });
+
+  await test('map: lanes to scale, VUT and dummy with trails, lane readout', async () => {
+    const m = await page.evaluate(() => {
+      const { L, map } = window.__scil;
+      const dummy = L.targets.get('dummy');
+      return { lines: map.lines.length, scale: map.scale, trail: L.trail.length / 2, dummy: dummy ? { x: dummy.x, y: dummy.y } : null,
+        lane: document.querySelector('#hud-lane').textContent, mapName: document.querySelector('#map-name').textContent };
+    });
+    assert(m.lines >= 3, `only ${m.lines} lane lines (map ${m.mapName})`);
+    assert(m.mapName === 'proving_ground', `map name ${m.mapName}`);
+    assert(m.scale > 1 && m.scale < 100, `map scale ${m.scale} px/m`);
+    assert(m.trail >= 3, `VUT trail has ${m.trail} points`);
+    assert(m.dummy && Math.abs(m.dummy.x - 200) < 1, `dummy not at its start (200, -5.75): ${JSON.stringify(m.dummy)}`);
+    assert(/^r\S+ l-?\d+ s=/.test(m.lane), `lane readout '${m.lane}'`);
+  });
+
+  await test('source health and carrier state shown', async () => {
+    await page.waitForFunction(() => document.querySelectorAll('#health tbody tr').length >= 2
+      && /csv:/.test(document.querySelector('#health tbody').textContent), null, { timeout: 5000 });
+    const h = await page.$$eval('#health tbody tr', (rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
+    const src = h.find((r) => r[0].startsWith('csv:'));
+    const hz = parseFloat(src[1]);
+    assert(Math.abs(hz - 25 * SPEED) < 25 * SPEED * 0.3, `source rate ${src[1]} (expected ≈ ${25 * SPEED} Hz)`);
+    const c = await page.textContent('#carriers tbody');
+    assert(/dummy/.test(c) && /waiting|scheduled|started|triggered|moving/.test(c), `carrier table: ${c}`);
   });
 
   await test('TTC plot updates with the threshold line', async () => {
@@ -145,27 +175,68 @@ async function main() {
     assert(/ttc_s=\d/.test(txt), `trigger row lacks TTC: ${txt}`);
     const marks = await page.evaluate(() => window.__scil.plots.ttc.marks.instants.filter((i) => i.kind === 'trigger').length);
     assert(marks >= 1, 'trigger instant not marked on the TTC plot');
+    assert(await page.evaluate(() => window.__scil.L.triggerPoint != null), 'trigger position not marked on the map');
   });
 
-  // let the run finish (impact etc.), then screenshot the live view
-  await page.waitForSelector('#run-state[data-state=finished], #run-state[data-state=aborted], #run-state[data-state=failed]', { timeout: 60000 }).catch(() => {});
-  await sleep(400);
+  // the live view just after the impact (run still going, ABORT shown, both vehicles and the
+  // trigger on the map), then again once the run has finished
+  await page.waitForSelector('#events .ev-impact', { timeout: 30000 }).catch(() => {});
+  await sleep(300);
   fs.mkdirSync(path.dirname(SHOT), { recursive: true });
   await page.screenshot({ path: SHOT });
+  await page.waitForSelector('#run-state[data-state=finished], #run-state[data-state=aborted], #run-state[data-state=failed]', { timeout: 60000 }).catch(() => {});
+  await sleep(400);
+  await test('live view after the run: impact logged, e-stop gone', async () => {
+    assert(await page.evaluate(() => window.__scil.L.state) === 'finished', `run ended ${await page.evaluate(() => window.__scil.L.state)}`);
+    await page.waitForSelector('#events .ev-impact', { timeout: 2000 });
+    assert(!(await page.isVisible('#estop')), 'ABORT button still shown after the run');
+  });
+  await page.screenshot({ path: SHOT.replace(/\.png$/, '-finished.png') });
 
-  await test('results table shows the trigger', async () => {
+  // a second run straight through the API (×10), to compare the two side by side
+  const api = async (method, p, body) => {
+    const r = await fetch(`${base}api/v1${p}`, { method, headers: { Authorization: `Bearer ${TOKEN}`, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const t = await r.text();
+    if (!r.ok) throw new Error(`${method} ${p}: ${r.status} ${t}`);
+    return t ? JSON.parse(t) : null;
+  };
+  const run2 = (await api('POST', '/runs', { scenario_id: SCENARIO, replay: SCENARIO, speed: 10, start: true })).id;
+  for (let i = 0; i < 200 && !['finished', 'aborted', 'failed'].includes((await api('GET', `/runs/${run2}`)).state); i++) await sleep(100);
+
+  await test('results table shows the trigger (Table 2 values from the server)', async () => {
+    const res = await api('GET', `/runs/${runId}/results`);
+    const trig = res.triggers[res.triggers.length - 1], imp = res.impacts[res.impacts.length - 1];
     await page.click('[data-tab=results]');
     const sel = `#runs tr[data-id="${runId}"] .trig-ttc`;
     await page.waitForFunction((s) => { const e = document.querySelector(s); return e && /\d/.test(e.textContent); }, sel, { timeout: 15000 });
     const ttc = Number(await page.textContent(sel));
     assert(ttc > 0.5 && ttc < 10, `TTC at trigger ${ttc}`);
-    await page.waitForFunction(() => document.querySelectorAll('#detail .kv div').length > 5, null, { timeout: 10000 });
-    // comparison of the ticked runs (one is enough to render the side-by-side table)
+    assert(Math.abs(ttc - trig.ttc_s) < 0.0006, `table TTC ${ttc} ≠ server ${trig.ttc_s}`);
+    await page.click(`#runs tr[data-id="${runId}"] td:nth-child(2)`);
+    await page.waitForFunction((id) => document.querySelector('#detail-id').textContent === id && document.querySelectorAll('#detail .kv > div').length > 5, runId, { timeout: 10000 });
+    const cards = Object.fromEntries(await page.$$eval('#detail .kv > div', (ds) => ds.map((d) => [d.querySelector('.k').textContent, d.querySelector('.v').textContent])));
+    const near = (k, want, tol) => { const v = Number(cards[k]); assert(Math.abs(v - want) <= tol, `${k}: shown ${cards[k]}, server ${want}`); };
+    near('TTC at trigger', trig.ttc_s, 6e-5);
+    near('d_long at trigger', trig.d_long_m, 6e-4);
+    near('trigger-time error', trig.fire_error_ms, 6e-3);
+    near('dummy travel at impact', imp.dummy_travel_m, 6e-5);
+    near('nominal travel', 4.46375, 1e-9);
+    assert(Math.abs(imp.dummy_travel_m - 4.46375) < 0.5, `dummy travel ${imp.dummy_travel_m} far from nominal`);
+  });
+
+  await test('two runs compared side by side', async () => {
+    await page.click('#refresh-runs');
+    await page.waitForFunction((id) => { const e = document.querySelector(`#runs tr[data-id="${id}"] .trig-ttc`); return e && /\d/.test(e.textContent); }, run2, { timeout: 15000 });
     await page.check(`#runs tr[data-id="${runId}"] input`);
+    await page.check(`#runs tr[data-id="${run2}"] input`);
     await page.click('#compare');
     await page.waitForSelector('#cmp-table', { timeout: 10000 });
-    const cmp = await page.textContent('#cmp-table');
-    assert(cmp.includes('TTC at trigger') && cmp.includes(`run ${runId}`), 'comparison table incomplete');
+    const head = await page.$$eval('#cmp-table thead th', (ths) => ths.map((t) => t.textContent));
+    assert(head.includes(`run ${runId}`) && head.includes(`run ${run2}`), `comparison columns: ${head.join(', ')}`);
+    const row = await page.$$eval('#cmp-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)).find((r) => r[0].startsWith('TTC at trigger')));
+    assert(row && row.slice(1).every((v) => /^\d+\.\d+$/.test(v)), `TTC row: ${row}`);
+    const series = await page.evaluate(() => document.querySelectorAll('#cmp-speed .u-legend .u-series').length);
+    assert(series >= 3, `overlay plot has ${series - 1} runs`);
     await page.screenshot({ path: SHOT.replace(/\.png$/, '-results.png') });
   });
 
