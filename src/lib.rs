@@ -14,6 +14,7 @@ pub mod map;
 pub mod proj_geo;
 pub mod replay;
 pub mod replay_live;
+pub mod run_driver;
 pub mod sample;
 pub mod scenario;
 pub mod serve;

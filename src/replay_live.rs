@@ -27,8 +27,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Serialize;
-use tokio::sync::{broadcast, mpsc};
-use tokio::time::Instant;
+use tokio::sync::mpsc;
 
 use crate::dispatch::control_centre::{
     ControlCentre, ControlCentreConfig, ControlCentreHandle, GeoOrigin,
@@ -43,8 +42,10 @@ use crate::dispatch::safety::SafetyConfig;
 use crate::frame::Interface;
 use crate::ingest::csv::CsvSource;
 use crate::replay::{CsvReplay, Recorder, ReplayError, ReplaySetup, RunResult, Speed};
+use crate::run_driver::{drive, DriveConfig, Pace};
+pub use crate::run_driver::{LiveDrive, RetimeRecord, StartRecord};
 use crate::sample::InsSample;
-use crate::scenario::engine::{Command, Engine, Output};
+use crate::scenario::engine::{Engine, Output};
 
 /// Options of a live (dispatching) replay.
 #[derive(Debug, Clone)]
@@ -86,31 +87,6 @@ impl Default for LiveConfig {
             monr_miss_limit: 10,
         }
     }
-}
-
-/// A start command as the driver saw it.
-#[derive(Debug, Clone, Serialize)]
-pub struct StartRecord {
-    pub target: String,
-    pub carrier: Option<String>,
-    /// Predicted instant (sample time base).
-    pub at_s: f64,
-    /// When the engine decided (sample time base, from the wall clock).
-    pub decided_s: f64,
-    /// Whether the control centre was asked (each start goes to its target's carrier).
-    pub sent: bool,
-    #[serde(skip)]
-    pub decided_wall: Option<Instant>,
-}
-
-/// A retime of a target's profile origin (after the fact, from the exact crossing).
-#[derive(Debug, Clone, Serialize)]
-pub struct RetimeRecord {
-    pub target: String,
-    pub origin_s: f64,
-    pub correction_ms: f64,
-    /// MTSP handed to the control centre (its `MtspSent`/`RetimeRefused` event tells more).
-    pub mtsp_sent: bool,
 }
 
 /// Per-carrier block of the JSON result.
@@ -159,192 +135,40 @@ pub struct LiveRunResult {
     pub dispatch: DispatchSummary,
 }
 
-/// What the driver did, besides feeding the engine.
-#[derive(Debug, Default)]
-pub struct LiveDrive {
-    pub samples: u64,
-    pub last_sample_wall: Option<Instant>,
-    pub starts: Vec<StartRecord>,
-    pub retimes: Vec<RetimeRecord>,
-    /// Abort raised by the control centre (not by the engine), with its wall instant.
-    pub cc_abort: Option<(Instant, String)>,
-    /// Abort commanded by the engine.
-    pub engine_abort: Option<(Instant, String)>,
-}
-
-impl LiveDrive {
-    fn aborted(&self) -> bool {
-        self.cc_abort.is_some() || self.engine_abort.is_some()
-    }
-}
-
-/// Sleeps until `at` unless the control centre aborts first (returns its reason then).
-async fn sleep_or_abort(
-    at: Option<Instant>,
-    ev: &mut broadcast::Receiver<DispatchEvent>,
-) -> Option<String> {
-    loop {
-        tokio::select! {
-            biased;
-            e = ev.recv() => match e {
-                Ok(DispatchEvent { kind: EventKind::Abort { reason }, .. }) => {
-                    return Some(serde_json::to_string(&reason).unwrap_or_else(|_| format!("{reason:?}")));
-                }
-                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-                Err(broadcast::error::RecvError::Closed) => return Some("control centre stopped".into()),
-            },
-            _ = sleep_until_opt(at) => return None,
-        }
-    }
-}
-
-async fn sleep_until_opt(at: Option<Instant>) {
-    match at {
-        Some(t) => tokio::time::sleep_until(t).await,
-        None => std::future::pending().await,
-    }
-}
-
-/// Turns one engine output into control-centre calls.
-fn dispatch_output(out: &Output, live: &mut LiveDispatch, d: &mut LiveDrive) {
-    let Output::Command(c) = out else { return };
-    match c {
-        Command::Start { target, carrier, at_s } => {
-            let now = Instant::now();
-            live.start_carrier(carrier.as_deref().unwrap_or(target), *at_s);
-            d.starts.push(StartRecord {
-                target: target.clone(),
-                carrier: carrier.clone(),
-                at_s: *at_s,
-                decided_s: live.sample_time(now).unwrap_or(f64::NAN),
-                sent: true,
-                decided_wall: Some(now),
-            });
-        }
-        Command::Retime { target, carrier, origin_s, correction_s } => {
-            let mtsp_sent = live.retime(carrier.as_deref().unwrap_or(target), *origin_s);
-            d.retimes.push(RetimeRecord {
-                target: target.clone(),
-                origin_s: *origin_s,
-                correction_ms: correction_s * 1000.0,
-                mtsp_sent,
-            });
-        }
-        Command::Abort { reason } => {
-            live.abort(reason);
-            d.engine_abort.get_or_insert((Instant::now(), reason.clone()));
-        }
-    }
-}
-
 /// Drives `engine` from `samples` in real time (× `live`'s speed) and dispatches its commands.
-/// The channel closing ends the run; a sample error stops it with the error. The carriers must
-/// be armed already. `on_output` sees every engine output.
+/// `speed` must be the one `live` was made with. The channel closing ends the run; a sample
+/// error stops it with the error. The carriers must
+/// be armed already. `on_output` sees every engine output. This is [`crate::run_driver::drive`]
+/// (the driver of every `scil serve` run) at a recorded pace with dispatch.
 pub async fn drive_live<E: Into<ReplayError>>(
     samples: &mut mpsc::Receiver<Result<InsSample, E>>,
     interface: &Interface,
     engine: &mut Engine,
     live: &mut LiveDispatch,
+    speed: f64,
     strt_lead: Duration,
     on_output: &mut dyn FnMut(Output),
 ) -> Result<LiveDrive, ReplayError> {
-    let mut d = LiveDrive::default();
-    let mut ev = live.handle.events();
-    let mut last_t: Option<f64> = None;
-    // Flush the engine's outputs; true if the run must stop (engine aborted).
-    macro_rules! flush {
-        () => {{
-            while let Some(o) = engine.poll_output() {
-                dispatch_output(&o, live, &mut d);
-                on_output(o);
-            }
-            d.aborted()
-        }};
+    let cfg = DriveConfig {
+        pace: Pace::Recorded(Speed::Factor(if speed > 0.0 { speed } else { 1.0 })),
+        strt_lead,
+        skip_bad_samples: false,
+    };
+    let mut hooks = |o: Output| on_output(o);
+    let mut d = drive(
+        samples,
+        interface,
+        engine,
+        Some(live),
+        None,
+        &cfg,
+        &mut hooks,
+    )
+    .await;
+    match d.error.take() {
+        Some(e) => Err(e),
+        None => Ok(d),
     }
-    macro_rules! cc_aborted {
-        ($reason:expr) => {{
-            let reason: String = $reason;
-            let now = Instant::now();
-            let t = live.sample_time(now).or(last_t).unwrap_or(0.0);
-            d.cc_abort = Some((now, reason.clone()));
-            // The engine records the abort; its Abort command is not sent back.
-            engine.abort(t, &format!("control centre abort: {reason}"));
-            while let Some(o) = engine.poll_output() {
-                if !matches!(o, Output::Command(Command::Abort { .. })) {
-                    dispatch_output(&o, live, &mut d);
-                }
-                on_output(o);
-            }
-            return Ok(d);
-        }};
-    }
-
-    loop {
-        // Next sample; engine timers (and control-centre aborts) are served while waiting.
-        let s = loop {
-            let timer = if d.samples > 0 { engine.poll_timeout() } else { None };
-            let wake = timer.map(|t| live.wall(t));
-            tokio::select! {
-                biased;
-                item = samples.recv() => match item {
-                    None => break None,
-                    Some(Err(e)) => return Err(e.into()),
-                    Some(Ok(ins)) => {
-                        let s = interface
-                            .to_map(&ins)
-                            .map_err(|e| ReplayError::Other(anyhow::anyhow!("{e}")))?;
-                        break Some(s);
-                    }
-                },
-                r = sleep_or_abort(wake, &mut ev) => {
-                    if let Some(reason) = r {
-                        cc_aborted!(reason);
-                    }
-                    if let Some(t) = timer {
-                        engine.handle_timeout(t);
-                        if flush!() {
-                            return Ok(d);
-                        }
-                    }
-                }
-            }
-        };
-        let Some(s) = s else { break };
-        if d.samples == 0 {
-            live.anchor(s.time_s, Instant::now());
-            engine.arm(s.time_s);
-        }
-        // Timers due up to this sample fire first, at their own instants. The held sample is
-        // later, so a trigger timer may be woken `strt_lead` early.
-        while let Some(t) = engine.poll_timeout() {
-            if t > s.time_s {
-                break;
-            }
-            let w = live.wall(t);
-            let w = w.checked_sub(strt_lead).unwrap_or(w);
-            if let Some(reason) = sleep_or_abort(Some(w), &mut ev).await {
-                cc_aborted!(reason);
-            }
-            engine.handle_timeout(t);
-            if flush!() {
-                return Ok(d);
-            }
-        }
-        if let Some(reason) = sleep_or_abort(Some(live.wall(s.time_s)), &mut ev).await {
-            cc_aborted!(reason);
-        }
-        live.on_sample(s.time_s);
-        d.last_sample_wall = Some(Instant::now());
-        engine.handle_sample(&s);
-        last_t = Some(s.time_s);
-        d.samples += 1;
-        if flush!() {
-            return Ok(d);
-        }
-    }
-    engine.finish(last_t.unwrap_or(0.0));
-    flush!();
-    Ok(d)
 }
 
 /// Control-centre configuration for a scenario and `--carrier` specs (OSEM origin from the
@@ -405,9 +229,9 @@ pub async fn connect_and_arm(
     };
     let ready = h
         .wait_for(cfg.connect_timeout, |s| {
-            s.carriers.iter().all(|c| {
-                c.connected && c.ready_to_arm && c.state == Some(ObjectState::Disarmed)
-            })
+            s.carriers
+                .iter()
+                .all(|c| c.connected && c.ready_to_arm && c.state == Some(ObjectState::Disarmed))
         })
         .await;
     if !ready {
@@ -440,7 +264,12 @@ pub async fn run_live<E: Into<ReplayError>>(
         .scenario
         .targets
         .iter()
-        .map(|t| (t.id.clone(), t.carrier.clone().unwrap_or_else(|| t.id.clone())))
+        .map(|t| {
+            (
+                t.id.clone(),
+                t.carrier.clone().unwrap_or_else(|| t.id.clone()),
+            )
+        })
         .collect();
     let h = connect_and_arm(cc, cfg).await?;
     let armed_after_s = h.epoch().elapsed().as_secs_f64();
@@ -452,6 +281,7 @@ pub async fn run_live<E: Into<ReplayError>>(
         &setup.interface,
         &mut engine,
         &mut live,
+        cfg.speed,
         cfg.strt_lead,
         &mut |o| {
             on_output(&o);
@@ -479,7 +309,9 @@ pub async fn run_live<E: Into<ReplayError>>(
     }
     let _ = h
         .wait_for(cfg.stop_timeout, |s| {
-            s.carriers.iter().all(|c| c.state != Some(ObjectState::Running))
+            s.carriers
+                .iter()
+                .all(|c| c.state != Some(ObjectState::Running))
         })
         .await;
     // Let the last MONR land in the snapshot.
@@ -607,7 +439,13 @@ pub async fn replay_csv_live(
                 break;
             }
         }
-        (src.skipped, src.skipped_errors.iter().map(|e| e.to_string()).collect::<Vec<_>>())
+        (
+            src.skipped,
+            src.skipped_errors
+                .iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>(),
+        )
     });
     let res = run_live(setup, cc, cfg, &mut rx, on_output).await;
     drop(rx);

@@ -16,6 +16,7 @@ use super::config::Config;
 use super::error::{ApiError, ApiResult};
 use super::live::Hub;
 use super::runner::ActiveRun;
+use crate::ingest::health::SourceHealth as IngestHealth;
 use crate::map::Map;
 use crate::scenario::Scenario;
 use crate::store::writer::Writer;
@@ -43,6 +44,8 @@ pub struct Inner {
     pub runs: Mutex<HashMap<String, Arc<ActiveRun>>>,
     pub maps: Mutex<HashMap<String, Arc<Map>>>,
     pub carriers: Mutex<BTreeMap<String, CarrierStatus>>,
+    /// Live ingest sources, by name (the latest run's source of each name), for `/metrics`.
+    pub sources: Mutex<BTreeMap<String, IngestHealth>>,
     pub metrics: Metrics,
     pub started: Instant,
     pub upload_dir: PathBuf,
@@ -58,8 +61,15 @@ pub struct CarrierStatus {
     pub state: String,
     pub run_id: Option<String>,
     pub updated_at: Option<chrono::DateTime<Utc>>,
-    /// Dispatch mode: `simulated` (engine commands only; ISO 22133 dispatch comes with live runs).
+    /// Dispatch mode: `simulated` (engine commands only) or `iso22133` (a real carrier of a run,
+    /// its state from MONR: `DISARMED`, `ARMED`, `RUNNING`, `ABORTING`, …).
     pub mode: String,
+    /// ISO 22133 address (`iso22133` mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    /// TCP connection up (`iso22133` mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connected: Option<bool>,
 }
 
 /// Counters for `/metrics`.
@@ -76,6 +86,8 @@ pub struct Metrics {
     pub ws_frames_sent: AtomicU64,
     pub ws_lagged_frames: AtomicU64,
     pub uploads: AtomicU64,
+    /// Live samples that could not be put on the map (skipped).
+    pub samples_rejected: AtomicU64,
 }
 
 impl Metrics {
@@ -121,6 +133,7 @@ impl AppState {
             runs: Mutex::new(HashMap::new()),
             maps: Mutex::new(HashMap::new()),
             carriers: Mutex::new(BTreeMap::new()),
+            sources: Mutex::new(BTreeMap::new()),
             metrics: Metrics::default(),
             started: Instant::now(),
             upload_dir,
@@ -254,6 +267,8 @@ impl AppState {
                     run_id: None,
                     updated_at: None,
                     mode: "simulated".into(),
+                    address: None,
+                    connected: None,
                 });
                 if !e.targets.contains(&t.id) {
                     e.targets.push(t.id.clone());
@@ -266,7 +281,21 @@ impl AppState {
         Ok(())
     }
 
+    /// A simulated carrier's state (from the engine's commands).
     pub fn set_carrier_state(&self, carrier: &str, state: &str, run_id: &str) {
+        self.set_carrier_status(carrier, state, run_id, "simulated", None, None);
+    }
+
+    /// A carrier's state in `mode` (`simulated` or `iso22133`).
+    pub fn set_carrier_status(
+        &self,
+        carrier: &str,
+        state: &str,
+        run_id: &str,
+        mode: &str,
+        address: Option<String>,
+        connected: Option<bool>,
+    ) {
         let mut c = self.carriers.lock().unwrap();
         let e = c
             .entry(carrier.to_string())
@@ -277,11 +306,22 @@ impl AppState {
                 state: "idle".into(),
                 run_id: None,
                 updated_at: None,
-                mode: "simulated".into(),
+                mode: mode.into(),
+                address: None,
+                connected: None,
             });
         e.state = state.to_string();
         e.run_id = Some(run_id.to_string());
         e.updated_at = Some(Utc::now());
+        e.mode = mode.to_string();
+        e.address = address;
+        e.connected = connected;
+    }
+
+    /// Registers a live source's health for `/metrics` (replaces one of the same name).
+    pub fn register_source(&self, h: IngestHealth) {
+        let name = h.snapshot().source;
+        self.sources.lock().unwrap().insert(name, h);
     }
 
     /// Queues an event for the events table (through the writer: never blocks, never lost

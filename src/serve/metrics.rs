@@ -134,6 +134,90 @@ pub fn render(st: &AppState) -> String {
         "Frames skipped for slow WebSocket clients.",
         g(&m.ws_lagged_frames),
     );
+    put(
+        "scil_samples_rejected_total",
+        "counter",
+        "Live samples skipped (not mappable to the map frame).",
+        g(&m.samples_rejected),
+    );
+    // Live ingest sources (one series per source name).
+    let sources: Vec<_> = st
+        .sources
+        .lock()
+        .unwrap()
+        .values()
+        .map(|h| h.snapshot())
+        .collect();
+    if !sources.is_empty() {
+        let esc = |s: &str| {
+            s.replace('\\', "\\\\")
+                .replace('"', "\\\"")
+                .replace('\n', "\\n")
+        };
+        type Get = fn(&crate::ingest::health::HealthSnapshot) -> f64;
+        let series: [(&str, &str, &str, Get); 9] = [
+            (
+                "scil_source_messages_total",
+                "counter",
+                "Messages received by a live source.",
+                |h| h.messages as f64,
+            ),
+            (
+                "scil_source_samples_total",
+                "counter",
+                "Samples produced by a live source.",
+                |h| h.samples as f64,
+            ),
+            (
+                "scil_source_malformed_total",
+                "counter",
+                "Malformed messages of a live source.",
+                |h| h.malformed as f64,
+            ),
+            (
+                "scil_source_checksum_failed_total",
+                "counter",
+                "Messages with a failed checksum.",
+                |h| h.checksum_failed as f64,
+            ),
+            (
+                "scil_source_out_of_order_total",
+                "counter",
+                "Messages out of time order (dropped).",
+                |h| h.out_of_order as f64,
+            ),
+            (
+                "scil_source_no_fix_total",
+                "counter",
+                "Valid messages without a sample.",
+                |h| h.no_fix as f64,
+            ),
+            (
+                "scil_source_not_locked_total",
+                "counter",
+                "Samples without a locked navigation status.",
+                |h| h.not_locked as f64,
+            ),
+            (
+                "scil_source_rate_hz",
+                "gauge",
+                "Samples per second over the last two seconds.",
+                |h| h.rate_hz,
+            ),
+            (
+                "scil_source_age_seconds",
+                "gauge",
+                "Seconds since the last sample (-1 before the first).",
+                |h| h.last_sample_age_s.unwrap_or(-1.0),
+            ),
+        ];
+        for (name, kind, help, get) in series {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+            for h in &sources {
+                let _ = writeln!(out, "{name}{{source=\"{}\"}} {}", esc(&h.source), get(h));
+            }
+        }
+    }
     out
 }
 

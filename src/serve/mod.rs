@@ -197,6 +197,7 @@ pub async fn demo_loop(st: AppState) {
                         file_name: "cpna75_30kmh.csv".into(),
                     },
                     speed: Speed::Factor(1.0),
+                    carriers: Vec::new(),
                 },
             )
             .await?;

@@ -44,7 +44,7 @@ pub fn document() -> Value {
         "info": {
             "title": "scil service API",
             "version": env!("CARGO_PKG_VERSION"),
-            "description": "Scenario-in-the-Loop proving-ground control: runs, replays, scenarios, maps, carriers, live telemetry. Mutating endpoints need `Authorization: Bearer <operator token>`. Errors are `{\"error\", \"detail\"}`. Live frames: WebSocket `GET /api/v1/live` and `GET /api/v1/runs/{id}/live` (JSON text frames with `type` = hello | sample | ttc | event | state | health)."
+            "description": "Scenario-in-the-Loop proving-ground control: runs, replays, scenarios, maps, carriers, live telemetry. Mutating endpoints need `Authorization: Bearer <operator token>`. Errors are `{\"error\", \"detail\"}`. Live frames: WebSocket `GET /api/v1/live` and `GET /api/v1/runs/{id}/live` (JSON text frames with `type` = hello | sample | ttc | event | state | health; `event` frames include `carrier_state` with `mode` simulated | iso22133)."
         },
         "servers": [{"url": "/api/v1"}],
         "paths": {
@@ -56,6 +56,7 @@ pub fn document() -> Value {
             "/runs/{id}/arm": {"post": op("Arm: load scenario, map and source (created → armed)", "runs", true, "200", json!({"parameters": id_param()}))},
             "/runs/{id}/start": {"post": op("Start the engine task (armed → running)", "runs", true, "200", json!({"parameters": id_param()}))},
             "/runs/{id}/abort": {"post": op("Abort (running → aborted at the current sample; created/armed → aborted)", "runs", true, "202", json!({"parameters": id_param(), "requestBody": {"required": false, "content": {"application/json": {"schema": {"type": "object", "properties": {"reason": {"type": "string"}}}}}}}))},
+            "/runs/{id}/finish": {"post": op("Finish normally at the current sample (running → finished; how a live run ends)", "runs", true, "202", json!({"parameters": id_param()}))},
             "/runs/{id}/events": {"get": op("Events of a run, oldest first", "runs", false, "200", json!({"parameters": [id_param()[0].clone(), {"name": "after", "in": "query", "schema": {"type": "integer"}}, {"name": "limit", "in": "query", "schema": {"type": "integer"}}]}))},
             "/runs/{id}/results": {"get": op("Results, same JSON as `scil replay --json` (404 until the run ends)", "runs", false, "200", json!({"parameters": id_param()}))},
             "/runs/{id}/telemetry": {"get": op("Telemetry rows (VUT and simulated targets)", "runs", false, "200", json!({"parameters": [id_param()[0].clone(),
@@ -85,7 +86,7 @@ pub fn document() -> Value {
             },
             "/maps/{id}": {"get": op("Map metadata", "maps", false, "200", json!({"parameters": id_param()}))},
             "/maps/{id}/geojson": {"get": op("Lanes as a GeoJSON FeatureCollection", "maps", false, "200", json!({"parameters": [id_param()[0].clone(), {"name": "wgs84", "in": "query", "schema": {"type": "boolean"}}]}))},
-            "/carriers": {"get": op("Target carriers and their last known state", "carriers", false, "200", json!({}))},
+            "/carriers": {"get": op("Target carriers and their last known state (`mode`: simulated, or iso22133 for real carriers of a run, with `address` and `connected`)", "carriers", false, "200", json!({}))},
             "/health": {"get": op("Service health (503 when the database does not answer)", "service", false, "200", json!({}))},
             "/metrics": {"get": {"summary": "Prometheus metrics", "tags": ["service"], "responses": {"200": {"description": "OK", "content": {"text/plain": {}}}}}},
             "/openapi.json": {"get": {"summary": "This document", "tags": ["service"], "responses": {"200": {"description": "OK"}}}}
@@ -99,7 +100,7 @@ pub fn document() -> Value {
                     "state": {"type": "string", "enum": ["created", "armed", "running", "finished", "aborted", "failed"]},
                     "scenario_id": {"type": "string"},
                     "map_id": {"type": "string", "nullable": true},
-                    "source": {"type": "object", "properties": {"kind": {"type": "string", "enum": ["csv_replay"]}, "replay_id": {"type": "string"}, "file_name": {"type": "string"}}},
+                    "source": {"$ref": "#/components/schemas/RunSource"},
                     "created_at": {"type": "string", "format": "date-time"},
                     "armed_at": {"type": "string", "format": "date-time", "nullable": true},
                     "started_at": {"type": "string", "format": "date-time", "nullable": true},
@@ -110,9 +111,21 @@ pub fn document() -> Value {
                     "scenario_id": {"type": "string"},
                     "map_id": {"type": "string"},
                     "replay": {"type": "string", "description": "replay id (or an earlier replay run's id); default: the replay named like the scenario"},
-                    "source": {"type": "object"},
-                    "speed": {"oneOf": [{"type": "number"}, {"type": "string"}]},
+                    "source": {"$ref": "#/components/schemas/RunSource"},
+                    "carriers": {"type": "array", "items": {"$ref": "#/components/schemas/CarrierSpec"},
+                        "description": "real carriers dispatched over ISO 22133 (every carrier of the scenario); connected and armed when the run starts; without them the carriers are simulated"},
+                    "speed": {"oneOf": [{"type": "number"}, {"type": "string"}], "description": "replays only: real-time factor or \"max\" (not \"max\" with carriers); live sources run in real time"},
                     "start": {"type": "boolean", "description": "arm and start at once"}}},
+                "RunSource": {"type": "object", "required": ["kind"], "discriminator": {"propertyName": "kind"}, "oneOf": [
+                    {"type": "object", "title": "csv_replay", "required": ["kind", "replay_id"], "properties": {
+                        "kind": {"type": "string", "enum": ["csv_replay"]}, "replay_id": {"type": "string"}, "file_name": {"type": "string"}}},
+                    {"type": "object", "title": "ncom", "required": ["kind", "bind"], "description": "OxTS NCOM over UDP, bound when the run is armed; samples are applied from the start on", "properties": {
+                        "kind": {"type": "string", "enum": ["ncom"]}, "bind": {"type": "string", "example": "0.0.0.0:3000"}}},
+                    {"type": "object", "title": "json", "required": ["kind", "transport", "bind"], "description": "JSON lines (one sample per line) over UDP, a TCP server or a WebSocket server", "properties": {
+                        "kind": {"type": "string", "enum": ["json"]}, "transport": {"type": "string", "enum": ["udp", "tcp", "ws"]}, "bind": {"type": "string", "example": "0.0.0.0:5000"}}}]},
+                "CarrierSpec": {"type": "object", "required": ["name", "address"], "properties": {
+                    "name": {"type": "string", "description": "the scenario's carrier name", "example": "carrier-1"},
+                    "address": {"type": "string", "description": "HOST[:TCP_PORT] (UDP port = TCP − 1) or HOST:TCP_PORT:UDP_PORT", "example": "127.0.0.1:53241"}}},
                 "RunResponse": run_ref
             }
         }

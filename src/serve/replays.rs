@@ -181,6 +181,7 @@ async fn upload(
                 file_name: up.name,
             },
             speed,
+            carriers: Vec::new(),
         },
     )
     .await?;

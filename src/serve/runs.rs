@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use super::auth::{Operator, Reader};
 use super::context::AppState;
 use super::error::{ApiError, ApiJson, ApiQuery, ApiResult};
-use super::runner::{self, NewRun, RunSource};
+use super::runner::{self, CarrierSpec, NewRun, RunSource};
 use crate::replay::Speed;
 use crate::store::RunRow;
 
@@ -22,6 +22,7 @@ pub fn router() -> Router<AppState> {
         .route("/runs/{id}/arm", post(arm))
         .route("/runs/{id}/start", post(start))
         .route("/runs/{id}/abort", post(abort))
+        .route("/runs/{id}/finish", post(finish))
         .route("/runs/{id}/events", get(events))
         .route("/runs/{id}/results", get(results))
         .route("/runs/{id}/telemetry", get(telemetry))
@@ -75,9 +76,14 @@ pub struct CreateRun {
     /// whose source was a replay (that recording is replayed again).
     #[serde(default, alias = "replay_id")]
     pub replay: Option<String>,
-    /// Explicit source (`{"kind":"csv_replay","replay_id":…}`); alternative to `replay`.
+    /// Explicit source: `{"kind":"csv_replay","replay_id":…}` (alternative to `replay`), or a
+    /// live source `{"kind":"ncom","bind":"0.0.0.0:3000"}`,
+    /// `{"kind":"json","transport":"udp"|"tcp"|"ws","bind":…}`.
     #[serde(default)]
     pub source: Option<Value>,
+    /// Real carriers dispatched over ISO 22133: `[{"name":"carrier-1","address":"HOST:PORT"}]`.
+    #[serde(default)]
+    pub carriers: Vec<CarrierSpec>,
     #[serde(default)]
     pub speed: Option<SpeedArg>,
     /// Arm and start at once.
@@ -132,6 +138,7 @@ async fn create(
                 .map_err(|e| ApiError::Unprocessable(format!("source: {e}")))?;
             match &src {
                 RunSource::CsvReplay { replay_id, .. } => source_for(&st, replay_id).await?,
+                RunSource::Ncom { .. } | RunSource::Json { .. } => src,
             }
         }
         (None, Some(r)) => source_for(&st, r).await?,
@@ -151,6 +158,7 @@ async fn create(
             map_id: req.map_id,
             source,
             speed,
+            carriers: req.carriers,
         },
     )
     .await?;
@@ -190,6 +198,15 @@ async fn start(
 ) -> ApiResult<Response> {
     let r = runner::start(&st, &id).await?;
     Ok(axum::Json(run_json(&r)).into_response())
+}
+
+async fn finish(
+    State(st): State<AppState>,
+    _op: Operator,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let r = runner::finish(&st, &id).await?;
+    Ok((StatusCode::ACCEPTED, axum::Json(run_json(&r))).into_response())
 }
 
 #[derive(Debug, Default, Deserialize)]
