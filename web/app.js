@@ -105,7 +105,9 @@ function onEvent(m) {
   const name = e.event || 'event';
   const t = m.t ?? e.time_s;
   switch (name) {
-    case 'armed': setState('armed'); break;
+    // The engine's own `armed` event comes when its task starts, which for a run is after the
+    // run went `running`: the run state is taken from `state` frames only.
+    case 'armed': break;
     case 'trigger_scheduled': L.carriers.set(e.target, 'scheduled'); break;
     case 'trigger_unscheduled': L.carriers.set(e.target, 'waiting'); break;
     case 'triggered':
@@ -213,8 +215,11 @@ window.__scil.plots = { ttc: ttcPlot, speed: speedPlot };
 window.__scil.map = mapView;
 
 // ---------------------------------------------------------------- render loop
-let lastTables = 0, rateCount = 0, rateT = performance.now();
-function frame(now) {
+let lastTables = 0, rateCount = 0, rateT = performance.now(), lastFrame = 0;
+// Drawn from requestAnimationFrame; when the browser stops delivering frames (a hidden or
+// occluded window, some headless modes) a 4 Hz timer keeps the state, tables and plots current.
+function frame(now, fromTimer = false) {
+  lastFrame = performance.now();
   stats.frames++;
   if (L.dirty.map || mapView.dirty || mapView.follow && L.dirty.hud) {
     mapView.draw({ vut: L.vut, targets: L.targets, trail: L.trail, triggerPoint: L.triggerPoint });
@@ -238,8 +243,9 @@ function frame(now) {
     stats.lastRate = (stats.messages - rateCount) * 1000 / (now - rateT); rateCount = stats.messages; rateT = now;
     $('#msg-rate').textContent = `${stats.lastRate.toFixed(0)} msg/s`;
   }
-  requestAnimationFrame(frame);
+  if (!fromTimer) requestAnimationFrame(frame);
 }
+setInterval(() => { if (performance.now() - lastFrame > 250) frame(performance.now(), true); }, 250);
 
 function renderHud() {
   const v = L.vut;

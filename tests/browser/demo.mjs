@@ -37,7 +37,9 @@ try {
   }
   ctx = await chromium.launchPersistentContext(path.join(tmp, 'profile'), {
     executablePath: CHROMIUM, headless: true, viewport: { width: 1600, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run',
+      // keep timers and animation frames running in a window nobody looks at
+      '--disable-renderer-backgrounding', '--disable-background-timer-throttling', '--disable-backgrounding-occluded-windows'],
   });
   const page = ctx.pages()[0] || await ctx.newPage();
   const errors = [];

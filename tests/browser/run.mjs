@@ -76,6 +76,8 @@ async function test(name, fn) {
 const assert = (c, msg) => { if (!c) throw new Error(msg); };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+let diagnose = async () => 'page not opened';
+
 async function main() {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}/`;
@@ -84,11 +86,17 @@ async function main() {
 
   const ctx = await chromium.launchPersistentContext(path.join(tmp, 'profile'), {
     executablePath: CHROMIUM, headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run',
+      // keep timers and animation frames running in a window nobody looks at
+      '--disable-renderer-backgrounding', '--disable-background-timer-throttling', '--disable-backgrounding-occluded-windows'],
     viewport: { width: 1600, height: 900 },
   });
   browser = ctx;
   const page = ctx.pages()[0] || await ctx.newPage();
+  diagnose = () => page.evaluate(() => {
+    const q = (s) => document.querySelector(s);
+    return `L.state=${window.__scil?.L?.state} frames=${window.__scil?.stats?.frames} msgs=${window.__scil?.stats?.messages} run-state=${q("#run-state")?.dataset.state} start-disabled=${q('#btn-start')?.disabled} arm-disabled=${q('#btn-arm')?.disabled} toast="${q('#toast')?.textContent ?? ''}"`;
+  }).catch((e) => `no page state (${e.message})`);
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
   // resource 404s (e.g. probing an optional endpoint) are logged by Chromium as console errors: not app errors
@@ -247,7 +255,11 @@ async function main() {
 
 let code = 0;
 try { await main(); }
-catch (e) { console.log(`  FAIL setup: ${e.message.split('\n')[0]}`); results.push(['setup', false]); }
+catch (e) {
+  console.log(`  FAIL setup: ${e.message.split('\n')[0]}`);
+  console.log(`       page: ${await diagnose()}`);
+  results.push(['setup', false]);
+}
 finally {
   if (browser) await browser.close().catch(() => {});
   for (const c of children) c.kill('SIGTERM');
