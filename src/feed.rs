@@ -101,7 +101,12 @@ pub fn ncom_stream(
                 lat_deg,
                 lon_deg,
                 alt_m,
-            } => (lat_deg, lon_deg, alt_m.unwrap_or(opts.default_alt_m), s.heading_deg),
+            } => (
+                lat_deg,
+                lon_deg,
+                alt_m.unwrap_or(opts.default_alt_m),
+                s.heading_deg,
+            ),
             InsPosition::Local { x, y } => {
                 let g = geo.ok_or(FeedError::NoGeo(s.time_s))?;
                 let (lat, lon) = g.to_wgs84(x, y);
@@ -236,7 +241,9 @@ mod tests {
             .collect();
         assert!((fixes[2].sample.time_s - 100.02).abs() < 1e-9);
         assert!(fixes[2].sample.heading_deg.abs() < 1e-4 || fixes[2].sample.heading_deg > 359.9999);
-        let InsPosition::Wgs84 { lon_deg, .. } = fixes[2].sample.position else { panic!() };
+        let InsPosition::Wgs84 { lon_deg, .. } = fixes[2].sample.position else {
+            panic!()
+        };
         assert!((lon_deg - 16.0002).abs() < 1e-12);
         // Local positions need a geo inverse.
         let mut l = s[0].clone();

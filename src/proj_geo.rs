@@ -53,7 +53,10 @@ impl ProjGeo {
         self.with_transform(|p| p.convert((lon_deg, lat_deg)).map_err(|e| e.to_string()))
     }
 
-    fn with_transform<R>(&self, f: impl FnOnce(&proj::Proj) -> Result<R, String>) -> Result<R, ProjGeoError> {
+    fn with_transform<R>(
+        &self,
+        f: impl FnOnce(&proj::Proj) -> Result<R, String>,
+    ) -> Result<R, ProjGeoError> {
         let err = |reason: String| ProjGeoError {
             georef: self.target.clone(),
             reason,
@@ -61,10 +64,13 @@ impl ProjGeo {
         TRANSFORMS.with(|cell| {
             let mut map = cell.borrow_mut();
             if !map.contains_key(&self.target) {
-                let p = proj::Proj::new_known_crs("EPSG:4326", &self.target, None).map_err(|e| err(e.to_string()))?;
+                let p = proj::Proj::new_known_crs("EPSG:4326", &self.target, None)
+                    .map_err(|e| err(e.to_string()))?;
                 map.insert(self.target.clone(), p);
             }
-            let p = map.get(&self.target).ok_or_else(|| err("transformation missing".into()))?;
+            let p = map
+                .get(&self.target)
+                .ok_or_else(|| err("transformation missing".into()))?;
             f(p).map_err(err)
         })
     }

@@ -351,10 +351,9 @@ pub async fn run_live<E: Into<ReplayError>>(
         let Some(report) = reports.into_iter().find(|r| r.carrier == cs.name) else {
             continue;
         };
-        let start = d
-            .starts
-            .iter()
-            .find(|s| s.sent && (targets.contains(&s.target) || s.carrier.as_deref() == Some(&cs.name)));
+        let start = d.starts.iter().find(|s| {
+            s.sent && (targets.contains(&s.target) || s.carrier.as_deref() == Some(&cs.name))
+        });
         let predicted_start_s = start.map(|s| s.at_s);
         let strt_vs_predicted_ms = match (report.strt_sent_s, predicted_start_s) {
             (Some(sent), Some(p)) => Some((sent - p) / cfg.speed.max(1e-9) * 1000.0),

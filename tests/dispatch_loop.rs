@@ -408,7 +408,10 @@ async fn malformed_datagrams_and_stream_bytes_are_counted_not_fatal() {
 async fn retime_moves_the_carrier_origin_within_bounds() {
     let mut sim = sim().await;
     let h = cc(&sim, CarrierMode::Trajectory, 10);
-    assert!(h.wait_carrier_state("carrier-1", ObjectState::Disarmed, T).await);
+    assert!(
+        h.wait_carrier_state("carrier-1", ObjectState::Disarmed, T)
+            .await
+    );
     let feed = telemetry(&h);
     h.arm(T).await.expect("arms");
 
@@ -419,20 +422,26 @@ async fn retime_moves_the_carrier_origin_within_bounds() {
     let refused = |h: &ControlCentreHandle| {
         let ev = h.snapshot().events;
         (
-            ev.iter().filter(|e| matches!(e.kind, EventKind::RetimeRefused { .. })).count(),
-            ev.iter().filter(|e| matches!(e.kind, EventKind::StartRefused { .. })).count(),
+            ev.iter()
+                .filter(|e| matches!(e.kind, EventKind::RetimeRefused { .. }))
+                .count(),
+            ev.iter()
+                .filter(|e| matches!(e.kind, EventKind::StartRefused { .. }))
+                .count(),
         )
     };
-    assert!(h.wait_for(T, |_| refused(&h) == (1, 1)).await, "{:?}", refused(&h));
+    assert!(
+        h.wait_for(T, |_| refused(&h) == (1, 1)).await,
+        "{:?}",
+        refused(&h)
+    );
 
     let at = Instant::now() + Duration::from_millis(50);
     h.start_carrier_at("carrier-1", at);
     assert!(sim.wait_state(ObjectState::Running, T).await, "sim RUNNING");
     // The origin moves 12 ms later.
     h.retime("carrier-1", at + Duration::from_millis(12));
-    let shifted = h
-        .wait_for(T, |s| s.carriers[0].mtsp_count == 1)
-        .await;
+    let shifted = h.wait_for(T, |s| s.carriers[0].mtsp_count == 1).await;
     assert!(shifted, "MtspSent");
     let deadline = Instant::now() + T;
     while sim.status().mtsp_shifts_s.is_empty() && Instant::now() < deadline {
@@ -442,7 +451,11 @@ async fn retime_moves_the_carrier_origin_within_bounds() {
     assert_eq!(shifts.len(), 1, "{shifts:?}");
     // STRT carries the wall-clock time it was written (≤ a few ms after `at` on a loaded
     // machine), MTSP the exact instant: the shift is 12 ms minus the STRT lateness.
-    assert!((-0.05..0.0125).contains(&shifts[0]), "shift {:.2} ms", shifts[0] * 1000.0);
+    assert!(
+        (-0.05..0.0125).contains(&shifts[0]),
+        "shift {:.2} ms",
+        shifts[0] * 1000.0
+    );
 
     // 300 ms: beyond the simulator's bound, rejected, origin unchanged.
     h.retime("carrier-1", at + Duration::from_millis(300));
@@ -452,7 +465,13 @@ async fn retime_moves_the_carrier_origin_within_bounds() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let st = sim.status();
-    assert!(st.rejected.iter().any(|r| r.0 == "MTSP" && r.1.contains("beyond")), "{:?}", st.rejected);
+    assert!(
+        st.rejected
+            .iter()
+            .any(|r| r.0 == "MTSP" && r.1.contains("beyond")),
+        "{:?}",
+        st.rejected
+    );
     assert_eq!(st.mtsp_shifts_s.len(), 1);
 
     feed.store(false, Ordering::SeqCst);

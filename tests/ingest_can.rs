@@ -5,8 +5,14 @@ use std::collections::HashMap;
 use scil::ingest::can::{candump, cannelloni, CanMapping, CanState, DbcDecoder};
 
 const DBC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/can/vut.dbc");
-const LOG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/can/cpna75_30kmh.log");
-const REF: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/can/cpna75_30kmh.decoded.csv");
+const LOG: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/can/cpna75_30kmh.log"
+);
+const REF: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/can/cpna75_30kmh.decoded.csv"
+);
 
 #[test]
 fn decode_matches_reference_for_every_frame() {
@@ -83,20 +89,30 @@ fn mapping_defaults_fit_vut_dbc() {
 async fn cannelloni_over_udp_loopback() {
     use scil::ingest::health::SourceHealth;
     let log = std::fs::read_to_string(LOG).unwrap();
-    let frames: Vec<_> = candump::parse_log(&log).filter_map(|(_, r)| r.ok()).take(500).collect();
+    let frames: Vec<_> = candump::parse_log(&log)
+        .filter_map(|(_, r)| r.ok())
+        .take(500)
+        .collect();
     let health = SourceHealth::new("cannelloni");
-    let src = cannelloni::CannelloniSource::bind("127.0.0.1:0", health.clone()).await.unwrap();
+    let src = cannelloni::CannelloniSource::bind("127.0.0.1:0", health.clone())
+        .await
+        .unwrap();
     let addr = src.local_addr().unwrap();
     let (tx, mut rx) = tokio::sync::mpsc::channel(1024);
     tokio::spawn(src.run(tx));
     let sock = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
     sock.send_to(b"garbage", addr).await.unwrap();
     for (seq, chunk) in frames.chunks(10).enumerate() {
-        sock.send_to(&cannelloni::encode(seq as u8, chunk), addr).await.unwrap();
+        sock.send_to(&cannelloni::encode(seq as u8, chunk), addr)
+            .await
+            .unwrap();
     }
     for f in &frames {
         let got = rx.recv().await.unwrap();
-        assert_eq!((got.id, got.extended, &got.data), (f.id, f.extended, &f.data));
+        assert_eq!(
+            (got.id, got.extended, &got.data),
+            (f.id, f.extended, &f.data)
+        );
     }
     let h = health.snapshot();
     assert_eq!(h.malformed, 1);

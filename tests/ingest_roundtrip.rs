@@ -5,7 +5,10 @@ use scil::ingest::health::SourceHealth;
 use scil::ingest::udp::NcomUdpSource;
 use scil::sample::{InsPosition, InsSample};
 
-const WGS84_CSV: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/replays/cpna75_30kmh_wgs84.csv");
+const WGS84_CSV: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/replays/cpna75_30kmh_wgs84.csv"
+);
 
 /// ` Time(), Latitude(deg), Longitude(deg), Altitude(m), Heading(deg), Speed horizontal(m/s)`
 fn read_wgs84(path: &str) -> Vec<InsSample> {
@@ -17,7 +20,11 @@ fn read_wgs84(path: &str) -> Vec<InsSample> {
             InsSample {
                 time_s: v[0],
                 vehicle: "vut".into(),
-                position: InsPosition::Wgs84 { lat_deg: v[1], lon_deg: v[2], alt_m: Some(v[3]) },
+                position: InsPosition::Wgs84 {
+                    lat_deg: v[1],
+                    lon_deg: v[2],
+                    alt_m: Some(v[3]),
+                },
                 heading_deg: v[4],
                 speed_mps: v[5],
                 steering_wheel_deg: None,
@@ -36,7 +43,9 @@ async fn ncom_udp_round_trip_reproduces_csv() {
     assert_eq!(packets.len(), (rows.len() - 1) * 4 + 1, "25 Hz → 100 Hz");
 
     let health = SourceHealth::new("ncom");
-    let src = NcomUdpSource::bind("127.0.0.1:0", "vut", health.clone()).await.unwrap();
+    let src = NcomUdpSource::bind("127.0.0.1:0", "vut", health.clone())
+        .await
+        .unwrap();
     let addr = src.local_addr().unwrap();
     let (tx, mut rx) = tokio::sync::mpsc::channel(8192);
     tokio::spawn(src.run(tx));
@@ -54,22 +63,53 @@ async fn ncom_udp_round_trip_reproduces_csv() {
             _ => break,
         }
     }
-    assert_eq!(got.len(), packets.len(), "no packet loss on loopback at ×20");
+    assert_eq!(
+        got.len(),
+        packets.len(),
+        "no packet loss on loopback at ×20"
+    );
     // Every CSV row is reproduced by the packet at its time (every 4th packet).
     let mut max_dpos_m: f64 = 0.0;
     for (i, r) in rows.iter().enumerate() {
         let s = &got[i * 4];
-        assert!((s.time_s - r.time_s).abs() < 1e-6, "time {} vs {}", s.time_s, r.time_s);
-        let (InsPosition::Wgs84 { lat_deg: a, lon_deg: b, alt_m: Some(h) }, InsPosition::Wgs84 { lat_deg: c, lon_deg: d, alt_m: Some(h0) }) = (s.position, r.position) else {
+        assert!(
+            (s.time_s - r.time_s).abs() < 1e-6,
+            "time {} vs {}",
+            s.time_s,
+            r.time_s
+        );
+        let (
+            InsPosition::Wgs84 {
+                lat_deg: a,
+                lon_deg: b,
+                alt_m: Some(h),
+            },
+            InsPosition::Wgs84 {
+                lat_deg: c,
+                lon_deg: d,
+                alt_m: Some(h0),
+            },
+        ) = (s.position, r.position)
+        else {
             panic!("positions")
         };
         let dn = (a - c).to_radians() * 6_378_137.0;
         let de = (b - d).to_radians() * 6_378_137.0 * c.to_radians().cos();
         max_dpos_m = max_dpos_m.max(dn.hypot(de));
         assert!((h - h0).abs() < 1e-3);
-        assert!((s.speed_mps - r.speed_mps).abs() < 2e-4, "speed {} vs {}", s.speed_mps, r.speed_mps);
+        assert!(
+            (s.speed_mps - r.speed_mps).abs() < 2e-4,
+            "speed {} vs {}",
+            s.speed_mps,
+            r.speed_mps
+        );
         let dh = (s.heading_deg - r.heading_deg + 540.0).rem_euclid(360.0) - 180.0;
-        assert!(dh.abs() < 1e-4, "heading {} vs {}", s.heading_deg, r.heading_deg);
+        assert!(
+            dh.abs() < 1e-4,
+            "heading {} vs {}",
+            s.heading_deg,
+            r.heading_deg
+        );
     }
     assert!(max_dpos_m < 0.001, "position error {max_dpos_m} m");
     let h = health.snapshot();
@@ -82,12 +122,16 @@ mod engine_path {
     use super::*;
     use scil::ingest::cli::{map_geo, read_replay_csv};
     use scil::ingest::csv::BadRowPolicy;
-    use scil::replay::{drive, replay_csv, CsvReplay, Pacer, Recorder, ReplayError, ReplaySetup, Speed};
+    use scil::replay::{
+        drive, replay_csv, CsvReplay, Pacer, Recorder, ReplayError, ReplaySetup, Speed,
+    };
     use scil::scenario::engine::EngineConfig;
     use std::path::Path;
 
     fn shared(rel: &str) -> std::path::PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared").join(rel)
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared")
+            .join(rel)
     }
 
     /// Local-frame CSV → map geoReference inverse → NCOM/UDP → listener → interface block →
@@ -104,13 +148,19 @@ mod engine_path {
             speed: Speed::Max,
         };
         let csv_result = replay_csv(&setup, &opts, false, &mut |_| {}).unwrap().0;
-        let t_csv = csv_result.triggers.first().expect("CSV replay triggers").time_s;
+        let t_csv = csv_result
+            .triggers
+            .first()
+            .expect("CSV replay triggers")
+            .time_s;
 
         let rows = read_replay_csv(&csv).unwrap();
         let geo = map_geo(Some(&shared("opendrive/proving_ground.xodr"))).unwrap();
         let packets = feed::ncom_stream(&rows, geo.as_deref(), &FeedOptions::default()).unwrap();
         let health = SourceHealth::new("ncom");
-        let src = NcomUdpSource::bind("127.0.0.1:0", "vut", health.clone()).await.unwrap();
+        let src = NcomUdpSource::bind("127.0.0.1:0", "vut", health.clone())
+            .await
+            .unwrap();
         let addr = src.local_addr().unwrap();
         let (tx, mut rx) = tokio::sync::mpsc::channel(8192);
         tokio::spawn(src.run(tx));
@@ -134,7 +184,11 @@ mod engine_path {
             dyaw = dyaw.max(scil::frame::wrap_pi(a.yaw_rad - b.yaw_rad).abs());
             assert!((a.speed_mps - b.speed_mps).abs() < 2e-4);
         }
-        eprintln!("map-frame round trip: max position error {:.3} mm, max yaw error {:.2e} rad", dpos * 1e3, dyaw);
+        eprintln!(
+            "map-frame round trip: max position error {:.3} mm, max yaw error {:.2e} rad",
+            dpos * 1e3,
+            dyaw
+        );
         assert!(dpos < 0.005, "position error {dpos} m");
         assert!(dyaw < 1e-5, "yaw error {dyaw} rad");
 
@@ -150,8 +204,18 @@ mod engine_path {
         )
         .unwrap();
         let ncom_result = rec.result(n, 0);
-        let t_ncom = ncom_result.triggers.first().expect("NCOM path triggers").time_s;
-        eprintln!("trigger: CSV {t_csv:.4} s, NCOM path {t_ncom:.4} s, diff {:.3} ms", (t_ncom - t_csv) * 1e3);
-        assert!((t_ncom - t_csv).abs() <= 0.002, "CSV {t_csv} vs NCOM {t_ncom}");
+        let t_ncom = ncom_result
+            .triggers
+            .first()
+            .expect("NCOM path triggers")
+            .time_s;
+        eprintln!(
+            "trigger: CSV {t_csv:.4} s, NCOM path {t_ncom:.4} s, diff {:.3} ms",
+            (t_ncom - t_csv) * 1e3
+        );
+        assert!(
+            (t_ncom - t_csv).abs() <= 0.002,
+            "CSV {t_csv} vs NCOM {t_ncom}"
+        );
     }
 }

@@ -13,7 +13,10 @@ fn sample(t: f64) -> InsSample {
     InsSample {
         time_s: t,
         vehicle: "vut".into(),
-        position: InsPosition::Local { x: 20.0 + t, y: -1.75 },
+        position: InsPosition::Local {
+            x: 20.0 + t,
+            y: -1.75,
+        },
         heading_deg: 90.0,
         speed_mps: 8.4,
         steering_wheel_deg: Some(0.1),
@@ -36,16 +39,22 @@ async fn recv_n(rx: &mut mpsc::Receiver<InsSample>, n: usize) -> Vec<InsSample> 
 
 #[tokio::test]
 async fn json_over_udp_tcp_ws() {
-    let lines: Vec<String> = (0..5).map(|i| json::to_line(&sample(i as f64 * 0.04))).collect();
+    let lines: Vec<String> = (0..5)
+        .map(|i| json::to_line(&sample(i as f64 * 0.04)))
+        .collect();
     let (tx, mut rx) = mpsc::channel(64);
 
     // UDP: two lines in one datagram, one per datagram, and garbage.
     let hu = SourceHealth::new("json-udp");
-    let u = json::JsonUdpSource::bind("127.0.0.1:0", hu.clone()).await.unwrap();
+    let u = json::JsonUdpSource::bind("127.0.0.1:0", hu.clone())
+        .await
+        .unwrap();
     let ua = u.local_addr().unwrap();
     tokio::spawn(u.run(tx.clone()));
     let s = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
-    s.send_to(format!("{}\n{}\n", lines[0], lines[1]).as_bytes(), ua).await.unwrap();
+    s.send_to(format!("{}\n{}\n", lines[0], lines[1]).as_bytes(), ua)
+        .await
+        .unwrap();
     s.send_to(b"{not json", ua).await.unwrap();
     s.send_to(lines[2].as_bytes(), ua).await.unwrap();
     let got = recv_n(&mut rx, 3).await;
@@ -54,7 +63,9 @@ async fn json_over_udp_tcp_ws() {
 
     // TCP server.
     let ht = SourceHealth::new("json-tcp");
-    let t = json::JsonTcpServer::bind("127.0.0.1:0", ht.clone()).await.unwrap();
+    let t = json::JsonTcpServer::bind("127.0.0.1:0", ht.clone())
+        .await
+        .unwrap();
     let ta = t.local_addr().unwrap();
     tokio::spawn(t.run(tx.clone()));
     let mut c = tokio::net::TcpStream::connect(ta).await.unwrap();
@@ -69,12 +80,18 @@ async fn json_over_udp_tcp_ws() {
 
     // WebSocket server, fed by a tungstenite client.
     let hw = SourceHealth::new("json-ws");
-    let w = json::JsonWsServer::bind("127.0.0.1:0", hw.clone()).await.unwrap();
+    let w = json::JsonWsServer::bind("127.0.0.1:0", hw.clone())
+        .await
+        .unwrap();
     let wa = w.local_addr().unwrap();
     tokio::spawn(w.run(tx.clone()));
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{wa}/")).await.unwrap();
+    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{wa}/"))
+        .await
+        .unwrap();
     for l in &lines {
-        ws.send(tokio_tungstenite::tungstenite::Message::Text(l.clone())).await.unwrap();
+        ws.send(tokio_tungstenite::tungstenite::Message::Text(l.clone()))
+            .await
+            .unwrap();
     }
     assert_eq!(recv_n(&mut rx, 5).await.len(), 5);
     assert_eq!(hw.snapshot().samples, 5);
@@ -86,7 +103,11 @@ async fn json_over_udp_tcp_ws() {
     tokio::spawn(async move {
         let (st, _) = srv.accept().await.unwrap();
         let mut ws = tokio_tungstenite::accept_async(st).await.unwrap();
-        ws.send(tokio_tungstenite::tungstenite::Message::Text(pushed.join("\n"))).await.unwrap();
+        ws.send(tokio_tungstenite::tungstenite::Message::Text(
+            pushed.join("\n"),
+        ))
+        .await
+        .unwrap();
         let _ = ws.close(None).await;
     });
     let hc = SourceHealth::new("json-ws-client");
@@ -97,16 +118,31 @@ async fn json_over_udp_tcp_ws() {
     let _ = client.await;
 }
 
-
 #[test]
 fn fusion_with_can_log_reproduces_csv_steering_and_brake() {
-    let dbc = DbcDecoder::from_file(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/can/vut.dbc")).unwrap();
-    let log = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/can/cpna75_30kmh.log")).unwrap();
-    let csv = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/replays/cpna75_30kmh.csv")).unwrap();
+    let dbc = DbcDecoder::from_file(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/can/vut.dbc"
+    ))
+    .unwrap();
+    let log = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/can/cpna75_30kmh.log"
+    ))
+    .unwrap();
+    let csv = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/replays/cpna75_30kmh.csv"
+    ))
+    .unwrap();
     let map = CanMapping::default();
     let updates: Vec<_> = candump::parse_log(&log)
         .filter_map(|(_, r)| r.ok())
-        .filter_map(|f| dbc.decode(&f).ok().map(|m| map.apply(f.time_s.unwrap_or(0.0), &m)))
+        .filter_map(|f| {
+            dbc.decode(&f)
+                .ok()
+                .map(|m| map.apply(f.time_s.unwrap_or(0.0), &m))
+        })
         .collect();
     let rows: Vec<(f64, f64, bool)> = csv
         .lines()
@@ -144,10 +180,16 @@ fn fusion_with_can_log_reproduces_csv_steering_and_brake() {
                 brake_mismatch += 1;
             }
         }
-        eprintln!("{mode:?}: max steering diff {max_err:.3} deg, brake mismatches {brake_mismatch}");
+        eprintln!(
+            "{mode:?}: max steering diff {max_err:.3} deg, brake mismatches {brake_mismatch}"
+        );
         // The CSV steering is the CAN angle at the row time (0.1° resolution, 100 Hz): interpolation
         // reproduces it, holding lags by up to one 10 ms CAN period.
-        let tol = if mode == FusionMode::Interpolate { 0.05 } else { 0.5 };
+        let tol = if mode == FusionMode::Interpolate {
+            0.05
+        } else {
+            0.5
+        };
         assert!(max_err < tol, "{mode:?}: {max_err}");
         assert!(brake_mismatch <= 3, "{mode:?}: brake light is 10 Hz on CAN");
     }
@@ -158,16 +200,34 @@ async fn candump_replay_decode_and_fuse_tasks() {
     use scil::ingest::can::decode_task;
     use scil::ingest::fusion::fuse_task;
     use std::sync::Arc;
-    let dbc = Arc::new(DbcDecoder::from_file(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/can/vut.dbc")).unwrap());
-    let log = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/can/cpna75_30kmh.log")).unwrap();
-    let frames: Vec<_> = candump::parse_log(&log).filter_map(|(_, r)| r.ok()).collect();
+    let dbc = Arc::new(
+        DbcDecoder::from_file(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/can/vut.dbc"
+        ))
+        .unwrap(),
+    );
+    let log = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/can/cpna75_30kmh.log"
+    ))
+    .unwrap();
+    let frames: Vec<_> = candump::parse_log(&log)
+        .filter_map(|(_, r)| r.ok())
+        .collect();
     let health = SourceHealth::new("candump");
     let (ftx, frx) = mpsc::channel(256);
     let (utx, urx) = mpsc::channel(256);
     let (itx, irx) = mpsc::channel(256);
     let (otx, mut orx) = mpsc::channel(256);
     tokio::spawn(candump::replay_paced(frames, 0.0, ftx));
-    tokio::spawn(decode_task(frx, dbc, CanMapping::default(), health.clone(), utx));
+    tokio::spawn(decode_task(
+        frx,
+        dbc,
+        CanMapping::default(),
+        health.clone(),
+        utx,
+    ));
     tokio::spawn(fuse_task(Fusion::new(FusionMode::Hold), irx, urx, otx));
     // INS samples after the CAN log has been consumed (the log is replayed as fast as possible).
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;

@@ -15,8 +15,14 @@ use scil::replay_live::{control_centre_config, replay_csv_live, run_live, LiveCo
 use scil::sample::InsSample;
 use scil::scenario::engine::EngineConfig;
 
-const CSV: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/replays/cpna75_50kmh.csv");
-const SCENARIO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/scenarios/cpna75_50kmh.toml");
+const CSV: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/replays/cpna75_50kmh.csv"
+);
+const SCENARIO: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/scenarios/cpna75_50kmh.toml"
+);
 
 /// The tests measure wall-clock timing: run them one at a time.
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
@@ -52,17 +58,30 @@ fn cut_csv(from: f64, to: f64, tag: &str) -> PathBuf {
 }
 
 async fn sim(ready: bool) -> SimHandle {
-    sim_with(ObjectConfig { ready_to_arm: ready, ..Default::default() }).await
+    sim_with(ObjectConfig {
+        ready_to_arm: ready,
+        ..Default::default()
+    })
+    .await
 }
 
 async fn sim_with(object: ObjectConfig) -> SimHandle {
-    carrier_sim::spawn(SimConfig { tcp_port: 0, udp_port: 0, object, ..Default::default() })
-        .await
-        .expect("carrier simulator")
+    carrier_sim::spawn(SimConfig {
+        tcp_port: 0,
+        udp_port: 0,
+        object,
+        ..Default::default()
+    })
+    .await
+    .expect("carrier simulator")
 }
 
 fn spec(sim: &SimHandle) -> String {
-    format!("carrier-1=127.0.0.1:{}:{}", sim.tcp_addr.port(), sim.udp_addr.port())
+    format!(
+        "carrier-1=127.0.0.1:{}:{}",
+        sim.tcp_addr.port(),
+        sim.udp_addr.port()
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -74,22 +93,50 @@ async fn live_replay_starts_the_carrier_at_the_predicted_instant() {
     // Trigger at ≈ 387008.86 s, impact at ≈ 387012.80 s.
     let csv = cut_csv(387_008.0, 387_013.2, "start");
     let sim = sim(true).await;
-    let setup = ReplaySetup::load(Path::new(SCENARIO), None, EngineConfig::default()).expect("setup");
-    let opts = CsvReplay { csv: csv.clone(), columns: Vec::new(), on_bad_row: BadRowPolicy::Stop, speed: Speed::Factor(1.0) };
-    let cfg = LiveConfig { carriers: vec![spec(&sim)], ..Default::default() };
+    let setup =
+        ReplaySetup::load(Path::new(SCENARIO), None, EngineConfig::default()).expect("setup");
+    let opts = CsvReplay {
+        csv: csv.clone(),
+        columns: Vec::new(),
+        on_bad_row: BadRowPolicy::Stop,
+        speed: Speed::Factor(1.0),
+    };
+    let cfg = LiveConfig {
+        carriers: vec![spec(&sim)],
+        ..Default::default()
+    };
     let wall = std::time::Instant::now();
-    let r = replay_csv_live(&setup, Path::new(SCENARIO), None, &opts, &cfg, &mut |_| {}).await.expect("live replay");
+    let r = replay_csv_live(&setup, Path::new(SCENARIO), None, &opts, &cfg, &mut |_| {})
+        .await
+        .expect("live replay");
     let wall = wall.elapsed().as_secs_f64();
     let json = serde_json::to_value(&r).expect("json");
-    println!("{}", serde_json::to_string_pretty(&json["carriers"]).expect("json"));
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&json["carriers"]).expect("json")
+    );
     println!("wall time {wall:.2} s");
 
     // The engine's results are those of the synchronous replay of the same file.
-    let sync = replay_csv(&setup, &CsvReplay { speed: Speed::Max, ..opts }, false, &mut |_| {}).expect("sync").0;
+    let sync = replay_csv(
+        &setup,
+        &CsvReplay {
+            speed: Speed::Max,
+            ..opts
+        },
+        false,
+        &mut |_| {},
+    )
+    .expect("sync")
+    .0;
     assert_eq!(r.run.triggers, sync.triggers);
     assert_eq!(r.run.impacts, sync.impacts);
     assert_eq!(r.run.samples, sync.samples);
-    assert!(r.run.aborted.is_none() && r.dispatch.abort.is_none(), "{:?}", r.dispatch.abort);
+    assert!(
+        r.run.aborted.is_none() && r.dispatch.abort.is_none(),
+        "{:?}",
+        r.dispatch.abort
+    );
     // Existing keys unchanged, plus the carrier block.
     for k in ["samples", "skipped_rows", "triggers", "impacts", "carriers"] {
         assert!(json.get(k).is_some(), "key {k} missing");
@@ -100,13 +147,23 @@ async fn live_replay_starts_the_carrier_at_the_predicted_instant() {
     assert_eq!(c.report.carrier, "carrier-1");
     let states: Vec<ObjectState> = c.report.states_seen.iter().map(|s| s.state).collect();
     let pos = |s| states.iter().position(|x| *x == s);
-    let (armed, running) = (pos(ObjectState::Armed).expect("ARMED seen"), pos(ObjectState::Running).expect("RUNNING seen"));
+    let (armed, running) = (
+        pos(ObjectState::Armed).expect("ARMED seen"),
+        pos(ObjectState::Running).expect("RUNNING seen"),
+    );
     assert!(armed < running, "{states:?}");
-    assert!(states.contains(&ObjectState::Postrun), "NORMAL_STOP → POSTRUN: {states:?}");
+    assert!(
+        states.contains(&ObjectState::Postrun),
+        "NORMAL_STOP → POSTRUN: {states:?}"
+    );
     // RUNNING is reported at the trigger (first MONR after STRT, 100 Hz MONR).
     let trig = r.run.triggers[0].fired_at_s;
     let run_t = c.report.states_seen[running].t_s;
-    assert!(run_t >= trig && run_t - trig < 0.1, "RUNNING at {:.4} s, trigger {trig:.4} s", run_t);
+    assert!(
+        run_t >= trig && run_t - trig < 0.1,
+        "RUNNING at {:.4} s, trigger {trig:.4} s",
+        run_t
+    );
 
     // STRT on the wire within a few ms of the predicted instant (wall time).
     let predicted = c.predicted_start_s.expect("start");
@@ -116,23 +173,41 @@ async fn live_replay_starts_the_carrier_at_the_predicted_instant() {
     // Functional claim, not a timing benchmark (those are in `scil bench dispatch`): STRT goes
     // out at the predicted instant, i.e. not early and well before the next 25 Hz sample,
     // even on a loaded CI machine.
-    assert!((-0.1..30.0).contains(&off_ms), "STRT {off_ms:.3} ms from the predicted instant");
+    assert!(
+        (-0.1..30.0).contains(&off_ms),
+        "STRT {off_ms:.3} ms from the predicted instant"
+    );
     assert!(c.report.strt_latency_us.expect("latency") < 30_000.0);
 
     // MONR shows motion; travel at impact matches the simulated dummy.
-    assert!(c.max_monr_speed_mps > 1.3, "max MONR speed {}", c.max_monr_speed_mps);
+    assert!(
+        c.max_monr_speed_mps > 1.3,
+        "max MONR speed {}",
+        c.max_monr_speed_mps
+    );
     let travel = c.report.travel_at_impact_m.expect("MONR travel at impact");
     let simulated = c.sim_dummy_travel_m.expect("simulated travel");
     // A late STRT shifts the dummy by lateness × 1.39 m/s; allow for it plus 2 cm.
     let allow = 0.02 + off_ms.max(0.0) / 1000.0 * 5.0 / 3.6;
-    assert!((travel - simulated).abs() < allow, "MONR {travel:.4} m vs simulated {simulated:.4} m");
+    assert!(
+        (travel - simulated).abs() < allow,
+        "MONR {travel:.4} m vs simulated {simulated:.4} m"
+    );
     assert_eq!(c.retimes.len(), 1);
     assert!(c.retimes[0].mtsp_sent, "Retime → MTSP");
 
     let st = sim.status();
     let sim_states: Vec<ObjectState> = st.transitions.iter().map(|t| t.1).collect();
-    assert!(sim_states.contains(&ObjectState::Armed) && sim_states.contains(&ObjectState::Running), "{sim_states:?}");
-    assert_eq!(st.mtsp_shifts_s.len(), 1, "the simulator applied the MTSP: {:?}", st.rejected);
+    assert!(
+        sim_states.contains(&ObjectState::Armed) && sim_states.contains(&ObjectState::Running),
+        "{sim_states:?}"
+    );
+    assert_eq!(
+        st.mtsp_shifts_s.len(),
+        1,
+        "the simulator applied the MTSP: {:?}",
+        st.rejected
+    );
     sim.shutdown().await;
     let _ = std::fs::remove_file(csv);
 }
@@ -146,9 +221,16 @@ async fn telemetry_loss_mid_run_aborts_within_the_stale_limit() {
     let csv = cut_csv(387_008.0, 387_013.2, "stale");
     let sim = sim(true).await;
     // The engine's own stale rule is off: the control centre's rule is under test.
-    let engine = EngineConfig { stale_limit_s: None, ..EngineConfig::default() };
+    let engine = EngineConfig {
+        stale_limit_s: None,
+        ..EngineConfig::default()
+    };
     let setup = ReplaySetup::load(Path::new(SCENARIO), None, engine).expect("setup");
-    let cfg = LiveConfig { carriers: vec![spec(&sim)], telemetry_stale_s: 0.2, ..Default::default() };
+    let cfg = LiveConfig {
+        carriers: vec![spec(&sim)],
+        telemetry_stale_s: 0.2,
+        ..Default::default()
+    };
     let cc = control_centre_config(Path::new(SCENARIO), None, &cfg).expect("cc config");
 
     // Telemetry dies at 387009.5 s, after the trigger (the dummy is moving): the link stays
@@ -162,32 +244,63 @@ async fn telemetry_loss_mid_run_aborts_within_the_stale_limit() {
         }
         tx.send(Ok(s)).await.expect("send");
     }
-    let r = tokio::time::timeout(Duration::from_secs(10), run_live(&setup, cc, &cfg, &mut rx, &mut |_| {}))
-        .await
-        .expect("run ends after the abort")
-        .expect("live run");
+    let r = tokio::time::timeout(
+        Duration::from_secs(10),
+        run_live(&setup, cc, &cfg, &mut rx, &mut |_| {}),
+    )
+    .await
+    .expect("run ends after the abort")
+    .expect("live run");
     drop(tx);
-    println!("abort {:?} after {:?} ms", r.dispatch.abort, r.dispatch.abort_after_last_sample_ms);
+    println!(
+        "abort {:?} after {:?} ms",
+        r.dispatch.abort, r.dispatch.abort_after_last_sample_ms
+    );
 
     let stale = r.dispatch.events.iter().find_map(|e| match &e.kind {
-        EventKind::Abort { reason: AbortReason::TelemetryStale { age_s, limit_s } } => Some((*age_s, *limit_s)),
+        EventKind::Abort {
+            reason: AbortReason::TelemetryStale { age_s, limit_s },
+        } => Some((*age_s, *limit_s)),
         _ => None,
     });
     let (age, limit) = stale.expect("control centre aborted for stale telemetry");
     assert!((limit - 0.2).abs() < 1e-9);
-    assert!((0.2..0.25).contains(&age), "abort at telemetry age {age:.4} s");
+    assert!(
+        (0.2..0.25).contains(&age),
+        "abort at telemetry age {age:.4} s"
+    );
     let after = r.dispatch.abort_after_last_sample_ms.expect("abort timing");
     // Limit 200 ms; the upper bound leaves room for a loaded CI machine's scheduling.
-    assert!((195.0..400.0).contains(&after), "ABORT {after:.1} ms after the last sample");
+    assert!(
+        (195.0..400.0).contains(&after),
+        "ABORT {after:.1} ms after the last sample"
+    );
     assert_eq!(r.dispatch.final_phase, Phase::Aborted);
-    assert!(r.run.aborted.as_deref().unwrap_or("").contains("control centre abort"), "{:?}", r.run.aborted);
-    assert!(r.run.triggers.len() == 1, "the carrier was started before the loss");
+    assert!(
+        r.run
+            .aborted
+            .as_deref()
+            .unwrap_or("")
+            .contains("control centre abort"),
+        "{:?}",
+        r.run.aborted
+    );
+    assert!(
+        r.run.triggers.len() == 1,
+        "the carrier was started before the loss"
+    );
 
     let c = &r.carriers[0];
     let states: Vec<ObjectState> = c.report.states_seen.iter().map(|s| s.state).collect();
-    assert!(states.contains(&ObjectState::Running) && states.contains(&ObjectState::Aborting), "{states:?}");
+    assert!(
+        states.contains(&ObjectState::Running) && states.contains(&ObjectState::Aborting),
+        "{states:?}"
+    );
     let sim_states: Vec<ObjectState> = sim.status().transitions.iter().map(|t| t.1).collect();
-    assert!(sim_states.contains(&ObjectState::Aborting), "{sim_states:?}");
+    assert!(
+        sim_states.contains(&ObjectState::Aborting),
+        "{sim_states:?}"
+    );
     sim.shutdown().await;
     let _ = std::fs::remove_file(csv);
 }
@@ -199,19 +312,40 @@ async fn carriers_not_ready_fail_clearly_before_the_run() {
         return;
     }
     let sim = sim(false).await;
-    let setup = ReplaySetup::load(Path::new(SCENARIO), None, EngineConfig::default()).expect("setup");
-    let cfg = LiveConfig { carriers: vec![spec(&sim)], connect_timeout: Duration::from_millis(800), ..Default::default() };
-    let opts = CsvReplay { csv: PathBuf::from(CSV), columns: Vec::new(), on_bad_row: BadRowPolicy::Stop, speed: Speed::Factor(1.0) };
-    let e = replay_csv_live(&setup, Path::new(SCENARIO), None, &opts, &cfg, &mut |_| {}).await.expect_err("must not run");
+    let setup =
+        ReplaySetup::load(Path::new(SCENARIO), None, EngineConfig::default()).expect("setup");
+    let cfg = LiveConfig {
+        carriers: vec![spec(&sim)],
+        connect_timeout: Duration::from_millis(800),
+        ..Default::default()
+    };
+    let opts = CsvReplay {
+        csv: PathBuf::from(CSV),
+        columns: Vec::new(),
+        on_bad_row: BadRowPolicy::Stop,
+        speed: Speed::Factor(1.0),
+    };
+    let e = replay_csv_live(&setup, Path::new(SCENARIO), None, &opts, &cfg, &mut |_| {})
+        .await
+        .expect_err("must not run");
     let msg = format!("{e:#}");
-    assert!(msg.contains("carrier-1") && msg.contains("ready_to_arm false"), "{msg}");
-    let never_armed = !sim.status().transitions.iter().any(|t| t.1 == ObjectState::Armed);
+    assert!(
+        msg.contains("carrier-1") && msg.contains("ready_to_arm false"),
+        "{msg}"
+    );
+    let never_armed = !sim
+        .status()
+        .transitions
+        .iter()
+        .any(|t| t.1 == ObjectState::Armed);
     assert!(never_armed);
     sim.shutdown().await;
 
     // A scenario carrier without --carrier is refused up front.
     let cfg = LiveConfig::default();
-    let e = replay_csv_live(&setup, Path::new(SCENARIO), None, &opts, &cfg, &mut |_| {}).await.expect_err("no carrier");
+    let e = replay_csv_live(&setup, Path::new(SCENARIO), None, &opts, &cfg, &mut |_| {})
+        .await
+        .expect_err("no carrier");
     assert!(format!("{e:#}").contains("--carrier carrier-1"), "{e:#}");
 }
 
@@ -219,22 +353,45 @@ async fn carriers_not_ready_fail_clearly_before_the_run() {
 /// simulated travel, retime correction in ms).
 async fn travel_error(honour_mtsp: bool, tag: &str) -> (f64, f64) {
     let csv = cut_csv(387_008.0, 387_013.2, tag);
-    let sim = sim_with(ObjectConfig { honour_mtsp, ..Default::default() }).await;
-    let setup = ReplaySetup::load(Path::new(SCENARIO), None, EngineConfig::default()).expect("setup");
-    let opts = CsvReplay { csv: csv.clone(), columns: Vec::new(), on_bad_row: BadRowPolicy::Stop, speed: Speed::Factor(1.0) };
-    let cfg = LiveConfig { carriers: vec![spec(&sim)], ..Default::default() };
-    let r = replay_csv_live(&setup, Path::new(SCENARIO), None, &opts, &cfg, &mut |_| {}).await.expect("live replay");
+    let sim = sim_with(ObjectConfig {
+        honour_mtsp,
+        ..Default::default()
+    })
+    .await;
+    let setup =
+        ReplaySetup::load(Path::new(SCENARIO), None, EngineConfig::default()).expect("setup");
+    let opts = CsvReplay {
+        csv: csv.clone(),
+        columns: Vec::new(),
+        on_bad_row: BadRowPolicy::Stop,
+        speed: Speed::Factor(1.0),
+    };
+    let cfg = LiveConfig {
+        carriers: vec![spec(&sim)],
+        ..Default::default()
+    };
+    let r = replay_csv_live(&setup, Path::new(SCENARIO), None, &opts, &cfg, &mut |_| {})
+        .await
+        .expect("live replay");
     assert!(r.dispatch.abort.is_none(), "{:?}", r.dispatch.abort);
     let c = &r.carriers[0];
     assert_eq!(c.retimes.len(), 1);
     assert!(c.retimes[0].mtsp_sent);
-    assert!(r.dispatch.events.iter().any(|e| matches!(e.kind, EventKind::MtspSent { .. })));
+    assert!(r
+        .dispatch
+        .events
+        .iter()
+        .any(|e| matches!(e.kind, EventKind::MtspSent { .. })));
     let st = sim.status();
     if honour_mtsp {
         assert_eq!(st.mtsp_shifts_s.len(), 1, "{:?}", st.rejected);
     } else {
         assert!(st.mtsp_shifts_s.is_empty());
-        assert!(st.rejected.iter().any(|r| r.0 == "MTSP"), "{:?}", st.rejected);
+        assert!(
+            st.rejected.iter().any(|r| r.0 == "MTSP"),
+            "{:?}",
+            st.rejected
+        );
     }
     let travel = c.report.travel_at_impact_m.expect("MONR travel at impact");
     let simulated = c.sim_dummy_travel_m.expect("simulated travel");
@@ -258,14 +415,21 @@ async fn retime_mtsp_brings_monr_travel_to_the_simulated_figure() {
     }
     let (with, correction_ms) = travel_error(true, "mtsp").await;
     let (without, _) = travel_error(false, "nomtsp").await;
-    println!("travel error with MTSP {:+.1} mm, without {:+.1} mm", with * 1000.0, without * 1000.0);
+    println!(
+        "travel error with MTSP {:+.1} mm, without {:+.1} mm",
+        with * 1000.0,
+        without * 1000.0
+    );
     // With MTSP the carrier's origin is the engine's retimed origin: the MONR-derived travel
     // is within 1 cm (MONR receive latency is the remaining error, ~1.4 mm per ms).
     assert!(with.abs() < 0.01, "with MTSP {:.1} mm off", with * 1000.0);
     // Without it the carrier runs on the STRT instant: off by about correction × v (5 km/h).
     let expected_shift = correction_ms / 1000.0 * 5.0 / 3.6;
     if expected_shift.abs() > 0.004 {
-        assert!(with.abs() < without.abs(), "with {with:.4} m, without {without:.4} m");
+        assert!(
+            with.abs() < without.abs(),
+            "with {with:.4} m, without {without:.4} m"
+        );
     }
 }
 
@@ -316,20 +480,48 @@ overlap = 0.75
     let csv = cut_csv(387_008.0, 387_013.2, "two");
     let (sim1, sim2) = (sim(true).await, sim(true).await);
     let setup = ReplaySetup::load(&path, None, EngineConfig::default()).expect("setup");
-    let opts = CsvReplay { csv: csv.clone(), columns: Vec::new(), on_bad_row: BadRowPolicy::Stop, speed: Speed::Factor(1.0) };
-    let spec2 = format!("carrier-2=127.0.0.1:{}:{}", sim2.tcp_addr.port(), sim2.udp_addr.port());
-    let cfg = LiveConfig { carriers: vec![spec(&sim1), spec2], ..Default::default() };
-    let r = replay_csv_live(&setup, &path, None, &opts, &cfg, &mut |_| {}).await.expect("live replay");
-    println!("{}", serde_json::to_string_pretty(&serde_json::to_value(&r.carriers).expect("json")).expect("json"));
+    let opts = CsvReplay {
+        csv: csv.clone(),
+        columns: Vec::new(),
+        on_bad_row: BadRowPolicy::Stop,
+        speed: Speed::Factor(1.0),
+    };
+    let spec2 = format!(
+        "carrier-2=127.0.0.1:{}:{}",
+        sim2.tcp_addr.port(),
+        sim2.udp_addr.port()
+    );
+    let cfg = LiveConfig {
+        carriers: vec![spec(&sim1), spec2],
+        ..Default::default()
+    };
+    let r = replay_csv_live(&setup, &path, None, &opts, &cfg, &mut |_| {})
+        .await
+        .expect("live replay");
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&serde_json::to_value(&r.carriers).expect("json"))
+            .expect("json")
+    );
     assert!(r.dispatch.abort.is_none(), "{:?}", r.dispatch.abort);
     assert_eq!(r.dispatch.final_phase, Phase::Finished);
 
     // Two start commands, both sent, one per carrier, at different instants.
     assert_eq!(r.dispatch.starts.len(), 2, "{:?}", r.dispatch.starts);
     assert!(r.dispatch.starts.iter().all(|s| s.sent));
-    let at = |t: &str| r.dispatch.starts.iter().find(|s| s.target == t).map(|s| s.at_s).expect("start");
+    let at = |t: &str| {
+        r.dispatch
+            .starts
+            .iter()
+            .find(|s| s.target == t)
+            .map(|s| s.at_s)
+            .expect("start")
+    };
     let (at1, at2) = (at("dummy-1"), at("dummy-2"));
-    assert!(at1 - at2 > 0.2, "dummy-2 triggers first: {at2:.3} vs {at1:.3}");
+    assert!(
+        at1 - at2 > 0.2,
+        "dummy-2 triggers first: {at2:.3} vs {at1:.3}"
+    );
     // The control centre scheduled each carrier once, at its own instant.
     let scheduled: Vec<(String, f64)> = r
         .dispatch
@@ -341,25 +533,49 @@ overlap = 0.75
         })
         .collect();
     assert_eq!(scheduled.len(), 2, "{scheduled:?}");
-    assert!(scheduled[0].0 == "carrier-2" && scheduled[1].0 == "carrier-1", "{scheduled:?}");
-    assert!(!r.dispatch.events.iter().any(|e| matches!(e.kind, EventKind::StartRefused { .. } | EventKind::RetimeRefused { .. })));
+    assert!(
+        scheduled[0].0 == "carrier-2" && scheduled[1].0 == "carrier-1",
+        "{scheduled:?}"
+    );
+    assert!(!r.dispatch.events.iter().any(|e| matches!(
+        e.kind,
+        EventKind::StartRefused { .. } | EventKind::RetimeRefused { .. }
+    )));
 
     for (name, target, at_s) in [("carrier-1", "dummy-1", at1), ("carrier-2", "dummy-2", at2)] {
-        let c = r.carriers.iter().find(|c| c.report.carrier == name).expect("carrier");
+        let c = r
+            .carriers
+            .iter()
+            .find(|c| c.report.carrier == name)
+            .expect("carrier");
         assert_eq!(c.targets, vec![target.to_string()]);
         assert!((c.predicted_start_s.expect("predicted") - at_s).abs() < 1e-9);
         let off_ms = c.strt_vs_predicted_ms.expect("STRT sent");
         println!("{name}: STRT {off_ms:+.3} ms from its predicted instant");
-        assert!((-0.1..30.0).contains(&off_ms), "{name}: STRT {off_ms:.3} ms from the predicted instant");
-        assert!(c.max_monr_speed_mps > 1.3, "{name} moved: {}", c.max_monr_speed_mps);
+        assert!(
+            (-0.1..30.0).contains(&off_ms),
+            "{name}: STRT {off_ms:.3} ms from the predicted instant"
+        );
+        assert!(
+            c.max_monr_speed_mps > 1.3,
+            "{name} moved: {}",
+            c.max_monr_speed_mps
+        );
         assert_eq!(c.retimes.len(), 1);
         let travel = c.report.travel_at_impact_m.expect("MONR travel at impact");
         let simulated = c.sim_dummy_travel_m.expect("simulated travel");
-        assert!((travel - simulated).abs() < 0.02, "{name}: MONR {travel:.4} m vs simulated {simulated:.4} m");
+        assert!(
+            (travel - simulated).abs() < 0.02,
+            "{name}: MONR {travel:.4} m vs simulated {simulated:.4} m"
+        );
     }
     for s in [&sim1, &sim2] {
         let st = s.status();
-        let running = st.transitions.iter().filter(|t| t.1 == ObjectState::Running).count();
+        let running = st
+            .transitions
+            .iter()
+            .filter(|t| t.1 == ObjectState::Running)
+            .count();
         assert_eq!(running, 1, "{:?}", st.transitions);
         assert_eq!(st.mtsp_shifts_s.len(), 1, "{:?}", st.rejected);
     }

@@ -93,7 +93,9 @@ fn wgs84_replay_through_proj_gives_the_same_trigger() {
     let mut with_proj = ReplaySetup::load(&sc, None, EngineConfig::default()).unwrap();
     let header = &with_proj.map.as_ref().unwrap().road_network.header;
     let georef = header.geo_reference.clone().unwrap();
-    with_proj.interface.geo = Some(Arc::new(ProjGeo::new(&georef, header.offset.clone()).unwrap()));
+    with_proj.interface.geo = Some(Arc::new(
+        ProjGeo::new(&georef, header.offset.clone()).unwrap(),
+    ));
     let a = replay_csv(&rust, &opts, false, &mut |_| {}).unwrap().0;
     let b = replay_csv(&with_proj, &opts, false, &mut |_| {}).unwrap().0;
     let d_us = (a.triggers[0].time_s - b.triggers[0].time_s) * 1e6;

@@ -292,7 +292,10 @@ fn border_records_and_width_precedence() {
         </right></laneSection></lanes></road></OpenDRIVE>"#;
     let map = OpenDrive::from_str(xml).expect("valid");
     let y = |lane: i32, s: f64| map.lane_border("r", lane, s).expect("border").y;
-    assert!((y(0, 10.0) - 0.0).abs() < 1e-12, "lane 0 is the reference line without offset");
+    assert!(
+        (y(0, 10.0) - 0.0).abs() < 1e-12,
+        "lane 0 is the reference line without offset"
+    );
     assert!((y(-1, 10.0) + 2.5).abs() < 1e-12);
     assert!((y(-2, 10.0) - (0.5 - 4.0 - 1.0)).abs() < 1e-12);
     assert!((y(-3, 10.0) - (0.5 - 4.0 - 1.0 - 2.0)).abs() < 1e-12);

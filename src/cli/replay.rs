@@ -9,8 +9,8 @@ use clap::Args;
 use crate::ingest::csv::{BadRowPolicy, ColumnSpec};
 use crate::replay::{replay_csv, CsvReplay, ReplaySetup, RunResult, Speed};
 use crate::replay_live::{replay_csv_live, LiveConfig, LiveRunResult};
-use std::time::Duration;
 use crate::scenario::engine::{EngineConfig, Event, Output, TriggerMethod};
+use std::time::Duration;
 
 #[derive(Args, Debug, Clone)]
 pub struct ReplayArgs {
@@ -189,17 +189,20 @@ fn run_live(a: ReplayArgs) -> anyhow::Result<ExitCode> {
         print!("{}", report(&result.run, &a));
         print!("{}", live_report(&result));
     }
-    Ok(if result.run.aborted.is_some() || result.dispatch.abort.is_some() {
-        ExitCode::from(3)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(
+        if result.run.aborted.is_some() || result.dispatch.abort.is_some() {
+            ExitCode::from(3)
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
 }
 
 /// The carrier part of a live run's readable report.
 pub fn live_report(r: &LiveRunResult) -> String {
     use std::fmt::Write;
-    let opt = |x: Option<f64>, p: usize| x.map(|v| format!("{v:.p$}")).unwrap_or_else(|| "-".into());
+    let opt =
+        |x: Option<f64>, p: usize| x.map(|v| format!("{v:.p$}")).unwrap_or_else(|| "-".into());
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -219,7 +222,12 @@ pub fn live_report(r: &LiveRunResult) -> String {
             .iter()
             .map(|x| format!("{:?}@{:.3}", x.state, x.t_s))
             .collect();
-        let _ = writeln!(s, "carrier  {:<10} states {}", c.report.carrier, states.join(" → "));
+        let _ = writeln!(
+            s,
+            "carrier  {:<10} states {}",
+            c.report.carrier,
+            states.join(" → ")
+        );
         let _ = writeln!(
             s,
             "         STRT sent {} s (predicted {} s, {} ms off), decision→STRT {} µs, scheduled→STRT {} µs",

@@ -74,7 +74,11 @@ fn packets(n: usize) -> Vec<[u8; 72]> {
 
 /// Runs the benchmark with `n` measured packets (plus warm-up). `hook` runs in the consumer on
 /// every decoded sample before the clock stops (e.g. interface block + engine update).
-pub fn run(n: usize, hook_name: &str, mut hook: impl FnMut(&InsSample)) -> anyhow::Result<LatencyReport> {
+pub fn run(
+    n: usize,
+    hook_name: &str,
+    mut hook: impl FnMut(&InsSample),
+) -> anyhow::Result<LatencyReport> {
     let warm = 500.min(n);
     let pk = packets(n + warm + 10);
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -164,8 +168,16 @@ impl std::fmt::Display for LatencyReport {
                 p.p50_us, p.p99_us, p.max_us
             )
         };
-        writeln!(f, "NCOM ingest latency on loopback, {} packets:", self.packets)?;
-        row(f, &format!("send → InsSample ({})", self.hook), &self.end_to_end)?;
+        writeln!(
+            f,
+            "NCOM ingest latency on loopback, {} packets:",
+            self.packets
+        )?;
+        row(
+            f,
+            &format!("send → InsSample ({})", self.hook),
+            &self.end_to_end,
+        )?;
         row(f, "baseline: send → raw bytes", &self.udp_only)?;
         row(f, "baseline: decode only", &self.decode_only)?;
         writeln!(

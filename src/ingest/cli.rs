@@ -77,7 +77,10 @@ pub fn map_geo(map: Option<&Path>) -> anyhow::Result<Option<Box<dyn MapToGeo>>> 
         format!(
             "{} has no usable geoReference{}",
             p.display(),
-            m.geo_warning.as_deref().map(|w| format!(": {w}")).unwrap_or_default()
+            m.geo_warning
+                .as_deref()
+                .map(|w| format!(": {w}"))
+                .unwrap_or_default()
         )
     })?;
     Ok(Some(Box::new(GeoInverse(geo))))
@@ -130,7 +133,8 @@ pub enum NcomCommand {
 pub fn run_ncom(c: NcomCommand) -> anyhow::Result<ExitCode> {
     match c {
         NcomCommand::Dump { file } => {
-            let bytes = std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
+            let bytes =
+                std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
             match ncom_dump(&bytes, &mut out) {
@@ -149,7 +153,8 @@ pub fn ncom_dump(bytes: &[u8], out: &mut dyn Write) -> anyhow::Result<(u64, u64)
     let mut d = NcomDecoder::new("vut");
     s.push(bytes);
     let mut rows = 0;
-    let opt = |v: Option<f64>, scale: f64| v.map(|x| format!("{:.6}", x * scale)).unwrap_or_default();
+    let opt =
+        |v: Option<f64>, scale: f64| v.map(|x| format!("{:.6}", x * scale)).unwrap_or_default();
     while let Some(p) = s.next_packet() {
         let _ = d.handle_packet(&p);
         let Some(n) = p.nav else { continue };
@@ -220,7 +225,8 @@ pub fn run_can(c: CanCommand) -> anyhow::Result<ExitCode> {
     match c {
         CanCommand::Decode { dbc, log } => {
             let dec = DbcDecoder::from_file(&dbc)?;
-            let text = std::fs::read_to_string(&log).with_context(|| format!("cannot read {}", log.display()))?;
+            let text = std::fs::read_to_string(&log)
+                .with_context(|| format!("cannot read {}", log.display()))?;
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
             writeln!(out, "time,frame_id,message,signal,value")?;
@@ -239,11 +245,21 @@ pub fn run_can(c: CanCommand) -> anyhow::Result<ExitCode> {
                     continue;
                 };
                 for (name, v) in &m.signals {
-                    writeln!(out, "{:.6},{},{},{},{:?}", f.time_s.unwrap_or(0.0), m.id, m.name, name, v)?;
+                    writeln!(
+                        out,
+                        "{:.6},{},{},{},{:?}",
+                        f.time_s.unwrap_or(0.0),
+                        m.id,
+                        m.name,
+                        name,
+                        v
+                    )?;
                 }
             }
             out.flush()?;
-            eprintln!("can decode: {unknown} frames with ids not in the DBC, {malformed} malformed lines");
+            eprintln!(
+                "can decode: {unknown} frames with ids not in the DBC, {malformed} malformed lines"
+            );
             Ok(ExitCode::SUCCESS)
         }
         CanCommand::Listen(a) => {
@@ -258,9 +274,13 @@ pub fn run_can(c: CanCommand) -> anyhow::Result<ExitCode> {
                     let src = socketcan::SocketCanSource::open(iface, health.clone())?;
                     src.spawn(tx);
                 } else {
-                    let addr = a.cannelloni.clone().unwrap_or_else(|| format!("0.0.0.0:{}", cannelloni::DEFAULT_PORT));
+                    let addr = a
+                        .cannelloni
+                        .clone()
+                        .unwrap_or_else(|| format!("0.0.0.0:{}", cannelloni::DEFAULT_PORT));
                     health = SourceHealth::new(format!("cannelloni:{addr}"));
-                    let src = cannelloni::CannelloniSource::bind(addr.as_str(), health.clone()).await?;
+                    let src =
+                        cannelloni::CannelloniSource::bind(addr.as_str(), health.clone()).await?;
                     eprintln!("listening for cannelloni on {}", src.local_addr()?);
                     tokio::spawn(src.run(tx));
                 }
@@ -424,5 +444,8 @@ pub fn run_bench_args(a: BenchIngestArgs) -> anyhow::Result<ExitCode> {
 
 /// `cargo bench --bench ingest_latency`: decode-only figures.
 pub fn run_bench(packets: usize) -> anyhow::Result<ExitCode> {
-    run_bench_args(BenchIngestArgs { packets, scenario: None })
+    run_bench_args(BenchIngestArgs {
+        packets,
+        scenario: None,
+    })
 }

@@ -713,7 +713,8 @@ mod tests {
     fn invalid_utf8_row_is_a_row_error() {
         let mut bytes = b"Time,PosX,PosY,Heading,Velocity\n0,0,0,90,10\n".to_vec();
         bytes.extend_from_slice(b"0.04,\xff\xfe,0,90,10\n0.08,1,0,90,10\n");
-        let mut s = CsvSource::from_reader(Path::new("u.csv"), &bytes[..], &[], BadRowPolicy::Skip).unwrap();
+        let mut s = CsvSource::from_reader(Path::new("u.csv"), &bytes[..], &[], BadRowPolicy::Skip)
+            .unwrap();
         let ok: Vec<_> = s.by_ref().collect();
         assert_eq!(ok.len(), 2, "{ok:?}");
         assert_eq!(s.skipped, 1);

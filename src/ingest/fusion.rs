@@ -48,7 +48,11 @@ fn prune<T>(series: &mut VecDeque<(f64, T)>, t_min: f64) {
 }
 
 fn held<T: Copy>(series: &VecDeque<(f64, T)>, t: f64) -> Option<T> {
-    series.iter().take_while(|(ts, _)| *ts <= t).last().map(|(_, v)| *v)
+    series
+        .iter()
+        .take_while(|(ts, _)| *ts <= t)
+        .last()
+        .map(|(_, v)| *v)
 }
 
 impl Fusion {

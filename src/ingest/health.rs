@@ -125,7 +125,9 @@ impl SourceHealth {
         let now = Instant::now();
         let g = self.lock();
         let mut s = g.snap.clone();
-        s.last_sample_age_s = g.last_sample_at.map(|t| now.duration_since(t).as_secs_f64());
+        s.last_sample_age_s = g
+            .last_sample_at
+            .map(|t| now.duration_since(t).as_secs_f64());
         let n = g
             .recent
             .iter()
@@ -181,6 +183,8 @@ mod tests {
         assert_eq!(s.malformed, 1);
         assert_eq!(s.rate_hz, 5.0);
         assert!(s.last_sample_age_s.is_some());
-        assert!(serde_json::to_string(s).unwrap().contains("\"malformed\":1"));
+        assert!(serde_json::to_string(s)
+            .unwrap()
+            .contains("\"malformed\":1"));
     }
 }

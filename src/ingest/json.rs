@@ -264,7 +264,10 @@ pub async fn read_lines<R: AsyncRead + Unpin>(
     let mut line = Vec::new();
     loop {
         line.clear();
-        let n = (&mut reader).take(MAX_LINE).read_until(b'\n', &mut line).await?;
+        let n = (&mut reader)
+            .take(MAX_LINE)
+            .read_until(b'\n', &mut line)
+            .await?;
         if n == 0 {
             return Ok(true);
         }
@@ -446,13 +449,17 @@ mod tests {
 
     #[test]
     fn schema() {
-        let s = parse_line(r#"{"t":1.5,"x":1,"y":2,"heading_deg":90,"speed_mps":3,"brake_light":true,"extra":0}"#)
-            .unwrap();
+        let s = parse_line(
+            r#"{"t":1.5,"x":1,"y":2,"heading_deg":90,"speed_mps":3,"brake_light":true,"extra":0}"#,
+        )
+        .unwrap();
         assert_eq!(s.vehicle, "vut");
         assert_eq!(s.position, InsPosition::Local { x: 1.0, y: 2.0 });
         assert_eq!(s.brake_light, Some(true));
-        let s = parse_line(r#"{"t":1.5,"vehicle":"gvt","lat":46.9,"lon":16.8,"heading_deg":0,"speed_mps":0}"#)
-            .unwrap();
+        let s = parse_line(
+            r#"{"t":1.5,"vehicle":"gvt","lat":46.9,"lon":16.8,"heading_deg":0,"speed_mps":0}"#,
+        )
+        .unwrap();
         assert!(matches!(s.position, InsPosition::Wgs84 { alt_m: None, .. }));
         assert_eq!(parse_line(&to_line(&s)).unwrap(), s);
         assert!(matches!(

@@ -637,7 +637,10 @@ mod tests {
         let fix = d.handle_packet(&p).expect("fix");
         assert!((fix.sample.time_s - 387_000.040).abs() < 1e-9);
         assert!(fix.locked);
-        let InsPosition::Wgs84 { lat_deg, lon_deg, .. } = fix.sample.position else {
+        let InsPosition::Wgs84 {
+            lat_deg, lon_deg, ..
+        } = fix.sample.position
+        else {
             panic!()
         };
         assert!((lat_deg - s.lat_deg).abs() < 1e-12);

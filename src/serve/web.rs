@@ -82,13 +82,25 @@ mod tests {
     #[test]
     fn every_module_import_is_embedded() {
         // Each `import … from './x.js'` in an embedded script must itself be embedded.
-        for a in ASSETS.iter().filter(|a| a.mime.starts_with("text/javascript")) {
+        for a in ASSETS
+            .iter()
+            .filter(|a| a.mime.starts_with("text/javascript"))
+        {
             let text = std::str::from_utf8(a.body).unwrap();
-            for line in text.lines().filter(|l| l.trim_start().starts_with("import ")) {
-                let Some(spec) = line.split(['\'', '"']).nth(1) else { continue };
+            for line in text
+                .lines()
+                .filter(|l| l.trim_start().starts_with("import "))
+            {
+                let Some(spec) = line.split(['\'', '"']).nth(1) else {
+                    continue;
+                };
                 let dir = a.path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
                 let full = format!("{dir}/{}", spec.trim_start_matches("./"));
-                assert!(asset(&full).is_some(), "{} imports {spec}, not embedded", a.path);
+                assert!(
+                    asset(&full).is_some(),
+                    "{} imports {spec}, not embedded",
+                    a.path
+                );
             }
         }
     }
@@ -96,8 +108,14 @@ mod tests {
     #[test]
     fn index_references_are_embedded() {
         let html = std::str::from_utf8(asset("/").unwrap().body).unwrap();
-        for part in html.split(['"']).filter(|p| p.ends_with(".js") || p.ends_with(".css")) {
-            assert!(asset(&format!("/{part}")).is_some(), "index.html references {part}, not embedded");
+        for part in html
+            .split(['"'])
+            .filter(|p| p.ends_with(".js") || p.ends_with(".css"))
+        {
+            assert!(
+                asset(&format!("/{part}")).is_some(),
+                "index.html references {part}, not embedded"
+            );
         }
     }
 }

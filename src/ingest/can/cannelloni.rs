@@ -200,7 +200,10 @@ mod tests {
         let p = decode(&bytes).unwrap();
         assert_eq!(p.sequence, 7);
         assert_eq!(p.frames, frames);
-        assert_eq!(decode(&bytes[..bytes.len() - 1]), Err(CannelloniError::Truncated(2)));
+        assert_eq!(
+            decode(&bytes[..bytes.len() - 1]),
+            Err(CannelloniError::Truncated(2))
+        );
         assert_eq!(decode(&[2, 1, 0, 0, 0]), Err(CannelloniError::Opcode(1)));
     }
 }

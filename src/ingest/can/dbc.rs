@@ -103,12 +103,17 @@ impl DbcDecoder {
     }
 
     pub fn parse(text: &str) -> Result<Self, DbcError> {
-        let dbc = can_dbc::Dbc::try_from(text).map_err(|e| DbcError::Parse(match e {
-            can_dbc::Error::Incomplete(_, rest) => {
-                format!("unparsed input at: {:?}", rest.chars().take(60).collect::<String>())
-            }
-            other => format!("{other:?}"),
-        }))?;
+        let dbc = can_dbc::Dbc::try_from(text).map_err(|e| {
+            DbcError::Parse(match e {
+                can_dbc::Error::Incomplete(_, rest) => {
+                    format!(
+                        "unparsed input at: {:?}",
+                        rest.chars().take(60).collect::<String>()
+                    )
+                }
+                other => format!("{other:?}"),
+            })
+        })?;
         let mut messages = HashMap::new();
         for m in dbc.messages() {
             let signals = m

@@ -16,7 +16,9 @@ pub enum SocketCanError {
          record with candump and use `scil can decode`, or tunnel the bus with cannelloni (UDP 20000)"
     )]
     Unsupported(std::io::Error),
-    #[error("cannot open CAN interface {iface:?} (does it exist and is it up? `ip link show {iface}`)")]
+    #[error(
+        "cannot open CAN interface {iface:?} (does it exist and is it up? `ip link show {iface}`)"
+    )]
     Open {
         iface: String,
         source: std::io::Error,
@@ -110,7 +112,10 @@ mod tests {
         // An interface of that name existing would be fine too.
         if let Err(e) = SocketCanSource::open("scil-test-can0", SourceHealth::new("t")) {
             let msg = e.to_string();
-            assert!(msg.contains("SocketCAN") || msg.contains("scil-test-can0"), "{msg}");
+            assert!(
+                msg.contains("SocketCAN") || msg.contains("scil-test-can0"),
+                "{msg}"
+            );
         }
     }
 }
