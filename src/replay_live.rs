@@ -300,23 +300,7 @@ pub async fn run_live<E: Into<ReplayError>>(
     };
 
     // Normal end: NORMAL_STOP if running, DISARM if nothing started.
-    if !d.aborted() {
-        match h.snapshot().phase {
-            Phase::Running => h.finish(),
-            Phase::Armed | Phase::Arming => h.disarm(),
-            _ => {}
-        }
-    }
-    let _ = h
-        .wait_for(cfg.stop_timeout, |s| {
-            s.carriers
-                .iter()
-                .all(|c| c.state != Some(ObjectState::Running))
-        })
-        .await;
-    // Let the last MONR land in the snapshot.
-    tokio::time::sleep(Duration::from_millis(30)).await;
-    let snap = h.snapshot();
+    let snap = crate::dispatch::live::stop_carriers(&h, d.aborted(), cfg.stop_timeout).await;
     let run = rec.result(d.samples, 0);
 
     let abort_event = snap.events.iter().find_map(|e| match &e.kind {

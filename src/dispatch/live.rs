@@ -11,6 +11,7 @@
 //!   dummy travel at impact).
 
 use super::control_centre::{CarrierConfig, CarrierMode, ControlCentreHandle, GeoOrigin, Snapshot};
+use super::events::Phase;
 use super::iso22133::ObjectState;
 use super::profile::DummyProfile;
 use crate::scenario::profile::Profile;
@@ -45,6 +46,29 @@ pub fn read_scenario(path: &Path) -> anyhow::Result<ScenarioDispatch> {
             })
             .collect(),
     })
+}
+
+/// Ends the carriers' part of a run: NORMAL_STOP when they run, DISARM when armed but never
+/// started (nothing after an abort, which already went out), then waits up to `timeout` for
+/// every carrier to leave RUNNING and returns the final snapshot, after the last MONR had time
+/// to land. One ending for `scil replay --carrier` and for service runs.
+pub async fn stop_carriers(h: &ControlCentreHandle, aborted: bool, timeout: Duration) -> Snapshot {
+    if !aborted {
+        match h.snapshot().phase {
+            Phase::Running => h.finish(),
+            Phase::Armed | Phase::Arming => h.disarm(),
+            _ => {}
+        }
+    }
+    let _ = h
+        .wait_for(timeout, |s| {
+            s.carriers
+                .iter()
+                .all(|c| c.state != Some(ObjectState::Running))
+        })
+        .await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    h.snapshot()
 }
 
 /// Carrier configurations for `specs` (`NAME=HOST[:PORT]`); each name must be a carrier of the

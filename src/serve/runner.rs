@@ -29,8 +29,7 @@ use super::context::AppState;
 use super::error::{ApiError, ApiResult};
 use super::live::{frame, Frame, RUN_CHANNEL};
 use crate::dispatch::control_centre::{ControlCentreConfig, ControlCentreHandle, GeoOrigin};
-use crate::dispatch::events::{EventKind, Phase as CcPhase};
-use crate::dispatch::iso22133::ObjectState;
+use crate::dispatch::events::EventKind;
 use crate::dispatch::live::{
     carrier_reports, carriers_from_scenario, origin_from_georeference, LiveDispatch,
     ScenarioDispatch,
@@ -1225,23 +1224,9 @@ async fn engine_task(st: &AppState, run: &Arc<ActiveRun>, p: Prepared, speed: Sp
     if let Some((h, live, fwd)) = cc {
         if let Some(e) = &error {
             h.abort(&format!("source error: {e}"));
-        } else if !d.aborted() {
-            match h.snapshot().phase {
-                CcPhase::Running => h.finish(),
-                CcPhase::Armed | CcPhase::Arming => h.disarm(),
-                _ => {}
-            }
         }
-        let _ = h
-            .wait_for(live_cfg.stop_timeout, |s| {
-                s.carriers
-                    .iter()
-                    .all(|c| c.state != Some(ObjectState::Running))
-            })
-            .await;
-        // Let the last MONR (and ABORTING) land in the snapshot.
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        let snap = h.snapshot();
+        let aborted = error.is_some() || d.aborted();
+        let snap = crate::dispatch::live::stop_carriers(&h, aborted, live_cfg.stop_timeout).await;
         let impact = hooks.rec.events.iter().find_map(|e| match e {
             Event::Impact(r) => r.time_s,
             _ => None,
