@@ -2,8 +2,10 @@
 //! encode-only and raw-write baselines from the same run.
 
 fn main() -> anyhow::Result<()> {
-    scil::dispatch::cli::block_on(scil::dispatch::cli::run_bench(scil::dispatch::cli::BenchArgs {
-        iterations: 200,
-        json: false,
-    }))
+    scil::dispatch::cli::block_on(scil::dispatch::cli::run_bench(
+        scil::dispatch::cli::BenchArgs {
+            iterations: 200,
+            json: false,
+        },
+    ))
 }
