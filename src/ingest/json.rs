@@ -310,29 +310,51 @@ impl JsonTcpServer {
         self.listener.local_addr()
     }
     pub async fn run(self, tx: mpsc::Sender<InsSample>) -> io::Result<()> {
-        loop {
-            let (stream, peer) = match self.listener.accept().await {
-                Ok(c) => c,
-                Err(e) => {
-                    tracing::warn!(error = %e, "json tcp accept error");
-                    self.health.error(&e);
-                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                    continue;
-                }
-            };
-            if tx.is_closed() {
-                return Ok(());
-            }
-            let tx = tx.clone();
-            let health = self.health.clone();
-            tokio::spawn(async move {
+        accept_loop(
+            self.listener,
+            self.health,
+            tx,
+            "tcp",
+            |stream, peer, health, tx| async move {
                 let mut dec = JsonLineDecoder::new(health.clone());
                 if let Err(e) = read_lines(stream, &mut dec, &tx).await {
                     tracing::info!(%peer, error = %e, "json tcp connection closed");
                     health.error(e);
                 }
-            });
+            },
+        )
+        .await
+    }
+}
+
+/// The accept loop of the JSON servers: a failed accept is counted and retried after 50 ms
+/// (never ends the server), each connection gets its own task, and the loop ends when the
+/// consumer has gone away.
+async fn accept_loop<F, Fut>(
+    listener: TcpListener,
+    health: SourceHealth,
+    tx: mpsc::Sender<InsSample>,
+    kind: &'static str,
+    serve: F,
+) -> io::Result<()>
+where
+    F: Fn(TcpStream, SocketAddr, SourceHealth, mpsc::Sender<InsSample>) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    loop {
+        let (stream, peer) = match listener.accept().await {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!(error = %e, kind, "json accept error");
+                health.error(&e);
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        if tx.is_closed() {
+            return Ok(());
         }
+        tokio::spawn(serve(stream, peer, health.clone(), tx.clone()));
     }
 }
 
@@ -398,21 +420,12 @@ impl JsonWsServer {
         self.listener.local_addr()
     }
     pub async fn run(self, tx: mpsc::Sender<InsSample>) -> io::Result<()> {
-        loop {
-            let (stream, peer) = match self.listener.accept().await {
-                Ok(c) => c,
-                Err(e) => {
-                    self.health.error(&e);
-                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                    continue;
-                }
-            };
-            if tx.is_closed() {
-                return Ok(());
-            }
-            let tx = tx.clone();
-            let health = self.health.clone();
-            tokio::spawn(async move {
+        accept_loop(
+            self.listener,
+            self.health,
+            tx,
+            "websocket",
+            |stream, peer, health, tx| async move {
                 let ws = match tokio_tungstenite::accept_async(stream).await {
                     Ok(ws) => ws,
                     Err(e) => {
@@ -425,8 +438,9 @@ impl JsonWsServer {
                 if let Err(e) = ws_loop(ws, &mut dec, &tx).await {
                     health.error(e);
                 }
-            });
-        }
+            },
+        )
+        .await
     }
 }
 
