@@ -35,17 +35,30 @@ pub fn read_scenario(path: &Path) -> anyhow::Result<ScenarioDispatch> {
     let sc = Scenario::from_path(path)?;
     Ok(ScenarioDispatch {
         map: sc.map_path(path),
-        targets: sc
-            .targets
-            .iter()
-            .map(|t| {
-                let carrier = t.carrier.clone().unwrap_or_else(|| t.id.clone());
-                // The engine's own profile of the target: one kinematics for both.
-                let p = DummyProfile::new(Profile::of(t));
-                (t.id.clone(), carrier, p, t.carrier_mode.unwrap_or_default())
-            })
-            .collect(),
+        ..ScenarioDispatch::of(&sc)
     })
+}
+
+impl ScenarioDispatch {
+    /// Dispatch facts of an already parsed scenario (no map path).
+    pub fn of(sc: &Scenario) -> ScenarioDispatch {
+        ScenarioDispatch {
+            map: None,
+            targets: dispatch_targets(sc),
+        }
+    }
+}
+
+fn dispatch_targets(sc: &Scenario) -> Vec<(String, String, DummyProfile, CarrierMode)> {
+    sc.targets
+        .iter()
+        .map(|t| {
+            let carrier = t.carrier.clone().unwrap_or_else(|| t.id.clone());
+            // The engine's own profile of the target: one kinematics for both.
+            let p = DummyProfile::new(Profile::of(t));
+            (t.id.clone(), carrier, p, t.carrier_mode.unwrap_or_default())
+        })
+        .collect()
 }
 
 /// Ends the carriers' part of a run: NORMAL_STOP when they run, DISARM when armed but never

@@ -34,7 +34,6 @@ use crate::dispatch::live::{
     carrier_reports, carriers_from_scenario, origin_from_georeference, LiveDispatch,
     ScenarioDispatch,
 };
-use crate::dispatch::profile::DummyProfile;
 use crate::dispatch::safety::SafetyConfig;
 use crate::frame::Interface;
 use crate::ingest::csv::{BadRowPolicy, CsvSource};
@@ -489,19 +488,7 @@ fn carrier_configs(
     scenario: &Scenario,
     carriers: &[CarrierSpec],
 ) -> ApiResult<Vec<crate::dispatch::control_centre::CarrierConfig>> {
-    let sd = ScenarioDispatch {
-        map: None,
-        targets: scenario
-            .targets
-            .iter()
-            .map(|t| {
-                let carrier = t.carrier.clone().unwrap_or_else(|| t.id.clone());
-                // The engine's own profile of the target (as `dispatch::live::read_scenario`).
-                let p = DummyProfile::new(crate::scenario::profile::Profile::of(t));
-                (t.id.clone(), carrier, p, t.carrier_mode.unwrap_or_default())
-            })
-            .collect(),
-    };
+    let sd = ScenarioDispatch::of(scenario);
     let mut specs = Vec::new();
     for c in carriers {
         if c.name.contains('=') || c.name.trim().is_empty() {
