@@ -2,8 +2,8 @@
 //! encode-only and raw-write baselines from the same run.
 
 fn main() -> anyhow::Result<()> {
-    scil::dispatch::cli::block_on(scil::dispatch::cli::run_bench(
-        scil::dispatch::cli::BenchArgs {
+    scil::cli::dispatch::block_on(scil::cli::dispatch::run_bench(
+        scil::cli::dispatch::BenchArgs {
             iterations: 200,
             json: false,
         },

@@ -6,5 +6,5 @@ fn main() -> anyhow::Result<()> {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(5000);
-    scil::ingest::cli::run_bench(n).map(|_| ())
+    scil::cli::ingest::run_bench(n).map(|_| ())
 }

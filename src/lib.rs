@@ -4,19 +4,31 @@
 //! frame) → [`twin`] (digital twin on the [`map`]) → [`scenario`] (sans-IO engine: triggers,
 //! commands, events) → [`replay`] (drivers) → dispatch / store / serve.
 
+// The sans-IO core (crate `scil-core`), re-exported so that `scil::scenario::…` etc. keep working.
+#[cfg(feature = "proj")]
+pub use scil_core::proj_geo;
+pub use scil_core::{frame, map, sample, scenario, twin};
+
+pub mod bench;
 pub mod cli;
 pub mod dispatch;
 pub mod feed;
-pub mod frame;
 pub mod ingest;
-pub mod map;
-#[cfg(feature = "proj")]
-pub mod proj_geo;
 pub mod replay;
 pub mod replay_live;
 pub mod run_driver;
-pub mod sample;
-pub mod scenario;
 pub mod serve;
 pub mod store;
-pub mod twin;
+
+/// Where the bundled data (default map, demo replay, scenarios) lives: `$SCIL_DATA`, else the
+/// `data/` folder of the source tree this binary was built from, else `./data`.
+pub fn data_dir() -> std::path::PathBuf {
+    if let Some(d) = std::env::var_os("SCIL_DATA") {
+        return std::path::PathBuf::from(d);
+    }
+    let built = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data");
+    if built.is_dir() {
+        return built;
+    }
+    std::path::PathBuf::from("data")
+}

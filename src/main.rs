@@ -25,19 +25,19 @@ enum Command {
     #[command(subcommand)]
     Map(cli::map::MapCommand),
     /// ISO 22133 test-object simulator (a dummy target carrier).
-    CarrierSim(scil::dispatch::cli::CarrierSimArgs),
+    CarrierSim(scil::cli::dispatch::CarrierSimArgs),
     /// The proving-ground service: REST API, live WebSocket, persistence (SQLite/PostgreSQL).
     Serve(scil::serve::ServeArgs),
     /// Simulated INS: send a replay CSV as OxTS NCOM over UDP.
-    Feed(scil::ingest::cli::FeedArgs),
+    Feed(scil::cli::ingest::FeedArgs),
     /// OxTS NCOM tools.
     #[command(subcommand)]
-    Ncom(scil::ingest::cli::NcomCommand),
+    Ncom(scil::cli::ingest::NcomCommand),
     /// CAN tools (DBC decoding, live sources).
     #[command(subcommand)]
-    Can(scil::ingest::cli::CanCommand),
+    Can(scil::cli::ingest::CanCommand),
     /// Print live telemetry (NCOM/JSON sources) as JSON lines.
-    Listen(scil::ingest::cli::ListenArgs),
+    Listen(scil::cli::ingest::ListenArgs),
     /// Benchmarks (print figures; not tests).
     #[command(subcommand)]
     Bench(cli::bench::BenchCommand),
@@ -50,12 +50,12 @@ fn main() -> ExitCode {
         Some(Command::Map(c)) => cli::map::run(c),
         Some(Command::Bench(c)) => cli::bench::run(c),
         Some(Command::Serve(a)) => scil::serve::run(a),
-        Some(Command::Feed(a)) => scil::ingest::cli::run_feed(a),
-        Some(Command::Ncom(c)) => scil::ingest::cli::run_ncom(c),
-        Some(Command::Can(c)) => scil::ingest::cli::run_can(c),
-        Some(Command::Listen(a)) => scil::ingest::cli::run_listen(a),
+        Some(Command::Feed(a)) => scil::cli::ingest::run_feed(a),
+        Some(Command::Ncom(c)) => scil::cli::ingest::run_ncom(c),
+        Some(Command::Can(c)) => scil::cli::ingest::run_can(c),
+        Some(Command::Listen(a)) => scil::cli::ingest::run_listen(a),
         Some(Command::CarrierSim(a)) => {
-            scil::dispatch::cli::block_on(scil::dispatch::cli::run_carrier_sim(a))
+            scil::cli::dispatch::block_on(scil::cli::dispatch::run_carrier_sim(a))
                 .map(|_| ExitCode::SUCCESS)
         }
         None => cli::default_run(),

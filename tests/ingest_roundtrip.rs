@@ -31,6 +31,7 @@ fn read_wgs84(path: &str) -> Vec<InsSample> {
                 brake_light: None,
                 accel_mps2: None,
                 yaw_rate_rps: None,
+                wheel_speed_mps: None,
             }
         })
         .collect()
@@ -120,7 +121,7 @@ async fn ncom_udp_round_trip_reproduces_csv() {
 
 mod engine_path {
     use super::*;
-    use scil::ingest::cli::{map_geo, read_replay_csv};
+    use scil::cli::ingest::{map_geo, read_replay_csv};
     use scil::ingest::csv::BadRowPolicy;
     use scil::replay::{
         drive, replay_csv, CsvReplay, Pacer, Recorder, ReplayError, ReplaySetup, Speed,

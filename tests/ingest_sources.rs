@@ -23,6 +23,7 @@ fn sample(t: f64) -> InsSample {
         brake_light: Some(false),
         accel_mps2: None,
         yaw_rate_rps: None,
+        wheel_speed_mps: None,
     }
 }
 

@@ -22,11 +22,11 @@ pub enum BenchCommand {
         repeat: usize,
     },
     /// Trigger decision → ISO 22133 STRT written to the socket, on loopback.
-    Dispatch(crate::dispatch::cli::BenchArgs),
+    Dispatch(crate::cli::dispatch::BenchArgs),
     /// NCOM datagram sent → decoded sample → engine updated, on loopback.
-    Ingest(crate::ingest::cli::BenchIngestArgs),
+    Ingest(crate::cli::ingest::BenchIngestArgs),
     /// Sustained telemetry insert rate through the batching writer (SQLite and/or PostgreSQL).
-    Store(crate::store::bench::StoreBenchArgs),
+    Store(crate::bench::store::StoreBenchArgs),
 }
 
 pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
@@ -36,12 +36,12 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
             scenario,
             repeat,
         } => bench_replay(&csv, &scenario, repeat),
-        BenchCommand::Ingest(a) => crate::ingest::cli::run_bench_args(a),
+        BenchCommand::Ingest(a) => crate::cli::ingest::run_bench_args(a),
         BenchCommand::Dispatch(a) => {
-            crate::dispatch::cli::block_on(crate::dispatch::cli::run_bench(a))?;
+            crate::cli::dispatch::block_on(crate::cli::dispatch::run_bench(a))?;
             Ok(ExitCode::SUCCESS)
         }
-        BenchCommand::Store(a) => crate::store::bench::run(a),
+        BenchCommand::Store(a) => crate::bench::store::run(a),
     }
 }
 

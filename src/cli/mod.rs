@@ -1,24 +1,14 @@
 //! Command-line front ends. Each subcommand parses its arguments and calls the library.
 
 pub mod bench;
+pub mod dispatch;
+pub mod ingest;
 pub mod map;
 pub mod replay;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Where the bundled data (default map, demo replay, scenarios) lives: `$SCIL_DATA`, else the
-/// `data/` folder of the source tree this binary was built from, else `./data`.
-pub fn data_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("SCIL_DATA") {
-        return PathBuf::from(d);
-    }
-    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data");
-    if built.is_dir() {
-        return built;
-    }
-    PathBuf::from("data")
-}
+pub use crate::data_dir;
 
 /// `scil` with no arguments: the service on its defaults (SQLite `scil.db`, 127.0.0.1:8080,
 /// bundled map and scenarios) looping the bundled 30 km/h CPNA replay in real time

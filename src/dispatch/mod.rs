@@ -38,9 +38,7 @@
 //! and defines the sync point with SYPM; scil sends it once on TCP (the simulator accepts it on
 //! both) with the sync point at TRAJ time 0. (3) isoObject's older versions ignore MTSP.
 
-pub mod bench;
 pub mod carrier_sim;
-pub mod cli;
 pub mod control_centre;
 pub mod events;
 pub mod iso22133;

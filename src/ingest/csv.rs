@@ -621,6 +621,7 @@ impl<R: Read> CsvSource<R> {
             brake_light,
             accel_mps2: None,
             yaw_rate_rps: None,
+            wheel_speed_mps: None,
         })
     }
 }

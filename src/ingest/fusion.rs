@@ -37,6 +37,7 @@ pub struct Fusion {
     pub max_wait_s: f64,
     steering: VecDeque<(f64, f64)>,
     brake: VecDeque<(f64, bool)>,
+    wheel: VecDeque<(f64, f64)>,
     pending: VecDeque<InsSample>,
 }
 
@@ -62,6 +63,7 @@ impl Fusion {
             max_wait_s: 0.1,
             steering: VecDeque::new(),
             brake: VecDeque::new(),
+            wheel: VecDeque::new(),
             pending: VecDeque::new(),
         }
     }
@@ -76,6 +78,11 @@ impl Fusion {
         if let Some(v) = u.brake_light {
             if self.brake.back().is_none_or(|(t, _)| u.time_s > *t) {
                 self.brake.push_back((u.time_s, v));
+            }
+        }
+        if let Some(v) = u.wheel_speed_mps {
+            if self.wheel.back().is_none_or(|(t, _)| u.time_s > *t) {
+                self.wheel.push_back((u.time_s, v));
             }
         }
     }
@@ -118,8 +125,12 @@ impl Fusion {
         if s.brake_light.is_none() {
             s.brake_light = held(&self.brake, s.time_s);
         }
+        if s.wheel_speed_mps.is_none() {
+            s.wheel_speed_mps = held(&self.wheel, s.time_s);
+        }
         prune(&mut self.steering, s.time_s);
         prune(&mut self.brake, s.time_s);
+        prune(&mut self.wheel, s.time_s);
         Some(s)
     }
 
@@ -152,6 +163,7 @@ mod tests {
             brake_light: None,
             accel_mps2: None,
             yaw_rate_rps: None,
+            wheel_speed_mps: None,
         }
     }
 

@@ -118,6 +118,7 @@ impl TryFrom<JsonSample> for InsSample {
             brake_light: j.brake_light,
             accel_mps2: j.accel_mps2,
             yaw_rate_rps: j.yaw_rate_rps,
+            wheel_speed_mps: None,
         })
     }
 }

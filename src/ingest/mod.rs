@@ -1,9 +1,7 @@
 //! Telemetry sources. Every source yields [`crate::sample::InsSample`]s in source conventions;
 //! the interface block ([`crate::frame`]) converts them to the map frame.
 
-pub mod bench;
 pub mod can;
-pub mod cli;
 pub mod csv;
 pub mod fusion;
 pub mod health;

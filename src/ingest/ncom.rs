@@ -530,6 +530,7 @@ impl NcomDecoder {
             accel_mps2: p.accel_mps2[0],
             // NCOM z is down: positive rate = clockwise; map convention is counter-clockwise.
             yaw_rate_rps: p.rate_rps[2].map(|r| -r),
+            wheel_speed_mps: None,
         };
         Ok(NcomFix {
             sample,

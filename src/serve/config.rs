@@ -157,7 +157,7 @@ impl Config {
     }
 
     pub fn data_dir(&self) -> PathBuf {
-        self.data_dir.clone().unwrap_or_else(crate::cli::data_dir)
+        self.data_dir.clone().unwrap_or_else(crate::data_dir)
     }
 }
 

@@ -12,7 +12,6 @@
 //! Telemetry is written by a [`writer::Writer`] task in batches (multi-row INSERT in one
 //! transaction), never directly from the engine.
 
-pub mod bench;
 pub mod writer;
 
 use std::str::FromStr;

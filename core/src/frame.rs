@@ -145,6 +145,7 @@ impl Interface {
             brake_light: s.brake_light,
             accel_mps2: s.accel_mps2,
             yaw_rate_rps: s.yaw_rate_rps,
+            wheel_speed_mps: s.wheel_speed_mps,
         })
     }
 }
@@ -182,6 +183,7 @@ mod tests {
             brake_light: None,
             accel_mps2: None,
             yaw_rate_rps: None,
+            wheel_speed_mps: None,
         };
         let m = iface.to_map(&s).unwrap();
         assert!((m.x - 100.0).abs() < 1e-12 && (m.y - -4.0).abs() < 1e-12);
@@ -205,6 +207,7 @@ mod tests {
             brake_light: None,
             accel_mps2: None,
             yaw_rate_rps: None,
+            wheel_speed_mps: None,
         };
         assert_eq!(
             Interface::default().to_map(&s),

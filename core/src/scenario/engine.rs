@@ -39,13 +39,24 @@ use crate::sample::{Sample, VUT};
 use crate::twin::{RoadState, Twin, VehicleState};
 
 /// How the trigger instant is chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TriggerMethod {
     /// Predict the crossing between samples and fire at the predicted instant (scil default).
     Predicted,
     /// Fire at the first sample whose TTC is at or below the threshold (the seed paper).
     AtSample,
+}
+
+impl std::str::FromStr for TriggerMethod {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "predicted" => Ok(TriggerMethod::Predicted),
+            "at_sample" | "at-sample" => Ok(TriggerMethod::AtSample),
+            _ => Err(format!("trigger method must be 'predicted' or 'at_sample', got '{s}'")),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -759,6 +770,7 @@ impl Engine {
                     steering_wheel_deg: None,
                     road_wheel_deg: None,
                     brake_light: None,
+                    wheel_speed_mps: None,
                     road: RoadState::Unknown,
                     samples: 0,
                 },

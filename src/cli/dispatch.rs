@@ -1,8 +1,8 @@
 //! Command-line entry points of the dispatch module (`scil carrier-sim`, `scil bench-dispatch`).
 
-use super::carrier_sim::{self, SimConfig};
-use super::object::ObjectConfig;
-use super::profile::DummyProfile;
+use crate::dispatch::carrier_sim::{self, SimConfig};
+use crate::dispatch::object::ObjectConfig;
+use crate::dispatch::profile::DummyProfile;
 use std::net::IpAddr;
 
 /// `scil carrier-sim`: an ISO 22133 test object (dummy target carrier) simulator.
@@ -14,9 +14,9 @@ pub struct CarrierSimArgs {
     /// Object (transmitter) id until OSEM assigns one.
     #[arg(long, default_value_t = 1)]
     pub id: u32,
-    #[arg(long, default_value_t = super::iso22133::DEFAULT_TCP_PORT)]
+    #[arg(long, default_value_t = crate::dispatch::iso22133::DEFAULT_TCP_PORT)]
     pub tcp_port: u16,
-    #[arg(long, default_value_t = super::iso22133::DEFAULT_UDP_PORT)]
+    #[arg(long, default_value_t = crate::dispatch::iso22133::DEFAULT_UDP_PORT)]
     pub udp_port: u16,
     /// Built-in profile (used when no TRAJ is uploaded): target speed, km/h.
     #[arg(long, default_value_t = 5.0)]
@@ -85,11 +85,11 @@ pub struct BenchArgs {
 }
 
 pub async fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
-    let r = super::bench::run(args.iterations).await?;
+    let r = crate::bench::dispatch::run(args.iterations).await?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&r)?);
     } else {
-        let p = |name: &str, x: &super::bench::Percentiles| {
+        let p = |name: &str, x: &crate::bench::dispatch::Percentiles| {
             println!(
                 "{name:<34} n={:<4} p50 {:>8.1} us  p99 {:>8.1} us  max {:>8.1} us",
                 x.n, x.p50_us, x.p99_us, x.max_us

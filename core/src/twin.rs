@@ -48,6 +48,9 @@ pub struct VehicleState {
     pub steering_wheel_deg: Option<f64>,
     pub road_wheel_deg: Option<f64>,
     pub brake_light: Option<bool>,
+    /// Mean wheel speed from CAN, m/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wheel_speed_mps: Option<f64>,
     pub road: RoadState,
     /// Samples applied to this vehicle.
     pub samples: u64,
@@ -148,6 +151,7 @@ impl Twin {
             steering_wheel_deg: s.steering_wheel_deg,
             road_wheel_deg: s.road_wheel_deg,
             brake_light: s.brake_light,
+            wheel_speed_mps: s.wheel_speed_mps,
             road,
             samples: n,
         };
@@ -178,6 +182,7 @@ mod tests {
             brake_light: None,
             accel_mps2: None,
             yaw_rate_rps: None,
+            wheel_speed_mps: None,
         }
     }
 

@@ -3,10 +3,10 @@
 //! `write_all` of a pre-encoded STRT). Not a timed test: run it with `scil bench-dispatch` or
 //! `cargo bench --bench dispatch_latency`.
 
-use super::carrier_sim::{self, SimConfig};
-use super::control_centre::{CarrierConfig, CarrierMode, ControlCentre, ControlCentreConfig};
-use super::events::{EventKind, Phase};
-use super::iso22133::{encode_frame_into, Header, Message, ObjectState, Strt};
+use crate::dispatch::carrier_sim::{self, SimConfig};
+use crate::dispatch::control_centre::{CarrierConfig, CarrierMode, ControlCentre, ControlCentreConfig};
+use crate::dispatch::events::{EventKind, Phase};
+use crate::dispatch::iso22133::{encode_frame_into, Header, Message, ObjectState, Strt};
 use serde::Serialize;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::writer::{Writer, WriterConfig};
-use super::{Store, TelemetryRow};
+use crate::store::writer::{Writer, WriterConfig};
+use crate::store::{Store, TelemetryRow};
 
 #[derive(Args, Debug, Clone)]
 pub struct StoreBenchArgs {

@@ -51,6 +51,9 @@ pub struct InsSample {
     pub accel_mps2: Option<f64>,
     /// Yaw rate if the source measures it (rad/s, map convention: counter-clockwise positive).
     pub yaw_rate_rps: Option<f64>,
+    /// Mean wheel speed from CAN, m/s (fused in by `ingest::fusion`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wheel_speed_mps: Option<f64>,
 }
 
 /// One telemetry record in the map frame: what the twin and engine consume.
@@ -70,4 +73,7 @@ pub struct Sample {
     pub brake_light: Option<bool>,
     pub accel_mps2: Option<f64>,
     pub yaw_rate_rps: Option<f64>,
+    /// Mean wheel speed from CAN, m/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wheel_speed_mps: Option<f64>,
 }

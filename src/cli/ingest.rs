@@ -9,10 +9,10 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 
-use super::can::{candump, cannelloni, socketcan, CanMapping, CanState, DbcDecoder};
-use super::health::SourceHealth;
-use super::ncom::{NcomDecoder, NcomStreamDecoder};
-use super::{json, udp};
+use crate::ingest::can::{candump, cannelloni, socketcan, CanMapping, CanState, DbcDecoder};
+use crate::ingest::health::SourceHealth;
+use crate::ingest::ncom::{NcomDecoder, NcomStreamDecoder};
+use crate::ingest::{json, udp};
 use crate::feed::{self, FeedOptions, MapToGeo};
 use crate::sample::{InsPosition, InsSample};
 
@@ -52,7 +52,7 @@ pub struct FeedArgs {
 /// Reads a replay CSV with the replay core's reader (column auto-detection, units, bad-row
 /// reporting).
 pub fn read_replay_csv(path: &Path) -> anyhow::Result<Vec<InsSample>> {
-    let src = super::csv::CsvSource::open(path, &[], super::csv::BadRowPolicy::Stop)?;
+    let src = crate::ingest::csv::CsvSource::open(path, &[], crate::ingest::csv::BadRowPolicy::Stop)?;
     Ok(src.collect::<Result<Vec<_>, _>>()?)
 }
 
@@ -92,7 +92,7 @@ pub fn run_feed(a: FeedArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .any(|s| matches!(s.position, InsPosition::Local { .. }));
     // Local x/y need the map's geoReference: default to the bundled proving ground.
-    let default_map = crate::cli::data_dir().join("opendrive/proving_ground.xodr");
+    let default_map = crate::data_dir().join("opendrive/proving_ground.xodr");
     let map = a.map.clone().or_else(|| local.then_some(default_map));
     let geo = map_geo(map.as_deref())?;
     let opts = FeedOptions {
@@ -161,7 +161,7 @@ pub fn ncom_dump(bytes: &[u8], out: &mut dyn Write) -> anyhow::Result<(u64, u64)
         let time = d
             .minutes()
             .map(|m| {
-                let tow = (i64::from(m) * 60).rem_euclid(super::ncom::SECONDS_PER_WEEK);
+                let tow = (i64::from(m) * 60).rem_euclid(crate::ingest::ncom::SECONDS_PER_WEEK);
                 format!("{:.3}", tow as f64 + p.ms as f64 / 1000.0)
             })
             .unwrap_or_default();
@@ -340,7 +340,7 @@ pub fn run_listen(a: ListenArgs) -> anyhow::Result<ExitCode> {
     let rt = runtime()?;
     rt.block_on(async move {
         let (tx, mut rx) = tokio::sync::mpsc::channel::<InsSample>(4096);
-        let reg = super::health::HealthRegistry::new();
+        let reg = crate::ingest::health::HealthRegistry::new();
         let mut any = false;
         if let Some(addr) = &a.ncom {
             let src = udp::NcomUdpSource::bind(addr.as_str(), &a.vehicle, reg.register(format!("ncom-udp:{addr}"))).await?;
@@ -413,7 +413,7 @@ pub struct BenchIngestArgs {
 
 pub fn run_bench_args(a: BenchIngestArgs) -> anyhow::Result<ExitCode> {
     let r = match &a.scenario {
-        None => super::bench::run(a.packets, "decode only", |_| {})?,
+        None => crate::bench::ingest::run(a.packets, "decode only", |_| {})?,
         Some(sc) => {
             let setup = crate::replay::ReplaySetup::load(
                 sc,
@@ -425,7 +425,7 @@ pub fn run_bench_args(a: BenchIngestArgs) -> anyhow::Result<ExitCode> {
             )?;
             let mut engine = setup.engine();
             let mut armed = false;
-            super::bench::run(a.packets, "interface + engine", |s| {
+            crate::bench::ingest::run(a.packets, "interface + engine", |s| {
                 if let Ok(m) = setup.interface.to_map(s) {
                     if !armed {
                         engine.arm(m.time_s);

@@ -12,9 +12,9 @@ use serde::Serialize;
 use tokio::net::UdpSocket;
 use tokio::sync::mpsc;
 
-use super::health::SourceHealth;
-use super::ncom::{decode_packet, NcomDecoder, NcomState};
-use super::udp::NcomUdpSource;
+use crate::ingest::health::SourceHealth;
+use crate::ingest::ncom::{decode_packet, NcomDecoder, NcomState};
+use crate::ingest::udp::NcomUdpSource;
 use crate::sample::InsSample;
 
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -67,7 +67,7 @@ fn packets(n: usize) -> Vec<[u8; 72]> {
                 yaw_rate_rps: Some(0.0),
                 nav_status: 4,
             };
-            super::ncom::encode_packet(&st.packet(if i % 10 == 0 { 0 } else { 3 }))
+            crate::ingest::ncom::encode_packet(&st.packet(if i % 10 == 0 { 0 } else { 3 }))
         })
         .collect()
 }
