@@ -15,6 +15,7 @@ pub mod dispatch;
 pub mod feed;
 pub mod ingest;
 pub mod replay;
+pub mod run;
 pub mod replay_live;
 pub mod run_driver;
 pub mod serve;
