@@ -14,10 +14,7 @@ pub mod cli;
 pub mod dispatch;
 pub mod feed;
 pub mod ingest;
-pub mod replay;
 pub mod run;
-pub mod replay_live;
-pub mod run_driver;
 pub mod serve;
 pub mod store;
 

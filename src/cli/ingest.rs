@@ -415,7 +415,7 @@ pub fn run_bench_args(a: BenchIngestArgs) -> anyhow::Result<ExitCode> {
     let r = match &a.scenario {
         None => crate::bench::ingest::run(a.packets, "decode only", |_| {})?,
         Some(sc) => {
-            let setup = crate::replay::ReplaySetup::load(
+            let setup = crate::run::RunSetup::load(
                 sc,
                 None,
                 crate::scenario::engine::EngineConfig {

@@ -163,6 +163,7 @@ pub async fn drive(
         },
     };
 
+    let first_deadline = opts.first_sample_timeout.map(|d| Instant::now() + d);
     loop {
         // The next sample; meanwhile engine timers fire on the wall clock and a stop is served.
         let s = loop {
@@ -172,10 +173,19 @@ pub async fn drive(
                 None
             };
             let wake = timer.and_then(|t| run.d.clock.wall(t));
+            let no_first = if run.d.samples == 0 { first_deadline } else { None };
             tokio::select! {
                 biased;
                 r = next_stop(stop) => {
                     run.stop(r);
+                    return run.d;
+                }
+                _ = sleep_until_opt(no_first) => {
+                    let secs = opts.first_sample_timeout.map_or(0.0, |d| d.as_secs_f64());
+                    run.stop(StopRequest::Abort {
+                        reason: format!("no telemetry: no sample within {secs:.1} s of the start"),
+                        by: Stopper::Operator,
+                    });
                     return run.d;
                 }
                 item = feed.next() => match item {

@@ -73,6 +73,38 @@ pub fn replay_blocking(
     rt.block_on(run_source(setup, spec, SessionOptions::default(), sinks))
 }
 
+/// Replays a CSV file as fast as possible (`scil replay --json` without options).
+pub fn replay_csv(
+    setup: Arc<RunSetup>,
+    path: &std::path::Path,
+    on_bad_row: crate::ingest::csv::BadRowPolicy,
+) -> Result<RunReport, SourceError> {
+    let spec = SourceSpec::ins(InsSpec::Csv {
+        path: path.to_path_buf(),
+        columns: Vec::new(),
+        on_bad_row,
+    });
+    replay_blocking(setup, &spec, Vec::new())
+}
+
+/// Runs a session on a feed the caller made, as fast as possible, on a single-threaded
+/// runtime.
+pub fn run_feed_blocking(
+    setup: Arc<RunSetup>,
+    feed: Feed,
+    sinks: Vec<Box<dyn Sink>>,
+) -> Result<RunReport, SourceError> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| SourceError::Other(format!("runtime: {e}")))?;
+    let mut session = Session::new(setup, feed, SessionOptions::default());
+    for s in sinks {
+        session.add_sink(s);
+    }
+    Ok(rt.block_on(session.run()))
+}
+
 /// Run states of the service (the database stores `as_str`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]

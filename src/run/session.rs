@@ -94,6 +94,9 @@ pub struct SessionOptions {
     /// pace with real carriers: the STRT decision is made before its instant, so the carrier
     /// task's own timer puts it on the wire on time).
     pub strt_lead: Duration,
+    /// A live run that has not received its first sample after this long is aborted (a
+    /// misconfigured source must not leave a run `running` forever).
+    pub first_sample_timeout: Option<Duration>,
 }
 
 impl Default for SessionOptions {
@@ -101,6 +104,7 @@ impl Default for SessionOptions {
         SessionOptions {
             pace: Pace::Max,
             strt_lead: Duration::ZERO,
+            first_sample_timeout: None,
         }
     }
 }

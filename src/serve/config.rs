@@ -53,6 +53,14 @@ pub struct Limits {
     pub upload_max_rows: u64,
     /// Maximum size of a scenario or map registered through the API.
     pub document_max_bytes: u64,
+    /// A live run that has not received a first sample after this long is aborted, s.
+    pub first_sample_timeout_s: f64,
+}
+
+impl Limits {
+    pub fn first_sample_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.first_sample_timeout_s.clamp(0.1, 86_400.0))
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -84,6 +92,7 @@ impl Default for Limits {
             upload_max_bytes: 64 << 20,
             upload_max_rows: 2_000_000,
             document_max_bytes: 32 << 20,
+            first_sample_timeout_s: 60.0,
         }
     }
 }

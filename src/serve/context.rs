@@ -15,7 +15,7 @@ use super::auth::{generate_token, Tokens};
 use super::config::Config;
 use super::error::{ApiError, ApiResult};
 use super::live::Hub;
-use super::runner::ActiveRun;
+use super::lifecycle::ActiveRun;
 use crate::ingest::health::SourceHealth as IngestHealth;
 use crate::map::Map;
 use crate::scenario::Scenario;

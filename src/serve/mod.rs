@@ -3,7 +3,8 @@
 //!
 //! Layout: one module per API resource, each with its own `router()` ([`runs`], [`replays`],
 //! [`scenarios`], [`maps`], [`carriers`], [`health`], [`metrics`], [`live`], [`openapi`]);
-//! [`runner`] owns the run lifecycle and the engine task; [`context`] the shared state;
+//! [`lifecycle`] owns a run's HTTP lifecycle (the run itself is [`crate::run`]'s session, with
+//! the service's sinks in [`run_sinks`] and its health frames in [`run_health`]); [`context`] the shared state;
 //! [`error`] the one error type; [`auth`] the roles; [`config`] the TOML file and environment.
 //! Persistence is [`crate::store`].
 
@@ -18,7 +19,9 @@ pub mod maps;
 pub mod metrics;
 pub mod openapi;
 pub mod replays;
-pub mod runner;
+pub mod lifecycle;
+pub mod run_health;
+pub mod run_sinks;
 pub mod runs;
 pub mod scenarios;
 pub mod web;
@@ -38,8 +41,8 @@ use clap::Args;
 pub use config::Config;
 pub use context::AppState;
 
-use crate::replay::Speed;
-use runner::{NewRun, RunSource};
+use crate::run::Pace;
+use lifecycle::{self as runner, NewRun, RunSource};
 
 /// The whole HTTP application.
 pub fn app(state: AppState) -> Router {
@@ -196,7 +199,8 @@ pub async fn demo_loop(st: AppState) {
                         replay_id: "cpna75_30kmh".into(),
                         file_name: "cpna75_30kmh.csv".into(),
                     },
-                    speed: Speed::Factor(1.0),
+                    can: None,
+                    speed: Pace::Factor(1.0),
                     carriers: Vec::new(),
                 },
             )

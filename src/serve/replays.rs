@@ -18,7 +18,7 @@ use tokio::io::AsyncWriteExt;
 use super::auth::{Operator, Reader};
 use super::context::AppState;
 use super::error::{ApiError, ApiResult};
-use super::runner::{self, NewRun, RunSource};
+use super::lifecycle::{self as runner, NewRun, RunSource};
 use super::runs::{run_json, SpeedArg};
 use crate::ingest::csv::{BadRowPolicy, CsvSource};
 use crate::store::ReplayRow;
@@ -180,6 +180,7 @@ async fn upload(
                 replay_id: replay_id.clone(),
                 file_name: up.name,
             },
+            can: None,
             speed,
             carriers: Vec::new(),
         },

@@ -50,9 +50,13 @@ macro_rules! on_db {
     };
 }
 
+// After the macro: the module uses it.
+pub mod dbcs;
+pub use dbcs::DbcRow;
+
 pub type StoreResult<T> = Result<T, sqlx::Error>;
 
-/// Rows per INSERT statement (15 columns → 15 000 bind parameters, below SQLite's 32 766 and
+/// Rows per INSERT statement (16 columns → 16 000 bind parameters, below SQLite's 32 766 and
 /// PostgreSQL's 65 535).
 pub const TELEMETRY_ROWS_PER_STATEMENT: usize = 1000;
 
@@ -153,10 +157,12 @@ pub struct TelemetryRow {
     pub lane_id: Option<i32>,
     pub road_s: Option<f64>,
     pub road_t: Option<f64>,
+    /// Mean wheel speed from CAN, m/s.
+    pub wheel_speed_mps: Option<f64>,
 }
 
 pub const TELEMETRY_COLUMNS: &str = "run_id, seq, t, vehicle, kind, x, y, yaw, speed_mps, \
-     steering_wheel_deg, brake_light, road_id, lane_id, road_s, road_t";
+     steering_wheel_deg, brake_light, road_id, lane_id, road_s, road_t, wheel_speed_mps";
 
 /// A connected, migrated store.
 #[derive(Clone, Debug)]
@@ -521,7 +527,8 @@ impl Store {
                         .push_bind(r.road_id.as_deref())
                         .push_bind(r.lane_id)
                         .push_bind(r.road_s)
-                        .push_bind(r.road_t);
+                        .push_bind(r.road_t)
+                        .push_bind(r.wheel_speed_mps);
                 });
                 qb.push(" ON CONFLICT (run_id, seq) DO NOTHING");
                 qb.build().execute(&mut *tx).await?;

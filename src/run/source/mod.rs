@@ -190,7 +190,7 @@ pub struct OpenCtx<'a> {
     /// Vehicle id of NCOM samples (the scenario's VUT).
     pub vut_id: &'a str,
     /// Resolves a spec's `dbc` (a file path for the CLI, a registered name for the service).
-    pub dbc: &'a dyn Fn(&str) -> Result<Arc<DbcDecoder>, String>,
+    pub dbc: &'a (dyn Fn(&str) -> Result<Arc<DbcDecoder>, String> + Send + Sync),
 }
 
 /// DBC resolution for the command line: `dbc` is a file path.
@@ -210,6 +210,10 @@ pub struct Feed {
 enum FeedKind {
     Recorded(recorded::Recorded),
     Live(live::Live),
+    /// Samples made by the caller (a simulator, a converted recording, a test).
+    Iter(Box<dyn Iterator<Item = Result<InsSample, SourceError>> + Send>),
+    /// Samples pushed by the caller as they happen (a co-simulation peer, a test).
+    Channel(tokio::sync::mpsc::Receiver<InsSample>),
 }
 
 /// Opens `spec`: a file is opened and its header read; live sockets are bound.
@@ -251,8 +255,31 @@ pub async fn open(spec: &SourceSpec, ctx: &OpenCtx<'_>) -> Result<Feed, SourceEr
 }
 
 impl Feed {
+    /// A recorded feed from samples the caller makes (paced like a file).
+    pub fn from_iter(
+        name: impl Into<String>,
+        it: impl Iterator<Item = Result<InsSample, SourceError>> + Send + 'static,
+    ) -> Feed {
+        Feed {
+            inner: FeedKind::Iter(Box::new(it)),
+            name: name.into(),
+        }
+    }
+
+    /// A live feed of samples the caller pushes (applied on arrival; ends when the sender
+    /// is dropped).
+    pub fn from_channel(
+        name: impl Into<String>,
+        rx: tokio::sync::mpsc::Receiver<InsSample>,
+    ) -> Feed {
+        Feed {
+            inner: FeedKind::Channel(rx),
+            name: name.into(),
+        }
+    }
+
     pub fn is_live(&self) -> bool {
-        matches!(self.inner, FeedKind::Live(_))
+        matches!(self.inner, FeedKind::Live(_) | FeedKind::Channel(_))
     }
 
     /// From now on live samples reach the driver (earlier ones were discarded).
@@ -267,6 +294,8 @@ impl Feed {
         match &mut self.inner {
             FeedKind::Recorded(r) => r.next_sample(),
             FeedKind::Live(l) => l.next().await,
+            FeedKind::Iter(it) => it.next(),
+            FeedKind::Channel(rx) => rx.recv().await.map(Ok),
         }
     }
 
@@ -275,14 +304,15 @@ impl Feed {
         match &self.inner {
             FeedKind::Recorded(r) => r.health(),
             FeedKind::Live(l) => l.health.clone(),
+            FeedKind::Iter(_) | FeedKind::Channel(_) => Vec::new(),
         }
     }
 
     /// Bound addresses of a live source (INS first).
     pub fn local_addrs(&self) -> Vec<SocketAddr> {
         match &self.inner {
-            FeedKind::Recorded(_) => Vec::new(),
             FeedKind::Live(l) => l.addrs.clone(),
+            _ => Vec::new(),
         }
     }
 
@@ -291,6 +321,7 @@ impl Feed {
         match &self.inner {
             FeedKind::Recorded(r) => r.skipped(),
             FeedKind::Live(l) => (l.dropped(), Vec::new()),
+            FeedKind::Iter(_) | FeedKind::Channel(_) => (0, Vec::new()),
         }
     }
 
@@ -298,7 +329,7 @@ impl Feed {
     pub fn progress(&self) -> Option<(u64, u64)> {
         match &self.inner {
             FeedKind::Recorded(r) => Some(r.progress()),
-            FeedKind::Live(_) => None,
+            _ => None,
         }
     }
 
