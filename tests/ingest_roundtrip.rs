@@ -121,7 +121,7 @@ async fn ncom_udp_round_trip_reproduces_csv() {
 
 mod engine_path {
     use super::*;
-    use scil::cli::ingest::{map_geo, read_replay_csv};
+    use scil::feed::{map_geo, read_replay_csv};
     use scil::run::{run_source, Feed, RunSetup as ReplaySetup, Session, SourceSpec};
     use std::sync::Arc;
     use scil::scenario::engine::EngineConfig;

@@ -17,10 +17,7 @@ use crate::feed::{self, FeedOptions, MapToGeo};
 use crate::sample::{InsPosition, InsSample};
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?)
+    Ok(crate::run::runtime()?)
 }
 
 /// `scil feed`: simulated INS sending NCOM over UDP.
@@ -47,54 +44,24 @@ pub struct FeedArgs {
     /// GPS week of the CSV's seconds-of-week times.
     #[arg(long, default_value_t = 2400)]
     pub gps_week: i64,
-}
-
-/// Reads a replay CSV with the replay core's reader (column auto-detection, units, bad-row
-/// reporting).
-pub fn read_replay_csv(path: &Path) -> anyhow::Result<Vec<InsSample>> {
-    let src = crate::ingest::csv::CsvSource::open(path, &[], crate::ingest::csv::BadRowPolicy::Stop)?;
-    Ok(src.collect::<Result<Vec<_>, _>>()?)
-}
-
-/// The map's geo frame, inverse direction, with the grid convergence for headings.
-struct GeoInverse(std::sync::Arc<opendrive::geo::GeoFrame>);
-
-impl MapToGeo for GeoInverse {
-    fn to_wgs84(&self, x: f64, y: f64) -> (f64, f64) {
-        self.0.to_wgs84(x, y)
-    }
-    fn grid_to_true_deg(&self, lat_deg: f64, lon_deg: f64) -> f64 {
-        // yaw = π/2 − heading_true + convergence (frame.rs), so heading_true = heading_grid + conv.
-        crate::frame::GeoToMap::convergence(self.0.as_ref(), lat_deg, lon_deg).to_degrees()
-    }
-}
-
-/// Loads `map` and returns its geo inverse.
-pub fn map_geo(map: Option<&Path>) -> anyhow::Result<Option<Box<dyn MapToGeo>>> {
-    let Some(p) = map else { return Ok(None) };
-    let m = crate::map::Map::load(p)?;
-    let geo = m.geo.clone().with_context(|| {
-        format!(
-            "{} has no usable geoReference{}",
-            p.display(),
-            m.geo_warning
-                .as_deref()
-                .map(|w| format!(": {w}"))
-                .unwrap_or_default()
-        )
-    })?;
-    Ok(Some(Box::new(GeoInverse(geo))))
+    /// candump log of the same run (same time base as the CSV), sent in step with the NCOM
+    /// stream as cannelloni over UDP to --cannelloni.
+    #[arg(long, requires = "cannelloni")]
+    pub can_log: Option<PathBuf>,
+    /// Destination HOST:PORT of the cannelloni stream (default port 20000).
+    #[arg(long, requires = "can_log")]
+    pub cannelloni: Option<String>,
 }
 
 pub fn run_feed(a: FeedArgs) -> anyhow::Result<ExitCode> {
-    let samples = read_replay_csv(&a.csv)?;
+    let samples = feed::read_replay_csv(&a.csv)?;
     let local = samples
         .iter()
         .any(|s| matches!(s.position, InsPosition::Local { .. }));
     // Local x/y need the map's geoReference: default to the bundled proving ground.
     let default_map = crate::data_dir().join("opendrive/proving_ground.xodr");
     let map = a.map.clone().or_else(|| local.then_some(default_map));
-    let geo = map_geo(map.as_deref())?;
+    let geo = feed::map_geo(map.as_deref())?;
     let opts = FeedOptions {
         rate_hz: a.rate,
         gps_week: a.gps_week,
@@ -115,8 +82,23 @@ pub fn run_feed(a: FeedArgs) -> anyhow::Result<ExitCode> {
             .next()
             .context("--ncom resolves to nothing")?;
         let rt = runtime()?;
-        let n = rt.block_on(feed::send_udp(&packets, addr, a.speed))?;
-        eprintln!("sent {n} NCOM packets to {addr}");
+        match (&a.can_log, &a.cannelloni) {
+            (Some(log), Some(can_to)) => {
+                let frames = feed::read_candump(log)?;
+                let can_addr: SocketAddr = std::net::ToSocketAddrs::to_socket_addrs(can_to.as_str())
+                    .with_context(|| format!("bad --cannelloni address {can_to}"))?
+                    .next()
+                    .context("--cannelloni resolves to nothing")?;
+                let (n, c) = rt.block_on(feed::send_udp_with_can(
+                    &packets, addr, &frames, can_addr, a.speed,
+                ))?;
+                eprintln!("sent {n} NCOM packets to {addr} and {c} CAN frames (cannelloni) to {can_addr}");
+            }
+            _ => {
+                let n = rt.block_on(feed::send_udp(&packets, addr, a.speed))?;
+                eprintln!("sent {n} NCOM packets to {addr}");
+            }
+        }
     } else if a.save.is_none() {
         anyhow::bail!("give --ncom HOST:PORT and/or --save FILE");
     }

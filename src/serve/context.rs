@@ -176,6 +176,14 @@ impl AppState {
                 Err(e) => tracing::warn!("bundled scenario {}: {e}", p.display()),
             }
         }
+        for p in files(&data.join("can"), "dbc") {
+            let bytes = std::fs::read(&p)?;
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            match super::dbcs::dbc_row(&stem(&p), &file_name(&p), text, true) {
+                Ok(row) => self.store.upsert_dbc(&row).await?,
+                Err(e) => tracing::warn!("bundled DBC {}: {e}", p.display()),
+            }
+        }
         for p in files(&data.join("replays"), "csv") {
             let id = stem(&p);
             let scenario_id = scenario_ids

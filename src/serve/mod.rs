@@ -12,6 +12,7 @@ pub mod auth;
 pub mod carriers;
 pub mod config;
 pub mod context;
+pub mod dbcs;
 pub mod error;
 pub mod health;
 pub mod live;
@@ -53,6 +54,7 @@ pub fn app(state: AppState) -> Router {
         .merge(scenarios::router())
         .merge(maps::router(limits.document_max_bytes))
         .merge(carriers::router())
+        .merge(dbcs::router())
         .merge(health::router())
         .merge(metrics::router())
         .merge(live::router())

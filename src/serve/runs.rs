@@ -333,6 +333,7 @@ async fn telemetry(
                     r.lane_id.map(|l| l.to_string()).unwrap_or_default(),
                     o(r.road_s),
                     o(r.road_t),
+                    o(r.wheel_speed_mps),
                 ]);
             }
             let body = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
