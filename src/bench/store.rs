@@ -28,9 +28,7 @@ pub struct StoreBenchArgs {
 }
 
 pub fn run(args: StoreBenchArgs) -> anyhow::Result<ExitCode> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let rt = crate::run::runtime()?;
     rt.block_on(bench(args))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -13,7 +13,8 @@ use crate::ingest::can::{candump, cannelloni, socketcan, CanMapping, CanState, D
 use crate::ingest::health::SourceHealth;
 use crate::ingest::ncom::{NcomDecoder, NcomStreamDecoder};
 use crate::ingest::{json, udp};
-use crate::feed::{self, FeedOptions, MapToGeo};
+use crate::feed::{self, FeedOptions};
+use crate::run::{CanSpec, InsSpec, JsonTransport, OpenCtx, SourceSpec};
 use crate::sample::{InsPosition, InsSample};
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -292,7 +293,8 @@ pub fn run_can(c: CanCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `scil listen`: print live samples as JSON lines (and health on exit).
+/// `scil listen`: print live samples as JSON lines (and health on exit). Every source is
+/// opened through the run layer's source factory, as a run would open it.
 #[derive(Debug, Args)]
 pub struct ListenArgs {
     /// NCOM over UDP: address to bind (OxTS default 0.0.0.0:3000).
@@ -310,6 +312,15 @@ pub struct ListenArgs {
     /// JSON lines from a WebSocket server (ws://host:port/path).
     #[arg(long)]
     pub json_ws_url: Option<String>,
+    /// CAN over cannelloni (address to bind), fused into the first INS source (needs --dbc).
+    #[arg(long, requires = "dbc", conflicts_with = "socketcan")]
+    pub cannelloni: Option<String>,
+    /// CAN from a SocketCAN interface, fused into the first INS source (needs --dbc).
+    #[arg(long, requires = "dbc")]
+    pub socketcan: Option<String>,
+    /// DBC decoding the CAN source.
+    #[arg(long)]
+    pub dbc: Option<PathBuf>,
     /// Vehicle id for NCOM samples.
     #[arg(long, default_value = "vut")]
     pub vehicle: String,
@@ -318,64 +329,100 @@ pub struct ListenArgs {
     pub count: Option<u64>,
 }
 
+impl ListenArgs {
+    /// One source spec per given source; CAN fuses into the first.
+    pub fn specs(&self) -> Vec<SourceSpec> {
+        let mut v = Vec::new();
+        if let Some(b) = &self.ncom {
+            v.push(SourceSpec::ins(InsSpec::Ncom { bind: b.clone() }));
+        }
+        for (t, b) in [
+            (JsonTransport::Udp, &self.json_udp),
+            (JsonTransport::Tcp, &self.json_tcp),
+            (JsonTransport::Ws, &self.json_ws),
+        ] {
+            if let Some(b) = b {
+                v.push(SourceSpec::ins(InsSpec::Json {
+                    transport: t,
+                    bind: b.clone(),
+                }));
+            }
+        }
+        if let Some(u) = &self.json_ws_url {
+            v.push(SourceSpec::ins(InsSpec::JsonWsClient { url: u.clone() }));
+        }
+        let dbc = self
+            .dbc
+            .as_ref()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
+        let can = match (&self.cannelloni, &self.socketcan) {
+            (Some(b), _) => Some(CanSpec::Cannelloni {
+                bind: b.clone(),
+                dbc,
+            }),
+            (None, Some(i)) => Some(CanSpec::Socketcan {
+                iface: i.clone(),
+                dbc,
+            }),
+            _ => None,
+        };
+        if let Some(first) = v.first_mut() {
+            first.can = can;
+        }
+        v
+    }
+}
+
 pub fn run_listen(a: ListenArgs) -> anyhow::Result<ExitCode> {
+    let specs = a.specs();
+    if specs.is_empty() {
+        anyhow::bail!(
+            "give at least one source: --ncom 0.0.0.0:{}, --json-udp, --json-tcp, --json-ws, --json-ws-url",
+            udp::NCOM_DEFAULT_PORT
+        );
+    }
     let rt = runtime()?;
     rt.block_on(async move {
         let (tx, mut rx) = tokio::sync::mpsc::channel::<InsSample>(4096);
-        let reg = crate::ingest::health::HealthRegistry::new();
-        let mut any = false;
-        if let Some(addr) = &a.ncom {
-            let src = udp::NcomUdpSource::bind(addr.as_str(), &a.vehicle, reg.register(format!("ncom-udp:{addr}"))).await?;
-            eprintln!("NCOM on udp {}", src.local_addr()?);
-            tokio::spawn(src.run(tx.clone()));
-            any = true;
-        }
-        if let Some(addr) = &a.json_udp {
-            let src = json::JsonUdpSource::bind(addr.as_str(), reg.register(format!("json-udp:{addr}"))).await?;
-            eprintln!("JSON on udp {}", src.local_addr()?);
-            tokio::spawn(src.run(tx.clone()));
-            any = true;
-        }
-        if let Some(addr) = &a.json_tcp {
-            let src = json::JsonTcpServer::bind(addr.as_str(), reg.register(format!("json-tcp:{addr}"))).await?;
-            eprintln!("JSON on tcp {}", src.local_addr()?);
-            tokio::spawn(src.run(tx.clone()));
-            any = true;
-        }
-        if let Some(addr) = &a.json_ws {
-            let src = json::JsonWsServer::bind(addr.as_str(), reg.register(format!("json-ws:{addr}"))).await?;
-            eprintln!("JSON on ws://{}", src.local_addr()?);
-            tokio::spawn(src.run(tx.clone()));
-            any = true;
-        }
-        if let Some(url) = &a.json_ws_url {
-            let h = reg.register(format!("json-ws-client:{url}"));
-            let (url, tx) = (url.clone(), tx.clone());
-            tokio::spawn(async move {
-                if let Err(e) = json::ws_client(&url, h.clone(), tx).await {
-                    eprintln!("websocket client {url}: {e}");
-                    h.error(e);
+        let mut health = Vec::new();
+        let ctx = OpenCtx {
+            vut_id: &a.vehicle,
+            dbc: &crate::run::source::dbc_from_path,
+        };
+        let mut tasks = Vec::new();
+        for spec in &specs {
+            let mut feed = crate::run::source::open(spec, &ctx).await?;
+            let addrs: Vec<String> = feed.local_addrs().iter().map(|a| a.to_string()).collect();
+            eprintln!("listening: {} {}", feed.name, addrs.join(" "));
+            health.extend(feed.health());
+            feed.start();
+            let tx = tx.clone();
+            tasks.push(tokio::spawn(async move {
+                while let Some(Ok(s)) = feed.next().await {
+                    if tx.send(s).await.is_err() {
+                        break;
+                    }
                 }
-            });
-            any = true;
-        }
-        if !any {
-            anyhow::bail!(
-                "give at least one source: --ncom 0.0.0.0:{}, --json-udp, --json-tcp, --json-ws, --json-ws-url",
-                udp::NCOM_DEFAULT_PORT
-            );
+            }));
         }
         drop(tx);
         let mut n = 0u64;
         let stdout = std::io::stdout();
         while let Some(s) = rx.recv().await {
-            writeln!(stdout.lock(), "{}", json::to_line(&s))?;
+            if writeln!(stdout.lock(), "{}", json::to_line(&s)).is_err() {
+                break; // stdout closed (`| head`): stop quietly
+            }
             n += 1;
             if a.count.is_some_and(|c| n >= c) {
                 break;
             }
         }
-        eprintln!("{}", serde_json::to_string(&reg.snapshot())?);
+        for t in tasks {
+            t.abort();
+        }
+        let snaps: Vec<_> = health.iter().map(|h| h.snapshot()).collect();
+        eprintln!("{}", serde_json::to_string(&snaps)?);
         anyhow::Ok(())
     })?;
     Ok(ExitCode::SUCCESS)

@@ -176,4 +176,30 @@ mod tests {
         let o = s.osem_origin().expect("origin");
         assert!((o.lat_deg - 46.8931).abs() < 1e-9 && (o.lon_deg - 16.8397).abs() < 1e-9);
     }
+
+    /// A UTM map (no +lat_0/+lon_0): the carriers' OSEM origin comes from the same geo frame
+    /// as the twin's, not 0/0 — and it maps back to the map frame's origin.
+    #[test]
+    fn osem_origin_of_a_utm_map() {
+        let sc = shared("scenarios/cpna75_30kmh.toml");
+        let map = shared("opendrive/synthetic/poly3_road.xodr");
+        if !sc.exists() || !map.exists() {
+            return;
+        }
+        let s = RunSetup::load(&sc, Some(&map), EngineConfig::default()).expect("loads");
+        let geo = s.map.as_ref().and_then(|m| m.geo.clone()).expect("UTM geo frame");
+        let o = s.osem_origin().expect("origin");
+        assert!(o.lat_deg.abs() > 1.0 && o.lon_deg.abs() > 1.0, "{o:?}");
+        let (x, y) = geo.to_map(o.lat_deg, o.lon_deg);
+        assert!(x.hypot(y) < 1e-3, "origin maps to ({x}, {y})");
+        let cc = crate::run::sink::carriers::control_centre_config(
+            &s,
+            &crate::run::sink::carriers::CarrierOptions {
+                carriers: vec!["carrier-1=127.0.0.1:7001".into()],
+                ..Default::default()
+            },
+        )
+        .expect("config");
+        assert_eq!((cc.origin.lat_deg, cc.origin.lon_deg), (o.lat_deg, o.lon_deg));
+    }
 }

@@ -160,9 +160,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .with_writer(std::io::stderr)
             .try_init();
     }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let rt = crate::run::runtime()?;
     rt.block_on(async move {
         let server = spawn(config).await?;
         let st = &server.state;
