@@ -14,6 +14,7 @@
 //! by timestamp ([`crate::ingest::fusion`]); a live bus has no common time base, so its latest
 //! values fill each INS sample as it arrives.
 
+pub mod inject;
 mod live;
 mod recorded;
 
@@ -205,6 +206,8 @@ pub struct Feed {
     inner: FeedKind,
     /// Display name (`csv:FILE`, `ncom-udp:ADDR`, `… + cannelloni:ADDR`).
     pub name: String,
+    /// Noise, dropout and latency injection, when set.
+    inject: Option<inject::Injector>,
 }
 
 enum FeedKind {
@@ -245,12 +248,14 @@ pub async fn open(spec: &SourceSpec, ctx: &OpenCtx<'_>) -> Result<Feed, SourceEr
         return Ok(Feed {
             name: r.name(),
             inner: FeedKind::Recorded(r),
+            inject: None,
         });
     }
     let l = live::Live::open(spec, ctx.vut_id, dbc).await?;
     Ok(Feed {
         name: l.name.clone(),
         inner: FeedKind::Live(l),
+        inject: None,
     })
 }
 
@@ -263,6 +268,7 @@ impl Feed {
         Feed {
             inner: FeedKind::Iter(Box::new(it)),
             name: name.into(),
+            inject: None,
         }
     }
 
@@ -275,6 +281,7 @@ impl Feed {
         Feed {
             inner: FeedKind::Channel(rx),
             name: name.into(),
+            inject: None,
         }
     }
 
@@ -289,8 +296,35 @@ impl Feed {
         }
     }
 
+    /// Degrades this feed's samples (see [`inject`]); the handle changes the settings while
+    /// the run goes on.
+    pub fn inject(&mut self, inj: inject::Injection) -> Result<inject::InjectionHandle, String> {
+        inj.validate()?;
+        let (i, h) = inject::Injector::new(inj);
+        self.inject = Some(i);
+        Ok(h)
+    }
+
+    /// Samples the injection dropped.
+    pub fn injected_drops(&self) -> u64 {
+        self.inject.as_ref().map_or(0, |i| i.dropped)
+    }
+
     /// The next sample; `None` at the end of a recording or when a live source closed.
     pub async fn next(&mut self) -> Option<Result<InsSample, SourceError>> {
+        loop {
+            let item = self.next_raw().await;
+            match (item, self.inject.as_mut()) {
+                (Some(Ok(s)), Some(inj)) => match inj.apply(s) {
+                    Some(s) => return Some(Ok(s)),
+                    None => continue,
+                },
+                (item, _) => return item,
+            }
+        }
+    }
+
+    async fn next_raw(&mut self) -> Option<Result<InsSample, SourceError>> {
         match &mut self.inner {
             FeedKind::Recorded(r) => r.next_sample(),
             FeedKind::Live(l) => l.next().await,
