@@ -16,7 +16,7 @@ use tokio::time::Instant;
 
 use super::clock::Clock;
 use super::report::RunReport;
-use super::session::{SessionOptions, StopRequest, Stopper};
+use super::control::{SessionOptions, StopRequest, Stopper};
 use super::setup::RunSetup;
 use super::sink::{Sink, SinkCtx};
 use super::source::{Feed, SourceError};

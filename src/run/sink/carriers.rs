@@ -29,7 +29,7 @@ use crate::dispatch::iso22133::ObjectState;
 use crate::dispatch::safety::SafetyConfig;
 use crate::run::clock::Clock;
 use crate::run::report::{RunEnd, RunReport};
-use crate::run::session::{StopHandle, Stopper};
+use crate::run::control::{StopHandle, Stopper};
 use crate::run::setup::RunSetup;
 use crate::sample::Sample;
 use crate::scenario::engine::{Command, Engine, Event, Output};

@@ -17,7 +17,7 @@ use futures_util::future::BoxFuture;
 
 use super::clock::Clock;
 use super::report::{RunEnd, RunReport};
-use super::session::StopHandle;
+use super::control::StopHandle;
 use super::setup::RunSetup;
 use crate::sample::{InsSample, Sample};
 use crate::scenario::engine::{Engine, Output};
