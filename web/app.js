@@ -64,7 +64,7 @@ function onMessage(m) {
         if (!L.carriers.has(m.vehicle)) L.carriers.set(m.vehicle, 'waiting');
         if (m.speed_mps > 0.05 && ['waiting', 'scheduled', 'triggered', 'started', 'retimed'].includes(L.carriers.get(m.vehicle))) L.carriers.set(m.vehicle, 'moving');
       } else {
-        L.vut = { x: m.x, y: m.y, yaw: m.yaw, speed: m.speed_mps, brake: m.brake, road: m.road, t };
+        L.vut = { x: m.x, y: m.y, yaw: m.yaw, speed: m.speed_mps, brake: m.brake, steer: m.steering_wheel_deg, wheel: m.wheel_speed_mps, road: m.road, t };
         addTrail(L.trail, m.x, m.y);
         push(L.speed, t, m.speed_mps * 3.6, m.brake ? m.speed_mps * 3.6 : null);
         L.dirty.plots = true; L.dirty.hud = true;
@@ -255,6 +255,8 @@ function renderHud() {
   ttcEl.textContent = L.lastTtc == null ? '—' : `${fmt(L.lastTtc, 3)} s`;
   ttcEl.className = L.lastTtc != null && L.threshold != null && L.lastTtc <= L.threshold ? 'bad' : '';
   const b = $('#hud-brake'); b.textContent = v ? (v.brake ? 'ON' : 'off') : '—'; b.className = v && v.brake ? 'bad' : '';
+  $('#hud-steer').textContent = v && v.steer != null ? `${fmt(v.steer, 1)}°` : '—';
+  $('#hud-wheel').textContent = v && v.wheel != null ? `${fmt(v.wheel * 3.6, 1)} km/h` : '—';
   $('#vut-pos').textContent = v ? `${fmt(v.x, 2)}, ${fmt(v.y, 2)}` : '—';
   $('#hud-lane').textContent = v && v.road ? `r${v.road.road_id} l${v.road.lane_id} s=${fmt(v.road.s, 1)} t=${fmt(v.road.t, 2)}` : (v ? 'off map' : '—');
   const last = L.speed[1].length ? L.speed[1][L.speed[1].length - 1] : null;
