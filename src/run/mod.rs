@@ -60,6 +60,14 @@ pub async fn run_source(
     Ok(session.run().await)
 }
 
+/// A single-threaded runtime for one headless run (sweeps run many side by side, one each).
+fn headless_runtime() -> Result<tokio::runtime::Runtime, SourceError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| SourceError::Other(format!("runtime: {e}")))
+}
+
 /// Replays a recorded source as fast as possible on a single-threaded runtime (the headless
 /// path of `scil replay`, sweeps and tests). The result does not depend on the pace.
 pub fn replay_blocking(
@@ -67,10 +75,7 @@ pub fn replay_blocking(
     spec: &SourceSpec,
     sinks: Vec<Box<dyn Sink>>,
 ) -> Result<RunReport, SourceError> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| SourceError::Other(format!("runtime: {e}")))?;
+    let rt = headless_runtime()?;
     rt.block_on(run_source(setup, spec, SessionOptions::default(), sinks))
 }
 
@@ -95,10 +100,7 @@ pub fn run_feed_blocking(
     feed: Feed,
     sinks: Vec<Box<dyn Sink>>,
 ) -> Result<RunReport, SourceError> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| SourceError::Other(format!("runtime: {e}")))?;
+    let rt = headless_runtime()?;
     let mut session = Session::new(setup, feed, SessionOptions::default());
     for s in sinks {
         session.add_sink(s);

@@ -33,6 +33,25 @@ pub fn event_time(e: &Event) -> Option<f64> {
     }
 }
 
+/// The VUT and the scenario's targets as the twin holds them after a sample: (id, kind, state,
+/// lane).
+fn vehicles<'a>(
+    twin: &'a crate::twin::Twin,
+    vut_id: &'a str,
+    target_ids: &'a [String],
+) -> impl Iterator<Item = (&'a str, &'static str, &'a crate::twin::VehicleState, Option<&'a crate::twin::LaneMatch>)> + 'a {
+    std::iter::once((vut_id, "vut"))
+        .chain(target_ids.iter().map(|t| (t.as_str(), "target")))
+        .filter_map(move |(id, kind)| {
+            let v = twin.get(id)?;
+            let lane = match &v.road {
+                RoadState::OnLane(l) => Some(l),
+                _ => None,
+            };
+            Some((id, kind, v, lane))
+        })
+}
+
 fn event_kind(v: &Value) -> String {
     v.get("event")
         .and_then(Value::as_str)
@@ -79,15 +98,7 @@ impl Sink for StoreSink {
         if s.vehicle != self.vut_id {
             return;
         }
-        let twin = engine.twin();
-        let mut ids: Vec<(&str, &str)> = vec![(self.vut_id.as_str(), "vut")];
-        ids.extend(self.target_ids.iter().map(|t| (t.as_str(), "target")));
-        for (vid, kind) in ids {
-            let Some(v) = twin.get(vid) else { continue };
-            let lane = match &v.road {
-                RoadState::OnLane(l) => Some(l),
-                _ => None,
-            };
+        for (vid, kind, v, lane) in vehicles(engine.twin(), &self.vut_id, &self.target_ids) {
             let row = TelemetryRow {
                 run_id: self.run.id.clone(),
                 seq: self.seq,
@@ -169,16 +180,8 @@ impl Sink for LiveSink {
         if s.vehicle != self.vut_id || self.run.tx.receiver_count() == 0 {
             return;
         }
-        let twin = engine.twin();
         let id = &self.run.id;
-        let mut ids: Vec<(&str, &str)> = vec![(self.vut_id.as_str(), "vut")];
-        ids.extend(self.target_ids.iter().map(|t| (t.as_str(), "target")));
-        for (vid, kind) in ids {
-            let Some(v) = twin.get(vid) else { continue };
-            let lane = match &v.road {
-                RoadState::OnLane(l) => Some(l),
-                _ => None,
-            };
+        for (vid, kind, v, lane) in vehicles(engine.twin(), &self.vut_id, &self.target_ids) {
             let t = if kind == "vut" { v.time_s } else { s.time_s };
             self.run.send(&json!({
                 "type": "sample", "run_id": id, "t": t, "vehicle": vid, "kind": kind,
