@@ -43,18 +43,34 @@ impl Map {
     }
 }
 
+fn lane_match(p: opendrive::LanePosition) -> LaneMatch {
+    LaneMatch {
+        road_id: p.road_id,
+        lane_id: p.lane_id,
+        s: p.s,
+        t: p.t,
+        heading_rel_rad: p.heading_rel,
+    }
+}
+
 /// Map matching through the OpenDRIVE spatial index.
 pub struct RoadMatcher(pub Arc<OpenDrive>);
 
 impl MapMatcher for RoadMatcher {
     fn locate(&self, x: f64, y: f64, yaw_rad: f64) -> Option<LaneMatch> {
-        self.0.locate(x, y, Some(yaw_rad)).map(|p| LaneMatch {
-            road_id: p.road_id,
-            lane_id: p.lane_id,
-            s: p.s,
-            t: p.t,
-            heading_rel_rad: p.heading_rel,
-        })
+        self.0.locate(x, y, Some(yaw_rad)).map(lane_match)
+    }
+
+    fn locate_hinted(
+        &self,
+        x: f64,
+        y: f64,
+        yaw_rad: f64,
+        hint: &mut opendrive::MatchHint,
+    ) -> Option<LaneMatch> {
+        self.0
+            .locate_hinted(x, y, Some(yaw_rad), hint)
+            .map(lane_match)
     }
 }
 

@@ -324,6 +324,25 @@ impl Feed {
         }
     }
 
+    /// The next sample without waiting, for feeds that never wait (recorded files, caller-made
+    /// iterators); `None` for live feeds. Same samples as [`Feed::next`].
+    pub fn next_now(&mut self) -> Option<Option<Result<InsSample, SourceError>>> {
+        loop {
+            let item = match &mut self.inner {
+                FeedKind::Recorded(r) => r.next_sample(),
+                FeedKind::Iter(it) => it.next(),
+                FeedKind::Live(_) | FeedKind::Channel(_) => return None,
+            };
+            match (item, self.inject.as_mut()) {
+                (Some(Ok(s)), Some(inj)) => match inj.apply(s) {
+                    Some(s) => return Some(Some(Ok(s))),
+                    None => continue,
+                },
+                (item, _) => return Some(item),
+            }
+        }
+    }
+
     async fn next_raw(&mut self) -> Option<Result<InsSample, SourceError>> {
         match &mut self.inner {
             FeedKind::Recorded(r) => r.next_sample(),
