@@ -14,6 +14,7 @@ pub mod cli;
 pub mod dispatch;
 pub mod feed;
 pub mod ingest;
+pub mod record;
 pub mod replay;
 pub mod replay_live;
 pub mod run_driver;
