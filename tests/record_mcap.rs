@@ -145,18 +145,31 @@ fn mcap_recording_read_by_python_and_replayed_with_same_triggers() {
     assert_eq!(count("/scene/vehicles"), n);
     assert_eq!(count("/scene/lanes"), 1);
     assert!(count("/tf") >= n);
-    assert!(count("/scil/events") >= 3, "armed, triggered, assessed, finished");
-    assert_eq!(v["stats"]["/scil/vut"].as_u64(), Some(n), "summary statistics");
+    assert!(
+        count("/scil/events") >= 3,
+        "armed, triggered, assessed, finished"
+    );
+    assert_eq!(
+        v["stats"]["/scil/vut"].as_u64(),
+        Some(n),
+        "summary statistics"
+    );
     // Log time = sample time; WGS84 near the proving ground's geoReference (Zalaegerszeg).
     let (t0, fix) = (&v["first"]["/vut/fix"][0], &v["first"]["/vut/fix"][1]);
     let t_first = (csv_samples[0].time_s * 1e9).round() as u64;
     assert_eq!(t0.as_u64(), Some(t_first));
     let lat = fix["latitude"].as_f64().unwrap();
     let lon = fix["longitude"].as_f64().unwrap();
-    assert!((46.0..48.0).contains(&lat) && (16.0..18.0).contains(&lon), "{lat} {lon}");
+    assert!(
+        (46.0..48.0).contains(&lat) && (16.0..18.0).contains(&lon),
+        "{lat} {lon}"
+    );
     let lanes = &v["first"]["/scene/lanes"][1]["entities"][0]["lines"];
     assert!(lanes.as_array().is_some_and(|l| l.len() >= 4), "lane lines");
     let state = &v["first"]["/scil/state"][1];
-    assert!(state["ttc_s"].get("dummy").is_some() || state["targets"].as_array().is_some_and(|t| !t.is_empty()));
+    assert!(
+        state["ttc_s"].get("dummy").is_some()
+            || state["targets"].as_array().is_some_and(|t| !t.is_empty())
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -175,7 +175,10 @@ pub fn read_vut_samples(bytes: &[u8]) -> anyhow::Result<Vec<InsSample>> {
         }
         let v: Value = serde_json::from_slice(&m.data)
             .with_context(|| format!("{} message {}: not JSON", vut.topic, m.sequence))?;
-        out.push((m.log_time, vut_sample(&v).with_context(|| format!("{} message {}", vut.topic, m.sequence))?));
+        out.push((
+            m.log_time,
+            vut_sample(&v).with_context(|| format!("{} message {}", vut.topic, m.sequence))?,
+        ));
     }
     if out.is_empty() {
         anyhow::bail!("no messages on the VUT channel {}", vut.topic);

@@ -313,7 +313,8 @@ impl Encoder {
         }
         let poses = json!({"timestamp": stamp(t), "frame_id": MAP_FRAME, "poses": poses});
         out.push(msg(ch::POSES, t, &poses));
-        let mut entities = vec![self.vehicle_entity(t, "vut", s.x, s.y, s.yaw_rad, self.vut_box, true)];
+        let mut entities =
+            vec![self.vehicle_entity(t, "vut", s.x, s.y, s.yaw_rad, self.vut_box, true)];
         for v in &snap.targets {
             let b = self.target_boxes.get(&v.id).copied().unwrap_or(BoxSize {
                 length: 0.5,
@@ -321,15 +322,36 @@ impl Encoder {
                 height: 1.8,
                 forward: 0.0,
             });
-            entities.push(self.vehicle_entity(t, &format!("target/{}", v.id), v.x, v.y, v.yaw_rad, b, false));
+            entities.push(self.vehicle_entity(
+                t,
+                &format!("target/{}", v.id),
+                v.x,
+                v.y,
+                v.yaw_rad,
+                b,
+                false,
+            ));
         }
-        out.push(msg(ch::VEHICLES, t, &json!({"deletions": [], "entities": entities})));
+        out.push(msg(
+            ch::VEHICLES,
+            t,
+            &json!({"deletions": [], "entities": entities}),
+        ));
         out.push(msg(ch::STATE, t, &state_json(snap)));
         out
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn vehicle_entity(&self, t: f64, id: &str, x: f64, y: f64, yaw: f64, b: BoxSize, vut: bool) -> Value {
+    fn vehicle_entity(
+        &self,
+        t: f64,
+        id: &str,
+        x: f64,
+        y: f64,
+        yaw: f64,
+        b: BoxSize,
+        vut: bool,
+    ) -> Value {
         let mut e = entity(t, id, MAP_FRAME);
         let (sn, cs) = yaw.sin_cos();
         let c = if vut {
@@ -394,7 +416,12 @@ pub fn output_time(o: &Output) -> Option<f64> {
 }
 
 fn state_json(snap: &Snapshot) -> Value {
-    let speed = |id: &str| snap.targets.iter().find(|v| v.id == id).map(|v| v.speed_mps);
+    let speed = |id: &str| {
+        snap.targets
+            .iter()
+            .find(|v| v.id == id)
+            .map(|v| v.speed_mps)
+    };
     let ttc: serde_json::Map<String, Value> = snap
         .status
         .iter()

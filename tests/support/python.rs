@@ -15,7 +15,10 @@ pub fn run(module: &str, script: &str, args: &[&str]) -> Option<String> {
             Ok(o) => String::from_utf8_lossy(&o.stderr).trim().to_string(),
             Err(e) => format!("python3: {e}"),
         };
-        assert!(!ci, "CI=true but python module {module} is unavailable: {why}");
+        assert!(
+            !ci,
+            "CI=true but python module {module} is unavailable: {why}"
+        );
         println!("SKIPPED: python module {module} unavailable ({why}); pip install {module}");
         return None;
     }
