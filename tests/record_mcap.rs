@@ -105,12 +105,17 @@ fn mcap_recording_read_by_python_and_replayed_with_same_triggers() {
     let path = dir.join("run.mcap");
     let enc = Encoder::new(Some(&setup.scenario), setup.map.as_ref());
     let mut rec = McapRecorder::create(&path, enc).expect("create");
+    let t_rec = std::time::Instant::now();
     let (csv_trig, n) = drive(&setup, csv_samples.iter().cloned(), Some(&mut rec));
+    let t_rec = t_rec.elapsed();
     assert_eq!(rec.samples(), n);
     rec.finish().expect("finish");
     assert_eq!(csv_trig.len(), 1, "CPNA run fires once: {csv_trig:?}");
     let size = std::fs::metadata(&path).unwrap().len();
-    println!("MCAP: {n} samples, {size} bytes");
+    println!(
+        "MCAP: {n} samples, {size} bytes, engine + recording {:.1} µs/sample",
+        t_rec.as_secs_f64() * 1e6 / n as f64
+    );
 
     // MCAP in: same samples, same triggers.
     let src = McapSource::open(&path).expect("mcap source");
@@ -172,4 +177,73 @@ fn mcap_recording_read_by_python_and_replayed_with_same_triggers() {
             || state["targets"].as_array().is_some_and(|t| !t.is_empty())
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The operators' layout only names panels it configures, topics scil advertises and fields
+/// their schemas define.
+#[test]
+fn foxglove_layout_matches_channels() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/deploy/foxglove-layout.json"
+    ))
+    .expect("layout file");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("layout is JSON");
+    let configs = v["configById"].as_object().expect("configById");
+    fn leaves(n: &serde_json::Value, out: &mut Vec<String>) {
+        match n {
+            serde_json::Value::String(s) => out.push(s.clone()),
+            serde_json::Value::Object(m) => {
+                for k in ["first", "second"] {
+                    if let Some(c) = m.get(k) {
+                        leaves(c, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut panels = Vec::new();
+    leaves(&v["layout"], &mut panels);
+    assert_eq!(panels.len(), configs.len(), "{panels:?}");
+    for p in &panels {
+        assert!(configs.contains_key(p), "panel {p} has no config");
+    }
+    fn strings(n: &serde_json::Value, out: &mut Vec<String>) {
+        match n {
+            serde_json::Value::String(s) => out.push(s.clone()),
+            serde_json::Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    if k.starts_with('/') {
+                        out.push(k.clone());
+                    }
+                    strings(x, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut refs = Vec::new();
+    strings(&v["configById"], &mut refs);
+    let refs: Vec<&String> = refs.iter().filter(|s| s.starts_with('/')).collect();
+    assert!(refs.len() >= 8, "{refs:?}");
+    for r in refs {
+        let (topic, field) = match r.split_once('.') {
+            Some((t, f)) => (t, Some(f)),
+            None => (r.as_str(), None),
+        };
+        let ch = scil::record::CHANNELS
+            .iter()
+            .find(|c| c.topic == topic)
+            .unwrap_or_else(|| panic!("layout names unknown topic {topic}"));
+        if let Some(f) = field {
+            let first = f.split(['.', '[']).next().unwrap();
+            let schema: serde_json::Value = serde_json::from_str(ch.schema).unwrap();
+            assert!(
+                schema["properties"].get(first).is_some(),
+                "{topic} has no field {first}"
+            );
+        }
+    }
 }

@@ -436,3 +436,78 @@ async fn foxglove_websocket_scripted_client() {
     fox.task.abort();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+const PY_WS: &str = r#"
+import json, struct, sys, time
+from websockets.sync.client import connect
+with connect(sys.argv[1], subprotocols=["foxglove.websocket.v1"], open_timeout=5) as ws:
+    assert ws.subprotocol == "foxglove.websocket.v1", ws.subprotocol
+    info = json.loads(ws.recv(timeout=2))
+    adv = json.loads(ws.recv(timeout=2))
+    chans = {c["topic"]: c for c in adv["channels"]}
+    ws.send(json.dumps({"op": "subscribe", "subscriptions": [{"id": 42, "channelId": chans["/scil/state"]["id"]}]}))
+    t0 = time.monotonic()
+    while True:
+        m = ws.recv(timeout=1)
+        if isinstance(m, bytes):
+            break
+    dt = time.monotonic() - t0
+    op, sub, ts = struct.unpack_from("<BIQ", m, 0)
+    payload = json.loads(m[13:])
+print(json.dumps({"info": info["op"], "adv": adv["op"], "n": len(chans), "op": op, "sub": sub,
+                  "ts": ts, "payload": payload, "latency_s": dt}))
+"#;
+
+/// An independent client (Python `websockets`) sees serverInfo, advertise and binary data.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn foxglove_python_client() {
+    let hub = scil::serve::foxglove::FoxgloveHub::new(256);
+    let fox = scil::serve::foxglove::spawn("127.0.0.1:0", hub.clone())
+        .await
+        .unwrap();
+    let setup = ReplaySetup::load(
+        &shared("scenarios/cpna75_30kmh.toml"),
+        None,
+        EngineConfig::default(),
+    )
+    .unwrap();
+    let mut tap = hub.tap(Encoder::new(Some(&setup.scenario), setup.map.as_ref()));
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop2 = stop.clone();
+    let publisher = tokio::spawn(async move {
+        let mut engine = setup.engine();
+        for (k, ins) in csv_samples().iter().enumerate().cycle() {
+            if stop2.load(std::sync::atomic::Ordering::Relaxed) {
+                break;
+            }
+            let s = setup.interface.to_map(ins).unwrap();
+            if k == 0 {
+                engine = setup.engine();
+                engine.arm(s.time_s);
+            }
+            engine.handle_sample(&s);
+            tap.sample(&engine, &s);
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    });
+    let url = format!("ws://{}/", fox.addr);
+    let out =
+        tokio::task::spawn_blocking(move || support::python::run("websockets", PY_WS, &[&url]))
+            .await
+            .unwrap();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    publisher.await.unwrap();
+    fox.task.abort();
+    let Some(out) = out else { return };
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    println!("python client: first data after {} s", v["latency_s"]);
+    assert_eq!(v["info"], "serverInfo");
+    assert_eq!(v["adv"], "advertise");
+    assert_eq!(v["n"].as_u64(), Some(scil::record::CHANNELS.len() as u64));
+    assert_eq!(v["op"], 1);
+    assert_eq!(v["sub"], 42);
+    assert!(v["latency_s"].as_f64().unwrap() < 1.0);
+    let t = v["payload"]["time_s"].as_f64().unwrap();
+    assert_eq!(v["ts"].as_u64(), Some((t * 1e9).round() as u64));
+    assert!(v["payload"]["targets"][0]["threshold_s"].as_f64().unwrap() > 3.0);
+}
