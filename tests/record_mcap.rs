@@ -121,7 +121,12 @@ fn mcap_recording_read_by_python_and_replayed_with_same_triggers() {
     let src = McapSource::open(&path).expect("mcap source");
     assert_eq!(src.len() as u64, n);
     let back: Vec<InsSample> = src.map(|r| r.expect("sample")).collect();
+    let t_plain = std::time::Instant::now();
     let (mcap_trig, m) = drive(&setup, back.into_iter(), None);
+    println!(
+        "engine alone {:.1} µs/sample",
+        t_plain.elapsed().as_secs_f64() * 1e6 / n as f64
+    );
     assert_eq!(m, n);
     assert_eq!(mcap_trig.len(), csv_trig.len());
     for (a, b) in csv_trig.iter().zip(&mcap_trig) {
