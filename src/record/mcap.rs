@@ -158,6 +158,16 @@ impl Iterator for McapSource {
     }
 }
 
+/// True when `path` starts with the MCAP magic (`\x89MCAP0\r\n`): lets a source factory pick
+/// [`McapSource`] for `scil replay FILE` without relying on the extension.
+pub fn is_mcap(path: &Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 8];
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok_and(|_| &magic[..] == mcap::MAGIC)
+}
+
 /// Reads every message of the VUT channel (topic `/scil/vut` or schema `scil.VutSample`),
 /// ordered by log time.
 pub fn read_vut_samples(bytes: &[u8]) -> anyhow::Result<Vec<InsSample>> {
@@ -281,4 +291,51 @@ pub fn mcap_from_store(
         rec.write(m)?;
     }
     Ok(rec.finish()?.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_input_is_an_error_not_a_panic() {
+        assert!(read_vut_samples(b"not an mcap file at all").is_err());
+        assert!(read_vut_samples(&[]).is_err());
+        // A valid MCAP without VUT messages.
+        let rec = McapRecorder::new(std::io::Cursor::new(Vec::new()), Encoder::new(None, None))
+            .expect("recorder");
+        let empty = rec.finish().expect("finish").into_inner();
+        let e = read_vut_samples(&empty).expect_err("no VUT messages");
+        assert!(e.to_string().contains("no messages"), "{e}");
+        // A VUT message without a position.
+        let mut rec =
+            McapRecorder::new(std::io::Cursor::new(Vec::new()), Encoder::new(None, None)).unwrap();
+        rec.write(&Message {
+            channel: ch::VUT,
+            log_time_ns: 1,
+            data: br#"{"time_s": 1.0, "speed_mps": 2.0, "yaw_rad": 0.0}"#.to_vec(),
+        })
+        .unwrap();
+        let bytes = rec.finish().unwrap().into_inner();
+        let e = read_vut_samples(&bytes).expect_err("missing x");
+        assert!(format!("{e:#}").contains("field x"), "{e:#}");
+        // Truncated file: the stream reports an error.
+        assert!(read_vut_samples(&bytes[..bytes.len() / 2]).is_err());
+    }
+
+    #[test]
+    fn detects_mcap_by_magic() {
+        let dir = std::env::temp_dir().join(format!("scil-is-mcap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let m = dir.join("a.bin");
+        let rec = McapRecorder::create(&m, Encoder::new(None, None)).unwrap();
+        use std::io::Write as _;
+        rec.finish().unwrap().flush().unwrap();
+        assert!(is_mcap(&m));
+        let c = dir.join("b.csv");
+        std::fs::write(&c, "Time,PosX\n").unwrap();
+        assert!(!is_mcap(&c));
+        assert!(!is_mcap(&dir.join("missing")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -211,7 +211,8 @@ struct BoxSize {
 #[derive(Clone)]
 pub struct Encoder {
     geo: Option<Arc<GeoFrame>>,
-    lanes: Option<Arc<Value>>,
+    /// The lanes entity's `lines` array, serialised once.
+    lanes: Option<Arc<str>>,
     vut_box: BoxSize,
     target_boxes: BTreeMap<String, BoxSize>,
 }
@@ -254,7 +255,10 @@ impl Encoder {
                     .collect()
             })
             .unwrap_or_default();
-        let lanes = map.and_then(|m| lanes_scene(m).map(Arc::new));
+        let lanes = map
+            .and_then(lanes_scene)
+            .and_then(|v| serde_json::to_string(&v).ok())
+            .map(Arc::from);
         Encoder {
             geo: map.and_then(|m| m.geo.clone()),
             lanes,
@@ -268,9 +272,16 @@ impl Encoder {
     pub fn lanes_message(&self, t_s: f64) -> Option<Message> {
         let lanes = self.lanes.as_ref()?;
         let mut e = entity(t_s, "lanes", MAP_FRAME);
-        e.insert("lines".into(), (**lanes).clone());
+        e.insert("lines".into(), Value::String(String::new()));
         let v = json!({"deletions": [], "entities": [Value::Object(e)]});
-        Some(msg(ch::LANES, t_s, &v))
+        // Splice the pre-serialised lines in place of the placeholder.
+        let text = serde_json::to_string(&v).ok()?;
+        let data = text.replacen(r#""lines":"""#, &format!(r#""lines":{lanes}"#), 1);
+        Some(Message {
+            channel: ch::LANES,
+            log_time_ns: time_ns(t_s),
+            data: data.into_bytes(),
+        })
     }
 
     /// Messages of one VUT sample: exactly one on [`ch::VUT`], one LocationFix (with a geo

@@ -85,8 +85,13 @@ pub struct FoxgloveTap {
 }
 
 impl FoxgloveTap {
-    /// After `engine.handle_sample(s)` for a VUT sample.
+    /// After `engine.handle_sample(s)` for a VUT sample. Without connected clients this costs
+    /// next to nothing (no snapshot, no encoding).
     pub fn sample(&mut self, engine: &Engine, s: &Sample) {
+        if self.last_t.is_some() && self.hub.clients() == 0 {
+            self.last_t = Some(s.time_s);
+            return;
+        }
         self.snapshot(&Snapshot::from_engine(engine, s));
     }
 
@@ -97,6 +102,10 @@ impl FoxgloveTap {
             }
         }
         self.last_t = Some(snap.vut.time_s);
+        // Nobody watching: skip the encoding (the lanes above stay latched for later clients).
+        if self.hub.clients() == 0 {
+            return;
+        }
         for m in self.enc.sample(snap) {
             self.hub.publish(m);
         }
@@ -104,6 +113,9 @@ impl FoxgloveTap {
 
     /// For every engine output (command or event).
     pub fn output(&mut self, o: &Output) {
+        if self.hub.clients() == 0 {
+            return;
+        }
         let m = self.enc.output(self.last_t.unwrap_or(0.0), o);
         self.hub.publish(m);
     }
