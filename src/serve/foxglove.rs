@@ -192,6 +192,8 @@ pub fn data_frame(subscription: u32, m: &Message) -> Vec<u8> {
     b
 }
 
+// The handshake callback's error type is tungstenite's `ErrorResponse` (an HTTP response).
+#[allow(clippy::result_large_err)]
 async fn client(stream: TcpStream, hub: Arc<FoxgloveHub>) -> anyhow::Result<()> {
     let pick = |req: &Request, mut resp: Response| -> Result<Response, ErrorResponse> {
         let offered = req
