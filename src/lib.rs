@@ -15,6 +15,7 @@ pub mod dispatch;
 pub mod feed;
 pub mod ingest;
 pub mod run;
+pub mod record;
 pub mod serve;
 pub mod store;
 

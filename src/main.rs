@@ -38,6 +38,8 @@ enum Command {
     Can(scil::cli::ingest::CanCommand),
     /// Print live telemetry (NCOM/JSON sources) as JSON lines.
     Listen(scil::cli::ingest::ListenArgs),
+    /// Export a stored run: Parquet (telemetry, events) and/or MCAP.
+    Export(cli::export::ExportArgs),
     /// Benchmarks (print figures; not tests).
     #[command(subcommand)]
     Bench(cli::bench::BenchCommand),
@@ -49,6 +51,7 @@ fn main() -> ExitCode {
         Some(Command::Replay(a)) => cli::replay::run(a),
         Some(Command::Map(c)) => cli::map::run(c),
         Some(Command::Bench(c)) => cli::bench::run(c),
+        Some(Command::Export(a)) => cli::export::run(a),
         Some(Command::Serve(a)) => scil::serve::run(a),
         Some(Command::Feed(a)) => scil::cli::ingest::run_feed(a),
         Some(Command::Ncom(c)) => scil::cli::ingest::run_ncom(c),

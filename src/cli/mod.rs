@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod dispatch;
+pub mod export;
 pub mod ingest;
 pub mod map;
 pub mod replay;

@@ -7,6 +7,7 @@
 //! database_url = "sqlite://scil.db"        # or postgres://user:pass@host/db
 //! storage_dir = "scil-data"                 # uploads are stored here under generated names
 //! data_dir = "/usr/share/scil/data"         # bundled maps/scenarios/replays (default: built-in)
+//! foxglove_bind = "127.0.0.1:8765"          # Foxglove/Lichtblick live view (default: off)
 //!
 //! [auth]
 //! operator_tokens = ["…"]                   # may arm/start/abort runs, upload, register
@@ -18,7 +19,7 @@
 //! upload_max_rows = 2000000
 //! ```
 //!
-//! Environment overrides: `SCIL_BIND`, `DATABASE_URL`, `SCIL_STORAGE_DIR`, `SCIL_DATA`,
+//! Environment overrides: `SCIL_BIND`, `SCIL_FOXGLOVE_BIND`, `DATABASE_URL`, `SCIL_STORAGE_DIR`, `SCIL_DATA`,
 //! `SCIL_OPERATOR_TOKEN` and `SCIL_VIEWER_TOKEN` (comma-separated lists, added to the file's),
 //! `SCIL_READ_REQUIRES_TOKEN=1`.
 
@@ -33,6 +34,8 @@ pub struct Config {
     pub database_url: String,
     pub storage_dir: PathBuf,
     pub data_dir: Option<PathBuf>,
+    /// `foxglove.websocket.v1` server address (issue 14); `None` = off.
+    pub foxglove_bind: Option<String>,
     pub auth: AuthConfig,
     pub limits: Limits,
     pub telemetry: TelemetryConfig,
@@ -79,6 +82,7 @@ impl Default for Config {
             database_url: "sqlite://scil.db".into(),
             storage_dir: PathBuf::from("scil-data"),
             data_dir: None,
+            foxglove_bind: None,
             auth: AuthConfig::default(),
             limits: Limits::default(),
             telemetry: TelemetryConfig::default(),
@@ -139,6 +143,9 @@ impl Config {
         if let Some(v) = get("SCIL_BIND") {
             self.bind = v;
         }
+        if let Some(v) = get("SCIL_FOXGLOVE_BIND") {
+            self.foxglove_bind = Some(v);
+        }
         if let Some(v) = get("DATABASE_URL") {
             self.database_url = v;
         }
@@ -190,5 +197,8 @@ mod tests {
         assert_eq!(c.bind, "127.0.0.1:1");
         assert_eq!(c.auth.operator_tokens, ["a", "b", "c"]);
         assert!(toml::from_str::<Config>("bnid = 1").is_err());
+        assert_eq!(c.foxglove_bind, None);
+        let f: Config = toml::from_str("foxglove_bind = \"127.0.0.1:8765\"").unwrap();
+        assert_eq!(f.foxglove_bind.as_deref(), Some("127.0.0.1:8765"));
     }
 }

@@ -14,6 +14,8 @@ pub mod config;
 pub mod context;
 pub mod dbcs;
 pub mod error;
+pub mod exports;
+pub mod foxglove;
 pub mod health;
 pub mod live;
 pub mod maps;
@@ -50,6 +52,7 @@ pub fn app(state: AppState) -> Router {
     let limits = &state.config.limits;
     let api = Router::new()
         .merge(runs::router())
+        .merge(exports::router())
         .merge(replays::router(limits.upload_max_bytes))
         .merge(scenarios::router())
         .merge(maps::router(limits.document_max_bytes))
@@ -85,6 +88,9 @@ pub struct Server {
     pub addr: SocketAddr,
     pub state: AppState,
     pub task: tokio::task::JoinHandle<std::io::Result<()>>,
+    /// The Foxglove live view when `config.foxglove_bind` is set (issue 14). The run layer
+    /// publishes through `foxglove.hub.tap(encoder)`.
+    pub foxglove: Option<foxglove::FoxgloveServer>,
 }
 
 /// Starts the state and binds `config.bind` (port 0 = ephemeral); serves in the background.
@@ -93,6 +99,10 @@ pub async fn spawn(config: Config) -> anyhow::Result<Server> {
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.bind))?;
     let addr = listener.local_addr()?;
+    let fox = match &config.foxglove_bind {
+        Some(b) => Some(foxglove::spawn(b, foxglove::FoxgloveHub::new(4096)).await?),
+        None => None,
+    };
     let state = AppState::start(config).await?;
     let router = app(state.clone());
     let task = tokio::spawn(async move {
@@ -100,7 +110,12 @@ pub async fn spawn(config: Config) -> anyhow::Result<Server> {
             .with_graceful_shutdown(shutdown_signal())
             .await
     });
-    Ok(Server { addr, state, task })
+    Ok(Server {
+        addr,
+        state,
+        task,
+        foxglove: fox,
+    })
 }
 
 /// Ctrl-C or SIGTERM (systemd, `docker stop`).
@@ -135,6 +150,10 @@ pub struct ServeArgs {
     /// Database URL: sqlite://FILE or postgres://… (overrides the file and DATABASE_URL).
     #[arg(long)]
     pub database_url: Option<String>,
+    /// Foxglove/Lichtblick live view: `foxglove.websocket.v1` server address (e.g.
+    /// 127.0.0.1:8765; overrides the file's `foxglove_bind` and SCIL_FOXGLOVE_BIND).
+    #[arg(long)]
+    pub foxglove: Option<String>,
     /// Demo: loop the bundled 30 km/h CPNA replay in real time, a new run every loop.
     #[arg(long)]
     pub demo: bool,
@@ -145,6 +164,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let mut config = Config::load(args.config.as_deref())?;
     if let Some(b) = args.bind {
         config.bind = b;
+    }
+    if let Some(f) = args.foxglove {
+        config.foxglove_bind = Some(f);
     }
     if let Some(u) = args.database_url {
         config.database_url = u;
@@ -169,6 +191,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             server.addr,
             st.store.backend()
         );
+        if let Some(f) = &server.foxglove {
+            eprintln!(
+                "scil serve: Foxglove/Lichtblick live view at ws://{} (foxglove.websocket.v1)",
+                f.addr
+            );
+        }
         if let Some(t) = &st.generated_operator_token {
             eprintln!("scil serve: no operator token configured; generated one for this process:");
             eprintln!("  SCIL_OPERATOR_TOKEN={t}");

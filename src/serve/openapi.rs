@@ -64,6 +64,9 @@ pub fn document() -> Value {
                 {"name": "to", "in": "query", "schema": {"type": "number"}, "description": "sample time ≤ to (s)"},
                 {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["json", "csv"]}},
                 {"name": "limit", "in": "query", "schema": {"type": "integer"}}]}))},
+            "/runs/{id}/telemetry.parquet": {"get": op("Telemetry as Parquet (snappy; columns as the telemetry rows)", "runs", false, "200", json!({"parameters": id_param()}))},
+            "/runs/{id}/events.parquet": {"get": op("Events as Parquet (payload as JSON text)", "runs", false, "200", json!({"parameters": id_param()}))},
+            "/runs/{id}/export.mcap": {"get": op("The run as MCAP with Foxglove well-known schemas (JSON), from stored telemetry and events", "runs", false, "200", json!({"parameters": id_param()}))},
             "/runs/{id}/live": {"get": op("WebSocket: live frames of one run", "live", false, "101", json!({"parameters": id_param()}))},
             "/live": {"get": op("WebSocket: live frames of the active run (switches when a new run starts)", "live", false, "101", json!({}))},
             "/replays": {
