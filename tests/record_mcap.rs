@@ -103,7 +103,7 @@ fn mcap_recording_read_by_python_and_replayed_with_same_triggers() {
     let dir = std::env::temp_dir().join(format!("scil-mcap-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("run.mcap");
-    let enc = Encoder::new(Some(&setup.scenario), setup.map.as_ref());
+    let enc = Encoder::new(Some(&setup.scenario), setup.map.as_deref());
     let mut rec = McapRecorder::create(&path, enc).expect("create");
     let t_rec = std::time::Instant::now();
     let (csv_trig, n) = drive(&setup, csv_samples.iter().cloned(), Some(&mut rec));

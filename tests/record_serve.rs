@@ -340,7 +340,7 @@ async fn foxglove_websocket_scripted_client() {
     .unwrap();
     let mut tap = fox
         .hub
-        .tap(Encoder::new(Some(&setup.scenario), setup.map.as_ref()));
+        .tap(Encoder::new(Some(&setup.scenario), setup.map.as_deref()));
     let samples = csv_samples();
     let publisher = tokio::spawn(async move {
         let mut engine = setup.engine();
@@ -472,7 +472,7 @@ async fn foxglove_python_client() {
         EngineConfig::default(),
     )
     .unwrap();
-    let mut tap = hub.tap(Encoder::new(Some(&setup.scenario), setup.map.as_ref()));
+    let mut tap = hub.tap(Encoder::new(Some(&setup.scenario), setup.map.as_deref()));
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let stop2 = stop.clone();
     let publisher = tokio::spawn(async move {
