@@ -53,6 +53,10 @@ pub struct Limits {
     pub upload_max_rows: u64,
     /// Maximum size of a scenario or map registered through the API.
     pub document_max_bytes: u64,
+    /// Maximum size of an uploaded OpenDRIVE map (parsing takes roughly 20× its size in memory).
+    pub map_max_bytes: u64,
+    /// Memory for generated `/maps/{id}/geojson` documents (least recently used dropped first).
+    pub geojson_cache_bytes: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -84,6 +88,8 @@ impl Default for Limits {
             upload_max_bytes: 64 << 20,
             upload_max_rows: 2_000_000,
             document_max_bytes: 32 << 20,
+            map_max_bytes: 16 << 20,
+            geojson_cache_bytes: 256 << 20,
         }
     }
 }
@@ -181,5 +187,35 @@ mod tests {
         assert_eq!(c.bind, "127.0.0.1:1");
         assert_eq!(c.auth.operator_tokens, ["a", "b", "c"]);
         assert!(toml::from_str::<Config>("bnid = 1").is_err());
+    }
+}
+
+/// Slowest and fastest real-time factor a run accepts (`speed: 1e-300` was accepted and
+/// made a run that never ends).
+pub const SPEED_MIN: f64 = 0.01;
+pub const SPEED_MAX: f64 = 1000.0;
+
+/// Checks a run's speed factor (`max` is always allowed).
+pub fn check_speed(speed: &crate::replay::Speed) -> Result<(), String> {
+    match *speed {
+        crate::replay::Speed::Max => Ok(()),
+        crate::replay::Speed::Factor(f) if (SPEED_MIN..=SPEED_MAX).contains(&f) => Ok(()),
+        crate::replay::Speed::Factor(f) => Err(format!(
+            "speed must be within {SPEED_MIN}..{SPEED_MAX} (or \"max\"), got {f}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod speed_tests {
+    use crate::replay::Speed;
+
+    #[test]
+    fn speed_is_bounded() {
+        assert!(super::check_speed(&Speed::Factor(1e-300)).is_err());
+        assert!(super::check_speed(&Speed::Factor(1e6)).is_err());
+        assert!(super::check_speed(&Speed::Factor(f64::NAN)).is_err());
+        assert!(super::check_speed(&Speed::Factor(2.0)).is_ok());
+        assert!(super::check_speed(&Speed::Max).is_ok());
     }
 }

@@ -12,6 +12,7 @@ pub mod carriers;
 pub mod config;
 pub mod context;
 pub mod error;
+pub mod geojson_cache;
 pub mod health;
 pub mod live;
 pub mod maps;
@@ -48,13 +49,14 @@ pub fn app(state: AppState) -> Router {
         .merge(runs::router())
         .merge(replays::router(limits.upload_max_bytes))
         .merge(scenarios::router())
-        .merge(maps::router(limits.document_max_bytes))
+        .merge(maps::router(limits.map_max_bytes))
         .merge(carriers::router())
         .merge(health::router())
         .merge(metrics::router())
         .merge(live::router())
         .merge(openapi::router())
-        .fallback(error::not_found_fallback);
+        .fallback(error::not_found_fallback)
+        .layer(axum::middleware::from_fn(error::json_errors));
     Router::new()
         .nest("/api/v1", api)
         .merge(dashboard())
