@@ -63,6 +63,7 @@ async fn arms_an_object_reporting_readiness_unavailable_and_stops_cleanly() {
     let h = cc(&sim, SafetyConfig::default());
     assert!(h.wait_carrier_state("iso", ObjectState::Disarmed, T).await);
     assert_eq!(sim.status().last_monr.map(|m| m.ready_to_arm), Some(2));
+    assert!(h.wait_armable(T).await, "armable with readyToArm = 2");
 
     h.arm(T).await.expect("arms although readyToArm = 2");
     assert!(sim.wait_state(ObjectState::Armed, T).await);
@@ -120,6 +121,7 @@ async fn unavailable_readiness_can_be_required() {
         },
     );
     assert!(h.wait_carrier_state("iso", ObjectState::Disarmed, T).await);
+    assert!(!h.wait_armable(Duration::from_millis(300)).await);
     let e = h.arm(T).await.expect_err("refused");
     assert!(e.to_string().contains("unavailable"), "{e}");
     h.shutdown().await;

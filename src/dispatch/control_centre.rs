@@ -21,7 +21,7 @@ use super::events::{DispatchEvent, EventKind, Phase};
 use super::iso22133::{
     decode_frame, encode_frame_into, gps_now, gps_week_qms, CcStatus, Heab, Header, Message, Monr,
     Mtsp, ObjectState, Osem, OsemDateTime, OsemIds, OsemLimits, OsemOrigin, Ostm, OstmCommand,
-    StreamFramer, Strt, GPS_LEAP_SECONDS,
+    Readiness, StreamFramer, Strt, GPS_LEAP_SECONDS,
 };
 use super::profile::DummyProfile;
 use super::safety::{Action, SafetyConfig, Supervisor};
@@ -183,7 +183,11 @@ pub struct CarrierSnapshot {
     pub name: String,
     pub connected: bool,
     pub state: Option<ObjectState>,
+    /// The last MONR's readiness allows arming: readyToArm 1, or 2 (unavailable, the stock
+    /// isoObject) unless `safety.arm_when_readiness_unavailable` is off. Raw value: `readiness`.
     pub ready_to_arm: bool,
+    /// The last MONR's readyToArm (0 not ready, 1 ready, 2 unavailable).
+    pub readiness: Option<Readiness>,
     /// Position, local frame at the OSEM origin (= map frame), metres.
     pub x: f64,
     pub y: f64,
@@ -210,6 +214,22 @@ pub struct CarrierSnapshot {
 }
 
 impl CarrierSnapshot {
+    /// Whether the supervisor would arm this carrier now: connected and DISARMED with
+    /// readyToArm 1, or 2 (unavailable, the stock isoObject) when `unavailable_ok`; or ARMED
+    /// already (readiness only matters in DISARMED).
+    pub fn armable(&self, unavailable_ok: bool) -> bool {
+        self.connected
+            && match self.state {
+                Some(ObjectState::Armed) => true,
+                Some(ObjectState::Disarmed) => match self.readiness {
+                    Some(Readiness::Ready) => true,
+                    Some(Readiness::Unavailable) => unavailable_ok,
+                    _ => false,
+                },
+                _ => false,
+            }
+    }
+
     /// Distance travelled from the start position at time `t_s` (interpolated MONR track).
     pub fn travel_at(&self, t_s: f64) -> Option<f64> {
         let (x0, y0) = self
@@ -297,6 +317,7 @@ pub struct ControlCentreHandle {
     events: broadcast::Sender<DispatchEvent>,
     snapshot: watch::Receiver<Snapshot>,
     tasks: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+    arm_when_readiness_unavailable: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -319,6 +340,7 @@ impl ControlCentre {
         cfg.validate().map_err(DispatchError::Config)?;
         let epoch = Instant::now();
         let names: Vec<String> = cfg.carriers.iter().map(|c| c.name.clone()).collect();
+        let arm_when_readiness_unavailable = cfg.safety.arm_when_readiness_unavailable;
         let sup = Supervisor::new(cfg.effective_safety(), names.clone())
             .map_err(DispatchError::Config)?;
         let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
@@ -367,6 +389,7 @@ impl ControlCentre {
             events: ev_tx,
             snapshot: snap_rx,
             tasks: Arc::new(std::sync::Mutex::new(tasks)),
+            arm_when_readiness_unavailable,
         })
     }
 }
@@ -379,6 +402,15 @@ impl ControlCentreHandle {
 
     fn send(&self, c: Cmd) {
         let _ = self.cmd.send(c);
+    }
+
+    /// Waits until every carrier could be armed ([`CarrierSnapshot::armable`] with this
+    /// control centre's `arm_when_readiness_unavailable`); false on timeout. Use this before
+    /// [`Self::arm`] instead of testing `ready_to_arm` (which is false for the stock isoObject).
+    pub async fn wait_armable(&self, timeout: Duration) -> bool {
+        let ok = self.arm_when_readiness_unavailable;
+        self.wait_for(timeout, |s| s.carriers.iter().all(|c| c.armable(ok)))
+            .await
     }
 
     /// Ask every carrier to arm (returns at once; see [`Self::arm`]).
@@ -532,6 +564,7 @@ async fn central_task(
     events: broadcast::Sender<DispatchEvent>,
 ) {
     let secs = |t: Instant| t.saturating_duration_since(epoch).as_secs_f64();
+    let unavailable_ok = sup.config().arm_when_readiness_unavailable;
     loop {
         let deadline = sup
             .poll_timeout()
@@ -595,7 +628,13 @@ async fn central_task(
                                 c.states_seen.push((t, state));
                             }
                             c.state = Some(state);
-                            c.ready_to_arm = m.ready();
+                            // "Readiness allows arming": 1, or 2 (unavailable) when accepted.
+                            c.ready_to_arm = match m.readiness() {
+                                Readiness::Ready => true,
+                                Readiness::Unavailable => unavailable_ok,
+                                Readiness::NotReady => false,
+                            };
+                            c.readiness = Some(m.readiness());
                             c.x = m.x_m();
                             c.y = m.y_m();
                             c.yaw_deg = m.yaw_deg();
