@@ -279,22 +279,30 @@ async fn postgres_restarted_mid_write_loses_nothing() {
         println!("skip: SCIL_TEST_POSTGRES_URL not set");
         return;
     };
-    let cluster = std::fs::read_dir("/etc/postgresql")
-        .ok()
-        .and_then(|mut d| d.next())
-        .and_then(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned());
-    let Some(version) = cluster else {
-        println!("skip: no local PostgreSQL cluster under /etc/postgresql to stop and start");
+    // The cluster to stop and start: SCIL_TEST_PG_CLUSTER="VERSION NAME", else the first
+    // version under /etc/postgresql and cluster "main" (what .ci/run starts).
+    let cluster = std::env::var("SCIL_TEST_PG_CLUSTER").ok().or_else(|| {
+        std::fs::read_dir("/etc/postgresql")
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(|e| e.ok())
+            .map(|e| format!("{} main", e.file_name().to_string_lossy()))
+    });
+    let Some((version, name)) = cluster
+        .as_deref()
+        .and_then(|c| c.split_once(' '))
+        .map(|(v, n)| (v.to_string(), n.to_string()))
+    else {
+        println!("skip: no local PostgreSQL cluster to stop and start (SCIL_TEST_PG_CLUSTER)");
         return;
     };
     let ctl = |what: &str| {
         let ok = Command::new("pg_ctlcluster")
-            .args(["--skip-systemctl-redirect", &version, "main", what])
+            .args(["--skip-systemctl-redirect", &version, &name, what])
             .status()
             .map(|s| s.success())
             .unwrap_or(false);
-        assert!(ok, "pg_ctlcluster {version} main {what}");
+        assert!(ok, "pg_ctlcluster {version} {name} {what}");
     };
     let store = Store::connect(&url).await.expect("store");
     let w = Writer::spawn(store.clone(), small_batches(1_000_000), None);
@@ -302,6 +310,11 @@ async fn postgres_restarted_mid_write_loses_nothing() {
     let (mut seq, mut ev) = (0i64, 0u32);
     stream(&w, &run, &mut seq, &mut ev, Duration::from_millis(300)).await;
     ctl("stop");
+    let down = {
+        use sqlx::Connection;
+        sqlx::PgConnection::connect(&url).await.is_err()
+    };
+    assert!(down, "the server still accepts connections after pg_ctlcluster stop");
     stream(&w, &run, &mut seq, &mut ev, Duration::from_millis(1500)).await;
     ctl("start");
     stream(&w, &run, &mut seq, &mut ev, Duration::from_millis(300)).await;
@@ -311,14 +324,13 @@ async fn postgres_restarted_mid_write_loses_nothing() {
     );
     let stored = store.telemetry_count(&run).await.expect("count");
     println!(
-        "postgres restart: {} failed writes, stored {stored} of {seq}, lost {}",
+        "postgres restart: {} failed writes (others waited for a connection), stored {stored} \
+         of {seq}, lost {}",
         w.stats.errors.load(Ordering::Relaxed),
         w.lost_rows()
     );
-    assert!(
-        w.stats.errors.load(Ordering::Relaxed) > 0,
-        "the server was not down"
-    );
+    // Writes during the outage either failed and were retried, or waited in the pool's
+    // acquire (10 s) until the server was back: both end with every row stored once.
     assert_eq!(stored, seq);
     assert_eq!(count_kind(&store, &run, "test_event").await as u32, ev);
     store.close().await;
