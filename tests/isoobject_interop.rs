@@ -53,7 +53,9 @@ impl Demo {
 }
 
 fn unexpected_events(log: &str) -> usize {
-    log.lines().filter(|l| l.contains("nexpected event")).count()
+    log.lines()
+        .filter(|l| l.contains("nexpected event"))
+        .count()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -86,15 +88,27 @@ async fn arms_runs_and_stops_the_stock_isoobject_demo() {
         ..Default::default()
     })
     .expect("valid config");
-    assert!(h.wait_carrier_state("iso", ObjectState::Disarmed, T).await, "connects, DISARMED");
+    assert!(
+        h.wait_carrier_state("iso", ObjectState::Disarmed, T).await,
+        "connects, DISARMED"
+    );
     let readiness = h.snapshot().carriers[0].readiness;
     println!("isoObject readyToArm: {readiness:?}");
-    assert!(h.wait_armable(T).await, "armable: {:?}", h.snapshot().carriers[0]);
+    assert!(
+        h.wait_armable(T).await,
+        "armable: {:?}",
+        h.snapshot().carriers[0]
+    );
     h.arm(T).await.expect("the demo arms");
     assert_eq!(h.snapshot().phase, Phase::Armed);
     // Armed, no VUT sample yet: no stale-telemetry abort.
     tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(h.snapshot().phase, Phase::Armed, "{:?}", h.snapshot().events);
+    assert_eq!(
+        h.snapshot().phase,
+        Phase::Armed,
+        "{:?}",
+        h.snapshot().events
+    );
     h.start_at(tokio::time::Instant::now() + Duration::from_millis(50));
     let h2 = h.clone();
     let feed = tokio::spawn(async move {
@@ -103,35 +117,60 @@ async fn arms_runs_and_stops_the_stock_isoobject_demo() {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     });
-    assert!(h.wait_carrier_state("iso", ObjectState::Running, T).await, "RUNNING");
+    assert!(
+        h.wait_carrier_state("iso", ObjectState::Running, T).await,
+        "RUNNING"
+    );
     tokio::time::sleep(Duration::from_millis(500)).await;
     h.finish();
-    assert!(h.wait_carrier_state("iso", ObjectState::Postrun, T).await, "NormalStop");
+    assert!(
+        h.wait_carrier_state("iso", ObjectState::Postrun, T).await,
+        "NormalStop"
+    );
     tokio::time::sleep(Duration::from_millis(1000)).await; // 100 heartbeats
     feed.abort();
     let events = h.snapshot().events;
-    assert!(!events.iter().any(|e| matches!(e.kind, EventKind::Abort { .. })), "{events:?}");
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::Abort { .. })),
+        "{events:?}"
+    );
     h.shutdown().await;
     let log = demo.stop();
     let n = unexpected_events(&log);
     println!("control centre: {n} 'unexpected event' lines from the demo after a normal stop");
-    assert!(n <= 2, "heartbeat keeps sending NORMAL_STOP: {n} unexpected events\n{log}");
+    assert!(
+        n <= 2,
+        "heartbeat keeps sending NORMAL_STOP: {n} unexpected events\n{log}"
+    );
 
     // 2. A real-time replay through the command line, dispatching the demo as the carrier.
     let demo = Demo::start(&bin, "replay");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("shared");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("shared");
     let out = Command::new(env!("CARGO_BIN_EXE_scil"))
         .arg("replay")
         .arg(root.join("replays/cpna75_30kmh.csv"))
         .arg("--scenario")
         .arg(root.join("scenarios/cpna75_30kmh.toml"))
-        .args(["--speed", "4", "--carrier", "carrier-1=127.0.0.1:53241", "--json"])
+        .args([
+            "--speed",
+            "4",
+            "--carrier",
+            "carrier-1=127.0.0.1:53241",
+            "--json",
+        ])
         .output()
         .expect("scil replay");
     let log = demo.stop();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "replay against the demo failed: {stderr}\n{log}");
+    assert!(
+        out.status.success(),
+        "replay against the demo failed: {stderr}\n{log}"
+    );
     let v: serde_json::Value = serde_json::from_str(stdout.trim()).expect("JSON result");
     assert_eq!(v["triggers"][0]["target"], "dummy", "{v}");
     let n = unexpected_events(&log);

@@ -314,7 +314,10 @@ async fn postgres_restarted_mid_write_loses_nothing() {
         use sqlx::Connection;
         sqlx::PgConnection::connect(&url).await.is_err()
     };
-    assert!(down, "the server still accepts connections after pg_ctlcluster stop");
+    assert!(
+        down,
+        "the server still accepts connections after pg_ctlcluster stop"
+    );
     stream(&w, &run, &mut seq, &mut ev, Duration::from_millis(1500)).await;
     ctl("start");
     stream(&w, &run, &mut seq, &mut ev, Duration::from_millis(300)).await;

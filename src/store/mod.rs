@@ -651,3 +651,15 @@ impl Store {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn reasons_are_bounded_on_a_char_boundary() {
+        let long = "é".repeat(100_000);
+        let b = super::bound_reason(&long);
+        assert!(b.len() <= super::MAX_REASON_BYTES, "{}", b.len());
+        assert!(b.ends_with('…'));
+        assert_eq!(super::bound_reason("short"), "short");
+    }
+}
