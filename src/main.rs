@@ -47,6 +47,9 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if !matches!(cli.command, Some(Command::Serve(_)) | None) {
+        cli::default_sigpipe();
+    }
     let result = match cli.command {
         Some(Command::Replay(a)) => cli::replay::run(a),
         Some(Command::Map(c)) => cli::map::run(c),
@@ -65,8 +68,9 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        Err(e) if cli::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("scil: error: {e:#}");
+            eprintln!("scil: error: {}", cli::error_message(&e));
             ExitCode::from(2)
         }
     }

@@ -354,7 +354,7 @@ async fn carriers_not_ready_fail_clearly_before_the_run() {
         .expect_err("must not run");
     let msg = format!("{e:#}");
     assert!(
-        msg.contains("carrier-1") && msg.contains("ready_to_arm false"),
+        msg.contains("carrier-1") && msg.contains("readiness Some(NotReady)"),
         "{msg}"
     );
     let never_armed = !sim

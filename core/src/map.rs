@@ -83,3 +83,18 @@ pub fn lanes_geojson(od: &OpenDrive, wgs84: bool) -> anyhow::Result<serde_json::
     };
     opendrive::geojson::lanes(od, coords).map_err(|e| anyhow::anyhow!("{e}"))
 }
+
+/// Streams [`lanes_geojson`]'s document into `out` one feature at a time (bounded memory on
+/// large maps). An I/O error (a closed pipe) is returned as such.
+pub fn write_lanes_geojson<W: std::io::Write>(
+    od: &OpenDrive,
+    wgs84: bool,
+    out: W,
+) -> Result<(), opendrive::geojson::WriteError> {
+    let coords = if wgs84 {
+        opendrive::geojson::Coords::Wgs84
+    } else {
+        opendrive::geojson::Coords::Map
+    };
+    opendrive::geojson::write_lanes(od, coords, 0.5, out)
+}

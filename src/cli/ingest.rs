@@ -208,18 +208,20 @@ pub fn run_can(c: CanCommand) -> anyhow::Result<ExitCode> {
     match c {
         CanCommand::Decode { dbc, log } => {
             let dec = DbcDecoder::from_file(&dbc)?;
-            let text = std::fs::read_to_string(&log)
-                .with_context(|| format!("cannot read {}", log.display()))?;
+            let bytes =
+                std::fs::read(&log).with_context(|| format!("cannot read {}", log.display()))?;
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
             writeln!(out, "time,frame_id,message,signal,value")?;
             let (mut unknown, mut malformed) = (0u64, 0u64);
-            for (line, r) in candump::parse_log(&text) {
+            for (line, r) in candump::parse_log_bytes(&bytes) {
                 let f = match r {
                     Ok(f) => f,
                     Err(e) => {
                         malformed += 1;
-                        tracing::warn!(line, error = %e, "malformed candump line");
+                        if malformed <= 20 {
+                            eprintln!("{}:{line}: malformed candump line: {e}", log.display());
+                        }
                         continue;
                     }
                 };

@@ -58,6 +58,10 @@ pub struct Limits {
     pub document_max_bytes: u64,
     /// A live run that has not received a first sample after this long is aborted, s.
     pub first_sample_timeout_s: f64,
+    /// Maximum size of an uploaded OpenDRIVE map (parsing takes roughly 20× its size in memory).
+    pub map_max_bytes: u64,
+    /// Memory for generated `/maps/{id}/geojson` documents (least recently used dropped first).
+    pub geojson_cache_bytes: u64,
 }
 
 impl Limits {
@@ -97,6 +101,8 @@ impl Default for Limits {
             upload_max_rows: 2_000_000,
             document_max_bytes: 32 << 20,
             first_sample_timeout_s: 60.0,
+            map_max_bytes: 16 << 20,
+            geojson_cache_bytes: 256 << 20,
         }
     }
 }

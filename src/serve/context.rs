@@ -43,6 +43,8 @@ pub struct Inner {
     pub hub: Hub,
     pub runs: Mutex<HashMap<String, Arc<ActiveRun>>>,
     pub maps: Mutex<HashMap<String, Arc<Map>>>,
+    /// Generated `/maps/{id}/geojson` documents, bounded by `limits.geojson_cache_bytes`.
+    pub geojson: super::geojson_cache::GeoCache,
     pub carriers: Mutex<BTreeMap<String, CarrierStatus>>,
     /// Live ingest sources, by name (the latest run's source of each name), for `/metrics`.
     pub sources: Mutex<BTreeMap<String, IngestHealth>>,
@@ -121,6 +123,7 @@ impl AppState {
             None
         };
         let upload_dir = config.storage_dir.join("uploads");
+        let geojson = super::geojson_cache::GeoCache::new(config.limits.geojson_cache_bytes);
         std::fs::create_dir_all(&upload_dir)
             .map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", upload_dir.display()))?;
         let state = AppState(Arc::new(Inner {
@@ -132,6 +135,7 @@ impl AppState {
             hub,
             runs: Mutex::new(HashMap::new()),
             maps: Mutex::new(HashMap::new()),
+            geojson,
             carriers: Mutex::new(BTreeMap::new()),
             sources: Mutex::new(BTreeMap::new()),
             metrics: Metrics::default(),

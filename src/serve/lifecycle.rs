@@ -495,24 +495,10 @@ pub async fn start(st: &AppState, id: &str) -> ApiResult<RunRow> {
     Ok(out)
 }
 
-/// Longest stored abort reason (an operator may send anything).
-const MAX_REASON: usize = 1024;
-
-fn bounded(reason: &str) -> String {
-    if reason.len() <= MAX_REASON {
-        return reason.to_string();
-    }
-    let mut end = MAX_REASON;
-    while !reason.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &reason[..end])
-}
-
 /// Operator abort: a running run's engine aborts at its current sample time; a created/armed
 /// run goes straight to `aborted`.
 pub async fn abort(st: &AppState, id: &str, reason: &str) -> ApiResult<RunRow> {
-    let reason = bounded(reason);
+    let reason = crate::store::bound_reason(reason);
     let run = match active(st, id) {
         Some(r) => r,
         None => return Err(not_active_error(st, id, "abort").await),
@@ -641,12 +627,22 @@ async fn supervise(st: AppState, run: Arc<ActiveRun>, p: Prepared, speed: Pace) 
     settle(&st, &run, report, real_carriers).await;
 }
 
+/// Flush attempts of 10 s each before a run is ended with uncommitted telemetry.
+const FLUSH_ATTEMPTS: u32 = 30;
+
 async fn settle(st: &AppState, run: &Arc<ActiveRun>, report: RunReport, real_carriers: bool) {
     let outcome = crate::run::session::outcome_of(&report);
-    // Telemetry and events first, so a finished run's data is all readable.
-    if !st.writer.flush(Duration::from_secs(10)).await {
+    // Telemetry and events first: a run is marked finished only once its data is committed
+    // (the writer keeps retrying through a full disk or a database restart). After
+    // FLUSH_ATTEMPTS the run ends anyway, with the loss named in its error.
+    let mut stored = false;
+    for attempt in 1..=FLUSH_ATTEMPTS {
+        if st.writer.flush(Duration::from_secs(10)).await {
+            stored = true;
+            break;
+        }
         tracing::warn!(
-            "run {}: telemetry not yet written (database slow or failing); kept buffered",
+            "run {}: telemetry not yet committed (database slow or failing), attempt {attempt}/{FLUSH_ATTEMPTS}; kept buffered",
             run.id
         );
     }
@@ -670,7 +666,10 @@ async fn settle(st: &AppState, run: &Arc<ActiveRun>, report: RunReport, real_car
         .error
         .clone()
         .or_else(|| report.aborted.clone())
-        .map(|r| bounded(&r));
+        .or_else(|| {
+            (!stored).then(|| "telemetry not all committed: the database kept failing".to_string())
+        })
+        .map(|r| crate::store::bound_reason(&r));
     let state = RunState::from(outcome);
     set_state(st, run, &mut row, state);
     // The final state event is written before the row says terminal.

@@ -16,6 +16,7 @@ pub mod dbcs;
 pub mod error;
 pub mod exports;
 pub mod foxglove;
+pub mod geojson_cache;
 pub mod health;
 pub mod live;
 pub mod maps;
@@ -55,14 +56,15 @@ pub fn app(state: AppState) -> Router {
         .merge(exports::router())
         .merge(replays::router(limits.upload_max_bytes))
         .merge(scenarios::router())
-        .merge(maps::router(limits.document_max_bytes))
+        .merge(maps::router(limits.map_max_bytes))
         .merge(carriers::router())
         .merge(dbcs::router())
         .merge(health::router())
         .merge(metrics::router())
         .merge(live::router())
         .merge(openapi::router())
-        .fallback(error::not_found_fallback);
+        .fallback(error::not_found_fallback)
+        .layer(axum::middleware::from_fn(error::json_errors));
     Router::new()
         .nest("/api/v1", api)
         .merge(dashboard())

@@ -129,6 +129,13 @@ async function main() {
   await test('e-stop visible while running', async () => {
     assert(await page.isVisible('#estop'), 'ABORT button hidden while running');
   });
+  await test('Results tab says "results when the run ends" for the running run', async () => {
+    await page.click('[data-tab=results]');
+    await page.waitForFunction(() => /results when the run ends/.test(document.querySelector('#detail')?.textContent ?? ''), null, { timeout: 5000 });
+    const bad = await page.evaluate(() => document.querySelector('#detail .bad')?.textContent ?? '');
+    assert(!bad, `error shown: ${bad}`);
+    await page.click('[data-tab=live]');
+  });
 
   await test('VUT marker moves on the map', async () => {
     await page.waitForFunction(() => window.__scil.L.vut != null, null, { timeout: 15000 });

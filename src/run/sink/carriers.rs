@@ -229,8 +229,8 @@ impl CarrierSink {
             .iter()
             .map(|c| {
                 format!(
-                    "{}: connected {}, state {:?}, ready_to_arm {}",
-                    c.name, c.connected, c.state, c.ready_to_arm
+                    "{}: connected {}, state {:?}, readiness {:?}",
+                    c.name, c.connected, c.state, c.readiness
                 )
             })
             .collect::<Vec<_>>()
@@ -247,16 +247,12 @@ impl CarrierSink {
             self.tasks.push(spawn_observer(&h, obs));
         }
         self.h = Some(h.clone());
-        let ready = h
-            .wait_for(self.opts.connect_timeout, |s| {
-                s.carriers.iter().all(|c| {
-                    c.connected && c.ready_to_arm && c.state == Some(ObjectState::Disarmed)
-                })
-            })
-            .await;
+        // Connected and DISARMED with readiness that allows arming (readyToArm 1, or 2 =
+        // unavailable as the stock isoObject reports, unless configured strict).
+        let ready = h.wait_armable(self.opts.connect_timeout).await;
         if !ready {
             anyhow::bail!(
-                "carriers not connected/DISARMED/ready within {:.1} s: {}",
+                "carriers not connected/DISARMED/armable within {:.1} s: {}",
                 self.opts.connect_timeout.as_secs_f64(),
                 Self::describe(&h)
             );

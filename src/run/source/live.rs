@@ -12,6 +12,7 @@ use crate::ingest::can::{cannelloni, socketcan, CanFrame, CanMapping, CanState, 
 use crate::ingest::health::SourceHealth;
 use crate::ingest::json::{self, JsonTcpServer, JsonUdpSource, JsonWsServer};
 use crate::ingest::udp::NcomUdpSource;
+use crate::ingest::plausibility::{Plausibility, PlausibilityLimits};
 use crate::sample::InsSample;
 
 /// Capacity of the channel between a live source and the driver.
@@ -227,6 +228,7 @@ async fn forward(
     name: String,
 ) {
     let mut state = CanState::default();
+    let mut plausible = Plausibility::new(PlausibilityLimits::default());
     let (mut can_rx, can_rest) = match can {
         Some((rx, dbc, mapping, h)) => (Some(rx), Some((dbc, mapping, h))),
         None => (None, None),
@@ -255,6 +257,14 @@ async fn forward(
             },
         };
         if !started.load(Ordering::Acquire) {
+            continue;
+        }
+        // The same physical plausibility as recorded rows: an implausible sample (a GNSS jump,
+        // a corrupt speed) is dropped and counted, never handed to the engine.
+        if let Err(reason) = plausible.admit(&s) {
+            if dropped.fetch_add(1, Ordering::Relaxed) % 100 == 0 {
+                tracing::warn!(source = %name, "implausible live sample dropped: {reason}");
+            }
             continue;
         }
         let mut s = s;
