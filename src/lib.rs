@@ -17,6 +17,7 @@ pub mod ingest;
 pub mod run;
 pub mod serve;
 pub mod store;
+pub mod sweep;
 
 /// Where the bundled data (default map, demo replay, scenarios) lives: `$SCIL_DATA`, else the
 /// `data/` folder of the source tree this binary was built from, else `./data`.

@@ -5,6 +5,7 @@ pub mod dispatch;
 pub mod ingest;
 pub mod map;
 pub mod replay;
+pub mod sweep;
 
 use std::process::ExitCode;
 
