@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use plotters::prelude::*;
 use serde::Serialize;
 
-use super::grid::{Grid, Key};
+use super::grid::Grid;
 use super::results::{summary, Row, Summary};
 use super::{Outcome, Plan};
 
@@ -98,14 +98,9 @@ pub fn box_plot(title: &str, y_desc: &str, groups: &[(String, Vec<f64>)]) -> Opt
 
 /// A short label of a cell for a plot axis: its values, or `cN` when that is long.
 fn cell_tick(row: &Row) -> String {
-    let v: Vec<String> = row
-        .values
-        .iter()
-        .filter(|(k, _)| *k != Key::Replay || row.values.len() == 1)
-        .map(|(_, v)| v.to_string())
-        .collect();
+    let v: Vec<String> = row.values.iter().map(|(_, v)| v.to_string()).collect();
     let s = v.join("/");
-    if s.is_empty() || s.len() > 18 {
+    if s.is_empty() || s.chars().count() > 28 {
         format!("c{}", row.cell)
     } else {
         s
