@@ -51,7 +51,7 @@ pub fn box_plot(title: &str, y_desc: &str, groups: &[(String, Vec<f64>)]) -> Opt
     let pad = ((hi - lo) * 0.08).max(1e-6 * (1.0 + hi.abs()));
     let (lo, hi) = ((lo - pad) as f32, (hi + pad) as f32);
     let n = groups.len();
-    let w = (140 + 70 * n as u32).clamp(480, 1600);
+    let w = (140 + 90 * n as u32).clamp(480, 1600);
     let mut svg = String::new();
     let drawn: Result<(), String> = (|| {
         let root = SVGBackend::with_string(&mut svg, (w, 340)).into_drawing_area();
@@ -100,7 +100,8 @@ pub fn box_plot(title: &str, y_desc: &str, groups: &[(String, Vec<f64>)]) -> Opt
 fn cell_tick(row: &Row) -> String {
     let v: Vec<String> = row.values.iter().map(|(_, v)| v.to_string()).collect();
     let s = v.join("/");
-    if s.is_empty() || s.chars().count() > 28 {
+    // A tick gets about 90 px: longer labels would overlap; the per-cell table maps cN.
+    if s.is_empty() || s.chars().count() > 14 {
         format!("c{}", row.cell)
     } else {
         s
