@@ -91,12 +91,22 @@ pub fn run(a: SweepArgs) -> anyhow::Result<ExitCode> {
     let cancel = Arc::new(AtomicBool::new(false));
     {
         let c = cancel.clone();
-        // A second Ctrl-C while the report is being written ends the process.
+        let first = std::sync::Mutex::new(None::<std::time::Instant>);
+        // A second Ctrl-C (half a second or more after the first: one signal delivered to the
+        // process and its group is one press) ends the process without the report.
         let _ = ctrlc::set_handler(move || {
-            if c.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
+            let mut f = first.lock().unwrap_or_else(|p| p.into_inner());
+            match *f {
+                Some(t) if t.elapsed() >= std::time::Duration::from_millis(500) => {
+                    std::process::exit(130)
+                }
+                Some(_) => {}
+                None => {
+                    *f = Some(std::time::Instant::now());
+                    c.store(true, Ordering::SeqCst);
+                    eprintln!("\nscil sweep: interrupted: finishing the runs in progress, then writing the report (Ctrl-C again to quit without it)");
+                }
             }
-            eprintln!("\nscil sweep: interrupted: finishing the runs in progress, then writing the report");
         });
     }
     let bar = if !a.quiet && std::io::stderr().is_terminal() {
