@@ -18,6 +18,7 @@ pub mod run;
 pub mod record;
 pub mod serve;
 pub mod store;
+pub mod sweep;
 
 /// Where the bundled data (default map, demo replay, scenarios) lives: `$SCIL_DATA`, else the
 /// `data/` folder of the source tree this binary was built from, else `./data`.

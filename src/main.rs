@@ -21,6 +21,8 @@ struct Cli {
 enum Command {
     /// Replay a recorded CSV through the twin and the scenario engine.
     Replay(cli::replay::ReplayArgs),
+    /// Many headless runs in parallel over a grid of varied keys: results.csv + report.html.
+    Sweep(cli::sweep::SweepArgs),
     /// OpenDRIVE map tools.
     #[command(subcommand)]
     Map(cli::map::MapCommand),
@@ -52,6 +54,7 @@ fn main() -> ExitCode {
     }
     let result = match cli.command {
         Some(Command::Replay(a)) => cli::replay::run(a),
+        Some(Command::Sweep(a)) => cli::sweep::run(a),
         Some(Command::Map(c)) => cli::map::run(c),
         Some(Command::Bench(c)) => cli::bench::run(c),
         Some(Command::Export(a)) => cli::export::run(a),

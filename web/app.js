@@ -5,6 +5,7 @@ import { get, post, postForm, getToken, setToken, runId, asList } from './api.js
 import { MapView } from './mapview.js';
 import { TimePlot } from './plots.js';
 import { Results } from './results.js';
+import { Analysis } from './analysis.js';
 
 const $ = (s) => document.querySelector(s);
 const MAX_POINTS = 20000, MAX_EVENTS = 400, TRAIL_MIN_M = 0.25, TRAIL_MAX = 4000;
@@ -21,6 +22,7 @@ const L = {
 // for tests and debugging: counters, never used by the UI itself
 const stats = { messages: 0, samples: 0, ttc: 0, events: 0, frames: 0, hello: 0, lastRate: 0 };
 window.__scil = { L, stats };
+let analysis = null; // the Analysis view (sweeps), made with the tabs below
 
 function resetRun(id) {
   Object.assign(L, { runId: id, t0: null, vut: null, trail: [], targets: new Map(), triggerPoint: null,
@@ -87,6 +89,7 @@ function onMessage(m) {
     }
     case 'event': onEvent(m); break;
     case 'state': setState(m.state); addLog(null, 'state', { state: m.state }); break;
+    case 'sweep': stats.sweepFrames = (stats.sweepFrames || 0) + 1; if (analysis) analysis.onFrame(m); break;
     case 'health': L.health = m.sources || []; L.healthAt = performance.now(); L.dirty.tables = true; break;
     default: break;
   }
@@ -389,15 +392,20 @@ $('#estop').addEventListener('click', () => op(async () => { await post(`/runs/$
 
 // ---------------------------------------------------------------- tabs
 const results = new Results();
+analysis = new Analysis(toast);
+window.__scil.analysis = analysis;
 for (const b of document.querySelectorAll('#tabs .tab')) {
   b.addEventListener('click', () => {
     for (const o of document.querySelectorAll('#tabs .tab')) o.classList.toggle('active', o === b);
     for (const v of document.querySelectorAll('.view')) v.hidden = v.id !== b.dataset.tab;
-    if (b.dataset.tab === 'results') results.refresh(); else mapView.dirty = true;
+    if (b.dataset.tab === 'results') results.refresh();
+    else if (b.dataset.tab === 'analysis') analysis.refresh();
+    else mapView.dirty = true;
     location.hash = b.dataset.tab;
   });
 }
 if (location.hash === '#results') document.querySelector('[data-tab=results]').click();
+if (location.hash === '#analysis') document.querySelector('[data-tab=analysis]').click();
 
 // ?run=<id> follows one run; otherwise the active run
 const q = new URLSearchParams(location.search);

@@ -25,6 +25,14 @@ pub enum BenchCommand {
     Dispatch(crate::cli::dispatch::BenchArgs),
     /// NCOM datagram sent → decoded sample → engine updated, on loopback.
     Ingest(crate::cli::ingest::BenchIngestArgs),
+    /// Sweep throughput: the same sweep at each --bench-jobs value, side by side (runs/s).
+    Sweep {
+        #[command(flatten)]
+        sweep: crate::cli::sweep::SweepArgs,
+        /// Worker counts to compare, in order (the first is the reference).
+        #[arg(long, value_delimiter = ',', default_value = "1,2")]
+        bench_jobs: Vec<usize>,
+    },
     /// Sustained telemetry insert rate through the batching writer (SQLite and/or PostgreSQL).
     Store(crate::bench::store::StoreBenchArgs),
 }
@@ -42,6 +50,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         BenchCommand::Store(a) => crate::bench::store::run(a),
+        BenchCommand::Sweep { sweep, bench_jobs } => crate::cli::sweep::bench(sweep, &bench_jobs),
     }
 }
 

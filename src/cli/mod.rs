@@ -6,6 +6,7 @@ pub mod export;
 pub mod ingest;
 pub mod map;
 pub mod replay;
+pub mod sweep;
 
 use std::process::ExitCode;
 

@@ -51,6 +51,8 @@ pub struct Inner {
     pub metrics: Metrics,
     pub started: Instant,
     pub upload_dir: PathBuf,
+    /// Sweeps run by the service (issue 13).
+    pub sweeps: super::sweeps::Registry,
 }
 
 /// Last known state of a target carrier (from the engine's commands in the latest run).
@@ -141,6 +143,7 @@ impl AppState {
             metrics: Metrics::default(),
             started: Instant::now(),
             upload_dir,
+            sweeps: Default::default(),
         }));
         let n = state.store.fail_unfinished_runs(Utc::now()).await?;
         if n > 0 {

@@ -2,7 +2,7 @@
 //! live WebSocket, bearer-token auth.
 //!
 //! Layout: one module per API resource, each with its own `router()` ([`runs`], [`replays`],
-//! [`scenarios`], [`maps`], [`carriers`], [`health`], [`metrics`], [`live`], [`openapi`]);
+//! [`scenarios`], [`maps`], [`carriers`], [`health`], [`metrics`], [`live`], [`sweeps`], [`openapi`]);
 //! [`lifecycle`] owns a run's HTTP lifecycle (the run itself is [`crate::run`]'s session, with
 //! the service's sinks in [`run_sinks`] and its health frames in [`run_health`]); [`context`] the shared state;
 //! [`error`] the one error type; [`auth`] the roles; [`config`] the TOML file and environment.
@@ -28,6 +28,7 @@ pub mod run_health;
 pub mod run_sinks;
 pub mod runs;
 pub mod scenarios;
+pub mod sweeps;
 pub mod web;
 
 use std::net::SocketAddr;
@@ -62,6 +63,7 @@ pub fn app(state: AppState) -> Router {
         .merge(health::router())
         .merge(metrics::router())
         .merge(live::router())
+        .merge(sweeps::router())
         .merge(openapi::router())
         .fallback(error::not_found_fallback)
         .layer(axum::middleware::from_fn(error::json_errors));

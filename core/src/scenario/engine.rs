@@ -72,6 +72,9 @@ pub struct EngineConfig {
     /// Samples in the speed-trend fit.
     pub trend_window: usize,
     pub vut_id: String,
+    /// Fire when the VUT's TTC reaches the scenario's threshold plus this offset (seconds;
+    /// positive = earlier). 0 = the scenario's own threshold (sensitivity sweeps vary it).
+    pub ttc_offset_s: f64,
 }
 
 impl Default for EngineConfig {
@@ -83,6 +86,7 @@ impl Default for EngineConfig {
             horizon_intervals: 2.0,
             trend_window: 10,
             vut_id: VUT.to_string(),
+            ttc_offset_s: 0.0,
         }
     }
 }
@@ -269,7 +273,7 @@ impl Engine {
             .map(|t| Track {
                 spec: t.clone(),
                 profile: Profile::of(t),
-                threshold: ttc::ttc_dummy(t, &scenario.vut),
+                threshold: ttc::ttc_dummy(t, &scenario.vut) + cfg.ttc_offset_s,
                 phase: Phase::Waiting,
                 prev: None,
                 last_above: None,
