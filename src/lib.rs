@@ -16,6 +16,7 @@ pub mod feed;
 pub mod ingest;
 pub mod run;
 pub mod serve;
+pub mod sim;
 pub mod store;
 
 /// Where the bundled data (default map, demo replay, scenarios) lives: `$SCIL_DATA`, else the

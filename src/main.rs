@@ -38,6 +38,9 @@ enum Command {
     Can(scil::cli::ingest::CanCommand),
     /// Print live telemetry (NCOM/JSON sources) as JSON lines.
     Listen(scil::cli::ingest::ListenArgs),
+    /// The built-in simulated VUT (speed controller, path following, AEB) through a session
+    /// at full speed; `scil sim beamng|yacop …`: co-simulation peers for tests and demos.
+    Sim(cli::sim::SimArgs),
     /// Benchmarks (print figures; not tests).
     #[command(subcommand)]
     Bench(cli::bench::BenchCommand),
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Replay(a)) => cli::replay::run(a),
         Some(Command::Map(c)) => cli::map::run(c),
+        Some(Command::Sim(a)) => cli::sim::run(a),
         Some(Command::Bench(c)) => cli::bench::run(c),
         Some(Command::Serve(a)) => scil::serve::run(a),
         Some(Command::Feed(a)) => scil::cli::ingest::run_feed(a),

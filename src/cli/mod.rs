@@ -3,8 +3,10 @@
 pub mod bench;
 pub mod dispatch;
 pub mod ingest;
+pub mod inject;
 pub mod map;
 pub mod replay;
+pub mod sim;
 
 use std::process::ExitCode;
 

@@ -13,6 +13,7 @@
 //! front ends above (`cli`, `serve`) choose a source, add sinks and await the session.
 
 pub mod clock;
+pub mod cosim;
 pub mod driver;
 pub mod report;
 pub mod session;

@@ -1,0 +1,1 @@
+//! BeamNG.tech vehicleSystemsCoupling (placeholder, filled below).
