@@ -24,7 +24,10 @@ pub struct SimArgs {
 
 #[derive(Subcommand, Debug, Clone)]
 pub enum SimPeer {
-    //@@PEERS@@
+    /// BeamNG side of vehicleSystemsCoupling: the simulated VUT, its AEB fed from scil's answers.
+    Beamng(crate::cli::cosim::SimBeamngArgs),
+    /// A YaCoP peer (the Unity/YAKINDU side): the simulated VUT over YaCoP lines.
+    Yacop(crate::cli::cosim::SimYacopArgs),
 }
 
 #[derive(Args, Debug, Clone, Default)]
@@ -71,7 +74,8 @@ impl SimVutArgs {
 
 pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
     match a.peer {
-        //@@RUNPEERS@@
+        Some(SimPeer::Beamng(b)) => return crate::cli::cosim::run_sim_beamng(b),
+        Some(SimPeer::Yacop(y)) => return crate::cli::cosim::run_sim_yacop(y),
         None => {}
     }
     let a = a.vut;

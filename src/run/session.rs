@@ -97,6 +97,8 @@ pub struct SessionOptions {
     /// A live run that has not received its first sample after this long is aborted (a
     /// misconfigured source must not leave a run `running` forever).
     pub first_sample_timeout: Option<Duration>,
+    /// Live parameters (ttc offset, injection) changeable while the run goes on.
+    pub live: Option<super::params::LiveParams>,
 }
 
 impl Default for SessionOptions {
@@ -105,6 +107,7 @@ impl Default for SessionOptions {
             pace: Pace::Max,
             strt_lead: Duration::ZERO,
             first_sample_timeout: None,
+            live: None,
         }
     }
 }
@@ -215,6 +218,9 @@ impl Session {
             report.error = Some(e.to_string());
         }
         report.samples = d.samples;
+        if let Some(lp) = &self.opts.live {
+            report.parameter_changes = lp.changes();
+        }
         let (skipped, reasons) = self.feed.skipped();
         report.skipped_rows = if self.feed.is_live() {
             d.bad_samples

@@ -8,6 +8,7 @@
 //! the sweeps call [`run_sim`].
 
 pub mod path;
+pub mod peers;
 pub mod vut;
 
 use std::sync::Arc;

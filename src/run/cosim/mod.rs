@@ -17,6 +17,7 @@
 //! Protocol adapters: [`beamng`] (UDP, vehicleSystemsCoupling), [`yacop`] (TCP lines).
 
 pub mod beamng;
+pub mod session;
 pub mod yacop;
 
 use std::sync::{Arc, Mutex};
