@@ -1,12 +1,15 @@
 //! Command-line front ends. Each subcommand parses its arguments and calls the library.
 
 pub mod bench;
+pub mod cosim;
 pub mod dispatch;
 pub mod export;
 pub mod ingest;
+pub mod inject;
 pub mod map;
 pub mod replay;
 pub mod sweep;
+pub mod sim;
 
 use std::process::ExitCode;
 

@@ -73,6 +73,9 @@ pub struct ReplayArgs {
     /// exactly at the predicted instant, ms.
     #[arg(long, default_value_t = 5.0)]
     pub strt_lead_ms: f64,
+    /// Noise, dropout and latency injection on the source (seeded; zero = the plain replay).
+    #[command(flatten)]
+    pub inject: super::inject::InjectArgs,
 }
 
 /// Checks a `--column` mapping at parse time; the source factory takes it as written.
@@ -100,6 +103,7 @@ impl ReplayArgs {
             carriers: Vec::new(),
             arm_timeout_ms: 5000,
             strt_lead_ms: 5.0,
+            inject: Default::default(),
         }
     }
 
@@ -187,7 +191,12 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<ExitCode> {
         sinks.push(Box::new(Progress::new(&a.csv)));
     }
     let rt = crate::run::runtime()?;
-    let report = rt.block_on(run_source(setup, &spec, opts, sinks))?;
+    let injection = a.inject.injection()?;
+    let report = if injection.is_zero() {
+        rt.block_on(run_source(setup, &spec, opts, sinks))?
+    } else {
+        rt.block_on(run_injected(setup, &spec, opts, sinks, injection))?
+    };
     if let Some(e) = &report.error {
         anyhow::bail!("{e}");
     }
@@ -204,6 +213,27 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// [`run_source`] with noise, dropout and latency injected into the feed.
+pub async fn run_injected(
+    setup: Arc<RunSetup>,
+    spec: &SourceSpec,
+    opts: SessionOptions,
+    sinks: Vec<Box<dyn Sink>>,
+    injection: crate::run::source::inject::Injection,
+) -> Result<RunReport, crate::run::SourceError> {
+    let ctx = crate::run::OpenCtx {
+        vut_id: setup.vut_id(),
+        dbc: &crate::run::source::dbc_from_path,
+    };
+    let mut feed = crate::run::source::open(spec, &ctx).await?;
+    feed.inject(injection).map_err(crate::run::SourceError::Other)?;
+    let mut session = crate::run::Session::new(setup, feed, opts);
+    for s in sinks {
+        session.add_sink(s);
+    }
+    Ok(session.run().await)
 }
 
 /// A progress bar (by file position) on stderr for files over 1 MB.

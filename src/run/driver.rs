@@ -61,6 +61,7 @@ struct Run<'a> {
     engine: &'a mut Engine,
     sinks: &'a mut [Box<dyn Sink>],
     report: &'a mut RunReport,
+    live: Option<&'a super::params::LiveParams>,
     d: Driven,
 }
 
@@ -158,6 +159,9 @@ impl Run<'_> {
     fn apply(&mut self, s: &Sample) -> bool {
         let now = Instant::now();
         self.d.last_sample_wall = Some(now);
+        if let Some(off) = self.live.and_then(|l| l.before_sample(s.time_s)) {
+            self.engine.set_ttc_offset(off);
+        }
         self.engine.handle_sample(s);
         self.d.last_t = Some(s.time_s);
         self.d.samples += 1;
@@ -195,6 +199,7 @@ pub async fn drive(
         engine,
         sinks,
         report,
+        live: opts.live.as_ref(),
         d: Driven {
             samples: 0,
             bad_samples: 0,

@@ -70,6 +70,12 @@ pub struct RunReport {
     /// Why the run failed (source error, carriers could not be armed), when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Live parameter changes (ttc offset, noise), in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub parameter_changes: Vec<super::params::ParameterChange>,
+    /// A co-simulation peer's counters (`scil cosim`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cosim: Option<super::cosim::CosimReport>,
 }
 
 impl RunReport {

@@ -577,6 +577,7 @@ async fn supervise(st: AppState, run: Arc<ActiveRun>, p: Prepared, speed: Pace) 
                 Duration::from_millis(5)
             },
             first_sample_timeout: live.then_some(st.config.limits.first_sample_timeout()),
+            live: None,
         },
     )
     .with_stop(run.stop.clone());

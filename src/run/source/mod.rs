@@ -17,6 +17,7 @@
 pub mod inject;
 mod live;
 mod recorded;
+pub mod stepped;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -217,6 +218,8 @@ enum FeedKind {
     Iter(Box<dyn Iterator<Item = Result<InsSample, SourceError>> + Send>),
     /// Samples pushed by the caller as they happen (a co-simulation peer, a test).
     Channel(tokio::sync::mpsc::Receiver<InsSample>),
+    /// Lock-step samples of a co-simulation peer (not live: the peer's time only).
+    Stepped(stepped::Stepped),
 }
 
 /// Opens `spec`: a file is opened and its header read; live sockets are bound.
@@ -285,6 +288,19 @@ impl Feed {
         }
     }
 
+    /// A lock-step feed of a co-simulation peer (see [`stepped`]): each step is acknowledged
+    /// once the driver is done with it; time is the peer's only.
+    pub fn from_steps(
+        name: impl Into<String>,
+        rx: tokio::sync::mpsc::Receiver<stepped::Step>,
+    ) -> Feed {
+        Feed {
+            inner: FeedKind::Stepped(stepped::Stepped::new(rx)),
+            name: name.into(),
+            inject: None,
+        }
+    }
+
     pub fn is_live(&self) -> bool {
         matches!(self.inner, FeedKind::Live(_) | FeedKind::Channel(_))
     }
@@ -331,7 +347,7 @@ impl Feed {
             let item = match &mut self.inner {
                 FeedKind::Recorded(r) => r.next_sample(),
                 FeedKind::Iter(it) => it.next(),
-                FeedKind::Live(_) | FeedKind::Channel(_) => return None,
+                FeedKind::Live(_) | FeedKind::Channel(_) | FeedKind::Stepped(_) => return None,
             };
             match (item, self.inject.as_mut()) {
                 (Some(Ok(s)), Some(inj)) => match inj.apply(s) {
@@ -349,6 +365,7 @@ impl Feed {
             FeedKind::Live(l) => l.next().await,
             FeedKind::Iter(it) => it.next(),
             FeedKind::Channel(rx) => rx.recv().await.map(Ok),
+            FeedKind::Stepped(st) => st.next().await.map(Ok),
         }
     }
 
@@ -357,7 +374,7 @@ impl Feed {
         match &self.inner {
             FeedKind::Recorded(r) => r.health(),
             FeedKind::Live(l) => l.health.clone(),
-            FeedKind::Iter(_) | FeedKind::Channel(_) => Vec::new(),
+            FeedKind::Iter(_) | FeedKind::Channel(_) | FeedKind::Stepped(_) => Vec::new(),
         }
     }
 
@@ -374,7 +391,7 @@ impl Feed {
         match &self.inner {
             FeedKind::Recorded(r) => r.skipped(),
             FeedKind::Live(l) => (l.dropped(), Vec::new()),
-            FeedKind::Iter(_) | FeedKind::Channel(_) => (0, Vec::new()),
+            FeedKind::Iter(_) | FeedKind::Channel(_) | FeedKind::Stepped(_) => (0, Vec::new()),
         }
     }
 
