@@ -21,7 +21,8 @@ use crate::scenario::engine::{EngineConfig, Output, TriggerMethod};
 
 #[derive(Args, Debug, Clone)]
 pub struct ReplayArgs {
-    /// Recorded CSV (paper columns or OxTS NcomToCsv-style export).
+    /// Recorded CSV (paper columns or OxTS NcomToCsv-style export), or an MCAP recording of
+    /// scil's (`--mcap`, `GET /runs/{id}/export.mcap`): its VUT channel is replayed.
     pub csv: PathBuf,
     /// Scenario TOML.
     #[arg(long)]
@@ -76,6 +77,9 @@ pub struct ReplayArgs {
     /// Noise, dropout and latency injection on the source (seeded; zero = the plain replay).
     #[command(flatten)]
     pub inject: super::inject::InjectArgs,
+    /// Record the run to this MCAP file (Foxglove schemas; open it in Foxglove/Lichtblick).
+    #[arg(long, value_name = "FILE")]
+    pub mcap: Option<PathBuf>,
 }
 
 /// Checks a `--column` mapping at parse time; the source factory takes it as written.
@@ -104,6 +108,7 @@ impl ReplayArgs {
             arm_timeout_ms: 5000,
             strt_lead_ms: 5.0,
             inject: Default::default(),
+            mcap: None,
         }
     }
 
@@ -185,6 +190,9 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<ExitCode> {
                 }
             }
         })));
+    }
+    if let Some(path) = &a.mcap {
+        sinks.push(Box::new(crate::run::sink::recording::McapSink::new(path)));
     }
     let progress = std::io::stdout().is_terminal() && std::io::stderr().is_terminal() && !a.json;
     if progress {
@@ -351,6 +359,16 @@ pub fn report(r: &RunReport, a: &ReplayArgs) -> String {
     );
     for e in &r.skipped {
         let _ = writeln!(s, "  skipped: {e}");
+    }
+    if let Some(rec) = &r.recording {
+        let _ = writeln!(
+            s,
+            "mcap     {}   {} samples, {} bytes{}",
+            rec.path,
+            rec.samples,
+            rec.bytes,
+            rec.error.as_deref().map(|e| format!("   ERROR: {e}")).unwrap_or_default()
+        );
     }
     if let Some(reason) = &r.aborted {
         let _ = writeln!(s, "ABORTED  {reason}");

@@ -189,6 +189,14 @@ pub async fn drive(
     report: &mut RunReport,
 ) -> Driven {
     let live = feed.is_live();
+    // A recording of map coordinates must not be shifted and rotated a second time.
+    let map_iface;
+    let iface = if feed.in_map_frame() {
+        map_iface = setup.interface.for_map_frame();
+        &map_iface
+    } else {
+        &setup.interface
+    };
     let lead = if live {
         std::time::Duration::ZERO
     } else {
@@ -235,7 +243,7 @@ pub async fn drive(
                     run.d.error = Some(e);
                     return run.d;
                 }
-                Some(Ok(ins)) => match setup.interface.to_map(&ins) {
+                Some(Ok(ins)) => match iface.to_map(&ins) {
                     Ok(s) => s,
                     Err(e) => {
                         run.d.error =
@@ -284,7 +292,7 @@ pub async fn drive(
                         run.d.error = Some(e);
                         return run.d;
                     }
-                    Some(Ok(ins)) => match setup.interface.to_map(&ins) {
+                    Some(Ok(ins)) => match iface.to_map(&ins) {
                         Ok(s) => break Some(s),
                         Err(e) => {
                             let msg = format!("sample at t={}: {e}", ins.time_s);

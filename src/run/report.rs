@@ -76,6 +76,9 @@ pub struct RunReport {
     /// A co-simulation peer's counters (`scil cosim`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cosim: Option<super::cosim::CosimReport>,
+    /// The run's MCAP recording (`scil replay --mcap`, a service run with `record`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recording: Option<super::sink::recording::RecordingReport>,
 }
 
 impl RunReport {

@@ -37,7 +37,8 @@ pub use live::LIVE_CHANNEL;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum InsSpec {
-    /// A recorded CSV file (paper columns or an OxTS NcomToCsv-style export).
+    /// A recorded file: CSV (paper columns or an OxTS NcomToCsv-style export), or an MCAP
+    /// recording of scil's (its VUT channel, in the map frame; detected by the MCAP magic).
     Csv {
         path: PathBuf,
         /// Explicit column mapping `FIELD=COLUMN[:UNIT]` (see `scil replay --column`).
@@ -209,6 +210,9 @@ pub struct Feed {
     pub name: String,
     /// Noise, dropout and latency injection, when set.
     inject: Option<inject::Injector>,
+    /// The samples are in the map frame already (an MCAP recording): the interface block's
+    /// origin shift and rotation are not applied again.
+    map_frame: bool,
 }
 
 enum FeedKind {
@@ -235,6 +239,9 @@ pub async fn open(spec: &SourceSpec, ctx: &OpenCtx<'_>) -> Result<Feed, SourceEr
         on_bad_row,
     } = &spec.ins
     {
+        if crate::record::mcap::is_mcap(path) {
+            return open_mcap(spec, path);
+        }
         let columns: Vec<ColumnSpec> = columns
             .iter()
             .map(|c| c.parse::<ColumnSpec>())
@@ -252,6 +259,7 @@ pub async fn open(spec: &SourceSpec, ctx: &OpenCtx<'_>) -> Result<Feed, SourceEr
             name: r.name(),
             inner: FeedKind::Recorded(r),
             inject: None,
+            map_frame: false,
         });
     }
     let l = live::Live::open(spec, ctx.vut_id, dbc).await?;
@@ -259,6 +267,28 @@ pub async fn open(spec: &SourceSpec, ctx: &OpenCtx<'_>) -> Result<Feed, SourceEr
         name: l.name.clone(),
         inner: FeedKind::Live(l),
         inject: None,
+        map_frame: false,
+    })
+}
+
+/// An MCAP recording's VUT channel (map-frame samples, in log-time order). A recorded CAN log
+/// does not apply: the recording already carries the CAN-derived fields.
+fn open_mcap(spec: &SourceSpec, path: &std::path::Path) -> Result<Feed, SourceError> {
+    if spec.can.is_some() {
+        return Err(SourceError::Other(format!(
+            "{}: an MCAP recording carries its CAN fields already; no --can-log with it",
+            path.display()
+        )));
+    }
+    let src = crate::record::McapSource::open(path)
+        .map_err(|e| SourceError::Other(format!("{e:#}")))?;
+    Ok(Feed {
+        name: format!("mcap:{}", path.display()),
+        inner: FeedKind::Iter(Box::new(
+            src.map(|r| r.map_err(|e| SourceError::Other(format!("{e:#}")))),
+        )),
+        inject: None,
+        map_frame: true,
     })
 }
 
@@ -272,6 +302,7 @@ impl Feed {
             inner: FeedKind::Iter(Box::new(it)),
             name: name.into(),
             inject: None,
+            map_frame: false,
         }
     }
 
@@ -285,6 +316,7 @@ impl Feed {
             inner: FeedKind::Channel(rx),
             name: name.into(),
             inject: None,
+            map_frame: false,
         }
     }
 
@@ -298,7 +330,13 @@ impl Feed {
             inner: FeedKind::Stepped(stepped::Stepped::new(rx)),
             name: name.into(),
             inject: None,
+            map_frame: false,
         }
+    }
+
+    /// True when the samples are in the map frame already (an MCAP recording).
+    pub fn in_map_frame(&self) -> bool {
+        self.map_frame
     }
 
     pub fn is_live(&self) -> bool {
