@@ -90,6 +90,10 @@ pub struct CreateRun {
     /// Arm and start at once.
     #[serde(default)]
     pub start: bool,
+    /// Record the run to MCAP (Foxglove schemas); `GET /runs/{id}/export.mcap` then serves
+    /// the recording itself.
+    #[serde(default)]
+    pub record: bool,
 }
 
 async fn list(
@@ -164,6 +168,7 @@ async fn create(
         can: req.can,
         speed,
         carriers: req.carriers,
+        record: req.record,
     };
     // With start: created, armed and started at once, or nothing is left behind.
     let row = if req.start {
