@@ -397,6 +397,9 @@ async fn travel_error(honour_mtsp: bool, tag: &str) -> (f64, f64) {
     let c = &r.carriers.as_ref().expect("carriers")[0];
     assert_eq!(c.retimes.len(), 1);
     assert!(c.retimes[0].mtsp_sent);
+    // Issue 16 item 8: the readable report says what the JSON says.
+    let text = scil::cli::replay::live_report(&r);
+    assert!(text.contains("MTSP sent") && !text.contains("MTSP not sent"), "{text}");
     assert!(r.dispatch.as_ref().expect("dispatch").events
         .iter()
         .any(|e| matches!(e.kind, EventKind::MtspSent { .. })));
