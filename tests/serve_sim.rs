@@ -172,6 +172,12 @@ async fn patch_during_a_paced_run_shifts_the_trigger() {
     assert_eq!(s, StatusCode::OK, "{v}");
     assert_eq!(v["changes"].as_array().map(Vec::len), Some(1), "{v}");
 
+    // After the trigger (≈ 3.9 s into the run at real time): position noise on the telemetry.
+    tokio::time::sleep(Duration::from_millis(4700)).await;
+    let (s, v) = c.patch(&path, json!({"noise.pos": 0.1})).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["parameters"]["noise"]["pos"], 0.1, "{v}");
+
     let done = c.wait_terminal(&id, Duration::from_secs(60)).await;
     assert_eq!(done["state"], "finished", "{done}");
     let (s, r) = c.get(&format!("/runs/{id}/results")).await;
@@ -184,7 +190,9 @@ async fn patch_during_a_paced_run_shifts_the_trigger() {
     assert!((thr - (3.9339 + 1.0)).abs() < 1e-3, "shifted by the offset: {tr}");
     assert!((ttc - thr).abs() < 0.01, "fired at the shifted threshold: {tr}");
     let ch = r["parameter_changes"].as_array().expect("parameter_changes");
-    assert_eq!(ch.len(), 1, "{r}");
+    assert_eq!(ch.len(), 2, "{r}");
+    assert_eq!(ch[1]["name"], "noise.pos");
+    assert!(ch[1]["after_sample_s"].as_f64() > ch[0]["after_sample_s"].as_f64(), "{ch:?}");
     assert_eq!(ch[0]["name"], "ttc_offset_s");
     assert_eq!(ch[0]["value"], 1.0);
     assert_eq!(ch[0]["by"], "operator");
@@ -199,8 +207,10 @@ async fn patch_during_a_paced_run_shifts_the_trigger() {
         .iter()
         .filter(|e| e["kind"] == "parameter_change")
         .collect();
-    assert_eq!(pc.len(), 1, "{ev}");
+    assert_eq!(pc.len(), 2, "{ev}");
     assert_eq!(pc[0]["event"]["name"], "ttc_offset_s");
+    assert_eq!(pc[1]["event"]["name"], "noise.pos");
+    assert_eq!(pc[1]["t"], ch[1]["after_sample_s"], "the event is stamped with its sample time");
 
     // The run is over: 409.
     let (s, e) = c.patch(&path, json!({"ttc_offset_s": 0.0})).await;
