@@ -156,3 +156,35 @@ impl LiveParams {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::source::inject::{Injection, Injector};
+
+    #[test]
+    fn set_all_is_all_or_none_and_names_the_bad_one() {
+        let p = LiveParams::new();
+        let e = p
+            .set_all(&[("ttc_offset_s".into(), 0.5), ("noise.pos".into(), 0.1)], "operator")
+            .expect_err("no injection attached");
+        assert!(e.contains("noise.pos"), "{e}");
+        assert!(p.changes().is_empty() && p.ttc_offset_s() == 0.0, "nothing changed");
+        let (_inj, h) = Injector::new(Injection::default());
+        p.attach_injection(h.clone());
+        let e = p
+            .set_all(&[("ttc_offset_s".into(), 0.5), ("noise.pos".into(), -1.0)], "operator")
+            .expect_err("negative noise");
+        assert!(e.starts_with("noise.pos"), "{e}");
+        let e = p.set_all(&[("bogus".into(), 1.0)], "operator").expect_err("unknown");
+        assert!(e.contains("'bogus'"), "{e}");
+        assert!(p.changes().is_empty() && p.ttc_offset_s() == 0.0, "nothing changed");
+        let done = p
+            .set_all(&[("ttc_offset_s".into(), 0.5), ("noise.pos".into(), 0.1)], "operator")
+            .expect("valid");
+        assert_eq!(done.len(), 2);
+        assert_eq!(p.before_sample(1.0), Some(0.5));
+        assert_eq!(h.get().pos, 0.1);
+        assert_eq!(p.changes().len(), 2);
+    }
+}
