@@ -34,6 +34,7 @@ async function request(method, path, { body, form, auth } = {}) {
 
 export const get = (p) => request('GET', p);
 export const post = (p, body) => request('POST', p, { body });
+export const patch = (p, body) => request('PATCH', p, { body });
 export const postForm = (p, form) => request('POST', p, { form });
 
 /** A run object's id, whatever the server calls it. */

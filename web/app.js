@@ -6,6 +6,7 @@ import { MapView } from './mapview.js';
 import { TimePlot } from './plots.js';
 import { Results } from './results.js';
 import { Analysis } from './analysis.js';
+import { SIM_VUT, simOption, simSelected, simSource, initParams, showParams } from './params.js';
 
 const $ = (s) => document.querySelector(s);
 const MAX_POINTS = 20000, MAX_EVENTS = 400, TRAIL_MIN_M = 0.25, TRAIL_MAX = 4000;
@@ -158,6 +159,7 @@ function describe(name, e) {
       return `${e.target} ${f('dummy_travel_m')}nominal=${fmt(e.nominal_travel_m, 5)} ${f('overlap', 2)}${f('stopped_short_m', 2)}${e.note ?? ''}`;
     case 'trigger_scheduled': return `${e.target} at=${fmt(e.at_s != null && L.t0 != null ? e.at_s - L.t0 : e.at_s, 3)}`;
     case 'state': return e.state;
+    case 'parameter_change': return `${e.name}=${e.value} by ${e.by ?? '?'}`;
     case 'carrier_state': return `${e.carrier ?? '?'} (${e.target}) → ${e.state}${e.time_s != null && L.t0 != null ? ` at ${fmt(e.time_s - L.t0, 3)}` : ''}`;
     default: {
       const o = { ...e }; delete o.event; delete o.time_s;
@@ -307,6 +309,7 @@ function renderState() {
   $('#estop').hidden = !active;
   $('#btn-arm').disabled = L.runId == null || L.state !== 'created';
   $('#btn-start').disabled = L.runId == null || !['created', 'armed'].includes(L.state);
+  showParams(L.state);
 }
 
 const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
@@ -330,6 +333,7 @@ async function loadScenarios() {
 
 async function fillReplays() {
   const sid = $('#scenario').value;
+  const keepSim = $('#replay').value === SIM_VUT;   // the simulated VUT stays chosen across scenarios
   const sc = scenarios.find((s) => s.id === sid) || {};
   let list = asList(sc.replays, 'replays');
   if (!list.length) {
@@ -338,8 +342,10 @@ async function fillReplays() {
   list = list.map((r) => (typeof r === 'string' ? { id: r } : r)).filter((r) => !r.scenario_id || r.scenario_id === sid);
   if (!list.length && sid) list = [{ id: sid }];
   for (const u of uploaded) if (u.scenario_id === sid) list.push(u);
-  $('#replay').innerHTML = list.map((r) => `<option value="${esc(r.id)}">${esc(r.name || r.id)}${r.uploaded ? ' (upload)' : ''}</option>`).join('');
+  $('#replay').innerHTML = list.map((r) => `<option value="${esc(r.id)}">${esc(r.name || r.id)}${r.uploaded ? ' (upload)' : ''}</option>`).join('') + simOption();
   if (uploaded.length && uploaded[uploaded.length - 1].scenario_id === sid) $('#replay').value = uploaded[uploaded.length - 1].id;
+  if (keepSim) $('#replay').value = SIM_VUT;
+  simSelected();
 }
 
 // the scenario picker follows the live run until the operator chooses one
@@ -380,6 +386,7 @@ async function op(fn) {
 
 $('#btn-create').addEventListener('click', () => op(async () => {
   const body = { scenario_id: $('#scenario').value, replay: $('#replay').value || undefined, speed: Number($('#speed').value) || 1 };
+  if (body.replay === SIM_VUT) { delete body.replay; body.source = simSource(); }
   const run = await post('/runs', body);
   const id = runId(run);
   resetRun(id); L.scenarioId = body.scenario_id; L.state = null; setState(run && run.state ? run.state : 'created');
@@ -388,6 +395,7 @@ $('#btn-create').addEventListener('click', () => op(async () => {
 }));
 $('#btn-arm').addEventListener('click', () => op(async () => { await post(`/runs/${L.runId}/arm`); setState('armed'); }));
 $('#btn-start').addEventListener('click', () => op(async () => { await post(`/runs/${L.runId}/start`); setState('running'); }));
+initParams(() => L.runId, toast);
 $('#estop').addEventListener('click', () => op(async () => { await post(`/runs/${L.runId}/abort`); toast('ABORT sent'); }));
 
 // ---------------------------------------------------------------- tabs

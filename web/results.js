@@ -134,6 +134,8 @@ export class Results {
       + card('nominal travel', fmt(t.nominal, 5), 'm') + card('travel − nominal', t.dTravel == null ? '—' : (t.dTravel >= 0 ? '+' : '') + fmt(t.dTravel, 4), 'm', trCls)
       + card('overlap', fmt(t.overlap, 3)) + card('stopped short', fmt(t.short, 2), 'm')
       + card('method', esc(t.method ?? '—'), t.retimed ? 'retimed' : '') + card('samples', t.samples ?? '—', t.skipped ? `${t.skipped} skipped` : '')
+      + ((res && res.parameter_changes && res.parameter_changes.length)
+        ? card('parameter changes', esc(res.parameter_changes.map((c) => `${c.name}=${c.value}`).join(', ')), `${res.parameter_changes.length}`) : '')
       + (t.aborted ? card('aborted', esc(t.aborted), '', 'bad') : '') + (t.note ? card('note', esc(t.note)) : '')
       + `</div>`;
     if (tel.length && !tel.some((r) => r.ttc != null) && run.scenario_id) {

@@ -35,6 +35,9 @@ pub enum BenchCommand {
     },
     /// Sustained telemetry insert rate through the batching writer (SQLite and/or PostgreSQL).
     Store(crate::bench::store::StoreBenchArgs),
+    /// BeamNG coupling in lock-step over loopback UDP (the `scil sim beamng` peer in process):
+    /// messages/s and answer latency p50/p99, against a bare UDP echo.
+    Cosim(crate::bench::cosim::CosimBenchArgs),
 }
 
 pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
@@ -50,6 +53,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         BenchCommand::Store(a) => crate::bench::store::run(a),
+        BenchCommand::Cosim(a) => crate::bench::cosim::run(a),
         BenchCommand::Sweep { sweep, bench_jobs } => crate::cli::sweep::bench(sweep, &bench_jobs),
     }
 }

@@ -52,11 +52,14 @@ pub enum RunSource {
     Ncom { bind: String },
     /// JSON lines over UDP datagrams, a TCP server or a WebSocket server.
     Json { transport: JsonTransport, bind: String },
+    /// The built-in simulated VUT with its AEB (`{"kind":"sim_vut","vut_speed_kmh":40,
+    /// "aeb":{"ttc_s":1.2,"decel_mps2":8,"delay_ms":150}}`), paced at the run's speed.
+    SimVut(crate::sim::SimOptions),
 }
 
 impl RunSource {
     pub fn is_live(&self) -> bool {
-        !matches!(self, RunSource::CsvReplay { .. })
+        !matches!(self, RunSource::CsvReplay { .. } | RunSource::SimVut(_))
     }
 }
 
@@ -93,6 +96,8 @@ pub struct Prepared {
     pub setup: Arc<RunSetup>,
     pub feed: Feed,
     pub carriers: Option<CarrierOptions>,
+    /// The simulated VUT's vehicle task and its session sink (a `sim_vut` source).
+    pub vehicle: Option<super::sim_run::Vehicle>,
 }
 
 /// A run that is not terminal yet.
@@ -113,6 +118,8 @@ pub struct ActiveRun {
     pub record: std::sync::atomic::AtomicBool,
     /// Set when the run reaches a terminal state (tests and the demo wait on it).
     pub done: tokio::sync::watch::Sender<bool>,
+    /// Live parameters (`PATCH …/parameters`), in the session's options.
+    pub params: crate::run::LiveParams,
 }
 
 impl ActiveRun {
@@ -128,6 +135,7 @@ impl ActiveRun {
             carriers,
             record: std::sync::atomic::AtomicBool::new(false),
             done: tokio::sync::watch::channel(false).0,
+            params: crate::run::LiveParams::new(),
         }
     }
 
@@ -188,6 +196,7 @@ async fn validate(st: &AppState, req: &NewRun) -> ApiResult<Option<String>> {
         ..SourceSpec::ins(ins_spec_unresolved(&req.source))
     };
     spec.validate().map_err(ApiError::Unprocessable)?;
+    super::sim_run::validate(req)?;
     if let RunSource::CsvReplay { replay_id, .. } = &req.source {
         if st.store.get_replay(replay_id).await?.is_none() {
             return Err(ApiError::Unprocessable(format!(
@@ -231,6 +240,12 @@ fn ins_spec_unresolved(src: &RunSource) -> InsSpec {
         RunSource::Json { transport, bind } => InsSpec::Json {
             transport: *transport,
             bind: bind.clone(),
+        },
+        // Not opened through the source factory (see `sim_run`); checked by its own rules.
+        RunSource::SimVut(_) => InsSpec::Csv {
+            path: "sim:vut".into(),
+            columns: Vec::new(),
+            on_bad_row: BadRowPolicy::Stop,
         },
     }
 }
@@ -408,6 +423,9 @@ async fn prepare(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> ApiRe
     let stored: StoredSource = serde_json::from_str(&row.source).map_err(|e| {
         ApiError::Internal(anyhow::anyhow!("stored source of run '{}': {e}", row.id))
     })?;
+    if let RunSource::SimVut(opts) = &stored.ins {
+        return Ok(super::sim_run::prepare(setup, carriers, opts));
+    }
     let ins = match &stored.ins {
         RunSource::CsvReplay { replay_id, .. } => {
             let r = st
@@ -461,6 +479,7 @@ async fn prepare(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> ApiRe
         setup,
         feed,
         carriers,
+        vehicle: None,
     })
 }
 
@@ -579,9 +598,10 @@ pub async fn wait_done(st: &AppState, id: &str, timeout: Duration) -> ApiResult<
 async fn supervise(st: AppState, run: Arc<ActiveRun>, p: Prepared, speed: Pace) {
     let ticker = tokio::spawn(super::run_health::ticker(st.clone(), run.clone()));
     let live = p.feed.is_live();
+    let (feed, vehicle) = super::sim_run::with_params(&run.params, p.feed, p.vehicle);
     let mut session = Session::new(
         p.setup.clone(),
-        p.feed,
+        feed,
         SessionOptions {
             pace: if live { Pace::Live } else { speed },
             strt_lead: if live || p.carriers.is_none() {
@@ -590,7 +610,7 @@ async fn supervise(st: AppState, run: Arc<ActiveRun>, p: Prepared, speed: Pace) 
                 Duration::from_millis(5)
             },
             first_sample_timeout: live.then_some(st.config.limits.first_sample_timeout()),
-            live: None,
+            live: Some(run.params.clone()),
         },
     )
     .with_stop(run.stop.clone());
@@ -637,9 +657,14 @@ async fn supervise(st: AppState, run: Arc<ActiveRun>, p: Prepared, speed: Pace) 
             .collect();
         session.add_sink(Box::new(SimCarrierSink::new(st.clone(), run.clone(), sim)));
     }
+    // The simulated VUT steps beside the session (it ends when the session drops its feed).
+    let vehicle = vehicle.map(|v| v.spawn(&mut session));
     // Its own task, so a panic fails the run instead of leaving it running.
     let joined = tokio::spawn(session.run()).await;
     ticker.abort();
+    if let Some(v) = vehicle {
+        v.abort();
+    }
     let report = joined.unwrap_or_else(|e| RunReport {
         error: Some(format!("run task panicked: {e}")),
         ..RunReport::default()

@@ -25,9 +25,11 @@ pub mod openapi;
 pub mod replays;
 pub mod lifecycle;
 pub mod run_health;
+pub mod run_params;
 pub mod run_sinks;
 pub mod runs;
 pub mod scenarios;
+pub mod sim_run;
 pub mod sweeps;
 pub mod web;
 
@@ -54,6 +56,7 @@ pub fn app(state: AppState) -> Router {
     let limits = &state.config.limits;
     let api = Router::new()
         .merge(runs::router())
+        .merge(run_params::router())
         .merge(exports::router())
         .merge(replays::router(limits.upload_max_bytes))
         .merge(scenarios::router())

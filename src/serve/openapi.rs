@@ -118,7 +118,7 @@ pub fn document() -> Value {
                     "source": {"$ref": "#/components/schemas/RunSource"},
                     "carriers": {"type": "array", "items": {"$ref": "#/components/schemas/CarrierSpec"},
                         "description": "real carriers dispatched over ISO 22133 (every carrier of the scenario); connected and armed when the run starts; without them the carriers are simulated"},
-                    "speed": {"oneOf": [{"type": "number"}, {"type": "string"}], "description": "replays only: real-time factor or \"max\" (not \"max\" with carriers); live sources run in real time"},
+                    "speed": {"oneOf": [{"type": "number"}, {"type": "string"}], "description": "replays and sim_vut: real-time factor or \"max\" (not \"max\" with carriers); live sources run in real time"},
                     "start": {"type": "boolean", "description": "arm and start at once"}}},
                 "RunSource": {"type": "object", "required": ["kind"], "discriminator": {"propertyName": "kind"}, "oneOf": [
                     {"type": "object", "title": "csv_replay", "required": ["kind", "replay_id"], "properties": {
@@ -136,6 +136,10 @@ pub fn document() -> Value {
     });
     if let Some(paths) = doc["paths"].as_object_mut() {
         paths.extend(sweep_paths());
+        paths.extend(parameter_paths());
+    }
+    if let Some(one_of) = doc["components"]["schemas"]["RunSource"]["oneOf"].as_array_mut() {
+        one_of.push(sim_vut_schema());
     }
     doc
 }
@@ -156,4 +160,33 @@ fn sweep_paths() -> serde_json::Map<String, Value> {
     m.insert("/sweeps/{id}/report.html".into(), json!({"get": op("The self-contained HTML report (409 while running)", "sweeps", false, "200", json!({"parameters": id_param()}))}));
     m.insert("/sweeps/{id}/results.csv".into(), json!({"get": op("One row per run (409 while running)", "sweeps", false, "200", json!({"parameters": id_param()}))}));
     m
+}
+
+/// `/runs/{id}/parameters` (live parameters of a running run).
+fn parameter_paths() -> serde_json::Map<String, Value> {
+    let body = json!({"type": "object", "additionalProperties": false, "example": {"ttc_offset_s": 0.3, "noise.pos": 0.1}, "properties": {
+        "ttc_offset_s": {"type": "number", "description": "fire at the dummy's TTC + offset, -10..10 s"},
+        "noise.pos": {"type": "number", "description": "position noise σ, m"},
+        "noise.speed": {"type": "number", "description": "speed noise σ, m/s"},
+        "noise.heading": {"type": "number", "description": "heading noise σ, deg"},
+        "dropout": {"type": "number", "description": "sample loss probability 0..1"},
+        "latency_ms": {"type": "number"}}});
+    let mut m = serde_json::Map::new();
+    m.insert("/runs/{id}/parameters".into(), json!({
+        "get": op("Live parameters of an active run (ttc offset, injection) and the changes so far", "runs", false, "200", json!({"parameters": id_param()})),
+        "patch": op("Change live parameters of a running run, all or none (409 when it is not running, 422 naming an unknown name or a bad value); each change is a `parameter_change` event and is listed in the results' `parameter_changes`", "runs", true, "200",
+            json!({"parameters": id_param(), "requestBody": {"required": true, "content": {"application/json": {"schema": body}}}}))
+    }));
+    m
+}
+
+/// The `sim_vut` run source.
+fn sim_vut_schema() -> Value {
+    json!({"type": "object", "title": "sim_vut", "required": ["kind"],
+        "description": "the built-in simulated VUT (speed controller, path following, optional AEB) in closed loop with the run, paced at the run's speed; its time is its step counter",
+        "properties": {
+            "kind": {"type": "string", "enum": ["sim_vut"]}, "vut_speed_kmh": {"type": "number", "default": 40},
+            "aeb": {"type": "object", "properties": {"ttc_s": {"type": "number", "default": 1.2}, "decel_mps2": {"type": "number", "default": 8}, "delay_ms": {"type": "number", "default": 150}, "margin_m": {"type": "number", "default": 0.2}}},
+            "step_ms": {"type": "number", "default": 10}, "run_up_m": {"type": "number"}, "max_duration_s": {"type": "number", "default": 60},
+            "injection": {"type": "object", "properties": {"pos": {"type": "number"}, "speed": {"type": "number"}, "heading": {"type": "number"}, "dropout": {"type": "number"}, "latency_ms": {"type": "number"}, "seed": {"type": "integer"}}}}})
 }

@@ -75,7 +75,9 @@ pub struct CreateRun {
     pub replay: Option<String>,
     /// Explicit source: `{"kind":"csv_replay","replay_id":…}` (alternative to `replay`), or a
     /// live source `{"kind":"ncom","bind":"0.0.0.0:3000"}`,
-    /// `{"kind":"json","transport":"udp"|"tcp"|"ws","bind":…}`.
+    /// `{"kind":"json","transport":"udp"|"tcp"|"ws","bind":…}`, or the built-in simulated VUT
+    /// `{"kind":"sim_vut","vut_speed_kmh":40,"aeb":{"ttc_s":1.2,"decel_mps2":8,"delay_ms":150}}`
+    /// (optional `step_ms`, `injection`; paced at `speed`).
     #[serde(default)]
     pub source: Option<Value>,
     /// Real carriers dispatched over ISO 22133: `[{"name":"carrier-1","address":"HOST:PORT"}]`.
@@ -143,7 +145,7 @@ async fn create(
                 .map_err(|e| ApiError::Unprocessable(format!("source: {e}")))?;
             match &src {
                 RunSource::CsvReplay { replay_id, .. } => source_for(&st, replay_id).await?,
-                RunSource::Ncom { .. } | RunSource::Json { .. } => src,
+                RunSource::Ncom { .. } | RunSource::Json { .. } | RunSource::SimVut(_) => src,
             }
         }
         (None, Some(r)) => source_for(&st, r).await?,

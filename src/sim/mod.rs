@@ -15,9 +15,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::run::cosim::{self, StepOutputs};
+use crate::run::cosim::{self, OutputsSink, StepOutputs};
 use crate::run::source::inject::{Injection, InjectionHandle};
-use crate::run::{RunReport, RunSetup, Session, SessionOptions, Sink};
+use crate::run::{Feed, RunReport, RunSetup, Session, SessionOptions, Sink};
 pub use path::Path;
 pub use vut::{AebParams, SimVut, TargetView, VutParams};
 
@@ -107,27 +107,21 @@ pub fn targets_of(o: &StepOutputs) -> Vec<TargetView> {
         .collect()
 }
 
-/// Runs the simulated VUT through a session (see the module doc), as fast as possible.
-/// Ends when the VUT has stood still for 1 s, is 30 m past the last target's line, after
-/// `max_duration_s`, or when the session ends. Returns the report and the injection handle.
-pub async fn run_sim_session(
-    setup: Arc<RunSetup>,
-    opts: &SimOptions,
-    session_opts: SessionOptions,
-    sinks: Vec<Box<dyn Sink>>,
-) -> (RunReport, Option<InjectionHandle>) {
-    let (mut feed, outputs, mut link) = cosim::link(&setup, "sim:vut");
-    let handle = if opts.injection.is_zero() {
-        None
-    } else {
-        feed.inject(opts.injection).ok()
-    };
-    let mut session = Session::new(setup.clone(), feed, session_opts);
-    for s in sinks {
-        session.add_sink(s);
-    }
-    session.add_sink(Box::new(outputs));
-    let (mut car, s_line) = vehicle(&setup, opts);
+/// A simulated VUT ready to drive a session: the feed to run the session on, the sink the
+/// session must carry (the dummies' state goes back to the vehicle through it) and the vehicle
+/// task, awaited (or spawned) beside the session. The feed has no injection yet.
+pub struct SimDrive {
+    pub feed: Feed,
+    pub outputs: OutputsSink,
+    pub vehicle: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
+}
+
+/// The parts of a simulated run (see [`SimDrive`]). The vehicle task ends when the VUT has
+/// stood still for 1 s, is 30 m past the last target's line, after `max_duration_s`, or when
+/// the session ends (its feed is dropped).
+pub fn drive(setup: &Arc<RunSetup>, opts: &SimOptions) -> SimDrive {
+    let (feed, outputs, mut link) = cosim::link(setup, "sim:vut");
+    let (mut car, s_line) = vehicle(setup, opts);
     let s_end = setup
         .scenario
         .targets
@@ -138,7 +132,7 @@ pub async fn run_sim_session(
     let dt = opts.step_ms / 1000.0;
     let vut_id = setup.vut_id().to_string();
     let max_steps = (opts.max_duration_s / dt).ceil() as u64;
-    let peer = async move {
+    let vehicle = async move {
         let mut standing = 0u64;
         for k in 0..=max_steps {
             let reply = link.step(car.sample(k as f64 * dt, &vut_id)).await;
@@ -155,7 +149,38 @@ pub async fn run_sim_session(
         }
         link.close();
     };
-    let (report, ()) = tokio::join!(session.run(), peer);
+    SimDrive {
+        feed,
+        outputs,
+        vehicle: Box::pin(vehicle),
+    }
+}
+
+/// Runs the simulated VUT through a session (see the module doc and [`drive`]) with
+/// `session_opts` (as fast as possible by default). Returns the report and the injection
+/// handle.
+pub async fn run_sim_session(
+    setup: Arc<RunSetup>,
+    opts: &SimOptions,
+    session_opts: SessionOptions,
+    sinks: Vec<Box<dyn Sink>>,
+) -> (RunReport, Option<InjectionHandle>) {
+    let SimDrive {
+        mut feed,
+        outputs,
+        vehicle,
+    } = drive(&setup, opts);
+    let handle = if opts.injection.is_zero() {
+        None
+    } else {
+        feed.inject(opts.injection).ok()
+    };
+    let mut session = Session::new(setup.clone(), feed, session_opts);
+    for s in sinks {
+        session.add_sink(s);
+    }
+    session.add_sink(Box::new(outputs));
+    let (report, ()) = tokio::join!(session.run(), vehicle);
     (report, handle)
 }
 

@@ -286,6 +286,56 @@ async function main() {
     await page.screenshot({ path: SHOT.replace(/\.png$/, '-analysis.png') });
   });
 
+  if (!MOCK) await test('simulated VUT from the run form; live ttc offset shows in the results', async () => {
+    await page.click('[data-tab=live]');
+    if ((await page.inputValue('#scenario')) !== SCENARIO) await page.selectOption('#scenario', SCENARIO);
+    // the replay list refills asynchronously after a scenario change: choose until it holds
+    for (let i = 0; i < 20 && !(await page.isVisible('#sim-speed')); i++) {
+      await page.waitForFunction(() => [...document.querySelectorAll('#replay option')].some((o) => o.value === 'sim_vut'), null, { timeout: 5000 });
+      await page.selectOption('#replay', 'sim_vut');
+      await sleep(150);
+    }
+    assert(await page.isVisible('#sim-speed'), 'simulated-VUT options hidden');
+    await page.fill('#sim-speed', '40');
+    await page.fill('#speed', '1');
+    const before = await page.evaluate(() => window.__scil.L.runId);
+    await page.click('#btn-create');
+    await page.waitForFunction((b) => window.__scil.L.runId !== b, before, { timeout: 10000 })
+      .catch(async () => { throw new Error(`no run created: ${await page.textContent('#toast')}`); });
+    const simRun = await page.evaluate(() => window.__scil.L.runId);
+    await page.waitForSelector('#btn-arm:not([disabled])', { timeout: 10000 });
+    await page.click('#btn-arm');
+    await page.waitForSelector('#run-state[data-state=armed]', { timeout: 10000 })
+      .catch(async () => { throw new Error(`run ${simRun} not armed (${await page.evaluate(() => window.__scil.L.state)}): ${await page.textContent('#toast')}`); });
+    await page.waitForSelector('#btn-start:not([disabled])', { timeout: 10000 });
+    await page.click('#btn-start');
+    await page.waitForSelector('#run-state[data-state=running]', { timeout: 10000 });
+    await page.waitForSelector('#params-panel:not([hidden])', { timeout: 5000 });
+    await page.fill('#p-ttc', '0.5');
+    await page.click('#p-apply');
+    await page.waitForFunction(() => /offset 0\.5 s/.test(document.querySelector('#p-now').textContent), null, { timeout: 5000 });
+    await page.waitForSelector('#events .ev-parameter_change', { timeout: 5000 });
+    await page.waitForSelector('#run-state[data-state=finished]', { timeout: 40000 })
+      .catch(async () => { throw new Error(`run ${simRun} shown ${await page.evaluate(() => window.__scil.L.state)}, server ${JSON.stringify(await api('GET', `/runs/${simRun}`))}`); });
+    const res = await api('GET', `/runs/${simRun}/results`);
+    const ch = res.parameter_changes || [];
+    assert(ch.length === 1 && ch[0].name === 'ttc_offset_s' && ch[0].value === 0.5, `parameter_changes ${JSON.stringify(ch)}`);
+    const thr = res.triggers[0].threshold_s;
+    assert(Math.abs(thr - (3.9339 + 0.5)) < 1e-3, `threshold ${thr} not shifted by the offset`);
+    assert(res.impacts[0].stopped_short_m > 0, `AEB did not stop short: ${JSON.stringify(res.impacts[0])}`);
+    await page.click('[data-tab=results]');
+    await page.click('#refresh-runs');
+    await page.waitForSelector(`#runs tr[data-id="${simRun}"]`, { timeout: 10000 });
+    await page.click(`#runs tr[data-id="${simRun}"] td:nth-child(2)`);
+    await page.waitForFunction((id) => document.querySelector('#detail-id').textContent === id
+      && /parameter changes/.test(document.querySelector('#detail').textContent), simRun, { timeout: 10000 })
+      .catch(async () => { throw new Error(`no parameter-changes card: ${await page.textContent('#detail')}`); });
+    const cards = Object.fromEntries(await page.$$eval('#detail .kv > div', (ds) => ds.map((d) => [d.querySelector('.k').textContent, d.querySelector('.v').textContent])));
+    assert(cards['parameter changes'] === 'ttc_offset_s=0.5', `results card: ${cards['parameter changes']}`);
+    assert(Math.abs(Number(cards['threshold (TTC_dummy)']) - 4.4339) < 1e-3, `threshold card ${cards['threshold (TTC_dummy)']}`);
+    await page.screenshot({ path: SHOT.replace(/\.png$/, '-sim.png') });
+  });
+
   await test('no page errors', async () => {
     assert(pageErrors.length === 0, pageErrors.slice(0, 3).join(' | '));
   });

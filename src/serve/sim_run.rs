@@ -1,0 +1,85 @@
+//! The simulated-VUT source of a service run (`{"kind":"sim_vut", …}`) and the live parameters
+//! every service run carries. The simulated VUT is a co-simulation peer of the run's session
+//! ([`crate::sim::drive`]): its feed goes through the same session as a replay's, with the
+//! service's sinks, paced at the run's speed; its vehicle task steps beside the session.
+
+use std::sync::Arc;
+
+use super::error::{ApiError, ApiResult};
+use super::lifecycle::{NewRun, Prepared, RunSource};
+use crate::run::cosim::OutputsSink;
+use crate::run::sink::carriers::CarrierOptions;
+use crate::run::source::inject::Injection;
+use crate::run::{Feed, LiveParams, Pace, RunSetup, Session};
+use crate::sim::SimOptions;
+
+/// The simulated VUT of an armed run: its vehicle task and the sink that closes its loop.
+pub struct Vehicle {
+    outputs: OutputsSink,
+    task: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
+    injection: Injection,
+}
+
+impl Vehicle {
+    /// Adds the loop's sink to `session` and starts the vehicle task (it ends by itself once
+    /// the session has dropped its feed).
+    pub fn spawn(self, session: &mut Session) -> tokio::task::JoinHandle<()> {
+        session.add_sink(Box::new(self.outputs));
+        tokio::spawn(self.task)
+    }
+}
+
+/// The rules of a `sim_vut` source (nothing to check for the others).
+pub fn validate(req: &NewRun) -> ApiResult<()> {
+    let RunSource::SimVut(o) = &req.source else {
+        return Ok(());
+    };
+    o.validate()
+        .map_err(|e| ApiError::Unprocessable(format!("sim_vut: {e}")))?;
+    if req.can.is_some() {
+        return Err(ApiError::Unprocessable(
+            "sim_vut: a simulated VUT takes no CAN source".into(),
+        ));
+    }
+    if !req.carriers.is_empty() && req.speed == Pace::Max {
+        return Err(ApiError::Unprocessable(
+            "real carriers move in real time: a simulated run with carriers needs a speed factor, not \"max\"".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Arms a `sim_vut` run: the vehicle at its start, its feed and its task.
+pub fn prepare(
+    setup: Arc<RunSetup>,
+    carriers: Option<CarrierOptions>,
+    opts: &SimOptions,
+) -> Prepared {
+    let d = crate::sim::drive(&setup, opts);
+    Prepared {
+        setup,
+        feed: d.feed,
+        carriers,
+        vehicle: Some(Vehicle {
+            outputs: d.outputs,
+            task: d.vehicle,
+            injection: opts.injection,
+        }),
+    }
+}
+
+/// Every service run's feed gets an injection — zero (samples pass untouched) unless the
+/// source sets one — whose handle the run's live parameters hold, so that `noise.*` can be
+/// changed while it runs.
+pub fn with_params(
+    params: &LiveParams,
+    mut feed: Feed,
+    vehicle: Option<Vehicle>,
+) -> (Feed, Option<Vehicle>) {
+    let inj = vehicle.as_ref().map_or_else(Injection::default, |v| v.injection);
+    match feed.inject(inj) {
+        Ok(h) => params.attach_injection(h),
+        Err(e) => tracing::warn!("injection not attached: {e}"),
+    }
+    (feed, vehicle)
+}
