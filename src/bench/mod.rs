@@ -3,4 +3,6 @@
 
 pub mod dispatch;
 pub mod ingest;
+pub mod loop_latency;
+pub mod map;
 pub mod store;
