@@ -116,7 +116,9 @@ impl OpenDrive {
             path: p.display().to_string(),
             source,
         })?;
-        let text = String::from_utf8_lossy(&bytes);
+        // Valid UTF-8 (the norm) is used in place; anything else is repaired as before.
+        let text = String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         Self::from_str(&text)
     }
 
