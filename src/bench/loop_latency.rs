@@ -222,7 +222,9 @@ pub fn run(setup: Arc<RunSetup>, loops: usize, with_tokio: bool) -> anyhow::Resu
         gps += 1000;
         let prep = match mode {
             Mode::Bare => Prep::Bare,
-            Mode::Thread => Prep::Scil(Box::new(ap.armed(&mut dec, &health, x_pre, gps - DT_MS)?)),
+            Mode::Thread => {
+                Prep::Scil(Box::new(ap.armed(&mut dec, &health, x_pre, gps - DT_MS)?))
+            }
         };
         let pkt = ap.packet(x_fire, gps, 0)?;
         prep_tx
@@ -389,12 +391,16 @@ fn tokio_path(
         });
         tokio::spawn(async move {
             let mut counter = 0u8;
-            let Some(mut engine) = eng_rx.recv().await else { return };
+            let Some(mut engine) = eng_rx.recv().await else {
+                return;
+            };
             while let Some(ins) = rx.recv().await {
                 if let Ok(e) = eng_rx.try_recv() {
                     engine = e;
                 }
-                let Ok(s) = setup.interface.to_map(&ins) else { continue };
+                let Ok(s) = setup.interface.to_map(&ins) else {
+                    continue;
+                };
                 engine.handle_sample(&s);
                 while let Some(o) = engine.poll_output() {
                     if is_start(&o) {
@@ -461,7 +467,11 @@ impl std::fmt::Display for Figures {
              trigger crossing at x = {:.2} m:",
             self.loops, self.crossing_x_m
         )?;
-        row(f, "bare path (receive → write pre-encoded STRT)", &self.bare)?;
+        row(
+            f,
+            "bare path (receive → write pre-encoded STRT)",
+            &self.bare,
+        )?;
         row(f, "scil, dedicated hot-path thread", &self.thread)?;
         if let Some(t) = &self.tokio {
             row(f, "scil, tokio tasks (listener→engine→writer)", t)?;

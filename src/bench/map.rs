@@ -71,8 +71,8 @@ pub fn measure(path: &Path, min_loads: usize) -> anyhow::Result<MapFigures> {
         parse.push(times.parse);
         index.push(times.index);
         let t = Instant::now();
-        let whole = OpenDrive::from_path(path)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let whole =
+            OpenDrive::from_path(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         total.push(t.elapsed());
         drop(whole);
         od = Some(m);
@@ -144,7 +144,9 @@ pub fn xodr_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in rd.flatten() {
             let p = e.path();
             if p.is_dir() {

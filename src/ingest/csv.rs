@@ -794,7 +794,13 @@ mod tests {
             assert_eq!(cell_f64(cell.as_bytes()), want, "{cell:?}");
         }
         // Same value, bit for bit, as the standard parser on awkward inputs.
-        for s in ["0.1", "387000.123456789", "2.2250738585072014e-308", "1e-400", "9007199254740993"] {
+        for s in [
+            "0.1",
+            "387000.123456789",
+            "2.2250738585072014e-308",
+            "1e-400",
+            "9007199254740993",
+        ] {
             let std: f64 = s.parse().unwrap();
             assert_eq!(cell_f64(s.as_bytes()), Cell::Number(std), "{s}");
         }
