@@ -87,6 +87,14 @@ pub struct MapInfo {
     pub revision: (u32, u32),
 }
 
+/// Time spent in the stages of a load: XML parse (into the model), then road lookup table and
+/// spatial index.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LoadTimes {
+    pub parse: std::time::Duration,
+    pub index: std::time::Duration,
+}
+
 /// A loaded OpenDRIVE map with lookup tables and a spatial index.
 #[derive(Debug)]
 pub struct OpenDrive {
@@ -108,14 +116,24 @@ impl OpenDrive {
             path: p.display().to_string(),
             source,
         })?;
-        let text = String::from_utf8_lossy(&bytes);
+        // Valid UTF-8 (the norm) is used in place; anything else is repaired as before.
+        let text = String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         Self::from_str(&text)
     }
 
     /// Parses and prepares a map from XML text.
     #[allow(clippy::should_implement_trait)]
     pub fn from_str(xml: &str) -> Result<OpenDrive, Error> {
+        Self::from_str_timed(xml).map(|(od, _)| od)
+    }
+
+    /// [`OpenDrive::from_str`], also telling how long the XML parse and the spatial index took
+    /// (for `scil bench map`).
+    pub fn from_str_timed(xml: &str) -> Result<(OpenDrive, LoadTimes), Error> {
+        let t0 = std::time::Instant::now();
         let parsed = parse::parse(xml)?;
+        let t1 = std::time::Instant::now();
         let mut road_index = HashMap::with_capacity(parsed.roads.len());
         for (i, r) in parsed.roads.iter().enumerate() {
             if road_index.insert(r.id.clone(), i).is_some() {
@@ -123,13 +141,18 @@ impl OpenDrive {
             }
         }
         let index = matching::Index::build(&parsed.roads);
-        Ok(OpenDrive {
+        let times = LoadTimes {
+            parse: t1 - t0,
+            index: t1.elapsed(),
+        };
+        let od = OpenDrive {
             header: parsed.header,
             roads: parsed.roads,
             junctions: parsed.junctions,
             road_index,
             index,
-        })
+        };
+        Ok((od, times))
     }
 
     /// Road by id (O(1)).

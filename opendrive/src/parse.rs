@@ -5,6 +5,8 @@
 //! parent. Unknown elements (objects, signals, road marks, user data, …) are skipped, so newer
 //! revisions and vendor extensions do not stop loading.
 
+use std::borrow::Cow;
+
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
@@ -19,27 +21,29 @@ pub(crate) struct Parsed {
     pub junctions: Vec<Junction>,
 }
 
-/// Attributes of one element with the context needed for error messages.
-struct Attrs<'a> {
-    element: String,
+/// Attributes of one element with the context needed for error messages. Names and values are
+/// borrowed from the document (a value is owned only when it holds an escape or invalid UTF-8):
+/// no allocation per attribute.
+struct Attrs<'b> {
+    element: Cow<'b, str>,
     line: usize,
-    list: Vec<(String, String)>,
-    _p: std::marker::PhantomData<&'a ()>,
+    /// (local name as bytes: compared with ASCII names, never decoded; value)
+    list: Vec<(&'b [u8], Cow<'b, str>)>,
 }
 
-impl<'a> Attrs<'a> {
-    fn new(e: &BytesStart<'_>, line: usize) -> Result<Attrs<'a>, Error> {
-        let element = String::from_utf8_lossy(e.local_name().as_ref()).into_owned();
-        let mut list = Vec::new();
+impl<'b> Attrs<'b> {
+    fn new(e: &'b BytesStart<'_>, line: usize) -> Result<Attrs<'b>, Error> {
+        let element = String::from_utf8_lossy(e.local_name().into_inner());
+        let mut list = Vec::with_capacity(8);
         for a in e.attributes().with_checks(false) {
             let a = a.map_err(|err| Error::Xml {
                 line,
                 message: format!("<{element}>: {err}"),
             })?;
-            let key = String::from_utf8_lossy(a.key.local_name().as_ref()).into_owned();
+            let key = a.key.local_name().into_inner();
             let value = match a.unescape_value() {
-                Ok(v) => v.into_owned(),
-                Err(_) => String::from_utf8_lossy(&a.value).into_owned(),
+                Ok(v) => v,
+                Err(_) => Cow::Owned(String::from_utf8_lossy(&a.value).into_owned()),
             };
             list.push((key, value));
         }
@@ -47,20 +51,19 @@ impl<'a> Attrs<'a> {
             element,
             line,
             list,
-            _p: std::marker::PhantomData,
         })
     }
 
     fn get(&self, name: &str) -> Option<&str> {
         self.list
             .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
+            .find(|(k, _)| *k == name.as_bytes())
+            .map(|(_, v)| v.as_ref())
     }
 
     fn invalid(&self, attribute: &str, value: &str, reason: &str) -> Error {
         Error::InvalidAttribute {
-            element: self.element.clone(),
+            element: self.element.to_string(),
             attribute: attribute.to_string(),
             value: value.to_string(),
             reason: reason.to_string(),
@@ -72,7 +75,7 @@ impl<'a> Attrs<'a> {
         self.get(name)
             .map(|v| v.trim().to_string())
             .ok_or_else(|| Error::MissingAttribute {
-                element: self.element.clone(),
+                element: self.element.to_string(),
                 attribute: name.to_string(),
                 line: self.line,
             })
@@ -83,7 +86,7 @@ impl<'a> Attrs<'a> {
     /// silently move roads, which is worse for a test facility than refusing the file.
     fn num(&self, name: &str) -> Result<f64, Error> {
         let raw = self.get(name).ok_or_else(|| Error::MissingAttribute {
-            element: self.element.clone(),
+            element: self.element.to_string(),
             attribute: name.to_string(),
             line: self.line,
         })?;
@@ -126,7 +129,16 @@ impl<'a> Attrs<'a> {
 const MAX_LENGTH: f64 = 1.0e6;
 
 fn parse_finite(raw: &str) -> Result<f64, &'static str> {
-    match raw.trim().parse::<f64>() {
+    let t = raw.trim();
+    // Fast path: a correctly rounded parser over the whole text; anything it does not take
+    // (or that is not finite) goes the standard way, so accepted inputs and values are those
+    // of `str::parse`.
+    if let Ok(v) = fast_float2::parse::<f64, _>(t) {
+        if v.is_finite() {
+            return Ok(v);
+        }
+    }
+    match t.parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
         Ok(_) => Err("not a finite number"),
         Err(_) => Err("not a number"),
@@ -212,14 +224,14 @@ pub(crate) fn parse(src: &str) -> Result<Parsed, Error> {
             Event::Start(ref e) | Event::Empty(ref e) => {
                 let empty = matches!(ev, Event::Empty(_));
                 let at = Attrs::new(e, line)?;
-                let name = at.element.clone();
+                let name: &str = &at.element;
                 let parent = stack.last().map(String::as_str).unwrap_or("");
                 let grand = if stack.len() >= 2 {
                     stack[stack.len() - 2].as_str()
                 } else {
                     ""
                 };
-                match (name.as_str(), parent) {
+                match (name, parent) {
                     ("OpenDRIVE", "") => saw_root = true,
                     ("header", "OpenDRIVE") => {
                         header.rev_major = at.int("revMajor").map(|v| v.max(0) as u32).unwrap_or(1);
@@ -310,7 +322,7 @@ pub(crate) fn parse(src: &str) -> Result<Parsed, Error> {
                         });
                     }
                     ("line" | "arc" | "spiral" | "poly3" | "paramPoly3", "geometry") => {
-                        let kind = match name.as_str() {
+                        let kind = match name {
                             "line" => GeometryKind::Line,
                             "arc" => GeometryKind::Arc {
                                 curvature: at.num("curvature")?,
@@ -431,7 +443,7 @@ pub(crate) fn parse(src: &str) -> Result<Parsed, Error> {
                 }
                 if empty {
                     close(
-                        &name,
+                        name,
                         &mut stack,
                         &mut Closers {
                             road: &mut road,
@@ -447,11 +459,11 @@ pub(crate) fn parse(src: &str) -> Result<Parsed, Error> {
                         },
                     )?;
                 } else {
-                    stack.push(name);
+                    stack.push(name.to_string());
                 }
             }
             Event::End(ref e) => {
-                let name = String::from_utf8_lossy(e.local_name().as_ref()).into_owned();
+                let name = String::from_utf8_lossy(e.local_name().into_inner());
                 stack.pop();
                 close(
                     &name,

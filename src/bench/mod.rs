@@ -4,4 +4,6 @@
 pub mod cosim;
 pub mod dispatch;
 pub mod ingest;
+pub mod loop_latency;
+pub mod map;
 pub mod store;

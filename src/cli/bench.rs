@@ -21,6 +21,29 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 200)]
         repeat: usize,
     },
+    /// The whole loop on loopback: NCOM datagram in → engine fires → STRT read by the carrier,
+    /// against the bare network path (receive → write) on the same sockets.
+    Loop {
+        /// Scenario with a georeferenced map (the trigger fires on every loop).
+        #[arg(long)]
+        scenario: PathBuf,
+        /// Measured loops of each path.
+        #[arg(long, default_value_t = 10_000)]
+        loops: usize,
+        /// Also measure the tokio-task shape (listener → engine → writer tasks).
+        #[arg(long)]
+        tokio: bool,
+    },
+    /// OpenDRIVE load (read, parse, index) and map matching (locate) per file.
+    Map {
+        /// xodr files; none: every `*.xodr` under --dir.
+        files: Vec<PathBuf>,
+        #[arg(long, default_value = "../shared/opendrive")]
+        dir: PathBuf,
+        /// Loads per file at least (more while they take under half a second).
+        #[arg(long, default_value_t = 5)]
+        loads: usize,
+    },
     /// Trigger decision → ISO 22133 STRT written to the socket, on loopback.
     Dispatch(crate::cli::dispatch::BenchArgs),
     /// NCOM datagram sent → decoded sample → engine updated, on loopback.
@@ -47,6 +70,39 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
             scenario,
             repeat,
         } => bench_replay(&csv, &scenario, repeat),
+        BenchCommand::Loop {
+            scenario,
+            loops,
+            tokio,
+        } => {
+            let setup = std::sync::Arc::new(RunSetup::load(
+                &scenario,
+                None,
+                EngineConfig {
+                    stale_limit_s: None,
+                    ..EngineConfig::default()
+                },
+            )?);
+            print!("{}", crate::bench::loop_latency::run(setup, loops, tokio)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        BenchCommand::Map { files, dir, loads } => {
+            let files = if files.is_empty() {
+                crate::bench::map::xodr_files(&dir)
+            } else {
+                files
+            };
+            if files.is_empty() {
+                anyhow::bail!("no xodr files (give FILE… or --dir)");
+            }
+            for f in &files {
+                match crate::bench::map::measure(f, loads) {
+                    Ok(m) => print!("{m}"),
+                    Err(e) => println!("{}: not loaded: {e}", f.display()),
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         BenchCommand::Ingest(a) => crate::cli::ingest::run_bench_args(a),
         BenchCommand::Dispatch(a) => {
             crate::cli::dispatch::block_on(crate::cli::dispatch::run_bench(a))?;
@@ -121,6 +177,19 @@ fn bench_replay(
         n_plain += 1;
     }
     let plain = t.elapsed().as_secs_f64();
+    // Second baseline: the fastest bare parse (byte records, fast float parser): what the replay
+    // path's own CSV reading costs at least.
+    let t = Instant::now();
+    let mut rdr = csv::Reader::from_path(&big.0)?;
+    let mut brec = csv::ByteRecord::new();
+    let mut n_bytes = 0u64;
+    while rdr.read_byte_record(&mut brec)? {
+        for c in brec.iter() {
+            acc += fast_float2::parse::<f64, _>(c.trim_ascii()).unwrap_or(0.0);
+        }
+        n_bytes += 1;
+    }
+    let plain_bytes = t.elapsed().as_secs_f64();
     // Full path: the run layer's session (CSV source → interface block → twin, map-matched →
     // engine → report), as `scil replay --speed max` runs it.
     let t = Instant::now();
@@ -146,8 +215,16 @@ fn bench_replay(
         if has_map { "on" } else { "off" }
     );
     println!(
+        "byte-record parse: {:>12.0} rows/s ({plain_bytes:.3} s)",
+        n_bytes as f64 / plain_bytes
+    );
+    println!(
         "ratio replay/plain throughput: {:.2}",
         (n as f64 / full) / (n_plain as f64 / plain)
+    );
+    println!(
+        "ratio replay/byte-record parse throughput: {:.2}",
+        (n as f64 / full) / (n_bytes as f64 / plain_bytes)
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -335,7 +335,8 @@ pub struct CsvSource<R: Read = BufReader<File>> {
     header: Vec<String>,
     mapping: ColumnMapping,
     policy: BadRowPolicy,
-    record: csv::StringRecord,
+    /// The current row as bytes: cells are parsed without building strings (see [`cell_f64`]).
+    record: csv::ByteRecord,
     vehicle: String,
     last_time: Option<f64>,
     /// Physical plausibility (on by default): an implausible row is a bad row.
@@ -443,7 +444,7 @@ impl<R: Read> CsvSource<R> {
             header,
             mapping,
             policy,
-            record,
+            record: csv::ByteRecord::new(),
             vehicle: VUT.to_string(),
             last_time: None,
             plausibility: Some(super::plausibility::Plausibility::new(Default::default())),
@@ -499,15 +500,31 @@ impl<R: Read> CsvSource<R> {
         }
         loop {
             let line = self.reader.position().line();
-            match self.reader.read_record(&mut self.record) {
+            match self.reader.read_byte_record(&mut self.record) {
                 Ok(false) => {
                     self.done = true;
                     return None;
                 }
                 Ok(true) => {
                     let line = self.record.position().map(|p| p.line()).unwrap_or(line);
-                    if self.record.len() <= 1 && self.record.iter().all(|c| c.trim().is_empty()) {
+                    if self.record.len() <= 1 && self.record.iter().all(blank_cell) {
                         continue; // blank line
+                    }
+                    // Rows are text: invalid UTF-8 anywhere in the row is a row error (as when
+                    // rows were read as strings), following the policy.
+                    if let Err(e) = std::str::from_utf8(self.record.as_slice()) {
+                        let e = CsvError {
+                            file: self.file.clone(),
+                            line,
+                            reason: format!(
+                                "unreadable row: invalid UTF-8 near byte {} of the row",
+                                e.valid_up_to()
+                            ),
+                        };
+                        if let Some(r) = self.on_bad(e) {
+                            return Some(Err(r));
+                        }
+                        continue;
                     }
                     let parsed = self.parse_record(line).and_then(|s| {
                         let file = &self.file;
@@ -535,7 +552,7 @@ impl<R: Read> CsvSource<R> {
                 }
                 Err(err) => {
                     // An I/O error leaves the reader unable to continue: stop whatever the
-                    // policy. Encoding problems (invalid UTF-8) are per-row and follow the policy.
+                    // policy. Other errors are per-row and follow the policy.
                     let fatal = matches!(err.kind(), csv::ErrorKind::Io(_));
                     let e = CsvError {
                         file: self.file.clone(),
@@ -594,22 +611,23 @@ impl<R: Read> CsvSource<R> {
             let Some((idx, unit)) = self.mapping.index(f) else {
                 return Ok(None);
             };
-            let raw = self.record.get(idx).unwrap_or("").trim();
-            if raw.is_empty() {
-                return Ok(None);
-            }
-            let v: f64 = raw.parse().map_err(|_| {
-                err(format!(
-                    "column '{}': '{}' is not a number",
-                    self.header[idx].trim(),
-                    raw
-                ))
-            })?;
+            let bytes = self.record.get(idx).unwrap_or(b"");
+            let v = match cell_f64(bytes) {
+                Cell::Empty => return Ok(None),
+                Cell::Number(v) => v,
+                Cell::NotANumber => {
+                    return Err(err(format!(
+                        "column '{}': '{}' is not a number",
+                        self.header[idx].trim(),
+                        String::from_utf8_lossy(bytes).trim()
+                    )))
+                }
+            };
             if !v.is_finite() {
                 return Err(err(format!(
                     "column '{}': '{}' is not finite",
                     self.header[idx].trim(),
-                    raw
+                    String::from_utf8_lossy(bytes).trim()
                 )));
             }
             Ok(Some(unit.to_si(v)))
@@ -682,6 +700,40 @@ impl<R: Read> Iterator for CsvSource<R> {
     type Item = Result<InsSample, CsvError>;
     fn next(&mut self) -> Option<Self::Item> {
         self.next_sample()
+    }
+}
+
+/// A cell read as a number.
+#[derive(Debug, PartialEq)]
+enum Cell {
+    Empty,
+    Number(f64),
+    NotANumber,
+}
+
+/// Parses a cell's bytes as `f64` without building a string: ASCII blanks (and the '\r' of a
+/// CRLF line) are trimmed and the rest goes to a fast, correctly rounded float parser. Anything
+/// it does not take goes the old way (UTF-8, `str::trim`, `str::parse`), so the accepted inputs
+/// and their values are exactly those of `str::parse::<f64>` on the trimmed text.
+fn cell_f64(bytes: &[u8]) -> Cell {
+    let t = bytes.trim_ascii();
+    if t.is_empty() {
+        return Cell::Empty;
+    }
+    if let Ok(v) = fast_float2::parse::<f64, _>(t) {
+        return Cell::Number(v);
+    }
+    match std::str::from_utf8(bytes).map(str::trim) {
+        Ok("") => Cell::Empty,
+        Ok(s) => s.parse().map_or(Cell::NotANumber, Cell::Number),
+        Err(_) => Cell::NotANumber,
+    }
+}
+
+fn blank_cell(c: &[u8]) -> bool {
+    match std::str::from_utf8(c) {
+        Ok(s) => s.trim().is_empty(),
+        Err(_) => false,
     }
 }
 
@@ -772,6 +824,49 @@ mod tests {
         assert_eq!(ok.len(), 2, "{ok:?}");
         assert_eq!(s.skipped, 1);
         assert_eq!(s.skipped_errors[0].line, 3, "{}", s.skipped_errors[0]);
+    }
+
+    #[test]
+    fn cells_parse_like_str_parse() {
+        for (cell, want) in [
+            ("", Cell::Empty),
+            ("  \r", Cell::Empty),
+            ("\u{a0}", Cell::Empty),
+            (" 387000.040 ", Cell::Number(387000.04)),
+            ("-1.75\r", Cell::Number(-1.75)),
+            ("1e3", Cell::Number(1000.0)),
+            ("+.5", Cell::Number(0.5)),
+            ("\u{a0}2.5", Cell::Number(2.5)),
+            ("0x10", Cell::NotANumber),
+            ("1,5", Cell::NotANumber),
+            ("abc", Cell::NotANumber),
+            ("1.5.2", Cell::NotANumber),
+        ] {
+            assert_eq!(cell_f64(cell.as_bytes()), want, "{cell:?}");
+        }
+        // Same value, bit for bit, as the standard parser on awkward inputs.
+        for s in [
+            "0.1",
+            "387000.123456789",
+            "2.2250738585072014e-308",
+            "1e-400",
+            "9007199254740993",
+        ] {
+            let std: f64 = s.parse().unwrap();
+            assert_eq!(cell_f64(s.as_bytes()), Cell::Number(std), "{s}");
+        }
+        assert!(matches!(cell_f64(b"nan"), Cell::Number(v) if v.is_nan()));
+        assert_eq!(cell_f64(b"\xff1"), Cell::NotANumber);
+    }
+
+    #[test]
+    fn crlf_rows_and_non_finite_cells() {
+        let text = "Time,PosX,PosY,Heading,Velocity\r\n0,0,0,90,10\r\n0.04,inf,0,90,10\r\n";
+        let mut s = src(text, BadRowPolicy::Stop).unwrap();
+        assert!((s.next().unwrap().unwrap().speed_mps - 10.0 / 3.6).abs() < 1e-12);
+        let e = s.next().unwrap().unwrap_err();
+        assert_eq!(e.line, 3);
+        assert!(e.reason.contains("'inf' is not finite"), "{e}");
     }
 
     #[test]
