@@ -1,9 +1,14 @@
 //! Scenarios: what the test is (file format), the TTC method, the simulated dummy, and the
 //! sans-IO [`engine::Engine`] that turns samples into commands and events.
 
+pub mod catalogue;
 pub mod engine;
 pub mod profile;
+pub mod target;
 pub mod ttc;
+pub mod validity;
+
+pub use target::{Activation, BrakeSpec};
 
 use std::path::{Path, PathBuf};
 
@@ -21,6 +26,15 @@ pub struct Scenario {
     pub vut: VutSpec,
     #[serde(default)]
     pub targets: Vec<TargetSpec>,
+    /// Closed-loop synchronisation of the targets with the VUT after their start (issue 11).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sync: bool,
+    /// Live validity verdicts per Euro NCAP (issue 11); off unless set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validity: Option<validity::ValiditySpec>,
+    /// Catalogue entry this scenario was instantiated from (e.g. "CPNA-75").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catalogue_id: Option<String>,
 }
 
 /// The vehicle under test.
@@ -34,6 +48,10 @@ pub struct VutSpec {
     /// Steering-wheel to road-wheel angle ratio (extension; default 16).
     #[serde(default)]
     pub steering_ratio: Option<f64>,
+    /// Nominal test speed (km/h). When set, impacts report the impact speed and the speed
+    /// reduction, and validity verdicts check the VUT speed against it (issue 11).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_kmh: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -77,6 +95,16 @@ pub struct TargetSpec {
     /// What the carrier needs besides a start signal (extension; default: trajectory upload).
     #[serde(default)]
     pub carrier_mode: Option<CarrierMode>,
+    /// How the target starts (default: TTC-triggered crossing start).
+    #[serde(default, skip_serializing_if = "target::is_default_activation")]
+    pub activation: Activation,
+    /// Braking of a lead vehicle (CCRb): at a time after its start, at a deceleration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub brake: Option<BrakeSpec>,
+    /// Target length along its heading (longitudinal/rear impacts hit its rear end; the start
+    /// point is the target's rear end). Default 0 (a point-like dummy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub length_m: Option<f64>,
 }
 
 /// What a carrier needs besides a start signal.
@@ -166,11 +194,26 @@ impl Scenario {
             if !ids.insert(&t.id) {
                 return Err(format!("target id '{}' appears twice", t.id));
             }
-            pos(&format!("targets.{}.speed_kmh", t.id), t.speed_kmh)?;
-            pos(
-                &format!("targets.{}.lateral_start_m", t.id),
-                t.lateral_start_m,
-            )?;
+            if t.activation == Activation::Ttc {
+                pos(&format!("targets.{}.speed_kmh", t.id), t.speed_kmh)?;
+                pos(
+                    &format!("targets.{}.lateral_start_m", t.id),
+                    t.lateral_start_m,
+                )?;
+            } else if !(t.speed_kmh.is_finite() && t.speed_kmh >= 0.0) {
+                return Err(format!("targets.{}.speed_kmh must be ≥ 0", t.id));
+            }
+            if let Some(b) = &t.brake {
+                if !(b.after_s.is_finite() && b.after_s >= 0.0) {
+                    return Err(format!("targets.{}.brake.after_s must be ≥ 0", t.id));
+                }
+                pos(&format!("targets.{}.brake.decel_mps2", t.id), b.decel_mps2)?;
+            }
+            if let Some(l) = t.length_m {
+                if !(l.is_finite() && l >= 0.0) {
+                    return Err(format!("targets.{}.length_m must be ≥ 0", t.id));
+                }
+            }
             if !(t.accel_distance_m.is_finite() && t.accel_distance_m >= 0.0) {
                 return Err(format!("targets.{}.accel_distance_m must be ≥ 0", t.id));
             }
