@@ -28,6 +28,11 @@
 //! dummy's acceleration phase). The reported trigger instant is that profile origin; the instant
 //! the start command went out and its error are reported beside it.
 
+mod protocol;
+mod verdict;
+
+pub use protocol::ProtocolEvent;
+
 use std::collections::VecDeque;
 
 use serde::Serialize;
@@ -72,6 +77,9 @@ pub struct EngineConfig {
     /// Samples in the speed-trend fit.
     pub trend_window: usize,
     pub vut_id: String,
+    /// Closed-loop synchronisation of started targets (also on when the scenario says
+    /// `sync = true`).
+    pub sync: bool,
 }
 
 impl Default for EngineConfig {
@@ -83,6 +91,7 @@ impl Default for EngineConfig {
             horizon_intervals: 2.0,
             trend_window: 10,
             vut_id: VUT.to_string(),
+            sync: false,
         }
     }
 }
@@ -174,6 +183,19 @@ pub struct ImpactRecord {
     pub stopped_short_m: Option<f64>,
     /// Why there is no impact, if there is none.
     pub note: Option<String>,
+    /// Map-frame point of contact (set when the scenario names the VUT's nominal speed or
+    /// the target is not a crossing one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub impact_point: Option<super::Point>,
+    /// VUT speed at impact, km/h.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub impact_speed_kmh: Option<f64>,
+    /// Closing speed along the VUT heading at impact (longitudinal/rear targets), km/h.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relative_speed_kmh: Option<f64>,
+    /// Nominal VUT speed minus the impact speed (the whole nominal speed when the VUT stopped).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_reduction_kmh: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -235,6 +257,27 @@ struct Track {
     assessed: bool,
     impact: Option<ImpactRecord>,
     ttc: Option<f64>,
+    /// Start instant of a target not started by the TTC trigger (activation `begin`).
+    started_s: Option<f64>,
+    /// Synchronisation's time shift of the profile origin (acceleration phase).
+    shift_s: f64,
+    /// Last equivalent origin sent by synchronisation.
+    sync_origin_s: Option<f64>,
+}
+
+impl Track {
+    /// Profile origin (sample time), once the target has started.
+    fn origin(&self) -> Option<f64> {
+        self.trigger
+            .as_ref()
+            .map(|t| t.time_s)
+            .or(self.started_s)
+            .map(|o| o + self.shift_s)
+    }
+
+    fn crossing(&self) -> bool {
+        self.spec.activation == super::Activation::Ttc
+    }
 }
 
 /// Live view of one target for dashboards.
@@ -259,6 +302,7 @@ pub struct Engine {
     dt_est: Option<f64>,
     trend: VecDeque<(f64, f64)>,
     samples: u64,
+    proto: protocol::State,
 }
 
 impl Engine {
@@ -277,8 +321,12 @@ impl Engine {
                 assessed: false,
                 impact: None,
                 ttc: None,
+                started_s: None,
+                shift_s: 0.0,
+                sync_origin_s: None,
             })
             .collect();
+        let proto = protocol::State::new(scenario, cfg.sync);
         Engine {
             vut: scenario.vut.clone(),
             cfg,
@@ -290,6 +338,7 @@ impl Engine {
             dt_est: None,
             trend: VecDeque::new(),
             samples: 0,
+            proto,
         }
     }
 
@@ -331,6 +380,7 @@ impl Engine {
         if self.state == RunState::Idle {
             self.state = RunState::Armed;
             self.event(Event::Armed { time_s: now_s });
+            self.start_begin_targets(now_s);
         }
     }
 
@@ -387,6 +437,10 @@ impl Engine {
                         } else {
                             "run ended before the VUT reached the dummy's path line".into()
                         }),
+                        impact_point: None,
+                        impact_speed_kmh: None,
+                        relative_speed_kmh: None,
+                        speed_reduction_kmh: None,
                     }
                 }
                 None => ImpactRecord {
@@ -397,14 +451,25 @@ impl Engine {
                     overlap: None,
                     stopped_short_m: None,
                     note: Some("no VUT telemetry".into()),
+                    impact_point: None,
+                    impact_speed_kmh: None,
+                    relative_speed_kmh: None,
+                    speed_reduction_kmh: None,
                 },
             };
+            let mut rec = rec;
+            if let (Some(nominal), Some(v)) = (vut.speed_kmh, &last) {
+                if v.speed_mps < 0.3 && rec.stopped_short_m.is_some() {
+                    rec.speed_reduction_kmh = Some(nominal);
+                }
+            }
             t.impact = Some(rec.clone());
             events.push(Event::Impact(rec));
         }
         for e in events {
             self.event(e);
         }
+        self.finish_verdict();
         self.state = RunState::Finished;
         self.event(Event::Finished { time_s: now_s });
     }
@@ -507,9 +572,13 @@ impl Engine {
                 }
             };
             self.tracks[i].ttc = snap.ttc;
-            self.check_impact(i, &snap);
-            if active {
-                self.step_trigger(i, &snap);
+            if self.tracks[i].crossing() {
+                self.check_impact(i, &snap);
+                if active {
+                    self.step_trigger(i, &snap);
+                }
+            } else {
+                self.check_longitudinal_impact(i, &snap);
             }
             let t = &mut self.tracks[i];
             if snap.ttc.is_some_and(|v| v > t.threshold) {
@@ -517,7 +586,11 @@ impl Engine {
             }
             t.prev = Some(snap);
         }
+        if active {
+            self.sync_step(s.time_s);
+        }
         self.update_dummies(s.time_s);
+        self.validity_step(s);
     }
 
     fn step_trigger(&mut self, i: usize, snap: &Snap) {
@@ -706,7 +779,7 @@ impl Engine {
     fn check_impact(&mut self, i: usize, snap: &Snap) {
         let d_front = self.vut.reference_to_front_m;
         let width = self.vut.width_m;
-        let t = &mut self.tracks[i];
+        let t = &self.tracks[i];
         if t.impact.is_some() {
             return;
         }
@@ -723,18 +796,24 @@ impl Engine {
         let w = g0 / (g0 - g1);
         let time = prev.t + w * (snap.t - prev.t);
         let (x, y, yaw, _) = Snap::lerp(&prev, snap, w);
-        let (travel, overlap) = match &t.trigger {
-            Some(tr) => {
-                let travel = t.profile.travel(time - tr.time_s);
-                let (dx, dy) = t.profile.position(time - tr.time_s);
+        let (travel, overlap, point) = match t.origin() {
+            Some(origin) => {
+                let travel = t.profile.travel(time - origin);
+                let (dx, dy) = t.profile.position(time - origin);
                 // Side the dummy comes from, relative to the VUT heading.
                 let (c, s) = (yaw.cos(), yaw.sin());
                 let side = (c * (t.profile.start_y - y) - s * (t.profile.start_x - x)).signum();
                 let lateral = side * (c * (dy - y) - s * (dx - x));
-                (Some(travel), Some((0.5 * width - lateral) / width))
+                (
+                    Some(travel),
+                    Some((0.5 * width - lateral) / width),
+                    Some(super::Point { x: dx, y: dy }),
+                )
             }
-            None => (None, None),
+            None => (None, None, None),
         };
+        let v_imp = prev.v + w * (snap.v - prev.v);
+        let nominal_kmh = self.vut.speed_kmh;
         let rec = ImpactRecord {
             target: t.spec.id.clone(),
             time_s: Some(time),
@@ -747,15 +826,20 @@ impl Engine {
             } else {
                 None
             },
+            impact_point: nominal_kmh.and(point),
+            impact_speed_kmh: nominal_kmh.map(|_| v_imp * 3.6),
+            relative_speed_kmh: None,
+            speed_reduction_kmh: nominal_kmh.map(|n| n - v_imp * 3.6),
         };
-        t.impact = Some(rec.clone());
+        self.tracks[i].impact = Some(rec.clone());
+        self.proto.impact_at(time);
         self.event(Event::Impact(rec));
     }
 
     /// Moves the simulated dummies in the twin to `now_s`.
     fn update_dummies(&mut self, now_s: f64) {
         for t in &self.tracks {
-            let tau = t.trigger.as_ref().map_or(0.0, |tr| now_s - tr.time_s);
+            let tau = t.origin().map_or(0.0, |o| now_s - o);
             let (x, y) = t.profile.position(tau);
             self.twin.set_object(
                 &t.spec.id,
