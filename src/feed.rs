@@ -7,8 +7,12 @@
 //! become latitude/longitude; WGS84 samples are sent as they are.
 
 use std::net::SocketAddr;
+use std::path::Path;
+
+use anyhow::Context;
 use std::time::Duration;
 
+use crate::ingest::can::{candump, cannelloni, CanFrame};
 use crate::ingest::ncom::{self, NcomState, PACKET_LEN, SECONDS_PER_WEEK};
 use crate::sample::{InsPosition, InsSample};
 
@@ -207,6 +211,124 @@ pub async fn send_udp(
         n += 1;
     }
     Ok(n)
+}
+
+/// Reads a replay CSV with the replay core's reader (column auto-detection, units, bad-row
+/// reporting).
+pub fn read_replay_csv(path: &Path) -> anyhow::Result<Vec<InsSample>> {
+    let src = crate::ingest::csv::CsvSource::open(path, &[], crate::ingest::csv::BadRowPolicy::Stop)?;
+    Ok(src.collect::<Result<Vec<_>, _>>()?)
+}
+
+/// The map's geo frame, inverse direction, with the grid convergence for headings.
+struct GeoInverse(std::sync::Arc<opendrive::geo::GeoFrame>);
+
+impl MapToGeo for GeoInverse {
+    fn to_wgs84(&self, x: f64, y: f64) -> (f64, f64) {
+        self.0.to_wgs84(x, y)
+    }
+    fn grid_to_true_deg(&self, lat_deg: f64, lon_deg: f64) -> f64 {
+        // yaw = π/2 − heading_true + convergence (frame.rs), so heading_true = heading_grid + conv.
+        crate::frame::GeoToMap::convergence(self.0.as_ref(), lat_deg, lon_deg).to_degrees()
+    }
+}
+
+/// Loads `map` and returns its geo inverse.
+pub fn map_geo(map: Option<&Path>) -> anyhow::Result<Option<Box<dyn MapToGeo>>> {
+    let Some(p) = map else { return Ok(None) };
+    let m = crate::map::Map::load(p)?;
+    let geo = m.geo.clone().with_context(|| {
+        format!(
+            "{} has no usable geoReference{}",
+            p.display(),
+            m.geo_warning
+                .as_deref()
+                .map(|w| format!(": {w}"))
+                .unwrap_or_default()
+        )
+    })?;
+    Ok(Some(Box::new(GeoInverse(geo))))
+}
+
+/// Reads a candump log (`(secs.micros) iface ID#DATA`): frames with their timestamps.
+/// Malformed lines (also lines that are not UTF-8) are skipped with a warning naming them.
+pub fn read_candump(path: &Path) -> anyhow::Result<Vec<CanFrame>> {
+    let bytes =
+        std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut out = Vec::new();
+    let mut bad = 0u64;
+    for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        let Ok(text) = std::str::from_utf8(line) else {
+            bad += 1;
+            tracing::warn!("{}:{}: not UTF-8", path.display(), i + 1);
+            continue;
+        };
+        let t = text.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        match candump::parse_line(t) {
+            Ok(f) if f.time_s.is_some() => out.push(f),
+            Ok(_) => bad += 1,
+            Err(e) => {
+                bad += 1;
+                tracing::warn!("{}:{}: {e}", path.display(), i + 1);
+            }
+        }
+    }
+    if bad > 0 {
+        eprintln!("{}: {bad} malformed lines skipped", path.display());
+    }
+    Ok(out)
+}
+
+/// Sends the NCOM packets to `target` and the CAN frames as cannelloni datagrams to
+/// `can_target`, both on the shared time base (the CSV's and the candump log's), at the
+/// recorded pace divided by `speed` (`speed <= 0`: as fast as possible). Frames due within the
+/// same millisecond share a datagram. Returns (NCOM datagrams, CAN frames) sent.
+pub async fn send_udp_with_can(
+    packets: &[TimedPacket],
+    target: SocketAddr,
+    frames: &[CanFrame],
+    can_target: SocketAddr,
+    speed: f64,
+) -> std::io::Result<(u64, u64)> {
+    let any: SocketAddr = if target.is_ipv4() { "0.0.0.0:0" } else { "[::]:0" }
+        .parse()
+        .map_err(std::io::Error::other)?;
+    let sock = tokio::net::UdpSocket::bind(any).await?;
+    let start = tokio::time::Instant::now();
+    // The time origin: the NCOM stream's first packet (CAN before it is sent at once).
+    let t0 = packets.first().map(|p| p.time_s).unwrap_or(0.0);
+    let (mut i, mut j, mut seq) = (0usize, 0usize, 0u8);
+    let (mut n_ncom, mut n_can) = (0u64, 0u64);
+    while i < packets.len() || j < frames.len() {
+        let tn = packets.get(i).map_or(f64::INFINITY, |p| p.time_s);
+        let tc = frames.get(j).and_then(|f| f.time_s).unwrap_or(f64::INFINITY);
+        let t = tn.min(tc);
+        if speed > 0.0 {
+            let due = start + Duration::from_secs_f64(((t - t0) / speed).max(0.0));
+            if due > tokio::time::Instant::now() {
+                tokio::time::sleep_until(due).await;
+            }
+        }
+        if tn <= tc {
+            sock.send_to(&packets[i].bytes, target).await?;
+            i += 1;
+            n_ncom += 1;
+        } else {
+            let mut k = j;
+            while k < frames.len() && frames[k].time_s.unwrap_or(f64::INFINITY) < tc + 1e-3 {
+                k += 1;
+            }
+            sock.send_to(&cannelloni::encode(seq, &frames[j..k]), can_target)
+                .await?;
+            seq = seq.wrapping_add(1);
+            n_can += (k - j) as u64;
+            j = k;
+        }
+    }
+    Ok((n_ncom, n_can))
 }
 
 #[cfg(test)]

@@ -14,11 +14,11 @@ pub mod cli;
 pub mod dispatch;
 pub mod feed;
 pub mod ingest;
-pub mod replay;
-pub mod replay_live;
-pub mod run_driver;
+pub mod run;
+pub mod record;
 pub mod serve;
 pub mod store;
+pub mod sweep;
 
 /// Where the bundled data (default map, demo replay, scenarios) lives: `$SCIL_DATA`, else the
 /// `data/` folder of the source tree this binary was built from, else `./data`.

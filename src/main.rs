@@ -21,6 +21,8 @@ struct Cli {
 enum Command {
     /// Replay a recorded CSV through the twin and the scenario engine.
     Replay(cli::replay::ReplayArgs),
+    /// Many headless runs in parallel over a grid of varied keys: results.csv + report.html.
+    Sweep(cli::sweep::SweepArgs),
     /// OpenDRIVE map tools.
     #[command(subcommand)]
     Map(cli::map::MapCommand),
@@ -38,6 +40,8 @@ enum Command {
     Can(scil::cli::ingest::CanCommand),
     /// Print live telemetry (NCOM/JSON sources) as JSON lines.
     Listen(scil::cli::ingest::ListenArgs),
+    /// Export a stored run: Parquet (telemetry, events) and/or MCAP.
+    Export(cli::export::ExportArgs),
     /// Benchmarks (print figures; not tests).
     #[command(subcommand)]
     Bench(cli::bench::BenchCommand),
@@ -45,10 +49,15 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if !matches!(cli.command, Some(Command::Serve(_)) | None) {
+        cli::default_sigpipe();
+    }
     let result = match cli.command {
         Some(Command::Replay(a)) => cli::replay::run(a),
+        Some(Command::Sweep(a)) => cli::sweep::run(a),
         Some(Command::Map(c)) => cli::map::run(c),
         Some(Command::Bench(c)) => cli::bench::run(c),
+        Some(Command::Export(a)) => cli::export::run(a),
         Some(Command::Serve(a)) => scil::serve::run(a),
         Some(Command::Feed(a)) => scil::cli::ingest::run_feed(a),
         Some(Command::Ncom(c)) => scil::cli::ingest::run_ncom(c),
@@ -62,8 +71,9 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        Err(e) if cli::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("scil: error: {e:#}");
+            eprintln!("scil: error: {}", cli::error_message(&e));
             ExitCode::from(2)
         }
     }

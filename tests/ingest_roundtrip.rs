@@ -121,11 +121,9 @@ async fn ncom_udp_round_trip_reproduces_csv() {
 
 mod engine_path {
     use super::*;
-    use scil::cli::ingest::{map_geo, read_replay_csv};
-    use scil::ingest::csv::BadRowPolicy;
-    use scil::replay::{
-        drive, replay_csv, CsvReplay, Pacer, Recorder, ReplayError, ReplaySetup, Speed,
-    };
+    use scil::feed::{map_geo, read_replay_csv};
+    use scil::run::{run_source, Feed, RunSetup as ReplaySetup, Session, SourceSpec};
+    use std::sync::Arc;
     use scil::scenario::engine::EngineConfig;
     use std::path::Path;
 
@@ -141,14 +139,15 @@ mod engine_path {
     async fn ncom_path_triggers_like_csv_replay() {
         let csv = shared("replays/cpna75_30kmh.csv");
         let scenario = shared("scenarios/cpna75_30kmh.toml");
-        let setup = ReplaySetup::load(&scenario, None, EngineConfig::default()).unwrap();
-        let opts = CsvReplay {
-            csv: csv.clone(),
-            columns: vec![],
-            on_bad_row: BadRowPolicy::Stop,
-            speed: Speed::Max,
-        };
-        let csv_result = replay_csv(&setup, &opts, false, &mut |_| {}).unwrap().0;
+        let setup = Arc::new(ReplaySetup::load(&scenario, None, EngineConfig::default()).unwrap());
+        let csv_result = run_source(
+            setup.clone(),
+            &SourceSpec::csv(&csv),
+            Default::default(),
+            Vec::new(),
+        )
+        .await
+        .unwrap();
         let t_csv = csv_result
             .triggers
             .first()
@@ -194,17 +193,10 @@ mod engine_path {
         assert!(dyaw < 1e-5, "yaw error {dyaw} rad");
 
         // Same engine, samples from the NCOM path (100 Hz).
-        let mut engine = setup.engine();
-        let mut rec = Recorder::default();
-        let n = drive(
-            got.into_iter().map(Ok::<_, ReplayError>),
-            &setup.interface,
-            &mut engine,
-            &mut Pacer::new(Speed::Max),
-            &mut |o| rec.record(o),
-        )
-        .unwrap();
-        let ncom_result = rec.result(n, 0);
+        let feed = Feed::from_iter("ncom", got.into_iter().map(Ok));
+        let ncom_result = Session::new(setup.clone(), feed, Default::default())
+            .run()
+            .await;
         let t_ncom = ncom_result
             .triggers
             .first()

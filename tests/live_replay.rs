@@ -9,11 +9,39 @@ use scil::dispatch::carrier_sim::{self, SimConfig, SimHandle};
 use scil::dispatch::events::{AbortReason, EventKind, Phase};
 use scil::dispatch::iso22133::ObjectState;
 use scil::dispatch::object::ObjectConfig;
+use std::sync::Arc;
+
 use scil::ingest::csv::{BadRowPolicy, CsvSource};
-use scil::replay::{replay_csv, CsvReplay, ReplayError, ReplaySetup, Speed};
-use scil::replay_live::{control_centre_config, replay_csv_live, run_live, LiveConfig};
-use scil::sample::InsSample;
+use scil::run::sink::carriers::{CarrierOptions as LiveConfig, CarrierSink};
+use scil::run::{
+    replay_csv, Feed, Pace, RunReport, RunSetup as ReplaySetup, Session, SessionOptions,
+    SourceSpec,
+};
 use scil::scenario::engine::EngineConfig;
+
+/// `scil replay --carrier` as a library call: the CSV at real time, the carriers sink.
+async fn replay_csv_live(
+    setup: &Arc<ReplaySetup>,
+    csv: &Path,
+    cfg: &LiveConfig,
+) -> anyhow::Result<RunReport> {
+    let sink = CarrierSink::new(setup, cfg.clone())?;
+    let r = scil::run::run_source(
+        setup.clone(),
+        &SourceSpec::csv(csv),
+        SessionOptions {
+            pace: Pace::Factor(1.0),
+            strt_lead: Duration::from_millis(5),
+            ..Default::default()
+        },
+        vec![Box::new(sink)],
+    )
+    .await?;
+    match &r.error {
+        Some(e) => anyhow::bail!("{e}"),
+        None => Ok(r),
+    }
+}
 
 const CSV: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -93,20 +121,16 @@ async fn live_replay_starts_the_carrier_at_the_predicted_instant() {
     // Trigger at ≈ 387008.86 s, impact at ≈ 387012.80 s.
     let csv = cut_csv(387_008.0, 387_013.2, "start");
     let sim = sim(true).await;
-    let setup =
-        ReplaySetup::load(Path::new(SCENARIO), None, EngineConfig::default()).expect("setup");
-    let opts = CsvReplay {
-        csv: csv.clone(),
-        columns: Vec::new(),
-        on_bad_row: BadRowPolicy::Stop,
-        speed: Speed::Factor(1.0),
-    };
+    let setup = Arc::new(
+        ReplaySetup::load(Path::new(SCENARIO), None, EngineConfig::default()).expect("setup"),
+    );
+    let csv_path: PathBuf = csv.clone();
     let cfg = LiveConfig {
         carriers: vec![spec(&sim)],
         ..Default::default()
     };
     let wall = std::time::Instant::now();
-    let r = replay_csv_live(&setup, Path::new(SCENARIO), None, &opts, &cfg, &mut |_| {})
+    let r = replay_csv_live(&setup, &csv_path, &cfg)
         .await
         .expect("live replay");
     let wall = wall.elapsed().as_secs_f64();
@@ -118,34 +142,30 @@ async fn live_replay_starts_the_carrier_at_the_predicted_instant() {
     println!("wall time {wall:.2} s");
 
     // The engine's results are those of the synchronous replay of the same file.
-    let sync = replay_csv(
-        &setup,
-        &CsvReplay {
-            speed: Speed::Max,
-            ..opts
-        },
-        false,
-        &mut |_| {},
-    )
-    .expect("sync")
-    .0;
-    assert_eq!(r.run.triggers, sync.triggers);
-    assert_eq!(r.run.impacts, sync.impacts);
-    assert_eq!(r.run.samples, sync.samples);
+    let sync = {
+        let (setup, csv) = (setup.clone(), csv.clone());
+        tokio::task::spawn_blocking(move || replay_csv(setup, &csv, BadRowPolicy::Stop))
+            .await
+            .expect("join")
+            .expect("sync")
+    };
+    assert_eq!(r.triggers, sync.triggers);
+    assert_eq!(r.impacts, sync.impacts);
+    assert_eq!(r.samples, sync.samples);
     assert!(
-        r.run.aborted.is_none() && r.dispatch.abort.is_none(),
+        r.aborted.is_none() && r.dispatch.as_ref().expect("dispatch").abort.is_none(),
         "{:?}",
-        r.dispatch.abort
+        r.dispatch.as_ref().expect("dispatch").abort
     );
     // Existing keys unchanged, plus the carrier block.
     for k in ["samples", "skipped_rows", "triggers", "impacts", "carriers"] {
         assert!(json.get(k).is_some(), "key {k} missing");
     }
-    assert_eq!(r.dispatch.final_phase, Phase::Finished);
+    assert_eq!(r.dispatch.as_ref().expect("dispatch").final_phase, Phase::Finished);
 
-    let c = &r.carriers[0];
-    assert_eq!(c.report.carrier, "carrier-1");
-    let states: Vec<ObjectState> = c.report.states_seen.iter().map(|s| s.state).collect();
+    let c = &r.carriers.as_ref().expect("carriers")[0];
+    assert_eq!(c.carrier, "carrier-1");
+    let states: Vec<ObjectState> = c.states_seen.iter().map(|s| s.state).collect();
     let pos = |s| states.iter().position(|x| *x == s);
     let (armed, running) = (
         pos(ObjectState::Armed).expect("ARMED seen"),
@@ -157,8 +177,8 @@ async fn live_replay_starts_the_carrier_at_the_predicted_instant() {
         "NORMAL_STOP → POSTRUN: {states:?}"
     );
     // RUNNING is reported at the trigger (first MONR after STRT, 100 Hz MONR).
-    let trig = r.run.triggers[0].fired_at_s;
-    let run_t = c.report.states_seen[running].t_s;
+    let trig = r.triggers[0].fired_at_s;
+    let run_t = c.states_seen[running].t_s;
     assert!(
         run_t >= trig && run_t - trig < 0.1,
         "RUNNING at {:.4} s, trigger {trig:.4} s",
@@ -177,7 +197,7 @@ async fn live_replay_starts_the_carrier_at_the_predicted_instant() {
         (-0.1..30.0).contains(&off_ms),
         "STRT {off_ms:.3} ms from the predicted instant"
     );
-    assert!(c.report.strt_latency_us.expect("latency") < 30_000.0);
+    assert!(c.strt_latency_us.expect("latency") < 30_000.0);
 
     // MONR shows motion; travel at impact matches the simulated dummy.
     assert!(
@@ -185,7 +205,7 @@ async fn live_replay_starts_the_carrier_at_the_predicted_instant() {
         "max MONR speed {}",
         c.max_monr_speed_mps
     );
-    let travel = c.report.travel_at_impact_m.expect("MONR travel at impact");
+    let travel = c.travel_at_impact_m.expect("MONR travel at impact");
     let simulated = c.sim_dummy_travel_m.expect("simulated travel");
     // A late STRT shifts the dummy by lateness × 1.39 m/s; allow for it plus 2 cm.
     let allow = 0.02 + off_ms.max(0.0) / 1000.0 * 5.0 / 3.6;
@@ -225,39 +245,48 @@ async fn telemetry_loss_mid_run_aborts_within_the_stale_limit() {
         stale_limit_s: None,
         ..EngineConfig::default()
     };
-    let setup = ReplaySetup::load(Path::new(SCENARIO), None, engine).expect("setup");
+    let setup = Arc::new(ReplaySetup::load(Path::new(SCENARIO), None, engine).expect("setup"));
     let cfg = LiveConfig {
         carriers: vec![spec(&sim)],
         telemetry_stale_s: 0.2,
         ..Default::default()
     };
-    let cc = control_centre_config(Path::new(SCENARIO), None, &cfg).expect("cc config");
-
-    // Telemetry dies at 387009.5 s, after the trigger (the dummy is moving): the link stays
-    // open, no more samples come.
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<Result<InsSample, ReplayError>>(1024);
+    // A live INS in real time that dies at 387009.5 s, after the trigger (the dummy is
+    // moving): the link stays open, no more samples come.
+    let (tx, rx) = tokio::sync::mpsc::channel(1024);
     let mut src = CsvSource::open(&csv, &[], BadRowPolicy::Stop).expect("csv");
-    while let Some(s) = src.next_sample() {
-        let s = s.expect("row");
-        if s.time_s > 387_009.5 {
-            break;
+    let sender = tokio::spawn(async move {
+        let t0 = tokio::time::Instant::now();
+        let mut first = None;
+        while let Some(s) = src.next_sample() {
+            let s = s.expect("row");
+            if s.time_s > 387_009.5 {
+                break;
+            }
+            let f = *first.get_or_insert(s.time_s);
+            tokio::time::sleep_until(t0 + Duration::from_secs_f64(s.time_s - f)).await;
+            if tx.send(s).await.is_err() {
+                return tx;
+            }
         }
-        tx.send(Ok(s)).await.expect("send");
-    }
-    let r = tokio::time::timeout(
-        Duration::from_secs(10),
-        run_live(&setup, cc, &cfg, &mut rx, &mut |_| {}),
-    )
-    .await
-    .expect("run ends after the abort")
-    .expect("live run");
-    drop(tx);
+        tx
+    });
+    let mut session = Session::new(
+        setup.clone(),
+        Feed::from_channel("paced csv", rx),
+        SessionOptions::default(),
+    );
+    session.add_sink(Box::new(CarrierSink::new(&setup, cfg.clone()).expect("carriers")));
+    let r = tokio::time::timeout(Duration::from_secs(10), session.run())
+        .await
+        .expect("run ends after the abort");
+    drop(sender);
     println!(
         "abort {:?} after {:?} ms",
-        r.dispatch.abort, r.dispatch.abort_after_last_sample_ms
+        r.dispatch.as_ref().expect("dispatch").abort, r.dispatch.as_ref().expect("dispatch").abort_after_last_sample_ms
     );
 
-    let stale = r.dispatch.events.iter().find_map(|e| match &e.kind {
+    let stale = r.dispatch.as_ref().expect("dispatch").events.iter().find_map(|e| match &e.kind {
         EventKind::Abort {
             reason: AbortReason::TelemetryStale { age_s, limit_s },
         } => Some((*age_s, *limit_s)),
@@ -269,29 +298,28 @@ async fn telemetry_loss_mid_run_aborts_within_the_stale_limit() {
         (0.2..0.25).contains(&age),
         "abort at telemetry age {age:.4} s"
     );
-    let after = r.dispatch.abort_after_last_sample_ms.expect("abort timing");
+    let after = r.dispatch.as_ref().expect("dispatch").abort_after_last_sample_ms.expect("abort timing");
     // Limit 200 ms; the upper bound leaves room for a loaded CI machine's scheduling.
     assert!(
         (195.0..400.0).contains(&after),
         "ABORT {after:.1} ms after the last sample"
     );
-    assert_eq!(r.dispatch.final_phase, Phase::Aborted);
+    assert_eq!(r.dispatch.as_ref().expect("dispatch").final_phase, Phase::Aborted);
     assert!(
-        r.run
-            .aborted
+        r.aborted
             .as_deref()
             .unwrap_or("")
             .contains("control centre abort"),
         "{:?}",
-        r.run.aborted
+        r.aborted
     );
     assert!(
-        r.run.triggers.len() == 1,
+        r.triggers.len() == 1,
         "the carrier was started before the loss"
     );
 
-    let c = &r.carriers[0];
-    let states: Vec<ObjectState> = c.report.states_seen.iter().map(|s| s.state).collect();
+    let c = &r.carriers.as_ref().expect("carriers")[0];
+    let states: Vec<ObjectState> = c.states_seen.iter().map(|s| s.state).collect();
     assert!(
         states.contains(&ObjectState::Running) && states.contains(&ObjectState::Aborting),
         "{states:?}"
@@ -312,25 +340,21 @@ async fn carriers_not_ready_fail_clearly_before_the_run() {
         return;
     }
     let sim = sim(false).await;
-    let setup =
-        ReplaySetup::load(Path::new(SCENARIO), None, EngineConfig::default()).expect("setup");
+    let setup = Arc::new(
+        ReplaySetup::load(Path::new(SCENARIO), None, EngineConfig::default()).expect("setup"),
+    );
     let cfg = LiveConfig {
         carriers: vec![spec(&sim)],
         connect_timeout: Duration::from_millis(800),
         ..Default::default()
     };
-    let opts = CsvReplay {
-        csv: PathBuf::from(CSV),
-        columns: Vec::new(),
-        on_bad_row: BadRowPolicy::Stop,
-        speed: Speed::Factor(1.0),
-    };
-    let e = replay_csv_live(&setup, Path::new(SCENARIO), None, &opts, &cfg, &mut |_| {})
+    let csv_path: PathBuf = PathBuf::from(CSV);
+    let e = replay_csv_live(&setup, &csv_path, &cfg)
         .await
         .expect_err("must not run");
     let msg = format!("{e:#}");
     assert!(
-        msg.contains("carrier-1") && msg.contains("ready_to_arm false"),
+        msg.contains("carrier-1") && msg.contains("readiness Some(NotReady)"),
         "{msg}"
     );
     let never_armed = !sim
@@ -343,7 +367,7 @@ async fn carriers_not_ready_fail_clearly_before_the_run() {
 
     // A scenario carrier without --carrier is refused up front.
     let cfg = LiveConfig::default();
-    let e = replay_csv_live(&setup, Path::new(SCENARIO), None, &opts, &cfg, &mut |_| {})
+    let e = replay_csv_live(&setup, &csv_path, &cfg)
         .await
         .expect_err("no carrier");
     assert!(format!("{e:#}").contains("--carrier carrier-1"), "{e:#}");
@@ -358,28 +382,22 @@ async fn travel_error(honour_mtsp: bool, tag: &str) -> (f64, f64) {
         ..Default::default()
     })
     .await;
-    let setup =
-        ReplaySetup::load(Path::new(SCENARIO), None, EngineConfig::default()).expect("setup");
-    let opts = CsvReplay {
-        csv: csv.clone(),
-        columns: Vec::new(),
-        on_bad_row: BadRowPolicy::Stop,
-        speed: Speed::Factor(1.0),
-    };
+    let setup = Arc::new(
+        ReplaySetup::load(Path::new(SCENARIO), None, EngineConfig::default()).expect("setup"),
+    );
+    let csv_path: PathBuf = csv.clone();
     let cfg = LiveConfig {
         carriers: vec![spec(&sim)],
         ..Default::default()
     };
-    let r = replay_csv_live(&setup, Path::new(SCENARIO), None, &opts, &cfg, &mut |_| {})
+    let r = replay_csv_live(&setup, &csv_path, &cfg)
         .await
         .expect("live replay");
-    assert!(r.dispatch.abort.is_none(), "{:?}", r.dispatch.abort);
-    let c = &r.carriers[0];
+    assert!(r.dispatch.as_ref().expect("dispatch").abort.is_none(), "{:?}", r.dispatch.as_ref().expect("dispatch").abort);
+    let c = &r.carriers.as_ref().expect("carriers")[0];
     assert_eq!(c.retimes.len(), 1);
     assert!(c.retimes[0].mtsp_sent);
-    assert!(r
-        .dispatch
-        .events
+    assert!(r.dispatch.as_ref().expect("dispatch").events
         .iter()
         .any(|e| matches!(e.kind, EventKind::MtspSent { .. })));
     let st = sim.status();
@@ -393,7 +411,7 @@ async fn travel_error(honour_mtsp: bool, tag: &str) -> (f64, f64) {
             st.rejected
         );
     }
-    let travel = c.report.travel_at_impact_m.expect("MONR travel at impact");
+    let travel = c.travel_at_impact_m.expect("MONR travel at impact");
     let simulated = c.sim_dummy_travel_m.expect("simulated travel");
     println!(
         "MTSP honoured {honour_mtsp}: MONR travel {travel:.4} m, simulated {simulated:.4} m, error {:+.1} mm (retime {:+.2} ms, STRT {:+.3} ms, sim shift {:?})",
@@ -479,13 +497,8 @@ overlap = 0.75
     std::fs::write(&path, scenario).expect("write scenario");
     let csv = cut_csv(387_008.0, 387_013.2, "two");
     let (sim1, sim2) = (sim(true).await, sim(true).await);
-    let setup = ReplaySetup::load(&path, None, EngineConfig::default()).expect("setup");
-    let opts = CsvReplay {
-        csv: csv.clone(),
-        columns: Vec::new(),
-        on_bad_row: BadRowPolicy::Stop,
-        speed: Speed::Factor(1.0),
-    };
+    let setup = Arc::new(ReplaySetup::load(&path, None, EngineConfig::default()).expect("setup"));
+    let csv_path: PathBuf = csv.clone();
     let spec2 = format!(
         "carrier-2=127.0.0.1:{}:{}",
         sim2.tcp_addr.port(),
@@ -495,7 +508,7 @@ overlap = 0.75
         carriers: vec![spec(&sim1), spec2],
         ..Default::default()
     };
-    let r = replay_csv_live(&setup, &path, None, &opts, &cfg, &mut |_| {})
+    let r = replay_csv_live(&setup, &csv_path, &cfg)
         .await
         .expect("live replay");
     println!(
@@ -503,15 +516,14 @@ overlap = 0.75
         serde_json::to_string_pretty(&serde_json::to_value(&r.carriers).expect("json"))
             .expect("json")
     );
-    assert!(r.dispatch.abort.is_none(), "{:?}", r.dispatch.abort);
-    assert_eq!(r.dispatch.final_phase, Phase::Finished);
+    assert!(r.dispatch.as_ref().expect("dispatch").abort.is_none(), "{:?}", r.dispatch.as_ref().expect("dispatch").abort);
+    assert_eq!(r.dispatch.as_ref().expect("dispatch").final_phase, Phase::Finished);
 
     // Two start commands, both sent, one per carrier, at different instants.
-    assert_eq!(r.dispatch.starts.len(), 2, "{:?}", r.dispatch.starts);
-    assert!(r.dispatch.starts.iter().all(|s| s.sent));
+    assert_eq!(r.dispatch.as_ref().expect("dispatch").starts.len(), 2, "{:?}", r.dispatch.as_ref().expect("dispatch").starts);
+    assert!(r.dispatch.as_ref().expect("dispatch").starts.iter().all(|s| s.sent));
     let at = |t: &str| {
-        r.dispatch
-            .starts
+        r.dispatch.as_ref().expect("dispatch").starts
             .iter()
             .find(|s| s.target == t)
             .map(|s| s.at_s)
@@ -523,9 +535,7 @@ overlap = 0.75
         "dummy-2 triggers first: {at2:.3} vs {at1:.3}"
     );
     // The control centre scheduled each carrier once, at its own instant.
-    let scheduled: Vec<(String, f64)> = r
-        .dispatch
-        .events
+    let scheduled: Vec<(String, f64)> = r.dispatch.as_ref().expect("dispatch").events
         .iter()
         .filter_map(|e| match &e.kind {
             EventKind::StartScheduled { carrier, at_s } => Some((carrier.clone(), *at_s)),
@@ -537,16 +547,14 @@ overlap = 0.75
         scheduled[0].0 == "carrier-2" && scheduled[1].0 == "carrier-1",
         "{scheduled:?}"
     );
-    assert!(!r.dispatch.events.iter().any(|e| matches!(
+    assert!(!r.dispatch.as_ref().expect("dispatch").events.iter().any(|e| matches!(
         e.kind,
         EventKind::StartRefused { .. } | EventKind::RetimeRefused { .. }
     )));
 
     for (name, target, at_s) in [("carrier-1", "dummy-1", at1), ("carrier-2", "dummy-2", at2)] {
-        let c = r
-            .carriers
-            .iter()
-            .find(|c| c.report.carrier == name)
+        let c = r.carriers.iter().flatten()
+            .find(|c| c.carrier == name)
             .expect("carrier");
         assert_eq!(c.targets, vec![target.to_string()]);
         assert!((c.predicted_start_s.expect("predicted") - at_s).abs() < 1e-9);
@@ -562,7 +570,7 @@ overlap = 0.75
             c.max_monr_speed_mps
         );
         assert_eq!(c.retimes.len(), 1);
-        let travel = c.report.travel_at_impact_m.expect("MONR travel at impact");
+        let travel = c.travel_at_impact_m.expect("MONR travel at impact");
         let simulated = c.sim_dummy_travel_m.expect("simulated travel");
         assert!(
             (travel - simulated).abs() < 0.02,

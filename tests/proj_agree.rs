@@ -78,17 +78,12 @@ fn pure_rust_projection_matches_proj_within_1mm() {
 #[test]
 fn wgs84_replay_through_proj_gives_the_same_trigger() {
     use scil::ingest::csv::BadRowPolicy;
-    use scil::replay::{replay_csv, CsvReplay, ReplaySetup, Speed};
+    use scil::run::{replay_csv, RunSetup as ReplaySetup};
     use scil::scenario::engine::EngineConfig;
     use std::sync::Arc;
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
     let sc = shared.join("scenarios/cpna75_30kmh.toml");
-    let opts = CsvReplay {
-        csv: shared.join("replays/cpna75_30kmh_wgs84.csv"),
-        columns: vec![],
-        on_bad_row: BadRowPolicy::Stop,
-        speed: Speed::Max,
-    };
+    let csv = shared.join("replays/cpna75_30kmh_wgs84.csv");
     let rust = ReplaySetup::load(&sc, None, EngineConfig::default()).unwrap();
     let mut with_proj = ReplaySetup::load(&sc, None, EngineConfig::default()).unwrap();
     let header = &with_proj.map.as_ref().unwrap().road_network.header;
@@ -96,8 +91,8 @@ fn wgs84_replay_through_proj_gives_the_same_trigger() {
     with_proj.interface.geo = Some(Arc::new(
         ProjGeo::new(&georef, header.offset.clone()).unwrap(),
     ));
-    let a = replay_csv(&rust, &opts, false, &mut |_| {}).unwrap().0;
-    let b = replay_csv(&with_proj, &opts, false, &mut |_| {}).unwrap().0;
+    let a = replay_csv(Arc::new(rust), &csv, BadRowPolicy::Stop).unwrap();
+    let b = replay_csv(Arc::new(with_proj), &csv, BadRowPolicy::Stop).unwrap();
     let d_us = (a.triggers[0].time_s - b.triggers[0].time_s) * 1e6;
     println!("WGS84 replay trigger, pure-Rust vs PROJ: {d_us:+.3} µs");
     assert!(d_us.abs() < 1.0);

@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use scil::ingest::csv::{BadRowPolicy, CsvSource};
-use scil::replay::{replay_csv, CsvReplay, ReplaySetup, RunResult, Speed};
+use std::sync::Arc;
+
+use scil::run::{replay_csv, Pace, RunReport as RunResult, RunSetup as ReplaySetup};
 use scil::scenario::engine::{EngineConfig, TriggerMethod};
 
 const TTC_TARGET: f64 = 3.93390;
@@ -22,16 +24,23 @@ fn shared(rel: &str) -> PathBuf {
 }
 
 fn run(csv: &Path, scenario: &Path, cfg: EngineConfig) -> RunResult {
-    let setup = ReplaySetup::load(scenario, None, cfg).expect("scenario loads");
-    let opts = CsvReplay {
-        csv: csv.to_path_buf(),
-        columns: vec![],
-        on_bad_row: BadRowPolicy::Stop,
-        speed: Speed::Max,
-    };
-    replay_csv(&setup, &opts, false, &mut |_| {})
-        .expect("replay")
-        .0
+    let setup = Arc::new(ReplaySetup::load(scenario, None, cfg).expect("scenario loads"));
+    replay_csv(setup, csv, BadRowPolicy::Stop).expect("replay")
+}
+
+/// A CSV replay through the run layer at `pace` (on a runtime: a paced run sleeps).
+fn run_paced(setup: Arc<ReplaySetup>, csv: &Path, pace: Pace) -> RunResult {
+    let rt = scil::run::runtime().expect("runtime");
+    rt.block_on(scil::run::run_source(
+        setup,
+        &scil::run::SourceSpec::csv(csv),
+        scil::run::SessionOptions {
+            pace,
+            ..Default::default()
+        },
+        Vec::new(),
+    ))
+    .expect("replay")
 }
 
 /// Independent check: TTC at `t` from the raw CSV rows, interpolating x, y and speed linearly
@@ -154,20 +163,10 @@ fn wgs84_export_gives_the_same_trigger() {
 fn result_does_not_depend_on_pace() {
     let csv = shared("replays/cpna75_50kmh.csv");
     let sc = shared("scenarios/cpna75_50kmh.toml");
-    let setup = ReplaySetup::load(&sc, None, EngineConfig::default()).unwrap();
-    let mk = |speed| CsvReplay {
-        csv: csv.clone(),
-        columns: vec![],
-        on_bad_row: BadRowPolicy::Stop,
-        speed,
-    };
-    let fast = replay_csv(&setup, &mk(Speed::Max), false, &mut |_| {})
-        .unwrap()
-        .0;
-    // ×50: the 1.6 s file in ~32 ms of wall time, enough to exercise the pacer.
-    let paced = replay_csv(&setup, &mk(Speed::Factor(50.0)), false, &mut |_| {})
-        .unwrap()
-        .0;
+    let setup = Arc::new(ReplaySetup::load(&sc, None, EngineConfig::default()).unwrap());
+    let fast = run_paced(setup.clone(), &csv, Pace::Max);
+    // ×50: the 1.6 s file in ~32 ms of wall time, enough to exercise the clock.
+    let paced = run_paced(setup, &csv, Pace::Factor(50.0));
     assert_eq!(fast, paced);
 }
 
@@ -231,20 +230,8 @@ fn bad_input_names_file_and_line() {
     // Skip policy: counted, reported, and the run still triggers.
     let p = write_tmp("skip.csv", &full.replacen("30.208", "x", 1));
     let sc = shared("scenarios/cpna75_30kmh.toml");
-    let setup = ReplaySetup::load(&sc, None, EngineConfig::default()).unwrap();
-    let r = replay_csv(
-        &setup,
-        &CsvReplay {
-            csv: p,
-            columns: vec![],
-            on_bad_row: BadRowPolicy::Skip,
-            speed: Speed::Max,
-        },
-        false,
-        &mut |_| {},
-    )
-    .unwrap()
-    .0;
+    let setup = Arc::new(ReplaySetup::load(&sc, None, EngineConfig::default()).unwrap());
+    let r = replay_csv(setup, &p, BadRowPolicy::Skip).unwrap();
     assert_eq!(r.skipped_rows, 1);
     assert!(r.skipped[0].contains("skip.csv:3:"), "{:?}", r.skipped);
     assert_eq!(r.triggers.len(), 1);
@@ -253,7 +240,6 @@ fn bad_input_names_file_and_line() {
 /// The twin map-matches every sample: the lap through spiral, arc and spiral stays in lane -1.
 #[test]
 fn twin_matches_the_lap_to_lane_minus_one() {
-    use scil::replay::{drive, Pacer};
     use scil::twin::RoadState;
     let sc = shared("scenarios/cpna75_50kmh.toml");
     let setup = ReplaySetup::load(&sc, None, EngineConfig::default()).unwrap();
@@ -285,17 +271,8 @@ fn twin_matches_the_lap_to_lane_minus_one() {
     }
     println!("lap: {on_lane}/{total} samples on road 1 lane -1, max |t + 1.75| = {max_t_err:.4} m");
     assert!(max_t_err < 0.05);
-    // And the driver path works on the same data (no trigger on this scenario's dummy needed).
-    let mut e2 = setup.engine();
-    let n = drive(
-        samples
-            .into_iter()
-            .map(Ok::<_, scil::ingest::csv::CsvError>),
-        &setup.interface,
-        &mut e2,
-        &mut Pacer::new(Speed::Max),
-        &mut |_| {},
-    )
-    .unwrap();
-    assert_eq!(n as usize, total);
+    // And the run layer's driver takes the same data from a caller-made feed.
+    let feed = scil::run::Feed::from_iter("lap", samples.into_iter().map(Ok));
+    let r = scil::run::run_feed_blocking(Arc::new(setup), feed, Vec::new()).unwrap();
+    assert_eq!(r.samples as usize, total);
 }

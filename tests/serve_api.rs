@@ -426,23 +426,22 @@ async fn suite(db_url: String) {
     assert!(done["finished_at"].is_string());
     let (s, res) = c.get(&format!("/runs/{id}/results")).await;
     assert_eq!(s, StatusCode::OK);
-    let setup = scil::replay::ReplaySetup::load(
-        &shared("scenarios/cpna75_30kmh.toml"),
-        None,
-        scil::scenario::engine::EngineConfig::default(),
+    let setup = std::sync::Arc::new(
+        scil::run::RunSetup::load(
+            &shared("scenarios/cpna75_30kmh.toml"),
+            None,
+            scil::scenario::engine::EngineConfig::default(),
+        )
+        .unwrap(),
+    );
+    // The same type, serialised once: the service's results are `scil replay --json`'s.
+    let expect = scil::run::run_source(
+        setup,
+        &scil::run::SourceSpec::csv(&csv),
+        Default::default(),
+        Vec::new(),
     )
-    .unwrap();
-    let (expect, _) = scil::replay::replay_csv(
-        &setup,
-        &scil::replay::CsvReplay {
-            csv: csv.clone(),
-            columns: vec![],
-            on_bad_row: scil::ingest::csv::BadRowPolicy::Stop,
-            speed: scil::replay::Speed::Max,
-        },
-        false,
-        &mut |_| {},
-    )
+    .await
     .unwrap();
     let expect = serde_json::to_value(&expect).unwrap();
     assert_eq!(res["samples"], expect["samples"]);

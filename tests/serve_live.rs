@@ -113,8 +113,8 @@ fn free_udp_port() -> u16 {
 /// The recorded run as NCOM packets at the CSV's own 25 Hz (the samples the CSV replay sees).
 fn ncom_packets() -> Vec<TimedPacket> {
     let samples =
-        scil::cli::ingest::read_replay_csv(&data("replays/cpna75_30kmh.csv")).expect("read CSV");
-    let geo = scil::cli::ingest::map_geo(Some(&data("opendrive/proving_ground.xodr")))
+        scil::feed::read_replay_csv(&data("replays/cpna75_30kmh.csv")).expect("read CSV");
+    let geo = scil::feed::map_geo(Some(&data("opendrive/proving_ground.xodr")))
         .expect("map geo")
         .expect("geoReference");
     let opts = FeedOptions {
@@ -516,7 +516,7 @@ async fn json_tcp_run_counts_bad_lines_and_finishes() {
     assert_eq!(s, StatusCode::CREATED, "{run}");
     let id = run["id"].as_str().expect("id").to_string();
     let samples =
-        scil::cli::ingest::read_replay_csv(&data("replays/cpna75_30kmh.csv")).expect("read CSV");
+        scil::feed::read_replay_csv(&data("replays/cpna75_30kmh.csv")).expect("read CSV");
     let mut conn = tokio::net::TcpStream::connect(&bind)
         .await
         .expect("connect");

@@ -25,6 +25,7 @@ fn row(run: &str, i: i64) -> TelemetryRow {
         lane_id: Some(-1),
         road_s: Some(1.0),
         road_t: None,
+        wheel_speed_mps: None,
     }
 }
 

@@ -5,6 +5,7 @@ import { get, post, postForm, getToken, setToken, runId, asList } from './api.js
 import { MapView } from './mapview.js';
 import { TimePlot } from './plots.js';
 import { Results } from './results.js';
+import { Analysis } from './analysis.js';
 
 const $ = (s) => document.querySelector(s);
 const MAX_POINTS = 20000, MAX_EVENTS = 400, TRAIL_MIN_M = 0.25, TRAIL_MAX = 4000;
@@ -21,6 +22,7 @@ const L = {
 // for tests and debugging: counters, never used by the UI itself
 const stats = { messages: 0, samples: 0, ttc: 0, events: 0, frames: 0, hello: 0, lastRate: 0 };
 window.__scil = { L, stats };
+let analysis = null; // the Analysis view (sweeps), made with the tabs below
 
 function resetRun(id) {
   Object.assign(L, { runId: id, t0: null, vut: null, trail: [], targets: new Map(), triggerPoint: null,
@@ -64,7 +66,7 @@ function onMessage(m) {
         if (!L.carriers.has(m.vehicle)) L.carriers.set(m.vehicle, 'waiting');
         if (m.speed_mps > 0.05 && ['waiting', 'scheduled', 'triggered', 'started', 'retimed'].includes(L.carriers.get(m.vehicle))) L.carriers.set(m.vehicle, 'moving');
       } else {
-        L.vut = { x: m.x, y: m.y, yaw: m.yaw, speed: m.speed_mps, brake: m.brake, road: m.road, t };
+        L.vut = { x: m.x, y: m.y, yaw: m.yaw, speed: m.speed_mps, brake: m.brake, steer: m.steering_wheel_deg, wheel: m.wheel_speed_mps, road: m.road, t };
         addTrail(L.trail, m.x, m.y);
         push(L.speed, t, m.speed_mps * 3.6, m.brake ? m.speed_mps * 3.6 : null);
         L.dirty.plots = true; L.dirty.hud = true;
@@ -87,6 +89,7 @@ function onMessage(m) {
     }
     case 'event': onEvent(m); break;
     case 'state': setState(m.state); addLog(null, 'state', { state: m.state }); break;
+    case 'sweep': stats.sweepFrames = (stats.sweepFrames || 0) + 1; if (analysis) analysis.onFrame(m); break;
     case 'health': L.health = m.sources || []; L.healthAt = performance.now(); L.dirty.tables = true; break;
     default: break;
   }
@@ -255,6 +258,8 @@ function renderHud() {
   ttcEl.textContent = L.lastTtc == null ? '—' : `${fmt(L.lastTtc, 3)} s`;
   ttcEl.className = L.lastTtc != null && L.threshold != null && L.lastTtc <= L.threshold ? 'bad' : '';
   const b = $('#hud-brake'); b.textContent = v ? (v.brake ? 'ON' : 'off') : '—'; b.className = v && v.brake ? 'bad' : '';
+  $('#hud-steer').textContent = v && v.steer != null ? `${fmt(v.steer, 1)}°` : '—';
+  $('#hud-wheel').textContent = v && v.wheel != null ? `${fmt(v.wheel * 3.6, 1)} km/h` : '—';
   $('#vut-pos').textContent = v ? `${fmt(v.x, 2)}, ${fmt(v.y, 2)}` : '—';
   $('#hud-lane').textContent = v && v.road ? `r${v.road.road_id} l${v.road.lane_id} s=${fmt(v.road.s, 1)} t=${fmt(v.road.t, 2)}` : (v ? 'off map' : '—');
   const last = L.speed[1].length ? L.speed[1][L.speed[1].length - 1] : null;
@@ -387,15 +392,20 @@ $('#estop').addEventListener('click', () => op(async () => { await post(`/runs/$
 
 // ---------------------------------------------------------------- tabs
 const results = new Results();
+analysis = new Analysis(toast);
+window.__scil.analysis = analysis;
 for (const b of document.querySelectorAll('#tabs .tab')) {
   b.addEventListener('click', () => {
     for (const o of document.querySelectorAll('#tabs .tab')) o.classList.toggle('active', o === b);
     for (const v of document.querySelectorAll('.view')) v.hidden = v.id !== b.dataset.tab;
-    if (b.dataset.tab === 'results') results.refresh(); else mapView.dirty = true;
+    if (b.dataset.tab === 'results') results.refresh();
+    else if (b.dataset.tab === 'analysis') analysis.refresh();
+    else mapView.dirty = true;
     location.hash = b.dataset.tab;
   });
 }
 if (location.hash === '#results') document.querySelector('[data-tab=results]').click();
+if (location.hash === '#analysis') document.querySelector('[data-tab=analysis]').click();
 
 // ?run=<id> follows one run; otherwise the active run
 const q = new URLSearchParams(location.search);

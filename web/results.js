@@ -96,7 +96,7 @@ export class Results {
     const rows = await Promise.all(runs.slice(0, 100).map(async (run) => {
       const id = String(runId(run)), st = run.state ?? '';
       let t = {};
-      if (st !== 'created') { try { t = table2(await this.results(id, st)); } catch { t = {}; } }
+      if (DONE.includes(st)) { try { t = table2(await this.results(id, st)); } catch { t = {}; } }
       const travel = t.travel == null ? '—' : `${fmt(t.travel, 3)} <span class="muted">(${t.dTravel >= 0 ? '+' : ''}${fmt(t.dTravel, 3)})</span>`;
       return `<tr data-id="${esc(id)}" class="${id === this.selected ? 'sel' : ''}"><td><input type="checkbox" value="${esc(id)}" ${checked.has(id) ? 'checked' : ''}></td>`
         + `<td>${esc(id)}</td><td>${esc(run.scenario_id ?? run.scenario ?? '')}</td><td><span class="pill" data-state="${esc(st)}">${esc(st)}</span></td>`
@@ -114,6 +114,11 @@ export class Results {
     $('#detail-id').textContent = id;
     $('#detail-sub').textContent = `${run.scenario_id ?? ''} · ${run.state ?? ''}`;
     let res, tel = [];
+    if (run.state && !DONE.includes(run.state)) {
+      // A created, armed or running run has no results yet (GET …/results is 404 until it ends).
+      $('#detail').innerHTML = `<p class="muted">${esc(run.state)}: results when the run ends</p>`;
+      return;
+    }
     try { res = await this.results(id, run.state); } catch (e) { if (this.selected === id) $('#detail').innerHTML = `<p class="bad">${esc(e.message)}</p>`; return; }
     try { tel = normTelemetry(await get(`/runs/${encodeURIComponent(id)}/telemetry?format=json`)); } catch { tel = []; }
     if (this.selected !== id) return;      // another run was picked meanwhile: do not draw this one over it

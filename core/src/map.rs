@@ -43,18 +43,34 @@ impl Map {
     }
 }
 
+fn lane_match(p: opendrive::LanePosition) -> LaneMatch {
+    LaneMatch {
+        road_id: p.road_id,
+        lane_id: p.lane_id,
+        s: p.s,
+        t: p.t,
+        heading_rel_rad: p.heading_rel,
+    }
+}
+
 /// Map matching through the OpenDRIVE spatial index.
 pub struct RoadMatcher(pub Arc<OpenDrive>);
 
 impl MapMatcher for RoadMatcher {
     fn locate(&self, x: f64, y: f64, yaw_rad: f64) -> Option<LaneMatch> {
-        self.0.locate(x, y, Some(yaw_rad)).map(|p| LaneMatch {
-            road_id: p.road_id,
-            lane_id: p.lane_id,
-            s: p.s,
-            t: p.t,
-            heading_rel_rad: p.heading_rel,
-        })
+        self.0.locate(x, y, Some(yaw_rad)).map(lane_match)
+    }
+
+    fn locate_hinted(
+        &self,
+        x: f64,
+        y: f64,
+        yaw_rad: f64,
+        hint: &mut opendrive::MatchHint,
+    ) -> Option<LaneMatch> {
+        self.0
+            .locate_hinted(x, y, Some(yaw_rad), hint)
+            .map(lane_match)
     }
 }
 
@@ -66,4 +82,19 @@ pub fn lanes_geojson(od: &OpenDrive, wgs84: bool) -> anyhow::Result<serde_json::
         opendrive::geojson::Coords::Map
     };
     opendrive::geojson::lanes(od, coords).map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// Streams [`lanes_geojson`]'s document into `out` one feature at a time (bounded memory on
+/// large maps). An I/O error (a closed pipe) is returned as such.
+pub fn write_lanes_geojson<W: std::io::Write>(
+    od: &OpenDrive,
+    wgs84: bool,
+    out: W,
+) -> Result<(), opendrive::geojson::WriteError> {
+    let coords = if wgs84 {
+        opendrive::geojson::Coords::Wgs84
+    } else {
+        opendrive::geojson::Coords::Map
+    };
+    opendrive::geojson::write_lanes(od, coords, 0.5, out)
 }

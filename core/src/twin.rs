@@ -59,6 +59,18 @@ pub struct VehicleState {
 /// Map matching seam: the twin asks the road manager where a point is.
 pub trait MapMatcher: Send + Sync {
     fn locate(&self, x: f64, y: f64, yaw_rad: f64) -> Option<LaneMatch>;
+
+    /// [`MapMatcher::locate`] for a moving vehicle, warm-started from its previous match
+    /// (`hint`); must give the same answer.
+    fn locate_hinted(
+        &self,
+        x: f64,
+        y: f64,
+        yaw_rad: f64,
+        _hint: &mut opendrive::MatchHint,
+    ) -> Option<LaneMatch> {
+        self.locate(x, y, yaw_rad)
+    }
 }
 
 /// Why a sample was not applied.
@@ -77,6 +89,8 @@ pub enum TwinError {
 pub struct Twin {
     vehicles: BTreeMap<String, VehicleState>,
     matcher: Option<Arc<dyn MapMatcher>>,
+    /// Each vehicle's last map match, to warm-start the next.
+    hints: BTreeMap<String, opendrive::MatchHint>,
     /// Samples rejected as out of order.
     pub out_of_order: u64,
 }
@@ -94,6 +108,7 @@ impl Twin {
         Twin {
             vehicles: BTreeMap::new(),
             matcher,
+            hints: BTreeMap::new(),
             out_of_order: 0,
         }
     }
@@ -135,7 +150,13 @@ impl Twin {
         };
         let road = match &self.matcher {
             None => RoadState::Unknown,
-            Some(m) => match m.locate(s.x, s.y, s.yaw_rad) {
+            Some(m) => match {
+                let hint = match self.hints.get_mut(&s.vehicle) {
+                    Some(h) => h,
+                    None => self.hints.entry(s.vehicle.clone()).or_default(),
+                };
+                m.locate_hinted(s.x, s.y, s.yaw_rad, hint)
+            } {
                 Some(lm) => RoadState::OnLane(lm),
                 None => RoadState::OffMap,
             },
@@ -155,13 +176,23 @@ impl Twin {
             road,
             samples: n,
         };
-        self.vehicles.insert(s.vehicle.clone(), state);
+        // No key allocation per sample once the vehicle is known.
+        if !self.vehicles.contains_key(&s.vehicle) {
+            self.vehicles.insert(s.vehicle.clone(), state);
+        } else if let Some(v) = self.vehicles.get_mut(&s.vehicle) {
+            *v = state;
+        }
         Ok(&self.vehicles[&s.vehicle])
     }
 
     /// Sets a simulated or carrier-reported object directly (targets, dummies).
     pub fn set_object(&mut self, id: &str, state: VehicleState) {
-        self.vehicles.insert(id.to_string(), state);
+        match self.vehicles.get_mut(id) {
+            Some(v) => *v = state,
+            None => {
+                self.vehicles.insert(id.to_string(), state);
+            }
+        }
     }
 }
 

@@ -25,6 +25,8 @@
 pub mod error;
 pub mod geo;
 pub mod geojson;
+
+pub use matching::MatchHint;
 pub mod geometry;
 mod matching;
 pub mod model;
@@ -182,6 +184,19 @@ impl OpenDrive {
     /// With `yaw` (rad, map frame) lanes whose driving direction agrees are preferred on overlaps.
     pub fn locate(&self, x: f64, y: f64, yaw: Option<f64>) -> Option<LanePosition> {
         matching::locate(self, x, y, yaw, false)
+    }
+
+    /// [`OpenDrive::locate`] for a moving vehicle: `hint` carries the previous match, and when
+    /// that stretch of road is unambiguous (its boxes touch no other road) the candidates are
+    /// taken from it without the spatial index. The answer is the same as `locate`'s.
+    pub fn locate_hinted(
+        &self,
+        x: f64,
+        y: f64,
+        yaw: Option<f64>,
+        hint: &mut MatchHint,
+    ) -> Option<LanePosition> {
+        matching::locate_hinted(self, x, y, yaw, false, hint)
     }
 
     /// Same answer as [`OpenDrive::locate`] but without the spatial index or bounding boxes:

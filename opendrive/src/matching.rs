@@ -22,7 +22,13 @@ pub(crate) struct Window {
     s1: f64,
     min: [f64; 2],
     max: [f64; 2],
+    /// The box touches a box of another road, or of a part of its own road more than
+    /// [`NEAR`] windows away: a warm start from this window could miss a candidate.
+    shared: bool,
 }
+
+/// Windows either side of the previous match a warm start looks at.
+const NEAR: usize = 6;
 
 type Entry = GeomWithData<Rectangle<[f64; 2]>, u32>;
 
@@ -31,6 +37,8 @@ type Entry = GeomWithData<Rectangle<[f64; 2]>, u32>;
 pub(crate) struct Index {
     windows: Vec<Window>,
     tree: RTree<Entry>,
+    /// First window of each road (windows are stored road by road, in s order), plus the end.
+    road_start: Vec<usize>,
 }
 
 const STEP: f64 = 2.0;
@@ -38,7 +46,9 @@ const STEP: f64 = 2.0;
 impl Index {
     pub(crate) fn build(roads: &[Road]) -> Index {
         let mut windows = Vec::new();
+        let mut road_start = Vec::with_capacity(roads.len() + 1);
         for (ri, r) in roads.iter().enumerate() {
+            road_start.push(windows.len());
             let mut cuts: Vec<f64> = r
                 .plan_view
                 .iter()
@@ -88,19 +98,60 @@ impl Index {
                         s1,
                         min,
                         max,
+                        shared: false,
                     });
                 }
             }
         }
+        road_start.push(windows.len());
         let entries: Vec<Entry> = windows
             .iter()
             .enumerate()
             .map(|(i, w)| GeomWithData::new(Rectangle::from_corners(w.min, w.max), i as u32))
             .collect();
+        let tree = RTree::bulk_load(entries);
+        for i in 0..windows.len() {
+            let w = windows[i];
+            windows[i].shared = tree
+                .locate_in_envelope_intersecting(&AABB::from_corners(w.min, w.max))
+                .any(|e| {
+                    let j = e.data as usize;
+                    windows.get(j).is_none_or(|o| o.road != w.road) || j.abs_diff(i) > NEAR
+                });
+        }
         Index {
             windows,
-            tree: RTree::bulk_load(entries),
+            tree,
+            road_start,
         }
+    }
+
+    /// The windows whose box contains (x, y) when a warm start from window `hint` can name all
+    /// of them without the tree: the point is in a box of the hint's stretch of road that
+    /// touches no other road and no distant part of its own road. `None` otherwise.
+    fn warm_hits(&self, hint: u32, x: f64, y: f64, out: &mut Vec<u32>) -> Option<()> {
+        let h = hint as usize;
+        let road = self.windows.get(h)?.road;
+        let (lo, hi) = (*self.road_start.get(road)?, *self.road_start.get(road + 1)?);
+        // Scan twice the reach: a window containing the point that is not `shared` has every
+        // other container within NEAR of itself, so with all containers within NEAR of the
+        // hint, all of them are within 2·NEAR and were seen.
+        let from = h.saturating_sub(2 * NEAR).max(lo);
+        let to = (h + 2 * NEAR + 1).min(hi);
+        out.clear();
+        for i in from..to {
+            let w = &self.windows[i];
+            if x >= w.min[0] && x <= w.max[0] && y >= w.min[1] && y <= w.max[1] {
+                if w.shared || i.abs_diff(h) > NEAR {
+                    return None;
+                }
+                out.push(i as u32);
+            }
+        }
+        if out.is_empty() {
+            return None;
+        }
+        Some(())
     }
 }
 
@@ -172,6 +223,7 @@ fn foot(r: &Road, px: f64, py: f64, a: f64, b: f64) -> Option<f64> {
 }
 
 struct Candidate {
+    window: u32,
     road: usize,
     lane: i32,
     s: f64,
@@ -180,6 +232,11 @@ struct Candidate {
     driving: bool,
 }
 
+/// Where the previous match of a moving vehicle was: lets the next one start from there
+/// (same answer, no tree query) when that stretch of road is unambiguous.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MatchHint(Option<u32>);
+
 pub(crate) fn locate(
     map: &OpenDrive,
     x: f64,
@@ -187,22 +244,81 @@ pub(crate) fn locate(
     yaw: Option<f64>,
     brute: bool,
 ) -> Option<LanePosition> {
+    locate_hinted(map, x, y, yaw, brute, &mut MatchHint::default())
+}
+
+pub(crate) fn locate_hinted(
+    map: &OpenDrive,
+    x: f64,
+    y: f64,
+    yaw: Option<f64>,
+    brute: bool,
+    hint: &mut MatchHint,
+) -> Option<LanePosition> {
     if !x.is_finite() || !y.is_finite() {
+        *hint = MatchHint(None);
         return None;
     }
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut sc) => {
+            let sc = &mut *sc;
+            locate_with(map, x, y, yaw, brute, hint, &mut sc.0, &mut sc.1, &mut sc.2)
+        }
+        // Re-entered on this thread (cannot happen today): fresh buffers.
+        Err(_) => locate_with(
+            map,
+            x,
+            y,
+            yaw,
+            brute,
+            hint,
+            &mut Vec::new(),
+            &mut Vec::new(),
+            &mut Vec::new(),
+        ),
+    })
+}
+
+thread_local! {
+    /// Per-thread buffers of [`locate_with`]: map matching runs per sample and must not
+    /// allocate.
+    static SCRATCH: std::cell::RefCell<(Vec<u32>, Vec<Candidate>, Vec<(i32, f64)>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
+}
+
+#[allow(clippy::too_many_arguments)]
+fn locate_with(
+    map: &OpenDrive,
+    x: f64,
+    y: f64,
+    yaw: Option<f64>,
+    brute: bool,
+    hint: &mut MatchHint,
+    hits: &mut Vec<u32>,
+    cands: &mut Vec<Candidate>,
+    borders: &mut Vec<(i32, f64)>,
+) -> Option<LanePosition> {
     let idx = &map.index;
-    let mut hits: Vec<u32> = if brute {
-        // Exhaustive: every window of every road is solved, no bounding boxes consulted.
-        (0..idx.windows.len() as u32).collect()
-    } else {
-        idx.tree
-            .locate_in_envelope_intersecting(&AABB::from_point([x, y]))
-            .map(|e| e.data)
-            .collect()
+    hits.clear();
+    cands.clear();
+    let warm = match hint.0 {
+        Some(h) if !brute => idx.warm_hits(h, x, y, hits).is_some(),
+        _ => false,
     };
+    if brute {
+        // Exhaustive: every window of every road is solved, no bounding boxes consulted.
+        hits.clear();
+        hits.extend(0..idx.windows.len() as u32);
+    } else if !warm {
+        hits.clear();
+        hits.extend(
+            idx.tree
+                .locate_in_envelope_intersecting(&AABB::from_point([x, y]))
+                .map(|e| e.data),
+        );
+    }
     hits.sort_unstable();
-    let mut cands: Vec<Candidate> = Vec::new();
-    for &h in &hits {
+    for &h in hits.iter() {
         let Some(w) = idx.windows.get(h as usize) else {
             continue;
         };
@@ -230,7 +346,7 @@ pub(crate) fn locate(
         let Some(sec) = r.section_index(se) else {
             continue;
         };
-        let borders = r.borders(sec, se);
+        r.borders_into(sec, se, borders);
         let Some(ls) = r.lane_sections.get(sec) else {
             continue;
         };
@@ -250,6 +366,7 @@ pub(crate) fn locate(
                 continue;
             }
             cands.push(Candidate {
+                window: h,
                 road: w.road,
                 lane: lane.id,
                 s,
@@ -272,12 +389,17 @@ pub(crate) fn locate(
         };
         (u8::from(!c.driving), wrong_dir, c.centre_dist)
     };
-    let best = cands.into_iter().min_by(|a, b| {
+    let best = cands.iter().min_by(|a, b| {
         let (sa, sb) = (score(a), score(b));
         sa.0.cmp(&sb.0)
             .then(sa.1.cmp(&sb.1))
             .then(sa.2.total_cmp(&sb.2))
-    })?;
+    });
+    let Some(best) = best else {
+        *hint = MatchHint(None);
+        return None;
+    };
+    *hint = MatchHint(Some(best.window));
     let r = &map.roads[best.road];
     let heading_rel = match yaw {
         Some(yaw) => wrap_angle(yaw - lane_center_heading(r, best.lane, best.s)),

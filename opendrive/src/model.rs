@@ -216,8 +216,15 @@ impl Road {
     /// takes its outer border directly as laneOffset + border(ds) (see crate docs).
     pub fn borders(&self, sec: usize, s: f64) -> Vec<(i32, f64)> {
         let mut out = Vec::new();
+        self.borders_into(sec, s, &mut out);
+        out
+    }
+
+    /// [`Road::borders`] into a buffer the caller reuses (map matching calls this per sample).
+    pub fn borders_into(&self, sec: usize, s: f64, out: &mut Vec<(i32, f64)>) {
+        out.clear();
         let Some(ls) = self.lane_sections.get(sec) else {
-            return out;
+            return;
         };
         let off = self.lane_offset(s);
         let ds = s - ls.s;
@@ -234,7 +241,6 @@ impl Road {
                 out.push((lane.id, t));
             }
         }
-        out
     }
 
     /// Outer border t of `lane_id` at `s` (laneOffset included); lane 0 gives the laneOffset.
@@ -261,10 +267,30 @@ impl Road {
             lane_id + 1
         };
         let sec = self.section_index(s)?;
-        let b = self.borders(sec, s);
-        let outer = b.iter().find(|(id, _)| *id == lane_id)?.1;
-        let inner = b.iter().find(|(id, _)| *id == inner_id)?.1;
-        Some((inner, outer))
+        let ls = self.lane_sections.get(sec)?;
+        // The borders of one side only, outward up to the lane (as `borders` computes them).
+        let off = self.lane_offset(s);
+        let ds = s - ls.s;
+        let (side, sign) = if lane_id > 0 {
+            (&ls.left, 1.0)
+        } else {
+            (&ls.right, -1.0)
+        };
+        let (mut t, mut inner) = (off, if inner_id == 0 { Some(off) } else { None });
+        for lane in side.iter() {
+            if !lane.widths.is_empty() {
+                t += sign * lane_record(&lane.widths, ds);
+            } else if !lane.borders.is_empty() {
+                t = off + lane_record(&lane.borders, ds);
+            }
+            if lane.id == inner_id {
+                inner = Some(t);
+            }
+            if lane.id == lane_id {
+                return Some((inner?, t));
+            }
+        }
+        None
     }
 
     /// (x, y) of road coordinate (s, t).

@@ -203,3 +203,48 @@ fn index_agrees_with_brute_force() {
     }
     assert!(on > 15, "too few on-map points: {on}");
 }
+
+/// The warm start gives exactly `locate`'s answer: vehicles driving every lane of every shared
+/// map (0.4 m steps, a lateral wobble, and jumps to another road between lanes), with the hint
+/// carried from sample to sample.
+#[test]
+fn hinted_locate_equals_locate() {
+    let mut warm_total = 0usize;
+    for name in [
+        "opendrive/proving_ground.xodr",
+        "opendrive/esmini/fabriksgatan.xodr",
+        "opendrive/maliput/cloverleaf.xodr",
+        "opendrive/carla/Town03.xodr",
+        "opendrive/esmini/curves_elevation.xodr",
+    ] {
+        let map = common::load(name);
+        let mut hint = opendrive::MatchHint::default();
+        let mut n = 0usize;
+        for road in &map.roads {
+            for ls in &road.lane_sections {
+                for lane in ls.left.iter().chain(ls.right.iter()) {
+                    let mut s = ls.s;
+                    let mut k = 0u32;
+                    while s < road.length && k < 400 {
+                        let Some((i, o)) = road.lane_span(lane.id, s) else {
+                            break;
+                        };
+                        let wobble = 0.3 * ((k as f64) * 0.7).sin();
+                        let t = 0.5 * (i + o) + wobble;
+                        let (x, y) = road.st_to_xy(s, t);
+                        let yaw = road.reference(s).2;
+                        let a = map.locate(x, y, Some(yaw));
+                        let b = map.locate_hinted(x, y, Some(yaw), &mut hint);
+                        assert_eq!(a, b, "{name}: road {} lane {} s {s}", road.id, lane.id);
+                        n += 1;
+                        s += 0.4;
+                        k += 1;
+                    }
+                }
+            }
+        }
+        warm_total += n;
+        println!("{name}: {n} hinted matches equal to locate");
+    }
+    assert!(warm_total > 10_000);
+}

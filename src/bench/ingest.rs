@@ -81,10 +81,7 @@ pub fn run(
 ) -> anyhow::Result<LatencyReport> {
     let warm = 500.min(n);
     let pk = packets(n + warm + 10);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let rt = crate::run::runtime()?;
     let (e2e, udp) = rt.block_on(async {
         // Decoding listener.
         let src = NcomUdpSource::bind("127.0.0.1:0", "vut", SourceHealth::new("bench")).await?;

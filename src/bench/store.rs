@@ -28,9 +28,7 @@ pub struct StoreBenchArgs {
 }
 
 pub fn run(args: StoreBenchArgs) -> anyhow::Result<ExitCode> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let rt = crate::run::runtime()?;
     rt.block_on(bench(args))?;
     Ok(ExitCode::SUCCESS)
 }
@@ -63,6 +61,7 @@ fn row(run: &str, i: u64, vehicles: u64) -> TelemetryRow {
         lane_id: Some(-1),
         road_s: Some(tick as f64 * 0.0833),
         road_t: Some(-1.75),
+        wheel_speed_mps: None,
     }
 }
 

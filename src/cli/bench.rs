@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use clap::Subcommand;
 
-use crate::ingest::csv::{BadRowPolicy, CsvSource};
-use crate::replay::{drive, Pacer, ReplaySetup, Speed};
+use crate::run::sink::events::FnSink;
+use crate::run::{replay_blocking, RunSetup, SourceSpec};
 use crate::scenario::engine::EngineConfig;
 
 #[derive(Subcommand, Debug)]
@@ -25,6 +25,14 @@ pub enum BenchCommand {
     Dispatch(crate::cli::dispatch::BenchArgs),
     /// NCOM datagram sent → decoded sample → engine updated, on loopback.
     Ingest(crate::cli::ingest::BenchIngestArgs),
+    /// Sweep throughput: the same sweep at each --bench-jobs value, side by side (runs/s).
+    Sweep {
+        #[command(flatten)]
+        sweep: crate::cli::sweep::SweepArgs,
+        /// Worker counts to compare, in order (the first is the reference).
+        #[arg(long, value_delimiter = ',', default_value = "1,2")]
+        bench_jobs: Vec<usize>,
+    },
     /// Sustained telemetry insert rate through the batching writer (SQLite and/or PostgreSQL).
     Store(crate::bench::store::StoreBenchArgs),
 }
@@ -42,6 +50,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         BenchCommand::Store(a) => crate::bench::store::run(a),
+        BenchCommand::Sweep { sweep, bench_jobs } => crate::cli::sweep::bench(sweep, &bench_jobs),
     }
 }
 
@@ -87,14 +96,14 @@ fn bench_replay(
     repeat: usize,
 ) -> anyhow::Result<ExitCode> {
     let big = blow_up(csv, repeat)?;
-    let setup = ReplaySetup::load(
+    let setup = std::sync::Arc::new(RunSetup::load(
         scenario,
         None,
         EngineConfig {
             stale_limit_s: None,
             ..EngineConfig::default()
         },
-    )?;
+    )?);
     // Baseline: the csv crate reading every record and parsing every cell as f64.
     let t = Instant::now();
     let mut rdr = csv::Reader::from_path(&big.0)?;
@@ -108,19 +117,16 @@ fn bench_replay(
         n_plain += 1;
     }
     let plain = t.elapsed().as_secs_f64();
-    // Full path: CSV source → interface block → twin (map-matched) → engine → results.
+    // Full path: the run layer's session (CSV source → interface block → twin, map-matched →
+    // engine → report), as `scil replay --speed max` runs it.
     let t = Instant::now();
-    let mut src = CsvSource::open(&big.0, &[], BadRowPolicy::Stop)?;
-    let mut engine = setup.engine();
-    let mut pacer = Pacer::new(Speed::Max);
-    let mut outputs = 0u64;
-    let n = drive(
-        &mut src,
-        &setup.interface,
-        &mut engine,
-        &mut pacer,
-        &mut |_| outputs += 1,
+    let has_map = setup.map.is_some();
+    let report = replay_blocking(
+        setup,
+        &SourceSpec::csv(&big.0),
+        vec![Box::new(FnSink(|_: &_| {}))],
     )?;
+    let n = report.samples;
     let full = t.elapsed().as_secs_f64();
     println!(
         "file: {} × {repeat} = {n} samples (checksum {acc:.1})",
@@ -133,7 +139,7 @@ fn bench_replay(
     println!(
         "scil replay max : {:>12.0} samples/s ({full:.3} s, map matching {})",
         n as f64 / full,
-        if setup.map.is_some() { "on" } else { "off" }
+        if has_map { "on" } else { "off" }
     );
     println!(
         "ratio replay/plain throughput: {:.2}",

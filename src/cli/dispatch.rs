@@ -38,6 +38,10 @@ pub struct CarrierSimArgs {
     /// Report not-ready-to-arm (to exercise the control centre's arming rule).
     #[arg(long)]
     pub not_ready: bool,
+    /// Report readyToArm like the stock RI-SE isoObject demo: 2 (unavailable) in Disarmed,
+    /// 0 elsewhere.
+    #[arg(long)]
+    pub isoobject_readiness: bool,
     /// No state-change log on stderr.
     #[arg(long)]
     pub quiet: bool,
@@ -60,6 +64,7 @@ pub async fn run_carrier_sim(args: CarrierSimArgs) -> anyhow::Result<()> {
             id: args.id,
             profile,
             ready_to_arm: !args.not_ready,
+            isoobject_readiness: args.isoobject_readiness,
             ..Default::default()
         },
         verbose: !args.quiet,
@@ -112,8 +117,6 @@ pub async fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
 
 /// Build a multi-threaded tokio runtime and run `f` on it (for a synchronous `main`).
 pub fn block_on<F: std::future::Future<Output = anyhow::Result<()>>>(f: F) -> anyhow::Result<()> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?
+    crate::run::runtime()?
         .block_on(f)
 }

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -13,14 +13,12 @@ use crate::ingest::can::{candump, cannelloni, socketcan, CanMapping, CanState, D
 use crate::ingest::health::SourceHealth;
 use crate::ingest::ncom::{NcomDecoder, NcomStreamDecoder};
 use crate::ingest::{json, udp};
-use crate::feed::{self, FeedOptions, MapToGeo};
+use crate::feed::{self, FeedOptions};
+use crate::run::{CanSpec, InsSpec, JsonTransport, OpenCtx, SourceSpec};
 use crate::sample::{InsPosition, InsSample};
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?)
+    Ok(crate::run::runtime()?)
 }
 
 /// `scil feed`: simulated INS sending NCOM over UDP.
@@ -47,54 +45,24 @@ pub struct FeedArgs {
     /// GPS week of the CSV's seconds-of-week times.
     #[arg(long, default_value_t = 2400)]
     pub gps_week: i64,
-}
-
-/// Reads a replay CSV with the replay core's reader (column auto-detection, units, bad-row
-/// reporting).
-pub fn read_replay_csv(path: &Path) -> anyhow::Result<Vec<InsSample>> {
-    let src = crate::ingest::csv::CsvSource::open(path, &[], crate::ingest::csv::BadRowPolicy::Stop)?;
-    Ok(src.collect::<Result<Vec<_>, _>>()?)
-}
-
-/// The map's geo frame, inverse direction, with the grid convergence for headings.
-struct GeoInverse(std::sync::Arc<opendrive::geo::GeoFrame>);
-
-impl MapToGeo for GeoInverse {
-    fn to_wgs84(&self, x: f64, y: f64) -> (f64, f64) {
-        self.0.to_wgs84(x, y)
-    }
-    fn grid_to_true_deg(&self, lat_deg: f64, lon_deg: f64) -> f64 {
-        // yaw = π/2 − heading_true + convergence (frame.rs), so heading_true = heading_grid + conv.
-        crate::frame::GeoToMap::convergence(self.0.as_ref(), lat_deg, lon_deg).to_degrees()
-    }
-}
-
-/// Loads `map` and returns its geo inverse.
-pub fn map_geo(map: Option<&Path>) -> anyhow::Result<Option<Box<dyn MapToGeo>>> {
-    let Some(p) = map else { return Ok(None) };
-    let m = crate::map::Map::load(p)?;
-    let geo = m.geo.clone().with_context(|| {
-        format!(
-            "{} has no usable geoReference{}",
-            p.display(),
-            m.geo_warning
-                .as_deref()
-                .map(|w| format!(": {w}"))
-                .unwrap_or_default()
-        )
-    })?;
-    Ok(Some(Box::new(GeoInverse(geo))))
+    /// candump log of the same run (same time base as the CSV), sent in step with the NCOM
+    /// stream as cannelloni over UDP to --cannelloni.
+    #[arg(long, requires = "cannelloni")]
+    pub can_log: Option<PathBuf>,
+    /// Destination HOST:PORT of the cannelloni stream (default port 20000).
+    #[arg(long, requires = "can_log")]
+    pub cannelloni: Option<String>,
 }
 
 pub fn run_feed(a: FeedArgs) -> anyhow::Result<ExitCode> {
-    let samples = read_replay_csv(&a.csv)?;
+    let samples = feed::read_replay_csv(&a.csv)?;
     let local = samples
         .iter()
         .any(|s| matches!(s.position, InsPosition::Local { .. }));
     // Local x/y need the map's geoReference: default to the bundled proving ground.
     let default_map = crate::data_dir().join("opendrive/proving_ground.xodr");
     let map = a.map.clone().or_else(|| local.then_some(default_map));
-    let geo = map_geo(map.as_deref())?;
+    let geo = feed::map_geo(map.as_deref())?;
     let opts = FeedOptions {
         rate_hz: a.rate,
         gps_week: a.gps_week,
@@ -115,8 +83,23 @@ pub fn run_feed(a: FeedArgs) -> anyhow::Result<ExitCode> {
             .next()
             .context("--ncom resolves to nothing")?;
         let rt = runtime()?;
-        let n = rt.block_on(feed::send_udp(&packets, addr, a.speed))?;
-        eprintln!("sent {n} NCOM packets to {addr}");
+        match (&a.can_log, &a.cannelloni) {
+            (Some(log), Some(can_to)) => {
+                let frames = feed::read_candump(log)?;
+                let can_addr: SocketAddr = std::net::ToSocketAddrs::to_socket_addrs(can_to.as_str())
+                    .with_context(|| format!("bad --cannelloni address {can_to}"))?
+                    .next()
+                    .context("--cannelloni resolves to nothing")?;
+                let (n, c) = rt.block_on(feed::send_udp_with_can(
+                    &packets, addr, &frames, can_addr, a.speed,
+                ))?;
+                eprintln!("sent {n} NCOM packets to {addr} and {c} CAN frames (cannelloni) to {can_addr}");
+            }
+            _ => {
+                let n = rt.block_on(feed::send_udp(&packets, addr, a.speed))?;
+                eprintln!("sent {n} NCOM packets to {addr}");
+            }
+        }
     } else if a.save.is_none() {
         anyhow::bail!("give --ncom HOST:PORT and/or --save FILE");
     }
@@ -225,18 +208,20 @@ pub fn run_can(c: CanCommand) -> anyhow::Result<ExitCode> {
     match c {
         CanCommand::Decode { dbc, log } => {
             let dec = DbcDecoder::from_file(&dbc)?;
-            let text = std::fs::read_to_string(&log)
-                .with_context(|| format!("cannot read {}", log.display()))?;
+            let bytes =
+                std::fs::read(&log).with_context(|| format!("cannot read {}", log.display()))?;
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
             writeln!(out, "time,frame_id,message,signal,value")?;
             let (mut unknown, mut malformed) = (0u64, 0u64);
-            for (line, r) in candump::parse_log(&text) {
+            for (line, r) in candump::parse_log_bytes(&bytes) {
                 let f = match r {
                     Ok(f) => f,
                     Err(e) => {
                         malformed += 1;
-                        tracing::warn!(line, error = %e, "malformed candump line");
+                        if malformed <= 20 {
+                            eprintln!("{}:{line}: malformed candump line: {e}", log.display());
+                        }
                         continue;
                     }
                 };
@@ -310,7 +295,8 @@ pub fn run_can(c: CanCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `scil listen`: print live samples as JSON lines (and health on exit).
+/// `scil listen`: print live samples as JSON lines (and health on exit). Every source is
+/// opened through the run layer's source factory, as a run would open it.
 #[derive(Debug, Args)]
 pub struct ListenArgs {
     /// NCOM over UDP: address to bind (OxTS default 0.0.0.0:3000).
@@ -328,6 +314,15 @@ pub struct ListenArgs {
     /// JSON lines from a WebSocket server (ws://host:port/path).
     #[arg(long)]
     pub json_ws_url: Option<String>,
+    /// CAN over cannelloni (address to bind), fused into the first INS source (needs --dbc).
+    #[arg(long, requires = "dbc", conflicts_with = "socketcan")]
+    pub cannelloni: Option<String>,
+    /// CAN from a SocketCAN interface, fused into the first INS source (needs --dbc).
+    #[arg(long, requires = "dbc")]
+    pub socketcan: Option<String>,
+    /// DBC decoding the CAN source.
+    #[arg(long)]
+    pub dbc: Option<PathBuf>,
     /// Vehicle id for NCOM samples.
     #[arg(long, default_value = "vut")]
     pub vehicle: String,
@@ -336,64 +331,100 @@ pub struct ListenArgs {
     pub count: Option<u64>,
 }
 
+impl ListenArgs {
+    /// One source spec per given source; CAN fuses into the first.
+    pub fn specs(&self) -> Vec<SourceSpec> {
+        let mut v = Vec::new();
+        if let Some(b) = &self.ncom {
+            v.push(SourceSpec::ins(InsSpec::Ncom { bind: b.clone() }));
+        }
+        for (t, b) in [
+            (JsonTransport::Udp, &self.json_udp),
+            (JsonTransport::Tcp, &self.json_tcp),
+            (JsonTransport::Ws, &self.json_ws),
+        ] {
+            if let Some(b) = b {
+                v.push(SourceSpec::ins(InsSpec::Json {
+                    transport: t,
+                    bind: b.clone(),
+                }));
+            }
+        }
+        if let Some(u) = &self.json_ws_url {
+            v.push(SourceSpec::ins(InsSpec::JsonWsClient { url: u.clone() }));
+        }
+        let dbc = self
+            .dbc
+            .as_ref()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
+        let can = match (&self.cannelloni, &self.socketcan) {
+            (Some(b), _) => Some(CanSpec::Cannelloni {
+                bind: b.clone(),
+                dbc,
+            }),
+            (None, Some(i)) => Some(CanSpec::Socketcan {
+                iface: i.clone(),
+                dbc,
+            }),
+            _ => None,
+        };
+        if let Some(first) = v.first_mut() {
+            first.can = can;
+        }
+        v
+    }
+}
+
 pub fn run_listen(a: ListenArgs) -> anyhow::Result<ExitCode> {
+    let specs = a.specs();
+    if specs.is_empty() {
+        anyhow::bail!(
+            "give at least one source: --ncom 0.0.0.0:{}, --json-udp, --json-tcp, --json-ws, --json-ws-url",
+            udp::NCOM_DEFAULT_PORT
+        );
+    }
     let rt = runtime()?;
     rt.block_on(async move {
         let (tx, mut rx) = tokio::sync::mpsc::channel::<InsSample>(4096);
-        let reg = crate::ingest::health::HealthRegistry::new();
-        let mut any = false;
-        if let Some(addr) = &a.ncom {
-            let src = udp::NcomUdpSource::bind(addr.as_str(), &a.vehicle, reg.register(format!("ncom-udp:{addr}"))).await?;
-            eprintln!("NCOM on udp {}", src.local_addr()?);
-            tokio::spawn(src.run(tx.clone()));
-            any = true;
-        }
-        if let Some(addr) = &a.json_udp {
-            let src = json::JsonUdpSource::bind(addr.as_str(), reg.register(format!("json-udp:{addr}"))).await?;
-            eprintln!("JSON on udp {}", src.local_addr()?);
-            tokio::spawn(src.run(tx.clone()));
-            any = true;
-        }
-        if let Some(addr) = &a.json_tcp {
-            let src = json::JsonTcpServer::bind(addr.as_str(), reg.register(format!("json-tcp:{addr}"))).await?;
-            eprintln!("JSON on tcp {}", src.local_addr()?);
-            tokio::spawn(src.run(tx.clone()));
-            any = true;
-        }
-        if let Some(addr) = &a.json_ws {
-            let src = json::JsonWsServer::bind(addr.as_str(), reg.register(format!("json-ws:{addr}"))).await?;
-            eprintln!("JSON on ws://{}", src.local_addr()?);
-            tokio::spawn(src.run(tx.clone()));
-            any = true;
-        }
-        if let Some(url) = &a.json_ws_url {
-            let h = reg.register(format!("json-ws-client:{url}"));
-            let (url, tx) = (url.clone(), tx.clone());
-            tokio::spawn(async move {
-                if let Err(e) = json::ws_client(&url, h.clone(), tx).await {
-                    eprintln!("websocket client {url}: {e}");
-                    h.error(e);
+        let mut health = Vec::new();
+        let ctx = OpenCtx {
+            vut_id: &a.vehicle,
+            dbc: &crate::run::source::dbc_from_path,
+        };
+        let mut tasks = Vec::new();
+        for spec in &specs {
+            let mut feed = crate::run::source::open(spec, &ctx).await?;
+            let addrs: Vec<String> = feed.local_addrs().iter().map(|a| a.to_string()).collect();
+            eprintln!("listening: {} {}", feed.name, addrs.join(" "));
+            health.extend(feed.health());
+            feed.start();
+            let tx = tx.clone();
+            tasks.push(tokio::spawn(async move {
+                while let Some(Ok(s)) = feed.next().await {
+                    if tx.send(s).await.is_err() {
+                        break;
+                    }
                 }
-            });
-            any = true;
-        }
-        if !any {
-            anyhow::bail!(
-                "give at least one source: --ncom 0.0.0.0:{}, --json-udp, --json-tcp, --json-ws, --json-ws-url",
-                udp::NCOM_DEFAULT_PORT
-            );
+            }));
         }
         drop(tx);
         let mut n = 0u64;
         let stdout = std::io::stdout();
         while let Some(s) = rx.recv().await {
-            writeln!(stdout.lock(), "{}", json::to_line(&s))?;
+            if writeln!(stdout.lock(), "{}", json::to_line(&s)).is_err() {
+                break; // stdout closed (`| head`): stop quietly
+            }
             n += 1;
             if a.count.is_some_and(|c| n >= c) {
                 break;
             }
         }
-        eprintln!("{}", serde_json::to_string(&reg.snapshot())?);
+        for t in tasks {
+            t.abort();
+        }
+        let snaps: Vec<_> = health.iter().map(|h| h.snapshot()).collect();
+        eprintln!("{}", serde_json::to_string(&snaps)?);
         anyhow::Ok(())
     })?;
     Ok(ExitCode::SUCCESS)
@@ -415,7 +446,7 @@ pub fn run_bench_args(a: BenchIngestArgs) -> anyhow::Result<ExitCode> {
     let r = match &a.scenario {
         None => crate::bench::ingest::run(a.packets, "decode only", |_| {})?,
         Some(sc) => {
-            let setup = crate::replay::ReplaySetup::load(
+            let setup = crate::run::RunSetup::load(
                 sc,
                 None,
                 crate::scenario::engine::EngineConfig {

@@ -156,8 +156,12 @@ pub fn run(cmd: MapCommand) -> anyhow::Result<ExitCode> {
         }
         MapCommand::Geojson { xodr, wgs84 } => {
             let map = load(&xodr)?;
-            let gj = crate::map::lanes_geojson(&map, wgs84)?;
-            serde_json::to_writer(&mut out, &gj)?;
+            // Streamed: memory stays at one lane's points however large the map.
+            match crate::map::write_lanes_geojson(&map, wgs84, &mut out) {
+                Ok(()) => {}
+                Err(opendrive::geojson::WriteError::Io(e)) => return Err(e.into()),
+                Err(e) => return Err(anyhow::anyhow!("{}: {e}", xodr.display())),
+            }
             writeln!(out)?;
         }
     }

@@ -2,9 +2,11 @@
 
 pub mod bench;
 pub mod dispatch;
+pub mod export;
 pub mod ingest;
 pub mod map;
 pub mod replay;
+pub mod sweep;
 
 use std::process::ExitCode;
 
@@ -18,4 +20,59 @@ pub fn default_run() -> anyhow::Result<ExitCode> {
         demo: true,
         ..Default::default()
     })
+}
+
+/// The error and its causes as one line, `outer: cause: …`, leaving out a cause whose text the
+/// message already contains (many errors repeat their source, which printed `X: X`).
+pub fn error_message(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if text.is_empty() || out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
+/// True when the error (or any cause) is a broken pipe: stdout closed by `| head`, not a failure.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Command-line tools end quietly when their reader goes away (`scil … | head`), like other Unix
+/// tools: restore the default SIGPIPE action (Rust ignores it, so every write after the reader
+/// left failed with "Broken pipe"). Not for the service, whose sockets handle EPIPE themselves.
+pub fn default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal disposition to SIG_DFL at start-up, before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anyhow::Context;
+
+    #[test]
+    fn causes_are_not_repeated() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let e = anyhow::Error::new(io).context("cannot read x.csv: no such file");
+        assert_eq!(error_message(&e), "cannot read x.csv: no such file");
+        let e: anyhow::Error = Err::<(), _>(std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+            .context("writing")
+            .unwrap_err();
+        assert!(is_broken_pipe(&e));
+        let e = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(error_message(&e), "outer: inner");
+    }
 }

@@ -1,16 +1,23 @@
-//! `scil replay <CSV> --scenario <TOML> [--map XODR] [--speed max|N] [--json]`
+//! `scil replay <CSV> --scenario <TOML> [--map XODR] [--speed max|N] [--json] [--carrier …]`:
+//! one session on the run layer (`crate::run`).
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
 
 use clap::Args;
 
 use crate::ingest::csv::{BadRowPolicy, ColumnSpec};
-use crate::replay::{replay_csv, CsvReplay, ReplaySetup, RunResult, Speed};
-use crate::replay_live::{replay_csv_live, LiveConfig, LiveRunResult};
-use crate::scenario::engine::{EngineConfig, Event, Output, TriggerMethod};
-use std::time::Duration;
+use crate::run::session::is_chatter;
+use crate::run::sink::carriers::{CarrierOptions, CarrierSink};
+use crate::run::sink::events::FnSink;
+use crate::run::{
+    run_source, CanSpec, InsSpec, Pace, RunEnd, RunReport, RunSetup, SessionOptions, Sink,
+    SinkCtx, SourceSpec,
+};
+use crate::scenario::engine::{EngineConfig, Output, TriggerMethod};
 
 #[derive(Args, Debug, Clone)]
 pub struct ReplayArgs {
@@ -24,7 +31,7 @@ pub struct ReplayArgs {
     pub map: Option<PathBuf>,
     /// Pace: `max`, or a real-time factor (1 = as recorded, 4 = four times faster).
     #[arg(long, default_value = "max")]
-    pub speed: Speed,
+    pub speed: Pace,
     /// One JSON object on stdout instead of the readable report.
     #[arg(long)]
     pub json: bool,
@@ -39,8 +46,14 @@ pub struct ReplayArgs {
     pub on_bad_row: BadRowPolicy,
     /// Explicit column mapping FIELD=COLUMN[:UNIT] (fields: time x y lat lon alt heading speed
     /// steering brake; units: s ms m deg rad m/s km/h mph). Repeatable.
-    #[arg(long = "column", value_name = "FIELD=COLUMN[:UNIT]")]
-    pub columns: Vec<ColumnSpec>,
+    #[arg(long = "column", value_name = "FIELD=COLUMN[:UNIT]", value_parser = column_arg)]
+    pub columns: Vec<String>,
+    /// candump log of the run's CAN (same time base as the CSV), fused into the samples.
+    #[arg(long, requires = "dbc")]
+    pub can_log: Option<PathBuf>,
+    /// DBC that decodes --can-log.
+    #[arg(long)]
+    pub dbc: Option<PathBuf>,
     /// Abort an armed run after this long without a VUT sample (ms; 0 = never).
     #[arg(long, default_value_t = 200.0)]
     pub stale_limit_ms: f64,
@@ -62,6 +75,11 @@ pub struct ReplayArgs {
     pub strt_lead_ms: f64,
 }
 
+/// Checks a `--column` mapping at parse time; the source factory takes it as written.
+fn column_arg(s: &str) -> Result<String, String> {
+    s.parse::<ColumnSpec>().map(|_| s.to_string()).map_err(|e| e.to_string())
+}
+
 impl ReplayArgs {
     /// The bundled demo: 30 km/h CPNA-75 run on the proving-ground map, real time.
     pub fn bundled(data: &Path) -> ReplayArgs {
@@ -69,12 +87,14 @@ impl ReplayArgs {
             csv: data.join("replays/cpna75_30kmh.csv"),
             scenario: data.join("scenarios/cpna75_30kmh.toml"),
             map: None,
-            speed: Speed::Factor(1.0),
+            speed: Pace::Factor(1.0),
             json: false,
             trigger_at_sample: false,
             no_retime: false,
             on_bad_row: BadRowPolicy::Stop,
             columns: Vec::new(),
+            can_log: None,
+            dbc: None,
             stale_limit_ms: 200.0,
             events: true,
             carriers: Vec::new(),
@@ -95,162 +115,193 @@ impl ReplayArgs {
             ..EngineConfig::default()
         }
     }
+
+    /// The source of this replay: the CSV, fused with a candump log when one is given.
+    pub fn source_spec(&self) -> anyhow::Result<SourceSpec> {
+        let mut spec = SourceSpec::ins(InsSpec::Csv {
+            path: self.csv.clone(),
+            columns: self.columns.clone(),
+            on_bad_row: self.on_bad_row,
+        });
+        match (&self.can_log, &self.dbc) {
+            (Some(log), Some(dbc)) => {
+                spec.can = Some(CanSpec::Candump {
+                    path: log.clone(),
+                    dbc: dbc.display().to_string(),
+                })
+            }
+            (Some(_), None) => anyhow::bail!("--can-log needs --dbc FILE"),
+            (None, Some(_)) => anyhow::bail!("--dbc needs --can-log FILE"),
+            (None, None) => {}
+        }
+        Ok(spec)
+    }
+
+    /// Carrier options of these arguments (`--carrier` given).
+    pub fn carrier_options(&self) -> anyhow::Result<CarrierOptions> {
+        if self.speed == Pace::Max {
+            anyhow::bail!(
+                "--carrier needs a real-time pace: --speed 1 (or another factor), not max"
+            );
+        }
+        if self.stale_limit_ms <= 0.0 {
+            anyhow::bail!("--carrier needs a stale-telemetry limit: --stale-limit-ms > 0");
+        }
+        if !(self.strt_lead_ms >= 0.0 && self.strt_lead_ms < 1000.0) {
+            anyhow::bail!("--strt-lead-ms must be in [0, 1000)");
+        }
+        Ok(CarrierOptions {
+            carriers: self.carriers.clone(),
+            connect_timeout: Duration::from_millis(self.arm_timeout_ms),
+            arm_timeout: Duration::from_millis(self.arm_timeout_ms),
+            telemetry_stale_s: self.stale_limit_ms / 1000.0,
+            ..CarrierOptions::default()
+        })
+    }
 }
 
+/// `scil replay`: one session on the run layer; `--carrier` adds the carriers sink.
 pub fn run(a: ReplayArgs) -> anyhow::Result<ExitCode> {
-    if !a.carriers.is_empty() {
-        return run_live(a);
-    }
-    let setup = ReplaySetup::load(&a.scenario, a.map.as_deref(), a.engine_config())?;
-    let opts = CsvReplay {
-        csv: a.csv.clone(),
-        columns: a.columns.clone(),
-        on_bad_row: a.on_bad_row,
-        speed: a.speed,
+    let setup = Arc::new(RunSetup::load(&a.scenario, a.map.as_deref(), a.engine_config())?);
+    let spec = a.source_spec()?;
+    let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
+    let mut opts = SessionOptions {
+        pace: a.speed,
+        ..SessionOptions::default()
     };
-    let progress = std::io::stdout().is_terminal() && std::io::stderr().is_terminal() && !a.json;
-    let show_events = a.events && !a.json;
-    let (result, _rec) = replay_csv(&setup, &opts, progress, &mut |o| {
-        if show_events {
+    if !a.carriers.is_empty() {
+        sinks.push(Box::new(CarrierSink::new(&setup, a.carrier_options()?)?));
+        opts.strt_lead = Duration::from_secs_f64(a.strt_lead_ms / 1000.0);
+    }
+    if a.events && !a.json {
+        sinks.push(Box::new(FnSink(|o: &Output| {
             if let Output::Event(e) = o {
-                if !matches!(e, Event::TriggerScheduled { .. }) {
+                if !is_chatter(e) {
                     println!("  event {}", serde_json::to_string(e).unwrap_or_default());
                 }
             }
-        }
-    })?;
-    if a.json {
-        println!("{}", serde_json::to_string(&result)?);
-    } else {
-        print!("{}", report(&result, &a));
+        })));
     }
-    Ok(if result.aborted.is_some() {
+    let progress = std::io::stdout().is_terminal() && std::io::stderr().is_terminal() && !a.json;
+    if progress {
+        sinks.push(Box::new(Progress::new(&a.csv)));
+    }
+    let rt = crate::run::runtime()?;
+    let report = rt.block_on(run_source(setup, &spec, opts, sinks))?;
+    if let Some(e) = &report.error {
+        anyhow::bail!("{e}");
+    }
+    if a.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print!("{}", self::report(&report, &a));
+        if report.carriers.is_some() {
+            print!("{}", live_report(&report));
+        }
+    }
+    Ok(if report.is_aborted() {
         ExitCode::from(3)
     } else {
         ExitCode::SUCCESS
     })
 }
 
-/// The live configuration of these arguments.
-pub fn live_config(a: &ReplayArgs) -> anyhow::Result<LiveConfig> {
-    let Speed::Factor(speed) = a.speed else {
-        anyhow::bail!("--carrier needs a real-time pace: --speed 1 (or another factor), not max");
-    };
-    if a.stale_limit_ms <= 0.0 {
-        anyhow::bail!("--carrier needs a stale-telemetry limit: --stale-limit-ms > 0");
-    }
-    if !(a.strt_lead_ms >= 0.0 && a.strt_lead_ms < 1000.0) {
-        anyhow::bail!("--strt-lead-ms must be in [0, 1000)");
-    }
-    Ok(LiveConfig {
-        carriers: a.carriers.clone(),
-        speed,
-        connect_timeout: Duration::from_millis(a.arm_timeout_ms),
-        arm_timeout: Duration::from_millis(a.arm_timeout_ms),
-        telemetry_stale_s: a.stale_limit_ms / 1000.0,
-        strt_lead: Duration::from_secs_f64(a.strt_lead_ms / 1000.0),
-        ..LiveConfig::default()
-    })
+/// A progress bar (by file position) on stderr for files over 1 MB.
+struct Progress {
+    size: u64,
+    bytes_per_row: f64,
+    rows: u64,
+    last_pct: u64,
 }
 
-/// `scil replay … --carrier NAME=HOST[:PORT]`: real-time replay dispatching real carriers.
-fn run_live(a: ReplayArgs) -> anyhow::Result<ExitCode> {
-    let cfg = live_config(&a)?;
-    let setup = ReplaySetup::load(&a.scenario, a.map.as_deref(), a.engine_config())?;
-    let opts = CsvReplay {
-        csv: a.csv.clone(),
-        columns: a.columns.clone(),
-        on_bad_row: a.on_bad_row,
-        speed: a.speed,
-    };
-    let show_events = a.events && !a.json;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    let result = rt.block_on(replay_csv_live(
-        &setup,
-        &a.scenario,
-        a.map.as_deref(),
-        &opts,
-        &cfg,
-        &mut |o| {
-            if show_events {
-                if let Output::Event(e) = o {
-                    if !matches!(e, Event::TriggerScheduled { .. }) {
-                        println!("  event {}", serde_json::to_string(e).unwrap_or_default());
-                    }
-                }
-            }
-        },
-    ))?;
-    if a.json {
-        println!("{}", serde_json::to_string(&result)?);
-    } else {
-        print!("{}", report(&result.run, &a));
-        print!("{}", live_report(&result));
+impl Progress {
+    fn new(csv: &Path) -> Progress {
+        let size = std::fs::metadata(csv).map(|m| m.len()).unwrap_or(0);
+        Progress {
+            size,
+            bytes_per_row: 60.0,
+            rows: 0,
+            last_pct: u64::MAX,
+        }
     }
-    Ok(
-        if result.run.aborted.is_some() || result.dispatch.abort.is_some() {
-            ExitCode::from(3)
-        } else {
-            ExitCode::SUCCESS
-        },
-    )
+}
+
+impl Sink for Progress {
+    fn name(&self) -> &'static str {
+        "progress"
+    }
+    fn sample(&mut self, _ctx: &SinkCtx<'_>, _e: &crate::scenario::engine::Engine, _s: &crate::sample::Sample) {
+        self.rows += 1;
+        if self.size < 1_000_000 {
+            return;
+        }
+        let pct = ((self.rows as f64 * self.bytes_per_row) as u64 * 100 / self.size).min(100);
+        if pct != self.last_pct {
+            self.last_pct = pct;
+            let filled = (pct / 2) as usize;
+            eprint!("\r[{}{}] {pct:>3} %", "#".repeat(filled), " ".repeat(50 - filled.min(50)));
+        }
+    }
+    fn close<'a>(&'a mut self, _end: &'a RunEnd, _r: &'a mut RunReport) -> futures_util::future::BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if self.size >= 1_000_000 {
+                eprintln!();
+            }
+        })
+    }
 }
 
 /// The carrier part of a live run's readable report.
-pub fn live_report(r: &LiveRunResult) -> String {
+pub fn live_report(r: &RunReport) -> String {
     use std::fmt::Write;
     let opt =
         |x: Option<f64>, p: usize| x.map(|v| format!("{v:.p$}")).unwrap_or_else(|| "-".into());
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "dispatch armed after {:.3} s, final phase {:?}{}",
-        r.dispatch.armed_after_s,
-        r.dispatch.final_phase,
-        r.dispatch
-            .abort
-            .as_ref()
-            .map(|a| format!(", ABORT: {a}"))
-            .unwrap_or_default()
-    );
-    for c in &r.carriers {
+    if let Some(d) = &r.dispatch {
+        let _ = writeln!(
+            s,
+            "dispatch armed after {:.3} s, final phase {:?}{}",
+            d.armed_after_s,
+            d.final_phase,
+            d.abort
+                .as_ref()
+                .map(|a| format!(", ABORT: {a}"))
+                .unwrap_or_default()
+        );
+    }
+    for c in r.carriers.iter().flatten() {
         let states: Vec<String> = c
-            .report
             .states_seen
             .iter()
             .map(|x| format!("{:?}@{:.3}", x.state, x.t_s))
             .collect();
-        let _ = writeln!(
-            s,
-            "carrier  {:<10} states {}",
-            c.report.carrier,
-            states.join(" → ")
-        );
+        let _ = writeln!(s, "carrier  {:<10} states {}", c.carrier, states.join(" → "));
         let _ = writeln!(
             s,
             "         STRT sent {} s (predicted {} s, {} ms off), decision→STRT {} µs, scheduled→STRT {} µs",
-            opt(c.report.strt_sent_s, 4),
+            opt(c.strt_sent_s, 4),
             opt(c.predicted_start_s, 4),
             opt(c.strt_vs_predicted_ms, 3),
             opt(c.decision_to_strt_us, 0),
-            opt(c.report.strt_latency_us, 0),
+            opt(c.strt_latency_us, 0),
         );
         let _ = writeln!(
             s,
             "         MONR travel at impact {} m (simulated {} m, {} m off), {} MONR, max speed {:.2} m/s",
-            opt(c.report.travel_at_impact_m, 4),
+            opt(c.travel_at_impact_m, 4),
             opt(c.sim_dummy_travel_m, 4),
             opt(c.travel_error_m, 4),
-            c.report.monr_count,
+            c.monr_count,
             c.max_monr_speed_mps
         );
         for rt in &c.retimes {
             let _ = writeln!(
                 s,
-                "         retime {} → origin {:.4} s ({:+.2} ms; MTSP not sent)",
-                rt.target, rt.origin_s, rt.correction_ms
+                "         retime {} → origin {:.4} s ({:+.2} ms; {})",
+                rt.target,
+                rt.origin_s,
+                rt.correction_ms,
+                if rt.mtsp_sent { "MTSP sent" } else { "MTSP not sent" }
             );
         }
     }
@@ -258,7 +309,7 @@ pub fn live_report(r: &LiveRunResult) -> String {
 }
 
 /// A readable report of a run.
-pub fn report(r: &RunResult, a: &ReplayArgs) -> String {
+pub fn report(r: &RunReport, a: &ReplayArgs) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let _ = writeln!(s, "replay   {}", a.csv.display());

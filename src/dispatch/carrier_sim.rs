@@ -52,6 +52,8 @@ pub struct SimStatus {
     pub mtsp_shifts_s: Vec<f64>,
     /// Messages the object ignored: (message, reason).
     pub rejected: Vec<(String, String)>,
+    /// HEAB NORMAL_STOP/TEST_DONE received outside Running (each one an error in the isoObject).
+    pub unexpected_heab: u64,
 }
 
 #[derive(Debug)]
@@ -275,6 +277,7 @@ async fn run(
                 s.connected = obj.is_connected();
                 s.monr_sent = obj.monr_sent;
                 s.heab_received = obj.heab_received;
+                s.unexpected_heab = obj.unexpected_heab;
                 s.malformed_frames = malformed + framer.malformed_frames();
                 if last_monr.is_some() {
                     s.last_monr = last_monr;

@@ -58,6 +58,10 @@ pub enum EventKind {
         to: Phase,
     },
     ArmRequested,
+    /// Warning: the carrier reported readyToArm = 2 (unavailable) and was armed anyway.
+    ReadinessUnavailable {
+        carrier: String,
+    },
     ArmRefused {
         reason: String,
     },

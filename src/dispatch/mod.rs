@@ -15,7 +15,7 @@
 //! * [`profile`]: the dummy's motion on the carrier — the scenario's
 //!   [`crate::scenario::profile::Profile`] (one kinematics for engine and carriers) plus the end
 //!   of the run, TRAJ sampling/following and the wire yaw.
-//! * [`live`]: replay/live glue (sample time ↔ wall time, scenario carriers, JSON report).
+//! * Runs dispatch through the run layer's carriers sink (`crate::run::sink::carriers`).
 //! * [`events`]: serialisable events with timestamps.
 //! * [`bench`]: decision → STRT-written latency benchmark (`scil bench dispatch`).
 //!
@@ -42,7 +42,6 @@ pub mod carrier_sim;
 pub mod control_centre;
 pub mod events;
 pub mod iso22133;
-pub mod live;
 pub mod object;
 pub mod profile;
 pub mod safety;

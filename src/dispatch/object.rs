@@ -36,6 +36,10 @@ pub struct ObjectConfig {
     pub heab_rate_hz: u16,
     /// Report ready-to-arm.
     pub ready_to_arm: bool,
+    /// Report readyToArm like the stock RI-SE isoObject demo (`ISO_objectDemo`): 2
+    /// (unavailable) in Disarmed, 0 in every other state (the library clears it on leaving
+    /// Disarmed); ARM is accepted in Disarmed whatever the flag says.
+    pub isoobject_readiness: bool,
     /// Honour MTSP (false: ignore it, as an object without synchronisation support would).
     pub honour_mtsp: bool,
     /// Largest trajectory time-origin shift accepted from MTSP, seconds.
@@ -50,6 +54,7 @@ impl Default for ObjectConfig {
             monr_rate_hz: 100,
             heab_rate_hz: 100,
             ready_to_arm: true,
+            isoobject_readiness: false,
             honour_mtsp: true,
             max_mtsp_shift_s: 0.1,
         }
@@ -119,6 +124,9 @@ pub struct TestObject {
     outputs: VecDeque<ObjectOutput>,
     pub monr_sent: u64,
     pub heab_received: u64,
+    /// HEAB NORMAL_STOP/TEST_DONE outside Running: the isoObject logs "unexpected event 'soft
+    /// stop requested' in state NormalStop" for each one.
+    pub unexpected_heab: u64,
 }
 
 impl TestObject {
@@ -142,6 +150,7 @@ impl TestObject {
             outputs: VecDeque::new(),
             monr_sent: 0,
             heab_received: 0,
+            unexpected_heab: 0,
         }
     }
 
@@ -225,7 +234,7 @@ impl TestObject {
             }
             Message::Ostm(ostm) => match (ostm.command, self.state) {
                 (OstmCommand::Arm, ObjectState::Disarmed) => {
-                    if self.cfg.ready_to_arm {
+                    if self.cfg.ready_to_arm || self.cfg.isoobject_readiness {
                         self.set_state(now, ObjectState::Armed, "OSTM ARM");
                     } else {
                         self.reject(now, "OSTM", "not ready to arm");
@@ -361,6 +370,18 @@ impl TestObject {
                 self.frozen = Some(self.motion_at(now));
                 self.set_state(now, ObjectState::Postrun, "HEAB stop");
             }
+            CcStatus::NormalStop | CcStatus::TestDone => {
+                // Like the isoObject's state machine: not a transition from this state.
+                self.unexpected_heab += 1;
+                if self.unexpected_heab == 1 {
+                    let state = self.state;
+                    self.reject(
+                        now,
+                        "HEAB",
+                        format!("unexpected event 'soft stop requested' in state {state:?}"),
+                    );
+                }
+            }
             _ => {}
         }
     }
@@ -400,7 +421,11 @@ impl TestObject {
             acc_lat_mm_s2: 0,
             drive_direction: 0,
             state: self.state.to_u8(),
-            ready_to_arm: u8::from(self.cfg.ready_to_arm),
+            ready_to_arm: match (self.cfg.isoobject_readiness, self.state) {
+                (true, ObjectState::Disarmed) => 2,
+                (true, _) => 0,
+                (false, _) => u8::from(self.cfg.ready_to_arm),
+            },
             error_status: if self.state == ObjectState::Aborting {
                 error_bits::ABORT_REQUEST
             } else {

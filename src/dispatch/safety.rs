@@ -2,22 +2,27 @@
 //! observations, returns actions. No sockets, no clocks: unit-testable.
 //!
 //! Rules:
-//! * Arm: only from Idle, only if every carrier is connected, DISARMED (or already ARMED) and
-//!   ready-to-arm; the phase becomes Armed only when every carrier reports ARMED and ready.
+//! * Arm: only from Idle, only if every carrier is connected and DISARMED (or already ARMED);
+//!   readyToArm matters only in DISARMED, where only an explicit 0 (not ready) blocks; 2
+//!   (unavailable, what the stock RI-SE isoObject reports) arms with a warning event unless
+//!   `arm_when_readiness_unavailable` is off. The phase becomes Armed when every carrier reports
+//!   ARMED (the isoObject clears readyToArm to 0 on leaving DISARMED, so it is not asked again).
 //!   Not all ARMED within `arm_timeout_s` → DISARM all, back to Idle.
 //! * Start: every carrier at once only when Armed; one carrier when Armed, or Running and that
 //!   carrier not started yet (several targets triggered one after the other).
 //! * Retime (MTSP): only when Running and that carrier was started.
-//! * Abort all carriers (HEAB ABORT) during Arming/Armed/Running when VUT telemetry is stale
-//!   (no sample for `telemetry_stale_s`), a carrier misses `monr_miss_limit` consecutive MONR,
+//! * Abort all carriers (HEAB ABORT) during Armed/Running when VUT telemetry is stale (no
+//!   sample for `telemetry_stale_s`; the clock starts at the first sample after the arm request
+//!   or at the start, never during arming), a carrier misses `monr_miss_limit` consecutive MONR,
 //!   a carrier disconnects or reports ABORTING; and in any phase on operator e-stop.
 
 use super::events::{AbortReason, EventKind, Phase};
-use super::iso22133::{error_bits, CcStatus, ObjectState, OstmCommand};
+use super::iso22133::{error_bits, CcStatus, ObjectState, OstmCommand, Readiness};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SafetyConfig {
     /// Wall time without a new VUT sample after which an armed run is aborted.
     pub telemetry_stale_s: f64,
@@ -27,6 +32,9 @@ pub struct SafetyConfig {
     pub monr_period_s: f64,
     /// How long arming may take.
     pub arm_timeout_s: f64,
+    /// Arm a DISARMED carrier whose MONR readyToArm is 2 (unavailable); recorded as a
+    /// `readiness_unavailable` warning event. Off: only readyToArm = 1 arms.
+    pub arm_when_readiness_unavailable: bool,
 }
 
 impl Default for SafetyConfig {
@@ -36,6 +44,7 @@ impl Default for SafetyConfig {
             monr_miss_limit: 10,
             monr_period_s: 0.01,
             arm_timeout_s: 3.0,
+            arm_when_readiness_unavailable: true,
         }
     }
 }
@@ -93,7 +102,7 @@ struct CarrierWatch {
     name: String,
     connected: bool,
     state: Option<ObjectState>,
-    ready: bool,
+    readiness: Readiness,
     last_monr_s: Option<f64>,
     missing_reported: bool,
     /// STRT requested since the last arm.
@@ -108,6 +117,9 @@ pub struct Supervisor {
     phase_since: f64,
     last_sample_s: Option<f64>,
     stale_reported: bool,
+    /// HEAB NORMAL_STOP is being sent; back to READY once no carrier is Running any more (the
+    /// isoObject treats NORMAL_STOP outside Running as an unexpected event, every heartbeat).
+    normal_stop_sent: bool,
     actions: VecDeque<Action>,
 }
 
@@ -122,7 +134,7 @@ impl Supervisor {
                     name,
                     connected: false,
                     state: None,
-                    ready: false,
+                    readiness: Readiness::NotReady,
                     last_monr_s: None,
                     missing_reported: false,
                     started: false,
@@ -132,6 +144,7 @@ impl Supervisor {
             phase_since: 0.0,
             last_sample_s: None,
             stale_reported: false,
+            normal_stop_sent: false,
             actions: VecDeque::new(),
         })
     }
@@ -195,7 +208,7 @@ impl Supervisor {
         }
         c.connected = false;
         c.state = None;
-        c.ready = false;
+        c.readiness = Readiness::NotReady;
         let name = c.name.clone();
         self.event(
             now,
@@ -215,7 +228,7 @@ impl Supervisor {
         now: f64,
         carrier: usize,
         state: ObjectState,
-        ready: bool,
+        readiness: impl Into<Readiness>,
         error_status: u8,
     ) {
         let Some(c) = self.carriers.get_mut(carrier) else {
@@ -223,7 +236,7 @@ impl Supervisor {
         };
         c.last_monr_s = Some(now);
         c.missing_reported = false;
-        c.ready = ready;
+        c.readiness = readiness.into();
         let prev = c.state;
         let name = c.name.clone();
         if prev != Some(state) {
@@ -247,10 +260,36 @@ impl Supervisor {
             && self
                 .carriers
                 .iter()
-                .all(|c| c.state == Some(ObjectState::Armed) && c.ready)
+                .all(|c| c.state == Some(ObjectState::Armed))
         {
             self.set_phase(now, Phase::Armed);
             self.event(now, EventKind::Armed);
+        }
+        if self.normal_stop_sent
+            && self.carriers.iter().all(|c| {
+                !matches!(
+                    c.state,
+                    Some(ObjectState::Running | ObjectState::PreRunning)
+                )
+            })
+        {
+            self.normal_stop_sent = false;
+            self.actions.push_back(Action::HeabStatus(CcStatus::Ready));
+        }
+    }
+
+    /// Whether `c` blocks arming: not connected, not DISARMED/ARMED, or DISARMED and not ready
+    /// (readyToArm 0; 2 only when `arm_when_readiness_unavailable` is off).
+    fn blocks_arming(&self, c: &CarrierWatch) -> bool {
+        match c.state {
+            _ if !c.connected => true,
+            Some(ObjectState::Armed) => false,
+            Some(ObjectState::Disarmed) => match c.readiness {
+                Readiness::Ready => false,
+                Readiness::NotReady => true,
+                Readiness::Unavailable => !self.cfg.arm_when_readiness_unavailable,
+            },
+            _ => true,
         }
     }
 
@@ -269,21 +308,33 @@ impl Supervisor {
             self.event(now, EventKind::ArmRefused { reason });
             return;
         }
-        if let Some(c) = self.carriers.iter().find(|c| {
-            !c.connected
-                || !c.ready
-                || !matches!(
-                    c.state,
-                    Some(ObjectState::Disarmed) | Some(ObjectState::Armed)
-                )
-        }) {
+        if let Some(c) = self.carriers.iter().find(|c| self.blocks_arming(c)) {
+            let ready = match c.readiness {
+                Readiness::Ready => "true",
+                Readiness::NotReady => "false",
+                Readiness::Unavailable => "unavailable",
+            };
             let reason = format!(
-                "carrier {} not ready (connected {}, state {:?}, ready_to_arm {})",
-                c.name, c.connected, c.state, c.ready
+                "carrier {} not ready (connected {}, state {:?}, ready_to_arm {ready})",
+                c.name, c.connected, c.state
             );
             self.event(now, EventKind::ArmRefused { reason });
             return;
         }
+        let unavailable: Vec<String> = self
+            .carriers
+            .iter()
+            .filter(|c| {
+                c.state == Some(ObjectState::Disarmed) && c.readiness == Readiness::Unavailable
+            })
+            .map(|c| c.name.clone())
+            .collect();
+        for carrier in unavailable {
+            self.event(now, EventKind::ReadinessUnavailable { carrier });
+        }
+        // The staleness clock restarts: a sample from before this arm request does not count.
+        self.last_sample_s = None;
+        self.normal_stop_sent = false;
         for i in 0..self.carriers.len() {
             self.carriers[i].started = false;
             self.actions.push_back(Action::Ostm {
@@ -404,6 +455,7 @@ impl Supervisor {
         if self.phase == Phase::Running {
             self.actions
                 .push_back(Action::HeabStatus(CcStatus::NormalStop));
+            self.normal_stop_sent = true;
             self.set_phase(now, Phase::Finished);
         }
     }
@@ -417,6 +469,7 @@ impl Supervisor {
                     command: OstmCommand::AllClear,
                 });
             }
+            self.normal_stop_sent = false;
             self.actions.push_back(Action::HeabStatus(CcStatus::Ready));
             self.event(now, EventKind::AllClear);
             self.set_phase(now, Phase::Idle);
@@ -429,8 +482,7 @@ impl Supervisor {
         let mut t: Option<f64> = None;
         let mut min = |x: f64| t = Some(t.map_or(x, |t: f64| t.min(x)));
         if self.supervising() {
-            if !self.stale_reported {
-                let since = self.last_sample_s.unwrap_or(self.phase_since);
+            if let Some(since) = self.stale_since() {
                 min(since + self.cfg.telemetry_stale_s);
             }
             if self.phase == Phase::Arming {
@@ -447,9 +499,22 @@ impl Supervisor {
         t
     }
 
+    /// When the stale-telemetry clock started: the last sample (none before the arm request
+    /// counts), else the start; `None` while arming, before a first sample while armed, outside
+    /// supervision, or once reported.
+    fn stale_since(&self) -> Option<f64> {
+        if self.stale_reported {
+            return None;
+        }
+        match self.phase {
+            Phase::Armed => self.last_sample_s,
+            Phase::Running => Some(self.last_sample_s.unwrap_or(self.phase_since)),
+            _ => None,
+        }
+    }
+
     pub fn handle_timeout(&mut self, now: f64) {
-        if self.supervising() && !self.stale_reported {
-            let since = self.last_sample_s.unwrap_or(self.phase_since);
+        if let Some(since) = self.stale_since() {
             let age = now - since;
             if age >= self.cfg.telemetry_stale_s - 1e-9 {
                 self.stale_reported = true;
@@ -514,6 +579,10 @@ impl Supervisor {
         self.actions.pop_front()
     }
 }
+
+#[cfg(test)]
+#[path = "safety_interop_tests.rs"]
+mod interop_tests;
 
 #[cfg(test)]
 mod tests {
@@ -585,11 +654,9 @@ mod tests {
         );
         s.on_monr(0.01, 0, ObjectState::Armed, true, 0);
         assert_eq!(s.phase(), Phase::Arming);
+        // readyToArm only matters in DISARMED: the isoObject clears it on leaving DISARMED.
         s.on_monr(0.01, 1, ObjectState::Armed, false, 0);
-        assert_eq!(s.phase(), Phase::Arming, "b not ready");
-        s.on_monr(0.02, 1, ObjectState::Armed, true, 0);
-        s.on_monr(0.02, 0, ObjectState::Armed, true, 0);
-        assert_eq!(s.phase(), Phase::Armed);
+        assert_eq!(s.phase(), Phase::Armed, "ARMED with readyToArm 0 is armed");
         s.request_start(0.03, 0.5);
         let a = drain(&mut s);
         assert!(a.contains(&Action::Strt {
@@ -666,8 +733,8 @@ mod tests {
     fn armed(n: u32) -> Supervisor {
         let mut s = sup(n);
         connect_all(&mut s, 0.0);
-        s.on_sample(0.0);
         s.request_arm(0.0);
+        s.on_sample(0.0);
         s.on_monr(0.005, 0, ObjectState::Armed, true, 0);
         s.on_monr(0.005, 1, ObjectState::Armed, true, 0);
         assert_eq!(s.phase(), Phase::Armed);

@@ -297,7 +297,8 @@ fn unit_of(unit: &Option<String>, field: Field) -> Result<Unit, String> {
 }
 
 /// What to do with a row that cannot be read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum BadRowPolicy {
     /// Stop the replay with an error naming file and line.
     #[default]
@@ -337,6 +338,8 @@ pub struct CsvSource<R: Read = BufReader<File>> {
     record: csv::StringRecord,
     vehicle: String,
     last_time: Option<f64>,
+    /// Physical plausibility (on by default): an implausible row is a bad row.
+    plausibility: Option<super::plausibility::Plausibility>,
     /// Rows read successfully.
     pub rows: u64,
     /// Rows skipped under [`BadRowPolicy::Skip`], with their errors (the first 100 kept).
@@ -359,6 +362,29 @@ impl CsvSource<BufReader<File>> {
         })?;
         Self::from_reader(
             path,
+            BufReader::with_capacity(1 << 16, file),
+            explicit,
+            policy,
+        )
+    }
+}
+
+impl CsvSource<BufReader<File>> {
+    /// Opens `path` but names the file `display` in every error (an uploaded file is stored
+    /// under a generated name; errors must name the file the user uploaded).
+    pub fn open_as(
+        path: &Path,
+        display: &Path,
+        explicit: &[ColumnSpec],
+        policy: BadRowPolicy,
+    ) -> Result<Self, CsvError> {
+        let file = File::open(path).map_err(|e| CsvError {
+            file: display.to_path_buf(),
+            line: 0,
+            reason: format!("cannot open: {e}"),
+        })?;
+        Self::from_reader(
+            display,
             BufReader::with_capacity(1 << 16, file),
             explicit,
             policy,
@@ -420,6 +446,7 @@ impl<R: Read> CsvSource<R> {
             record,
             vehicle: VUT.to_string(),
             last_time: None,
+            plausibility: Some(super::plausibility::Plausibility::new(Default::default())),
             rows: 0,
             skipped: 0,
             skipped_errors: Vec::new(),
@@ -431,6 +458,20 @@ impl<R: Read> CsvSource<R> {
     pub fn with_vehicle(mut self, id: &str) -> Self {
         self.vehicle = id.to_string();
         self
+    }
+
+    /// Sets the plausibility limits (`None`: no plausibility check, only the format rules).
+    pub fn with_plausibility(
+        mut self,
+        limits: Option<super::plausibility::PlausibilityLimits>,
+    ) -> Self {
+        self.plausibility = limits.map(super::plausibility::Plausibility::new);
+        self
+    }
+
+    /// Rows rejected as physically implausible so far (also counted in `skipped` under Skip).
+    pub fn implausible(&self) -> u64 {
+        self.plausibility.as_ref().map_or(0, |p| p.dropped)
     }
 
     pub fn header(&self) -> &[String] {
@@ -468,7 +509,18 @@ impl<R: Read> CsvSource<R> {
                     if self.record.len() <= 1 && self.record.iter().all(|c| c.trim().is_empty()) {
                         continue; // blank line
                     }
-                    match self.parse_record(line) {
+                    let parsed = self.parse_record(line).and_then(|s| {
+                        let file = &self.file;
+                        match self.plausibility.as_mut().map(|p| p.admit(&s)) {
+                            Some(Err(reason)) => Err(CsvError {
+                                file: file.clone(),
+                                line,
+                                reason,
+                            }),
+                            _ => Ok(s),
+                        }
+                    });
+                    match parsed {
                         Ok(s) => {
                             self.rows += 1;
                             self.last_time = Some(s.time_s);

@@ -7,4 +7,5 @@ pub mod fusion;
 pub mod health;
 pub mod json;
 pub mod ncom;
+pub mod plausibility;
 pub mod udp;

@@ -52,7 +52,9 @@ impl Tokens {
     }
 }
 
-/// The bearer token of a request: `Authorization: Bearer …`, else `?token=…`.
+/// The bearer token of a request: `Authorization: Bearer …`, else `?token=…` on GET/HEAD only
+/// (reads and WebSocket upgrades, which browsers cannot give a header): an operator token in a
+/// POST URL would end up in proxy and access logs.
 fn token_of(parts: &Parts) -> Option<String> {
     if let Some(v) = parts.headers.get(axum::http::header::AUTHORIZATION) {
         let v = v.to_str().ok()?.trim();
@@ -60,6 +62,12 @@ fn token_of(parts: &Parts) -> Option<String> {
         return scheme
             .eq_ignore_ascii_case("bearer")
             .then(|| rest.trim().to_string());
+    }
+    if !matches!(
+        parts.method,
+        axum::http::Method::GET | axum::http::Method::HEAD
+    ) {
+        return None;
     }
     parts.uri.query().and_then(|q| {
         q.split('&')
@@ -72,6 +80,17 @@ fn token_of(parts: &Parts) -> Option<String> {
 fn check(parts: &Parts, state: &AppState, need: Role) -> Result<Option<Role>, ApiError> {
     let tokens = &state.tokens;
     let Some(tok) = token_of(parts) else {
+        let query_token = parts
+            .uri
+            .query()
+            .is_some_and(|q| q.split('&').any(|kv| kv.starts_with("token=")));
+        if query_token && need == Role::Operator {
+            return Err(ApiError::Unauthorized(
+                "?token= is accepted only on GET and WebSocket upgrades; \
+                 send Authorization: Bearer <token>"
+                    .into(),
+            ));
+        }
         if need == Role::Viewer && !tokens.read_requires_token {
             return Ok(None);
         }

@@ -7,6 +7,7 @@
 //! database_url = "sqlite://scil.db"        # or postgres://user:pass@host/db
 //! storage_dir = "scil-data"                 # uploads are stored here under generated names
 //! data_dir = "/usr/share/scil/data"         # bundled maps/scenarios/replays (default: built-in)
+//! foxglove_bind = "127.0.0.1:8765"          # Foxglove/Lichtblick live view (default: off)
 //!
 //! [auth]
 //! operator_tokens = ["…"]                   # may arm/start/abort runs, upload, register
@@ -18,7 +19,7 @@
 //! upload_max_rows = 2000000
 //! ```
 //!
-//! Environment overrides: `SCIL_BIND`, `DATABASE_URL`, `SCIL_STORAGE_DIR`, `SCIL_DATA`,
+//! Environment overrides: `SCIL_BIND`, `SCIL_FOXGLOVE_BIND`, `DATABASE_URL`, `SCIL_STORAGE_DIR`, `SCIL_DATA`,
 //! `SCIL_OPERATOR_TOKEN` and `SCIL_VIEWER_TOKEN` (comma-separated lists, added to the file's),
 //! `SCIL_READ_REQUIRES_TOKEN=1`.
 
@@ -33,6 +34,8 @@ pub struct Config {
     pub database_url: String,
     pub storage_dir: PathBuf,
     pub data_dir: Option<PathBuf>,
+    /// `foxglove.websocket.v1` server address (issue 14); `None` = off.
+    pub foxglove_bind: Option<String>,
     pub auth: AuthConfig,
     pub limits: Limits,
     pub telemetry: TelemetryConfig,
@@ -53,6 +56,18 @@ pub struct Limits {
     pub upload_max_rows: u64,
     /// Maximum size of a scenario or map registered through the API.
     pub document_max_bytes: u64,
+    /// A live run that has not received a first sample after this long is aborted, s.
+    pub first_sample_timeout_s: f64,
+    /// Maximum size of an uploaded OpenDRIVE map (parsing takes roughly 20× its size in memory).
+    pub map_max_bytes: u64,
+    /// Memory for generated `/maps/{id}/geojson` documents (least recently used dropped first).
+    pub geojson_cache_bytes: u64,
+}
+
+impl Limits {
+    pub fn first_sample_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.first_sample_timeout_s.clamp(0.1, 86_400.0))
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -71,6 +86,7 @@ impl Default for Config {
             database_url: "sqlite://scil.db".into(),
             storage_dir: PathBuf::from("scil-data"),
             data_dir: None,
+            foxglove_bind: None,
             auth: AuthConfig::default(),
             limits: Limits::default(),
             telemetry: TelemetryConfig::default(),
@@ -84,6 +100,9 @@ impl Default for Limits {
             upload_max_bytes: 64 << 20,
             upload_max_rows: 2_000_000,
             document_max_bytes: 32 << 20,
+            first_sample_timeout_s: 60.0,
+            map_max_bytes: 16 << 20,
+            geojson_cache_bytes: 256 << 20,
         }
     }
 }
@@ -129,6 +148,9 @@ impl Config {
     pub fn apply_env(&mut self, get: impl Fn(&str) -> Option<String>) {
         if let Some(v) = get("SCIL_BIND") {
             self.bind = v;
+        }
+        if let Some(v) = get("SCIL_FOXGLOVE_BIND") {
+            self.foxglove_bind = Some(v);
         }
         if let Some(v) = get("DATABASE_URL") {
             self.database_url = v;
@@ -181,5 +203,8 @@ mod tests {
         assert_eq!(c.bind, "127.0.0.1:1");
         assert_eq!(c.auth.operator_tokens, ["a", "b", "c"]);
         assert!(toml::from_str::<Config>("bnid = 1").is_err());
+        assert_eq!(c.foxglove_bind, None);
+        let f: Config = toml::from_str("foxglove_bind = \"127.0.0.1:8765\"").unwrap();
+        assert_eq!(f.foxglove_bind.as_deref(), Some("127.0.0.1:8765"));
     }
 }

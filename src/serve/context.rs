@@ -15,7 +15,7 @@ use super::auth::{generate_token, Tokens};
 use super::config::Config;
 use super::error::{ApiError, ApiResult};
 use super::live::Hub;
-use super::runner::ActiveRun;
+use super::lifecycle::ActiveRun;
 use crate::ingest::health::SourceHealth as IngestHealth;
 use crate::map::Map;
 use crate::scenario::Scenario;
@@ -43,12 +43,16 @@ pub struct Inner {
     pub hub: Hub,
     pub runs: Mutex<HashMap<String, Arc<ActiveRun>>>,
     pub maps: Mutex<HashMap<String, Arc<Map>>>,
+    /// Generated `/maps/{id}/geojson` documents, bounded by `limits.geojson_cache_bytes`.
+    pub geojson: super::geojson_cache::GeoCache,
     pub carriers: Mutex<BTreeMap<String, CarrierStatus>>,
     /// Live ingest sources, by name (the latest run's source of each name), for `/metrics`.
     pub sources: Mutex<BTreeMap<String, IngestHealth>>,
     pub metrics: Metrics,
     pub started: Instant,
     pub upload_dir: PathBuf,
+    /// Sweeps run by the service (issue 13).
+    pub sweeps: super::sweeps::Registry,
 }
 
 /// Last known state of a target carrier (from the engine's commands in the latest run).
@@ -121,6 +125,7 @@ impl AppState {
             None
         };
         let upload_dir = config.storage_dir.join("uploads");
+        let geojson = super::geojson_cache::GeoCache::new(config.limits.geojson_cache_bytes);
         std::fs::create_dir_all(&upload_dir)
             .map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", upload_dir.display()))?;
         let state = AppState(Arc::new(Inner {
@@ -132,11 +137,13 @@ impl AppState {
             hub,
             runs: Mutex::new(HashMap::new()),
             maps: Mutex::new(HashMap::new()),
+            geojson,
             carriers: Mutex::new(BTreeMap::new()),
             sources: Mutex::new(BTreeMap::new()),
             metrics: Metrics::default(),
             started: Instant::now(),
             upload_dir,
+            sweeps: Default::default(),
         }));
         let n = state.store.fail_unfinished_runs(Utc::now()).await?;
         if n > 0 {
@@ -174,6 +181,14 @@ impl AppState {
                     self.store.upsert_scenario(&row).await?
                 }
                 Err(e) => tracing::warn!("bundled scenario {}: {e}", p.display()),
+            }
+        }
+        for p in files(&data.join("can"), "dbc") {
+            let bytes = std::fs::read(&p)?;
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            match super::dbcs::dbc_row(&stem(&p), &file_name(&p), text, true) {
+                Ok(row) => self.store.upsert_dbc(&row).await?,
+                Err(e) => tracing::warn!("bundled DBC {}: {e}", p.display()),
             }
         }
         for p in files(&data.join("replays"), "csv") {

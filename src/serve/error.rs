@@ -67,17 +67,27 @@ impl ApiError {
     }
 }
 
+/// A fresh id for one failed request: in the 5xx answer and in the log line with the detail.
+pub fn request_id() -> String {
+    uuid::Uuid::new_v4().simple().to_string()[..16].to_string()
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status();
-        if status.is_server_error() {
-            tracing::error!("{self:#}");
-        }
-        let mut r = (
-            status,
-            Json(json!({ "error": self.code(), "detail": self.to_string() })),
-        )
-            .into_response();
+        let body = if status.is_server_error() {
+            // Database and internal detail (SQL, paths, driver messages) only in the log.
+            let id = request_id();
+            tracing::error!(request_id = %id, "{self:#}");
+            json!({
+                "error": self.code(),
+                "detail": "internal error; the server log has the detail under this request id",
+                "request_id": id,
+            })
+        } else {
+            json!({ "error": self.code(), "detail": self.to_string() })
+        };
+        let mut r = (status, Json(body)).into_response();
         if status == StatusCode::UNAUTHORIZED {
             r.headers_mut().insert(
                 axum::http::header::WWW_AUTHENTICATE,
@@ -93,6 +103,9 @@ impl From<JsonRejection> for ApiError {
         match r {
             JsonRejection::JsonDataError(e) => ApiError::Unprocessable(e.body_text()),
             JsonRejection::MissingJsonContentType(e) => ApiError::BadRequest(e.body_text()),
+            other if other.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+                ApiError::PayloadTooLarge(other.body_text())
+            }
             other => ApiError::BadRequest(other.body_text()),
         }
     }
@@ -135,6 +148,66 @@ impl<T: serde::Serialize> IntoResponse for ApiJson<T> {
 #[derive(Debug, Clone, Copy, Default, axum::extract::FromRequestParts)]
 #[from_request(via(axum::extract::Query), rejection(ApiError))]
 pub struct ApiQuery<T>(pub T);
+
+/// Every error answer in the documented shape: axum's own rejections (a `Path` with bad
+/// percent-encoding, a body over the limit, a wrong content type, an unknown method) answer
+/// plain text; this middleware rewrites any 4xx/5xx that is not JSON into
+/// `{"error", "detail"}` with the same status (a body over the limit is always 413).
+pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let r = next.run(req).await;
+    let status = r.status();
+    if !(status.is_client_error() || status.is_server_error()) {
+        return r;
+    }
+    let is_json = r
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if is_json {
+        return r;
+    }
+    let (parts, body) = r.into_parts();
+    let text = axum::body::to_bytes(body, 4096)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+        .unwrap_or_default();
+    let too_large = text.contains("length limit exceeded");
+    let status = if too_large {
+        StatusCode::PAYLOAD_TOO_LARGE
+    } else {
+        status
+    };
+    let e = match status {
+        StatusCode::NOT_FOUND => ApiError::NotFound(text),
+        StatusCode::UNPROCESSABLE_ENTITY => ApiError::Unprocessable(text),
+        StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge(text),
+        StatusCode::UNAUTHORIZED => ApiError::Unauthorized(text),
+        StatusCode::FORBIDDEN => ApiError::Forbidden(text),
+        StatusCode::CONFLICT => ApiError::Conflict(text),
+        s if s.is_server_error() => ApiError::Internal(anyhow::anyhow!("{s}: {text}")),
+        _ => {
+            let code = match status {
+                StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+                StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
+                _ => "bad_request",
+            };
+            let detail = if text.is_empty() {
+                status.canonical_reason().unwrap_or("error").to_string()
+            } else {
+                text
+            };
+            let mut r = (status, Json(json!({ "error": code, "detail": detail }))).into_response();
+            for (k, v) in parts.headers.iter() {
+                if k == axum::http::header::ALLOW {
+                    r.headers_mut().insert(k, v.clone());
+                }
+            }
+            return r;
+        }
+    };
+    e.into_response()
+}
 
 /// Fallback for unknown API paths.
 pub async fn not_found_fallback(uri: axum::http::Uri) -> ApiError {

@@ -59,6 +59,11 @@ impl Hub {
         self.active.borrow().clone()
     }
 
+    /// A service-wide frame to every live client (sweep progress: `{"type":"sweep",…}`).
+    pub fn notice(&self, v: &Value) {
+        let _ = self.notices.send(frame(v));
+    }
+
     /// A database write failure, as an event frame to every live client.
     pub fn store_error(&self, msg: &str) {
         let f = json!({"type": "event", "run_id": null, "t": null,

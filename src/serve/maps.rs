@@ -10,13 +10,14 @@ use serde::Deserialize;
 use super::auth::{Operator, Reader};
 use super::context::{stem, valid_id, AppState};
 use super::error::{ApiError, ApiQuery, ApiResult};
+use super::geojson_cache::GeoCacheError;
 
-pub fn router(max_doc: u64) -> Router<AppState> {
+pub fn router(max_map: u64) -> Router<AppState> {
     Router::new()
         .route("/maps", get(list))
         .route(
             "/maps",
-            post(upload).layer(DefaultBodyLimit::max((max_doc + (1 << 20)) as usize)),
+            post(upload).layer(DefaultBodyLimit::max((max_map + (1 << 20)) as usize)),
         )
         .route("/maps/{id}", get(get_one))
         .route("/maps/{id}/geojson", get(geojson))
@@ -53,12 +54,15 @@ async fn geojson(
 ) -> ApiResult<Response> {
     let map = st.map(&id).await?;
     let wgs84 = q.wgs84.unwrap_or(false);
-    let v =
-        tokio::task::spawn_blocking(move || crate::map::lanes_geojson(&map.road_network, wgs84))
-            .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?
-            .map_err(|e| ApiError::Unprocessable(format!("map '{id}': {e}")))?;
-    Ok(axum::Json(v).into_response())
+    let bytes = st.geojson.get(&id, map, wgs84).await.map_err(|e| match e {
+        GeoCacheError::Map(e) => ApiError::Unprocessable(format!("map '{id}': {e}")),
+        GeoCacheError::Internal(e) => ApiError::Internal(anyhow::anyhow!("geojson of '{id}': {e}")),
+    })?;
+    Ok((
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        bytes,
+    )
+        .into_response())
 }
 
 /// Multipart: `file` (the .xodr), optional `id` (default: the file name's stem).
@@ -75,8 +79,12 @@ async fn upload(
             "file" => {
                 let name = super::replays::display_name(field.file_name().unwrap_or("map.xodr"));
                 let bytes = field.bytes().await?;
-                if bytes.len() as u64 > st.config.limits.document_max_bytes {
-                    return Err(ApiError::PayloadTooLarge("map too large".into()));
+                let max = st.config.limits.map_max_bytes;
+                if bytes.len() as u64 > max {
+                    return Err(ApiError::PayloadTooLarge(format!(
+                        "map '{name}' is {} bytes; the limit is {max} (limits.map_max_bytes)",
+                        bytes.len()
+                    )));
                 }
                 let xml = String::from_utf8(bytes.to_vec())
                     .map_err(|_| ApiError::Unprocessable("map is not UTF-8 text".into()))?;

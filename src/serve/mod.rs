@@ -2,8 +2,9 @@
 //! live WebSocket, bearer-token auth.
 //!
 //! Layout: one module per API resource, each with its own `router()` ([`runs`], [`replays`],
-//! [`scenarios`], [`maps`], [`carriers`], [`health`], [`metrics`], [`live`], [`openapi`]);
-//! [`runner`] owns the run lifecycle and the engine task; [`context`] the shared state;
+//! [`scenarios`], [`maps`], [`carriers`], [`health`], [`metrics`], [`live`], [`sweeps`], [`openapi`]);
+//! [`lifecycle`] owns a run's HTTP lifecycle (the run itself is [`crate::run`]'s session, with
+//! the service's sinks in [`run_sinks`] and its health frames in [`run_health`]); [`context`] the shared state;
 //! [`error`] the one error type; [`auth`] the roles; [`config`] the TOML file and environment.
 //! Persistence is [`crate::store`].
 
@@ -11,16 +12,23 @@ pub mod auth;
 pub mod carriers;
 pub mod config;
 pub mod context;
+pub mod dbcs;
 pub mod error;
+pub mod exports;
+pub mod foxglove;
+pub mod geojson_cache;
 pub mod health;
 pub mod live;
 pub mod maps;
 pub mod metrics;
 pub mod openapi;
 pub mod replays;
-pub mod runner;
+pub mod lifecycle;
+pub mod run_health;
+pub mod run_sinks;
 pub mod runs;
 pub mod scenarios;
+pub mod sweeps;
 pub mod web;
 
 use std::net::SocketAddr;
@@ -38,23 +46,27 @@ use clap::Args;
 pub use config::Config;
 pub use context::AppState;
 
-use crate::replay::Speed;
-use runner::{NewRun, RunSource};
+use crate::run::Pace;
+use lifecycle::{self as runner, NewRun, RunSource};
 
 /// The whole HTTP application.
 pub fn app(state: AppState) -> Router {
     let limits = &state.config.limits;
     let api = Router::new()
         .merge(runs::router())
+        .merge(exports::router())
         .merge(replays::router(limits.upload_max_bytes))
         .merge(scenarios::router())
-        .merge(maps::router(limits.document_max_bytes))
+        .merge(maps::router(limits.map_max_bytes))
         .merge(carriers::router())
+        .merge(dbcs::router())
         .merge(health::router())
         .merge(metrics::router())
         .merge(live::router())
+        .merge(sweeps::router())
         .merge(openapi::router())
-        .fallback(error::not_found_fallback);
+        .fallback(error::not_found_fallback)
+        .layer(axum::middleware::from_fn(error::json_errors));
     Router::new()
         .nest("/api/v1", api)
         .merge(dashboard())
@@ -80,6 +92,9 @@ pub struct Server {
     pub addr: SocketAddr,
     pub state: AppState,
     pub task: tokio::task::JoinHandle<std::io::Result<()>>,
+    /// The Foxglove live view when `config.foxglove_bind` is set (issue 14). The run layer
+    /// publishes through `foxglove.hub.tap(encoder)`.
+    pub foxglove: Option<foxglove::FoxgloveServer>,
 }
 
 /// Starts the state and binds `config.bind` (port 0 = ephemeral); serves in the background.
@@ -88,6 +103,10 @@ pub async fn spawn(config: Config) -> anyhow::Result<Server> {
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.bind))?;
     let addr = listener.local_addr()?;
+    let fox = match &config.foxglove_bind {
+        Some(b) => Some(foxglove::spawn(b, foxglove::FoxgloveHub::new(4096)).await?),
+        None => None,
+    };
     let state = AppState::start(config).await?;
     let router = app(state.clone());
     let task = tokio::spawn(async move {
@@ -95,7 +114,12 @@ pub async fn spawn(config: Config) -> anyhow::Result<Server> {
             .with_graceful_shutdown(shutdown_signal())
             .await
     });
-    Ok(Server { addr, state, task })
+    Ok(Server {
+        addr,
+        state,
+        task,
+        foxglove: fox,
+    })
 }
 
 /// Ctrl-C or SIGTERM (systemd, `docker stop`).
@@ -130,6 +154,10 @@ pub struct ServeArgs {
     /// Database URL: sqlite://FILE or postgres://… (overrides the file and DATABASE_URL).
     #[arg(long)]
     pub database_url: Option<String>,
+    /// Foxglove/Lichtblick live view: `foxglove.websocket.v1` server address (e.g.
+    /// 127.0.0.1:8765; overrides the file's `foxglove_bind` and SCIL_FOXGLOVE_BIND).
+    #[arg(long)]
+    pub foxglove: Option<String>,
     /// Demo: loop the bundled 30 km/h CPNA replay in real time, a new run every loop.
     #[arg(long)]
     pub demo: bool,
@@ -140,6 +168,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let mut config = Config::load(args.config.as_deref())?;
     if let Some(b) = args.bind {
         config.bind = b;
+    }
+    if let Some(f) = args.foxglove {
+        config.foxglove_bind = Some(f);
     }
     if let Some(u) = args.database_url {
         config.database_url = u;
@@ -155,9 +186,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .with_writer(std::io::stderr)
             .try_init();
     }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let rt = crate::run::runtime()?;
     rt.block_on(async move {
         let server = spawn(config).await?;
         let st = &server.state;
@@ -166,6 +195,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             server.addr,
             st.store.backend()
         );
+        if let Some(f) = &server.foxglove {
+            eprintln!(
+                "scil serve: Foxglove/Lichtblick live view at ws://{} (foxglove.websocket.v1)",
+                f.addr
+            );
+        }
         if let Some(t) = &st.generated_operator_token {
             eprintln!("scil serve: no operator token configured; generated one for this process:");
             eprintln!("  SCIL_OPERATOR_TOKEN={t}");
@@ -196,7 +231,8 @@ pub async fn demo_loop(st: AppState) {
                         replay_id: "cpna75_30kmh".into(),
                         file_name: "cpna75_30kmh.csv".into(),
                     },
-                    speed: Speed::Factor(1.0),
+                    can: None,
+                    speed: Pace::Factor(1.0),
                     carriers: Vec::new(),
                 },
             )

@@ -39,7 +39,7 @@ fn id_param() -> Value {
 
 pub fn document() -> Value {
     let run_ref = json!({"$ref": "#/components/schemas/Run"});
-    json!({
+    let mut doc = json!({
         "openapi": "3.0.3",
         "info": {
             "title": "scil service API",
@@ -64,6 +64,9 @@ pub fn document() -> Value {
                 {"name": "to", "in": "query", "schema": {"type": "number"}, "description": "sample time ≤ to (s)"},
                 {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["json", "csv"]}},
                 {"name": "limit", "in": "query", "schema": {"type": "integer"}}]}))},
+            "/runs/{id}/telemetry.parquet": {"get": op("Telemetry as Parquet (snappy; columns as the telemetry rows)", "runs", false, "200", json!({"parameters": id_param()}))},
+            "/runs/{id}/events.parquet": {"get": op("Events as Parquet (payload as JSON text)", "runs", false, "200", json!({"parameters": id_param()}))},
+            "/runs/{id}/export.mcap": {"get": op("The run as MCAP with Foxglove well-known schemas (JSON), from stored telemetry and events", "runs", false, "200", json!({"parameters": id_param()}))},
             "/runs/{id}/live": {"get": op("WebSocket: live frames of one run", "live", false, "101", json!({"parameters": id_param()}))},
             "/live": {"get": op("WebSocket: live frames of the active run (switches when a new run starts)", "live", false, "101", json!({}))},
             "/replays": {
@@ -129,5 +132,27 @@ pub fn document() -> Value {
                 "RunResponse": run_ref
             }
         }
-    })
+    });
+    if let Some(paths) = doc["paths"].as_object_mut() {
+        paths.extend(sweep_paths());
+    }
+    doc
+}
+
+/// `/sweeps` (issue 13), kept apart from the main document (the `json!` recursion limit).
+fn sweep_paths() -> serde_json::Map<String, Value> {
+    let create = json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["scenario_id"], "properties": {
+        "scenario_id": {"type": "string"}, "replays": {"type": "array", "items": {"type": "string"}}, "sim_vut_speed": {"type": "array", "items": {"type": "number"}},
+        "vary": {"type": "array", "items": {"type": "string"}, "example": ["method=predicted,at_sample", "noise.pos=0,0.05"]},
+        "repeat": {"type": "integer", "minimum": 1}, "seed": {"type": "integer"}, "jobs": {"type": "integer"}}}}}}});
+    let mut m = serde_json::Map::new();
+    m.insert("/sweeps".into(), json!({
+        "get": op("Sweeps of this process, newest first (progress summaries)", "sweeps", false, "200", json!({})),
+        "post": op("Start a sweep in the background: the Cartesian product of `vary` × `repeat` seeds over `replays` (or `sim_vut_speed`); unknown keys, empty lists and grids above the limit are 422 before anything runs; progress as `{\"type\":\"sweep\"}` frames on the live WebSocket", "sweeps", true, "202", create),
+    }));
+    m.insert("/sweeps/{id}".into(), json!({"get": op("A sweep: progress, rows, Table 2, the report's SVG plots and links to report.html and results.csv", "sweeps", false, "200", json!({"parameters": id_param()}))}));
+    m.insert("/sweeps/{id}/cancel".into(), json!({"post": op("Stop starting runs; the report covers what finished", "sweeps", true, "200", json!({"parameters": id_param()}))}));
+    m.insert("/sweeps/{id}/report.html".into(), json!({"get": op("The self-contained HTML report (409 while running)", "sweeps", false, "200", json!({"parameters": id_param()}))}));
+    m.insert("/sweeps/{id}/results.csv".into(), json!({"get": op("One row per run (409 while running)", "sweeps", false, "200", json!({"parameters": id_param()}))}));
+    m
 }

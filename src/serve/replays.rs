@@ -18,9 +18,9 @@ use tokio::io::AsyncWriteExt;
 use super::auth::{Operator, Reader};
 use super::context::AppState;
 use super::error::{ApiError, ApiResult};
-use super::runner::{self, NewRun, RunSource};
+use super::lifecycle::{self as runner, NewRun, RunSource};
 use super::runs::{run_json, SpeedArg};
-use crate::ingest::csv::{BadRowPolicy, CsvSource};
+use crate::ingest::csv::{BadRowPolicy, CsvError, CsvSource};
 use crate::store::ReplayRow;
 
 pub fn router(max_upload: u64) -> Router<AppState> {
@@ -144,15 +144,21 @@ async fn upload(
             "scenario '{scenario_id}' does not exist"
         )));
     }
-    // The header must map to the fields a replay needs.
+    // The header must map to the fields a replay needs, and every row must be readable and
+    // physically plausible; errors name the uploaded file, never the stored path.
     let path = up.path.clone();
     let name = up.name.clone();
-    tokio::task::spawn_blocking(move || {
-        CsvSource::open(&path, &[], BadRowPolicy::Stop).map(|_| ())
+    tokio::task::spawn_blocking(move || -> Result<(), CsvError> {
+        let mut src =
+            CsvSource::open_as(&path, std::path::Path::new(&name), &[], BadRowPolicy::Stop)?;
+        match src.find_map(Result::err) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     })
     .await
     .map_err(|e| anyhow::anyhow!("{e}"))?
-    .map_err(|e| ApiError::Unprocessable(format!("{name}: line {}: {}", e.line, e.reason)))?;
+    .map_err(|e| ApiError::Unprocessable(e.to_string()))?;
     let replay_id = format!(
         "upload-{}",
         &uuid::Uuid::new_v4().simple().to_string()[..12]
@@ -180,6 +186,7 @@ async fn upload(
                 replay_id: replay_id.clone(),
                 file_name: up.name,
             },
+            can: None,
             speed,
             carriers: Vec::new(),
         },

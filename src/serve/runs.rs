@@ -11,8 +11,8 @@ use serde_json::{json, Value};
 use super::auth::{Operator, Reader};
 use super::context::AppState;
 use super::error::{ApiError, ApiJson, ApiQuery, ApiResult};
-use super::runner::{self, CarrierSpec, NewRun, RunSource};
-use crate::replay::Speed;
+use super::lifecycle::{self as runner, CarrierSpec, NewRun, RunSource};
+use crate::run::{CanSpec, Pace};
 use crate::store::RunRow;
 
 pub fn router() -> Router<AppState> {
@@ -54,14 +54,11 @@ pub enum SpeedArg {
 }
 
 impl SpeedArg {
-    pub fn parse(s: Option<&SpeedArg>) -> ApiResult<Speed> {
+    pub fn parse(s: Option<&SpeedArg>) -> ApiResult<Pace> {
         match s {
-            None => Ok(Speed::Factor(1.0)),
-            Some(SpeedArg::Factor(f)) if f.is_finite() && *f > 0.0 => Ok(Speed::Factor(*f)),
-            Some(SpeedArg::Factor(f)) => Err(ApiError::Unprocessable(format!(
-                "speed must be positive, got {f}"
-            ))),
-            Some(SpeedArg::Text(t)) => t.parse::<Speed>().map_err(ApiError::Unprocessable),
+            None => Ok(Pace::Factor(1.0)),
+            Some(SpeedArg::Factor(f)) => Pace::factor_checked(*f).map_err(ApiError::Unprocessable),
+            Some(SpeedArg::Text(t)) => t.parse::<Pace>().map_err(ApiError::Unprocessable),
         }
     }
 }
@@ -84,6 +81,10 @@ pub struct CreateRun {
     /// Real carriers dispatched over ISO 22133: `[{"name":"carrier-1","address":"HOST:PORT"}]`.
     #[serde(default)]
     pub carriers: Vec<CarrierSpec>,
+    /// CAN fused with the INS source: `{"kind":"cannelloni","bind":"0.0.0.0:20000","dbc":"vut"}`
+    /// or `{"kind":"socketcan","iface":"can0","dbc":"vut"}` (`dbc`: a registered DBC id).
+    #[serde(default)]
+    pub can: Option<CanSpec>,
     #[serde(default)]
     pub speed: Option<SpeedArg>,
     /// Arm and start at once.
@@ -117,8 +118,8 @@ async fn source_for(st: &AppState, replay: &str) -> ApiResult<RunSource> {
         });
     }
     if let Some(run) = st.store.get_run(replay).await? {
-        if let Ok(src) = serde_json::from_str::<RunSource>(&run.source) {
-            return Ok(src);
+        if let Ok(src) = serde_json::from_str::<runner::StoredSource>(&run.source) {
+            return Ok(src.ins);
         }
     }
     Err(ApiError::Unprocessable(format!(
@@ -151,21 +152,25 @@ async fn create(
             })?
         }
     };
-    let mut row = runner::create(
-        &st,
-        NewRun {
-            scenario_id: req.scenario_id,
-            map_id: req.map_id,
-            source,
-            speed,
-            carriers: req.carriers,
-        },
-    )
-    .await?;
-    if req.start {
-        runner::arm(&st, &row.id).await?;
-        row = runner::start(&st, &row.id).await?;
+    if matches!(req.can, Some(CanSpec::Candump { .. })) {
+        return Err(ApiError::Unprocessable(
+            "a service run fuses live CAN (cannelloni or socketcan), not a log file".into(),
+        ));
     }
+    let new = NewRun {
+        scenario_id: req.scenario_id,
+        map_id: req.map_id,
+        source,
+        can: req.can,
+        speed,
+        carriers: req.carriers,
+    };
+    // With start: created, armed and started at once, or nothing is left behind.
+    let row = if req.start {
+        runner::create_and_start(&st, new).await?
+    } else {
+        runner::create(&st, new).await?
+    };
     Ok((StatusCode::CREATED, axum::Json(run_json(&row))).into_response())
 }
 
@@ -328,6 +333,7 @@ async fn telemetry(
                     r.lane_id.map(|l| l.to_string()).unwrap_or_default(),
                     o(r.road_s),
                     o(r.road_t),
+                    o(r.wheel_speed_mps),
                 ]);
             }
             let body = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;

@@ -50,9 +50,58 @@ macro_rules! on_db {
     };
 }
 
+/// `INSERT INTO telemetry … ON CONFLICT (run_id, seq) DO NOTHING` for one chunk (idempotent,
+/// so a batch can be retried).
+macro_rules! telemetry_insert {
+    ($DB:ident, $chunk:expr) => {{
+        let mut qb =
+            QueryBuilder::<$DB>::new(format!("INSERT INTO telemetry ({TELEMETRY_COLUMNS}) "));
+        qb.push_values($chunk, |mut b, r: &TelemetryRow| {
+            b.push_bind(r.run_id.as_str())
+                .push_bind(r.seq)
+                .push_bind(r.t)
+                .push_bind(r.vehicle.as_str())
+                .push_bind(r.kind.as_str())
+                .push_bind(r.x)
+                .push_bind(r.y)
+                .push_bind(r.yaw)
+                .push_bind(r.speed_mps)
+                .push_bind(r.steering_wheel_deg)
+                .push_bind(r.brake_light)
+                .push_bind(r.road_id.as_deref())
+                .push_bind(r.lane_id)
+                .push_bind(r.road_s)
+                .push_bind(r.road_t)
+                .push_bind(r.wheel_speed_mps);
+        });
+        qb.push(" ON CONFLICT (run_id, seq) DO NOTHING");
+        qb
+    }};
+}
+
+// After the macro: the module uses it.
+pub mod dbcs;
+pub use dbcs::DbcRow;
+
 pub type StoreResult<T> = Result<T, sqlx::Error>;
 
-/// Rows per INSERT statement (15 columns → 15 000 bind parameters, below SQLite's 32 766 and
+/// Longest stored run error / abort reason, bytes: a 100 KB reason was stored and returned by
+/// every `GET /runs`.
+pub const MAX_REASON_BYTES: usize = 1024;
+
+/// `reason` cut to [`MAX_REASON_BYTES`] (on a character boundary, marked with `…`).
+pub fn bound_reason(reason: &str) -> String {
+    if reason.len() <= MAX_REASON_BYTES {
+        return reason.to_string();
+    }
+    let mut end = MAX_REASON_BYTES - '…'.len_utf8();
+    while !reason.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &reason[..end])
+}
+
+/// Rows per INSERT statement (16 columns → 16 000 bind parameters, below SQLite's 32 766 and
 /// PostgreSQL's 65 535).
 pub const TELEMETRY_ROWS_PER_STATEMENT: usize = 1000;
 
@@ -153,10 +202,12 @@ pub struct TelemetryRow {
     pub lane_id: Option<i32>,
     pub road_s: Option<f64>,
     pub road_t: Option<f64>,
+    /// Mean wheel speed from CAN, m/s.
+    pub wheel_speed_mps: Option<f64>,
 }
 
 pub const TELEMETRY_COLUMNS: &str = "run_id, seq, t, vehicle, kind, x, y, yaw, speed_mps, \
-     steering_wheel_deg, brake_light, road_id, lane_id, road_s, road_t";
+     steering_wheel_deg, brake_light, road_id, lane_id, road_s, road_t, wheel_speed_mps";
 
 /// A connected, migrated store.
 #[derive(Clone, Debug)]
@@ -357,7 +408,7 @@ impl Store {
             .bind(&r.map_id)
             .bind(&r.source)
             .bind(r.speed)
-            .bind(&r.error)
+            .bind(r.error.as_deref().map(bound_reason))
             .bind(r.created_at)
             .bind(r.armed_at)
             .bind(r.started_at)
@@ -377,7 +428,7 @@ impl Store {
             )
             .bind(&r.id)
             .bind(&r.state)
-            .bind(&r.error)
+            .bind(r.error.as_deref().map(bound_reason))
             .bind(r.armed_at)
             .bind(r.started_at)
             .bind(r.finished_at)
@@ -492,6 +543,50 @@ impl Store {
         })
     }
 
+    /// Writes events and telemetry rows in ONE transaction (events are never stored twice: a
+    /// failed batch leaves nothing behind and is retried whole). On failure the connection is
+    /// not returned to the pool but closed: a connection whose COMMIT or ROLLBACK failed (disk
+    /// full) can keep SQLite's write lock, and every later writer then saw "database is locked"
+    /// for minutes after the space came back. Closing it releases the lock.
+    pub async fn write_batch(&self, events: &[NewEvent], rows: &[TelemetryRow]) -> StoreResult<()> {
+        if events.is_empty() && rows.is_empty() {
+            return Ok(());
+        }
+        on_db!(&self.db, |p, DB| {
+            use sqlx::Connection;
+            let mut conn = p.acquire().await?;
+            let res = async {
+                let mut tx = conn.begin().await?;
+                for chunk in events.chunks(1000) {
+                    let mut qb = QueryBuilder::<DB>::new(
+                        "INSERT INTO events (run_id, t, kind, payload, created_at) ",
+                    );
+                    qb.push_values(chunk, |mut b, e| {
+                        b.push_bind(e.run_id.as_deref())
+                            .push_bind(e.t)
+                            .push_bind(e.kind.as_str())
+                            .push_bind(e.payload.as_str())
+                            .push_bind(e.created_at);
+                    });
+                    qb.build().execute(&mut *tx).await?;
+                }
+                for chunk in rows.chunks(TELEMETRY_ROWS_PER_STATEMENT) {
+                    telemetry_insert!(DB, chunk)
+                        .build()
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                tx.commit().await
+            }
+            .await;
+            if res.is_err() {
+                let raw = conn.detach();
+                let _ = raw.close().await;
+            }
+            res
+        })
+    }
+
     // ---- telemetry ----
 
     /// Inserts telemetry rows in one transaction with multi-row INSERTs. Idempotent: rows already
@@ -503,28 +598,10 @@ impl Store {
         on_db!(&self.db, |p, DB| {
             let mut tx = p.begin().await?;
             for chunk in rows.chunks(TELEMETRY_ROWS_PER_STATEMENT) {
-                let mut qb = QueryBuilder::<DB>::new(format!(
-                    "INSERT INTO telemetry ({TELEMETRY_COLUMNS}) "
-                ));
-                qb.push_values(chunk, |mut b, r| {
-                    b.push_bind(r.run_id.as_str())
-                        .push_bind(r.seq)
-                        .push_bind(r.t)
-                        .push_bind(r.vehicle.as_str())
-                        .push_bind(r.kind.as_str())
-                        .push_bind(r.x)
-                        .push_bind(r.y)
-                        .push_bind(r.yaw)
-                        .push_bind(r.speed_mps)
-                        .push_bind(r.steering_wheel_deg)
-                        .push_bind(r.brake_light)
-                        .push_bind(r.road_id.as_deref())
-                        .push_bind(r.lane_id)
-                        .push_bind(r.road_s)
-                        .push_bind(r.road_t);
-                });
-                qb.push(" ON CONFLICT (run_id, seq) DO NOTHING");
-                qb.build().execute(&mut *tx).await?;
+                telemetry_insert!(DB, chunk)
+                    .build()
+                    .execute(&mut *tx)
+                    .await?;
             }
             tx.commit().await
         })
@@ -579,5 +656,17 @@ impl Store {
         on_db!(&self.db, |p, DB| {
             sqlx::query(sql).execute(p).await.map(|r| r.rows_affected())
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn reasons_are_bounded_on_a_char_boundary() {
+        let long = "é".repeat(100_000);
+        let b = super::bound_reason(&long);
+        assert!(b.len() <= super::MAX_REASON_BYTES, "{}", b.len());
+        assert!(b.ends_with('…'));
+        assert_eq!(super::bound_reason("short"), "short");
     }
 }

@@ -5,12 +5,21 @@
 //!   database is failing, so the channel stays free.
 //! * A batch is written when it reaches `batch_rows` or `max_delay` has passed since the first
 //!   buffered row, or when someone asks for a [`Writer::flush`].
-//! * On a database error the batch stays in the buffer and is retried with exponential backoff
-//!   (100 ms doubling to 5 s). Every failure is counted ([`WriterStats::errors`]) and reported
-//!   through the `on_error` callback (the service turns it into an event and a health entry).
-//! * Only if the buffer exceeds `max_buffer_rows` (a long outage) are the oldest rows dropped —
-//!   counted in [`WriterStats::dropped`] and reported, never silent. A full channel (the writer
-//!   task not keeping up at all) is counted the same way by [`Writer::send_telemetry`].
+//! * A batch — its events and telemetry rows — is ONE transaction ([`Store::write_batch`]): a
+//!   failure leaves nothing behind (events were stored twice when they had their own
+//!   transaction), the connection that failed is closed rather than pooled (it could hold
+//!   SQLite's write lock: "database is locked" for minutes after a full disk), and the batch
+//!   stays in the buffer to be retried with exponential backoff (100 ms doubling to 5 s).
+//!   Every failure is counted ([`WriterStats::errors`]) and reported through `on_error`; the
+//!   outage is stored as one `store_error` event and its end as one `store_recovered` event
+//!   (failures, rows held, seconds).
+//! * The buffer is bounded (`max_buffer_rows`): beyond it the oldest rows are dropped, and so
+//!   are rows refused by a full channel ([`Writer::send_telemetry`]); either way the loss is
+//!   counted ([`WriterStats::dropped`]) and stored as a `telemetry_lost` event per run with the
+//!   row count and sequence range — never silent.
+//! * [`Writer::flush`] is the "committed" signal: it returns true only once everything queued
+//!   before the call is committed (lost rows accounted for by their committed `telemetry_lost`
+//!   event), false on timeout (the rows stay buffered and keep being retried).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -34,7 +43,8 @@ impl Default for WriterConfig {
             channel: 65_536,
             batch_rows: 5_000,
             max_delay: Duration::from_millis(100),
-            max_buffer_rows: 2_000_000,
+            // ~200 bytes a row: about 100 MB at most during an outage.
+            max_buffer_rows: 500_000,
         }
     }
 }
@@ -51,6 +61,71 @@ pub struct WriterStats {
     /// Milliseconds since the writer started at the last successful write.
     pub last_ok_ms: AtomicU64,
     pub last_error: Mutex<Option<String>>,
+    /// Rows refused by a full channel, per run, not yet turned into a `telemetry_lost` event.
+    refused: Mutex<std::collections::BTreeMap<String, Lost>>,
+}
+
+/// Rows of one run that were lost: how many and their sequence range.
+#[derive(Debug, Clone, Copy)]
+struct Lost {
+    rows: u64,
+    first_seq: i64,
+    last_seq: i64,
+}
+
+impl Lost {
+    fn add(entry: Option<&mut Lost>, seq: i64) -> Option<Lost> {
+        match entry {
+            Some(l) => {
+                l.rows += 1;
+                l.first_seq = l.first_seq.min(seq);
+                l.last_seq = l.last_seq.max(seq);
+                None
+            }
+            None => Some(Lost {
+                rows: 1,
+                first_seq: seq,
+                last_seq: seq,
+            }),
+        }
+    }
+}
+
+fn note_lost(map: &mut std::collections::BTreeMap<String, Lost>, run_id: &str, seq: i64) {
+    if let Some(new) = Lost::add(map.get_mut(run_id), seq) {
+        map.insert(run_id.to_string(), new);
+    }
+}
+
+fn lost_events(
+    map: std::collections::BTreeMap<String, Lost>,
+    reason: &str,
+) -> impl Iterator<Item = NewEvent> + '_ {
+    map.into_iter().map(move |(run_id, l)| NewEvent {
+        run_id: Some(run_id.clone()),
+        t: None,
+        kind: "telemetry_lost".into(),
+        payload: serde_json::json!({
+            "event": "telemetry_lost",
+            "run_id": run_id,
+            "rows": l.rows,
+            "first_seq": l.first_seq,
+            "last_seq": l.last_seq,
+            "reason": reason,
+        })
+        .to_string(),
+        created_at: chrono::Utc::now(),
+    })
+}
+
+fn store_event(kind: &str, payload: serde_json::Value) -> NewEvent {
+    NewEvent {
+        run_id: None,
+        t: None,
+        kind: kind.into(),
+        payload: payload.to_string(),
+        created_at: chrono::Utc::now(),
+    }
 }
 
 enum Item {
@@ -84,11 +159,24 @@ impl Writer {
     pub fn send_telemetry(&self, row: TelemetryRow) -> bool {
         match self.tx.try_send(Item::Telemetry(row)) {
             Ok(()) => true,
-            Err(_) => {
+            Err(e) => {
+                let row = match e {
+                    mpsc::error::TrySendError::Full(Item::Telemetry(r))
+                    | mpsc::error::TrySendError::Closed(Item::Telemetry(r)) => r,
+                    _ => return false,
+                };
                 self.stats.dropped.fetch_add(1, Ordering::Relaxed);
+                if let Ok(mut m) = self.stats.refused.lock() {
+                    note_lost(&mut m, &row.run_id, row.seq);
+                }
                 false
             }
         }
+    }
+
+    /// Rows lost so far (buffer overflow or full channel), each also in a `telemetry_lost` event.
+    pub fn lost_rows(&self) -> u64 {
+        self.stats.dropped.load(Ordering::Relaxed)
     }
 
     /// Queues a telemetry row, waiting for room in the channel (back-pressure; benchmarks).
@@ -106,8 +194,10 @@ impl Writer {
         }
     }
 
-    /// Waits until everything queued before this call is written (or `timeout` passes: then
-    /// false, and the rows stay buffered for later retries).
+    /// The "committed" signal: waits until everything queued before this call is committed in
+    /// the database (rows lost to an overflow are accounted for by a committed `telemetry_lost`
+    /// event). False when `timeout` passes first: the rows stay buffered and are retried. The
+    /// run layer marks a run `finished` only after this returned true.
     pub async fn flush(&self, timeout: Duration) -> bool {
         let (tx, rx) = oneshot::channel();
         if self.tx.send(Item::Flush(tx)).await.is_err() {
@@ -138,6 +228,8 @@ async fn run(
     let mut retry_at: Option<Instant> = None;
     let mut backoff = Duration::from_millis(100);
     let mut open = true;
+    // The current outage: (first failure, failures, first error).
+    let mut outage: Option<(Instant, u64)> = None;
     loop {
         // Wait for input or for the next deadline (batch age or retry time).
         let deadline = match (first_buffered, retry_at) {
@@ -184,13 +276,31 @@ async fn run(
         if (!tel.is_empty() || !evs.is_empty()) && first_buffered.is_none() {
             first_buffered = Some(Instant::now());
         }
-        // Cap the buffer during a long outage: drop the oldest rows, counted and reported.
+        // Cap the buffer during a long outage: drop the oldest rows, counted, reported and
+        // stored as `telemetry_lost` events.
         if tel.len() > cfg.max_buffer_rows {
             let n = tel.len() - cfg.max_buffer_rows;
-            tel.drain(..n);
+            let mut lost = std::collections::BTreeMap::new();
+            for r in tel.drain(..n) {
+                note_lost(&mut lost, &r.run_id, r.seq);
+            }
+            evs.extend(lost_events(
+                lost,
+                "writer buffer full (database unavailable)",
+            ));
             stats.dropped.fetch_add(n as u64, Ordering::Relaxed);
             if let Some(h) = &on_error {
                 h(&format!("telemetry buffer full: dropped {n} oldest rows"));
+            }
+        }
+        let refused = match stats.refused.lock() {
+            Ok(mut m) if !m.is_empty() => std::mem::take(&mut *m),
+            _ => Default::default(),
+        };
+        if !refused.is_empty() {
+            evs.extend(lost_events(refused, "writer channel full"));
+            if first_buffered.is_none() {
+                first_buffered = Some(Instant::now());
             }
         }
         stats
@@ -211,13 +321,39 @@ async fn run(
                 continue;
             }
             let n = tel.len().min(cfg.batch_rows * 4);
-            let res = async {
-                store.insert_events(&evs).await?;
-                store.insert_telemetry(&tel[..n]).await
-            }
-            .await;
+            let res = store.write_batch(&evs, &tel[..n]).await;
             match res {
                 Ok(()) => {
+                    if let Some((since, failures)) = outage.take() {
+                        let secs = since.elapsed().as_secs_f64();
+                        tracing::info!(failures, secs, "database writes recovered");
+                        stats
+                            .events_written
+                            .fetch_add(evs.len() as u64, Ordering::Relaxed);
+                        stats.last_ok_ms.store(
+                            started.elapsed().as_millis().max(1) as u64,
+                            Ordering::Relaxed,
+                        );
+                        evs.clear();
+                        evs.push(store_event(
+                            "store_recovered",
+                            serde_json::json!({
+                                "event": "store_recovered",
+                                "failures": failures,
+                                "outage_s": (secs * 1000.0).round() / 1000.0,
+                                "rows_written_on_recovery": n,
+                                "rows_still_buffered": tel.len() - n,
+                            }),
+                        ));
+                        // Not part of the committed batch: written with the next one.
+                        stats.rows_written.fetch_add(n as u64, Ordering::Relaxed);
+                        stats.batches.fetch_add(1, Ordering::Relaxed);
+                        tel.drain(..n);
+                        first_buffered = Some(Instant::now() - cfg.max_delay);
+                        retry_at = None;
+                        backoff = Duration::from_millis(100);
+                        continue;
+                    }
                     stats.rows_written.fetch_add(n as u64, Ordering::Relaxed);
                     stats
                         .events_written
@@ -250,19 +386,23 @@ async fn run(
                         backoff.as_millis()
                     );
                     tracing::warn!("{msg}");
-                    *stats.last_error.lock().unwrap() = Some(msg.clone());
+                    if let Ok(mut l) = stats.last_error.lock() {
+                        *l = Some(msg.clone());
+                    }
                     if let Some(h) = &on_error {
                         h(&msg);
                     }
-                    // Persisted too, once the database answers again.
-                    evs.push(NewEvent {
-                        run_id: None,
-                        t: None,
-                        kind: "store_error".into(),
-                        payload: serde_json::json!({"event": "store_error", "detail": msg})
-                            .to_string(),
-                        created_at: chrono::Utc::now(),
-                    });
+                    match &mut outage {
+                        Some((_, failures)) => *failures += 1,
+                        None => {
+                            outage = Some((Instant::now(), 1));
+                            // Persisted once per outage, when the database answers again.
+                            evs.push(store_event(
+                                "store_error",
+                                serde_json::json!({"event": "store_error", "detail": msg}),
+                            ));
+                        }
+                    }
                     retry_at = Some(Instant::now() + backoff);
                     backoff = (backoff * 2).min(Duration::from_secs(5));
                 }

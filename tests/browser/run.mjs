@@ -129,6 +129,13 @@ async function main() {
   await test('e-stop visible while running', async () => {
     assert(await page.isVisible('#estop'), 'ABORT button hidden while running');
   });
+  await test('Results tab says "results when the run ends" for the running run', async () => {
+    await page.click('[data-tab=results]');
+    await page.waitForFunction(() => /results when the run ends/.test(document.querySelector('#detail')?.textContent ?? ''), null, { timeout: 5000 });
+    const bad = await page.evaluate(() => document.querySelector('#detail .bad')?.textContent ?? '');
+    assert(!bad, `error shown: ${bad}`);
+    await page.click('[data-tab=live]');
+  });
 
   await test('VUT marker moves on the map', async () => {
     await page.waitForFunction(() => window.__scil.L.vut != null, null, { timeout: 15000 });
@@ -246,6 +253,37 @@ async function main() {
     const series = await page.evaluate(() => document.querySelectorAll('#cmp-speed .u-legend .u-series').length);
     assert(series >= 3, `overlay plot has ${series - 1} runs`);
     await page.screenshot({ path: SHOT.replace(/\.png$/, '-results.png') });
+  });
+
+  if (!MOCK) await test('analysis: a sweep from the dashboard, progress over the WebSocket, plots and table', async () => {
+    await page.click('[data-tab=analysis]');
+    await page.waitForFunction(() => document.querySelectorAll('#sw-replays input').length >= 3
+      && [...document.querySelectorAll('#sw-scenario option')].some((o) => o.value === 'cpna75_30kmh'), null, { timeout: 10000 });
+    await page.selectOption('#sw-scenario', SCENARIO);
+    for (const id of await page.$$eval('#sw-replays input', (is) => is.map((i) => i.value))) {
+      if (['cpna75_10kmh', 'cpna75_30kmh', 'cpna75_50kmh'].includes(id)) await page.check(`#sw-replays input[value="${id}"]`);
+      else await page.uncheck(`#sw-replays input[value="${id}"]`);
+    }
+    await page.fill('#sw-vary', 'method=predicted,at_sample\nnoise.pos=0,0.02');
+    await page.fill('#sw-repeat', '2');
+    const frames0 = await page.evaluate(() => window.__scil.stats.sweepFrames || 0);
+    await page.click('#sw-run');
+    await page.waitForSelector('#sw-progress[data-state=finished]', { timeout: 60000 });
+    await page.waitForFunction(() => document.querySelectorAll('#analysis-plots figure svg').length >= 2
+      && document.querySelectorAll('#sweep-table tbody tr').length === 24, null, { timeout: 15000 });
+    const frames = (await page.evaluate(() => window.__scil.stats.sweepFrames || 0)) - frames0;
+    assert(frames >= 2, `only ${frames} sweep progress frames over the live WebSocket`);
+    const t2 = await page.$$eval('#sw-table2 tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+    assert(t2.length === 6, `Table 2 has ${t2.length} rows (3 speeds × 2 methods)`);
+    const at = t2.filter((r) => r[1] === 'at_sample').map((r) => Number(r[8]));
+    const pr = t2.filter((r) => r[1] === 'predicted').map((r) => Number(r[8]));
+    assert(at.every((v) => v > 2) && pr.every((v) => Math.abs(v) < 5), `fire errors at_sample ${at} predicted ${pr}`);
+    const status = await page.textContent('#sw-status');
+    assert(/finished 24\/24/.test(status), `status '${status}'`);
+    const id = await page.evaluate(() => window.__scil.analysis.current);
+    const r = await fetch(`${base}api/v1/sweeps/${id}/report.html`);
+    assert(r.ok && (await r.text()).includes('<svg'), 'report.html has no SVG');
+    await page.screenshot({ path: SHOT.replace(/\.png$/, '-analysis.png') });
   });
 
   await test('no page errors', async () => {

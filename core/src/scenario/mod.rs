@@ -6,6 +6,7 @@ pub mod engine;
 pub mod profile;
 pub mod target;
 pub mod ttc;
+mod validate;
 pub mod validity;
 
 pub use target::{Activation, BrakeSpec};
@@ -177,56 +178,6 @@ impl Scenario {
     }
 
     fn validate(&self) -> Result<(), String> {
-        let pos = |name: &str, v: f64| {
-            if v.is_finite() && v > 0.0 {
-                Ok(())
-            } else {
-                Err(format!("{name} must be a positive number, got {v}"))
-            }
-        };
-        pos("vut.width_m", self.vut.width_m)?;
-        pos("vut.length_m", self.vut.length_m)?;
-        if !(self.vut.reference_to_front_m.is_finite() && self.vut.reference_to_front_m >= 0.0) {
-            return Err("vut.reference_to_front_m must be ≥ 0".into());
-        }
-        let mut ids = std::collections::HashSet::new();
-        for t in &self.targets {
-            if !ids.insert(&t.id) {
-                return Err(format!("target id '{}' appears twice", t.id));
-            }
-            if t.activation == Activation::Ttc {
-                pos(&format!("targets.{}.speed_kmh", t.id), t.speed_kmh)?;
-                pos(
-                    &format!("targets.{}.lateral_start_m", t.id),
-                    t.lateral_start_m,
-                )?;
-            } else if !(t.speed_kmh.is_finite() && t.speed_kmh >= 0.0) {
-                return Err(format!("targets.{}.speed_kmh must be ≥ 0", t.id));
-            }
-            if let Some(b) = &t.brake {
-                if !(b.after_s.is_finite() && b.after_s >= 0.0) {
-                    return Err(format!("targets.{}.brake.after_s must be ≥ 0", t.id));
-                }
-                pos(&format!("targets.{}.brake.decel_mps2", t.id), b.decel_mps2)?;
-            }
-            if let Some(l) = t.length_m {
-                if !(l.is_finite() && l >= 0.0) {
-                    return Err(format!("targets.{}.length_m must be ≥ 0", t.id));
-                }
-            }
-            if !(t.accel_distance_m.is_finite() && t.accel_distance_m >= 0.0) {
-                return Err(format!("targets.{}.accel_distance_m must be ≥ 0", t.id));
-            }
-            if !(0.0..=1.0).contains(&t.overlap) {
-                return Err(format!(
-                    "targets.{}.overlap must be within 0..1, got {}",
-                    t.id, t.overlap
-                ));
-            }
-            if let Some(ttc) = t.ttc_s {
-                pos(&format!("targets.{}.ttc_s", t.id), ttc)?;
-            }
-        }
-        Ok(())
+        validate::check(self)
     }
 }

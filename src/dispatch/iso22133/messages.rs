@@ -297,6 +297,34 @@ impl Monr {
     pub fn ready(&self) -> bool {
         self.ready_to_arm == 1
     }
+    /// The readyToArm field: 0 not ready, 1 ready, 2 (and other values) unavailable.
+    pub fn readiness(&self) -> Readiness {
+        match self.ready_to_arm {
+            0 => Readiness::NotReady,
+            1 => Readiness::Ready,
+            _ => Readiness::Unavailable,
+        }
+    }
+}
+
+/// MONR readyToArm (ISO 22133: 0 not ready, 1 ready, 2 unavailable). The RI-SE isoObject
+/// reports 2 until its application sets it and clears it to 0 when it leaves Disarmed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Readiness {
+    NotReady,
+    Ready,
+    Unavailable,
+}
+
+impl From<bool> for Readiness {
+    fn from(ready: bool) -> Self {
+        if ready {
+            Readiness::Ready
+        } else {
+            Readiness::NotReady
+        }
+    }
 }
 
 /// MONR error-status bits.

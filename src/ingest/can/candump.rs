@@ -22,6 +22,8 @@ pub enum CandumpError {
     Id(String),
     #[error("bad data {0:?}")]
     Data(String),
+    #[error("line is not valid UTF-8 (byte {0})")]
+    Utf8(usize),
 }
 
 fn hex_bytes(s: &str) -> Result<Vec<u8>, CandumpError> {
@@ -115,6 +117,26 @@ pub fn parse_log(text: &str) -> impl Iterator<Item = (usize, Result<CanFrame, Ca
         .map(|(i, l)| (i + 1, parse_line(l)))
 }
 
+/// Like [`parse_log`] on raw bytes: a line that is not valid UTF-8 is one malformed line
+/// ([`CandumpError::Utf8`] with its line number), the rest of the log still decodes.
+pub fn parse_log_bytes(
+    bytes: &[u8],
+) -> impl Iterator<Item = (usize, Result<CanFrame, CandumpError>)> + '_ {
+    bytes
+        .split(|b| *b == b'\n')
+        .enumerate()
+        .filter_map(|(i, raw)| {
+            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+            match std::str::from_utf8(raw) {
+                Ok(l) => {
+                    let t = l.trim();
+                    (!t.is_empty() && !t.starts_with('#')).then(|| (i + 1, parse_line(l)))
+                }
+                Err(e) => Some((i + 1, Err(CandumpError::Utf8(e.valid_up_to() + 1)))),
+            }
+        })
+}
+
 /// Formats a frame as a candump log line (inverse of [`parse_line`]).
 pub fn format_line(f: &CanFrame) -> String {
     let id = if f.extended || f.error {
@@ -177,6 +199,19 @@ mod tests {
         assert!(parse_line("can0 123#00").is_err());
         assert!(parse_line("(x) can0 123#00").is_err());
         assert!(parse_line("(1.0) can0 123#001122334455667788").is_err());
+    }
+
+    #[test]
+    fn non_utf8_line_is_one_bad_line() {
+        let mut log = b"(1.0) can0 123#00\n(1.1) can0 1".to_vec();
+        log.push(0xFF);
+        log.extend_from_slice(b"2#00\r\n\n# c\n(1.2) can0 124#0102\n");
+        let got: Vec<_> = parse_log_bytes(&log).collect();
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0].1.as_ref().map(|f| f.id), Ok(0x123));
+        assert_eq!(got[1], (2, Err(CandumpError::Utf8(13))));
+        assert_eq!(got[2].0, 5);
+        assert_eq!(got[2].1.as_ref().map(|f| f.data.clone()), Ok(vec![1, 2]));
     }
 
     #[test]

@@ -19,8 +19,9 @@ pub enum DbcError {
         path: String,
         source: std::io::Error,
     },
-    #[error("DBC parse error: {0}")]
-    Parse(String),
+    /// The parser stopped at `line` (1-based).
+    #[error("DBC parse error at line {line}: {reason}")]
+    Parse { line: usize, reason: String },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -103,17 +104,26 @@ impl DbcDecoder {
     }
 
     pub fn parse(text: &str) -> Result<Self, DbcError> {
-        let dbc = can_dbc::Dbc::try_from(text).map_err(|e| {
-            DbcError::Parse(match e {
-                can_dbc::Error::Incomplete(_, rest) => {
-                    format!(
-                        "unparsed input at: {:?}",
-                        rest.chars().take(60).collect::<String>()
-                    )
-                }
-                other => format!("{other:?}"),
-            })
+        let line_of = |rest: &str| text[..text.len().saturating_sub(rest.len())].matches('\n').count() + 1;
+        let dbc = can_dbc::Dbc::try_from(text).map_err(|e| match e {
+            can_dbc::Error::Incomplete(_, rest) => DbcError::Parse {
+                line: line_of(rest),
+                reason: format!(
+                    "cannot parse {:?}",
+                    rest.lines().next().unwrap_or("").chars().take(60).collect::<String>()
+                ),
+            },
+            other => DbcError::Parse {
+                line: 1,
+                reason: format!("{other:?}").chars().take(200).collect(),
+            },
         })?;
+        if dbc.messages().is_empty() && !text.trim().is_empty() && !text.contains("BO_ ") {
+            return Err(DbcError::Parse {
+                line: 1,
+                reason: "no message definitions (BO_) found".into(),
+            });
+        }
         let mut messages = HashMap::new();
         for m in dbc.messages() {
             let signals = m
@@ -148,6 +158,11 @@ impl DbcDecoder {
             );
         }
         Ok(Self { messages })
+    }
+
+    /// Number of messages the DBC defines.
+    pub fn message_count(&self) -> usize {
+        self.messages.len()
     }
 
     /// Message name for an id, if known.

@@ -28,10 +28,11 @@
 //! dummy's acceleration phase). The reported trigger instant is that profile origin; the instant
 //! the start command went out and its error are reported beside it.
 
+mod output;
 mod protocol;
 mod verdict;
 
-pub use protocol::ProtocolEvent;
+pub use output::{Command, Event, ImpactRecord, Output, TriggerRecord};
 
 use std::collections::VecDeque;
 
@@ -80,6 +81,9 @@ pub struct EngineConfig {
     /// Closed-loop synchronisation of started targets (also on when the scenario says
     /// `sync = true`).
     pub sync: bool,
+    /// Fire when the VUT's TTC reaches the scenario's threshold plus this offset (seconds;
+    /// positive = earlier). 0 = the scenario's own threshold (sensitivity sweeps vary it).
+    pub ttc_offset_s: f64,
 }
 
 impl Default for EngineConfig {
@@ -92,117 +96,9 @@ impl Default for EngineConfig {
             trend_window: 10,
             vut_id: VUT.to_string(),
             sync: false,
+            ttc_offset_s: 0.0,
         }
     }
-}
-
-/// What the engine asks the dispatch layer to do.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "command", rename_all = "snake_case")]
-pub enum Command {
-    /// Start the target's motion profile now (`at_s` is the due instant in sample time).
-    Start {
-        target: String,
-        carrier: Option<String>,
-        at_s: f64,
-    },
-    /// Shift the target's profile origin to `origin_s` (it started `correction_s` off).
-    Retime {
-        target: String,
-        carrier: Option<String>,
-        origin_s: f64,
-        correction_s: f64,
-    },
-    /// Stop every carrier now.
-    Abort { reason: String },
-}
-
-/// Something that happened, with its sample-time instant.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
-pub enum Event {
-    Armed {
-        time_s: f64,
-    },
-    TriggerScheduled {
-        target: String,
-        at_s: f64,
-        from_sample_s: f64,
-    },
-    TriggerUnscheduled {
-        target: String,
-        time_s: f64,
-    },
-    Triggered(TriggerRecord),
-    /// The bracketing sample is in: the record now carries the exact crossing, the start
-    /// command's error and, when retimed, the new profile origin as `time_s`.
-    TriggerAssessed(TriggerRecord),
-    Impact(ImpactRecord),
-    SampleRejected {
-        time_s: f64,
-        vehicle: String,
-        reason: String,
-    },
-    Aborted {
-        time_s: f64,
-        reason: String,
-    },
-    Finished {
-        time_s: f64,
-    },
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TriggerRecord {
-    pub target: String,
-    /// Trigger instant: the dummy profile's origin (the TTC crossing when retimed).
-    pub time_s: f64,
-    /// When the start command was issued.
-    pub fired_at_s: f64,
-    pub method: TriggerMethod,
-    pub threshold_s: f64,
-    /// VUT TTC, d_long and speed at `time_s`, interpolated between the bracketing samples.
-    pub ttc_s: f64,
-    pub d_long_m: f64,
-    pub vut_speed_mps: f64,
-    /// `fired_at_s − crossing`, once the bracketing sample is known.
-    pub fire_error_ms: Option<f64>,
-    pub retimed: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ImpactRecord {
-    pub target: String,
-    /// VUT front bumper reaches the dummy's path line; `None` if it never did.
-    pub time_s: Option<f64>,
-    pub dummy_travel_m: Option<f64>,
-    pub nominal_travel_m: f64,
-    /// Impact point on the VUT front as a fraction of its width from the near side.
-    pub overlap: Option<f64>,
-    /// The VUT stopped (AEB) this far before the path line.
-    pub stopped_short_m: Option<f64>,
-    /// Why there is no impact, if there is none.
-    pub note: Option<String>,
-    /// Map-frame point of contact (set when the scenario names the VUT's nominal speed or
-    /// the target is not a crossing one).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub impact_point: Option<super::Point>,
-    /// VUT speed at impact, km/h.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub impact_speed_kmh: Option<f64>,
-    /// Closing speed along the VUT heading at impact (longitudinal/rear targets), km/h.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub relative_speed_kmh: Option<f64>,
-    /// Nominal VUT speed minus the impact speed (the whole nominal speed when the VUT stopped).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub speed_reduction_kmh: Option<f64>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "output", rename_all = "snake_case")]
-pub enum Output {
-    Command(Command),
-    Event(Event),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -313,7 +209,7 @@ impl Engine {
             .map(|t| Track {
                 spec: t.clone(),
                 profile: Profile::of(t),
-                threshold: ttc::ttc_dummy(t, &scenario.vut),
+                threshold: ttc::ttc_dummy(t, &scenario.vut) + cfg.ttc_offset_s,
                 phase: Phase::Waiting,
                 prev: None,
                 last_above: None,
@@ -401,7 +297,7 @@ impl Engine {
         self.event(Event::Aborted {
             time_s: now_s,
             reason: reason.to_string(),
-        });
+        });        self.finish_verdict();
     }
 
     /// Ends the run (end of replay or operator stop) and settles the results.

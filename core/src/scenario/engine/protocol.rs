@@ -16,42 +16,11 @@
 //! equivalent profile origin (the instant at which the nominal profile would be at the
 //! adjusted travel now) is sent as `Command::Retime`, i.e. an MTSP time shift.
 
-use std::collections::VecDeque;
-
-use serde::Serialize;
-
-use super::{path_gap, Command, Engine, ImpactRecord, Output, Snap};
-use crate::scenario::validity::{Break, Validity};
+use super::{path_gap, Command, Engine, Event, ImpactRecord, Output, Snap};
 use crate::scenario::{Activation, Point, Scenario, TargetKind};
-
-/// Protocol outputs beside the engine's [`super::Event`]s. Serialised with the same `event`
-/// tag, so a run layer can forward them into the same event stream.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
-pub enum ProtocolEvent {
-    /// A target not started by the TTC trigger started (activation `begin`).
-    TargetStarted {
-        target: String,
-        carrier: Option<String>,
-        at_s: f64,
-    },
-    /// Closed-loop synchronisation changed a target's remaining profile.
-    Synced {
-        target: String,
-        time_s: f64,
-        speed_mps: f64,
-        origin_s: f64,
-        predicted_impact_s: f64,
-    },
-    /// A validity channel broke (live, causal filter).
-    Validity(Break),
-    /// The final validity verdict, at finish: the run result's `"validity"` object.
-    Verdict(Validity),
-}
 
 pub(super) struct State {
     pub(super) sync: bool,
-    pub(super) events: VecDeque<ProtocolEvent>,
     pub(super) first_impact_s: Option<f64>,
     pub(super) validity: Option<super::verdict::Tracker>,
 }
@@ -60,7 +29,6 @@ impl State {
     pub(super) fn new(sc: &Scenario, cfg_sync: bool) -> State {
         State {
             sync: cfg_sync || sc.sync,
-            events: VecDeque::new(),
             first_impact_s: None,
             validity: super::verdict::Tracker::new(sc),
         }
@@ -92,11 +60,6 @@ fn half_width(kind: TargetKind) -> f64 {
 }
 
 impl Engine {
-    /// Protocol events (begin starts, sync, validity), oldest first.
-    pub fn poll_protocol(&mut self) -> Option<ProtocolEvent> {
-        self.proto.events.pop_front()
-    }
-
     /// Whether closed-loop synchronisation is on for this run.
     pub fn sync_enabled(&self) -> bool {
         self.proto.sync
@@ -111,11 +74,11 @@ impl Engine {
                     carrier: t.spec.carrier.clone(),
                     at_s: now_s,
                 }));
-                self.proto.events.push_back(ProtocolEvent::TargetStarted {
+                self.out.push_back(Output::Event(Event::TargetStarted {
                     target: t.spec.id.clone(),
                     carrier: t.spec.carrier.clone(),
                     at_s: now_s,
-                });
+                }));
             }
         }
         if self.tracks.iter().any(|t| t.started_s.is_some()) {
@@ -247,13 +210,13 @@ impl Engine {
                     origin_s: origin_eq,
                     correction_s: correction,
                 }));
-                self.proto.events.push_back(ProtocolEvent::Synced {
+                self.out.push_back(Output::Event(Event::Synced {
                     target: id,
                     time_s: now_s,
                     speed_mps: speed,
                     origin_s: origin_eq,
                     predicted_impact_s: t_hit,
-                });
+                }));
             }
         }
     }

@@ -8,7 +8,7 @@
 //! * VUT lateral deviation: from the lane-parallel line through the VUT's lane position at T0
 //!   (map-matched `t`); without a map, from the straight line through its T0 pose.
 
-use super::{Engine, ProtocolEvent};
+use super::{Engine, Event, Output};
 use crate::sample::Sample;
 use crate::scenario::validity::{self, Frame, Limits, Live, ValiditySpec, Window};
 use crate::scenario::{Activation, Scenario};
@@ -83,7 +83,7 @@ impl Engine {
             .collect::<Vec<_>>()
             .join("; ");
         for b in breaks {
-            self.proto.events.push_back(ProtocolEvent::Validity(b));
+            self.out.push_back(Output::Event(Event::Validity(b)));
         }
         self.proto.validity = Some(tr);
         if abort {
@@ -196,6 +196,6 @@ impl Engine {
         let mut w = tr.warnings.clone();
         w.append(&mut verdict.warnings);
         verdict.warnings = w;
-        self.proto.events.push_back(ProtocolEvent::Verdict(verdict));
+        self.out.push_back(Output::Event(Event::Verdict(verdict)));
     }
 }

@@ -1,0 +1,173 @@
+//! Scenario values must be finite and physical: a NaN start point fired the trigger at the first
+//! sample, a steering ratio of 0 divided by zero, 1e308 distances overflowed the profile. Every
+//! error names the key's path (`targets.<id>.start.x`).
+
+use super::{Activation, Scenario};
+
+/// Map coordinates (metres): generous enough for UTM northings.
+const COORD_LIMIT_M: f64 = 1.0e7;
+
+fn within(path: &str, v: f64, lo: f64, hi: f64, lo_open: bool) -> Result<(), String> {
+    let low_ok = if lo_open { v > lo } else { v >= lo };
+    if v.is_finite() && low_ok && v <= hi {
+        Ok(())
+    } else {
+        let open = if lo_open { "(" } else { "[" };
+        Err(format!(
+            "{path} must be a finite number in {open}{lo}, {hi}], got {v}"
+        ))
+    }
+}
+
+pub(super) fn check(sc: &Scenario) -> Result<(), String> {
+    let v = &sc.vut;
+    within("vut.width_m", v.width_m, 0.0, 10.0, true)?;
+    within("vut.length_m", v.length_m, 0.0, 50.0, true)?;
+    within(
+        "vut.reference_to_front_m",
+        v.reference_to_front_m,
+        0.0,
+        50.0,
+        false,
+    )?;
+    if let Some(r) = v.steering_ratio {
+        within("vut.steering_ratio", r, 1.0, 100.0, false)?;
+    }
+    let mut ids = std::collections::HashSet::new();
+    for t in &sc.targets {
+        if !ids.insert(&t.id) {
+            return Err(format!("target id '{}' appears twice", t.id));
+        }
+        let p = |key: &str| format!("targets.{}.{key}", t.id);
+        within(
+            &p("start.x"),
+            t.start.x,
+            -COORD_LIMIT_M,
+            COORD_LIMIT_M,
+            false,
+        )?;
+        within(
+            &p("start.y"),
+            t.start.y,
+            -COORD_LIMIT_M,
+            COORD_LIMIT_M,
+            false,
+        )?;
+        within(&p("heading_deg"), t.heading_deg, -360.0, 360.0, false)?;
+        if t.activation == Activation::Ttc {
+            within(&p("speed_kmh"), t.speed_kmh, 0.0, 200.0, true)?;
+            within(&p("lateral_start_m"), t.lateral_start_m, 0.0, 1000.0, true)?;
+        } else {
+            // Lead vehicles, longitudinal dummies and static objects: 0 km/h is a static object.
+            within(&p("speed_kmh"), t.speed_kmh, 0.0, 200.0, false)?;
+            within(&p("lateral_start_m"), t.lateral_start_m, 0.0, 1000.0, false)?;
+        }
+        if let Some(b) = &t.brake {
+            within(&p("brake.after_s"), b.after_s, 0.0, 3600.0, false)?;
+            within(&p("brake.decel_mps2"), b.decel_mps2, 0.0, 20.0, true)?;
+        }
+        if let Some(l) = t.length_m {
+            within(&p("length_m"), l, 0.0, 50.0, false)?;
+        }
+        within(
+            &p("accel_distance_m"),
+            t.accel_distance_m,
+            0.0,
+            1000.0,
+            false,
+        )?;
+        within(&p("overlap"), t.overlap, 0.0, 1.0, false)?;
+        if let Some(ttc) = t.ttc_s {
+            within(&p("ttc_s"), ttc, 0.0, 120.0, true)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Scenario;
+
+    const BASE: &str = r#"
+name = "t"
+[vut]
+width_m = 1.8
+length_m = 4.5
+reference_to_front_m = 3.0
+steering_ratio = 16
+[[targets]]
+id = "ped"
+kind = "pedestrian"
+start = { x = 10.0, y = -6.0 }
+heading_deg = 0.0
+lateral_start_m = 6.0
+accel_distance_m = 1.0
+speed_kmh = 5.0
+overlap = 0.5
+ttc_s = 4.0
+"#;
+
+    fn err(from: &str, to: &str) -> String {
+        let text = BASE.replacen(from, to, 1);
+        assert_ne!(text, BASE, "{from} not in the base scenario");
+        match Scenario::from_toml(&text) {
+            Ok(_) => panic!("{to} accepted"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn base_is_valid() {
+        Scenario::from_toml(BASE).unwrap();
+    }
+
+    #[test]
+    fn non_finite_and_unphysical_values_name_their_key() {
+        for (from, to, key) in [
+            ("x = 10.0", "x = nan", "targets.ped.start.x"),
+            ("y = -6.0", "y = inf", "targets.ped.start.y"),
+            ("x = 10.0", "x = 1e308", "targets.ped.start.x"),
+            (
+                "heading_deg = 0.0",
+                "heading_deg = nan",
+                "targets.ped.heading_deg",
+            ),
+            (
+                "heading_deg = 0.0",
+                "heading_deg = -inf",
+                "targets.ped.heading_deg",
+            ),
+            (
+                "steering_ratio = 16",
+                "steering_ratio = 0",
+                "vut.steering_ratio",
+            ),
+            (
+                "steering_ratio = 16",
+                "steering_ratio = nan",
+                "vut.steering_ratio",
+            ),
+            (
+                "lateral_start_m = 6.0",
+                "lateral_start_m = 1e308",
+                "targets.ped.lateral_start_m",
+            ),
+            (
+                "accel_distance_m = 1.0",
+                "accel_distance_m = 1e308",
+                "targets.ped.accel_distance_m",
+            ),
+            (
+                "speed_kmh = 5.0",
+                "speed_kmh = 1e9",
+                "targets.ped.speed_kmh",
+            ),
+            ("ttc_s = 4.0", "ttc_s = 1e308", "targets.ped.ttc_s"),
+            ("overlap = 0.5", "overlap = nan", "targets.ped.overlap"),
+            ("width_m = 1.8", "width_m = inf", "vut.width_m"),
+        ] {
+            let e = err(from, to);
+            assert!(e.contains(key), "{to}: {e}");
+        }
+    }
+}

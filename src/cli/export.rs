@@ -1,0 +1,91 @@
+//! `scil export RUN --parquet [--mcap]`: a stored run's telemetry and events for other tools.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+
+use crate::record::messages::Encoder;
+use crate::store::Store;
+
+#[derive(Args, Debug, Clone)]
+pub struct ExportArgs {
+    /// Run id (as listed by `GET /api/v1/runs`).
+    pub run: String,
+    /// Write RUN.telemetry.parquet and RUN.events.parquet.
+    #[arg(long)]
+    pub parquet: bool,
+    /// Write RUN.mcap (Foxglove channels from the stored telemetry and events).
+    #[arg(long)]
+    pub mcap: bool,
+    /// Output directory.
+    #[arg(long, short, default_value = ".")]
+    pub out: PathBuf,
+    /// Database URL (default: DATABASE_URL, else the service default sqlite://scil.db).
+    #[arg(long)]
+    pub database_url: Option<String>,
+}
+
+/// `scil export`.
+pub fn run(a: ExportArgs) -> anyhow::Result<ExitCode> {
+    if !a.parquet && !a.mcap {
+        anyhow::bail!("nothing to export: give --parquet and/or --mcap");
+    }
+    let url = a
+        .database_url
+        .clone()
+        .or_else(|| std::env::var("DATABASE_URL").ok())
+        .unwrap_or_else(|| crate::serve::Config::default().database_url);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(export(&url, &a))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn export(url: &str, a: &ExportArgs) -> anyhow::Result<()> {
+    let store = Store::connect(url).await?;
+    let Some((run, rows, events)) = crate::serve::exports::load_run(&store, &a.run).await? else {
+        anyhow::bail!("no run '{}' in {url}", a.run);
+    };
+    std::fs::create_dir_all(&a.out)?;
+    let file = |suffix: &str| a.out.join(format!("{}.{suffix}", a.run));
+    if a.parquet {
+        let p = file("telemetry.parquet");
+        crate::record::parquet::write_telemetry(create(&p)?, &rows)?.flush()?;
+        eprintln!("{}: {} telemetry rows", p.display(), rows.len());
+        let p = file("events.parquet");
+        crate::record::parquet::write_events(create(&p)?, &events)?.flush()?;
+        eprintln!("{}: {} events", p.display(), events.len());
+    }
+    if a.mcap {
+        let scenario = store
+            .get_scenario(&run.scenario_id)
+            .await?
+            .and_then(|s| crate::scenario::Scenario::from_toml(&s.toml).ok());
+        let map = match &run.map_id {
+            Some(m) => store
+                .get_map(m)
+                .await?
+                .and_then(|r| opendrive::OpenDrive::from_str(&r.xodr).ok())
+                .map(crate::map::Map::from_road_network),
+            None => None,
+        };
+        let bytes = crate::record::mcap_from_store(
+            &rows,
+            &events,
+            Encoder::new(scenario.as_ref(), map.as_ref()),
+        )?;
+        let p = file("mcap");
+        std::fs::write(&p, &bytes)?;
+        eprintln!("{}: {} bytes", p.display(), bytes.len());
+    }
+    store.close().await;
+    Ok(())
+}
+
+fn create(p: &Path) -> anyhow::Result<std::io::BufWriter<std::fs::File>> {
+    let f = std::fs::File::create(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+    Ok(std::io::BufWriter::new(f))
+}

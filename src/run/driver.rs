@@ -1,0 +1,317 @@
+//! The one driver: the sans-IO engine fed from a [`Feed`], its timers slept on the run's
+//! [`Clock`], its outputs handed to every sink in order.
+//!
+//! * Recorded data at a factor: each sample waits for its wall instant; engine timers due
+//!   before it fire at their own instants (woken `strt_lead` early, which is safe because the
+//!   held sample is later than the instant). At `Max`: no waiting, timers fire when the next
+//!   sample shows they are due — same input, same output, at any pace.
+//! * Live data: samples are applied on arrival, the clock re-anchors at each, and timers
+//!   between samples (a predicted trigger, the stale-telemetry rule) fire on the wall clock.
+//! * A stop request (operator, or a sink such as the carriers) interrupts any wait: abort
+//!   aborts the engine at the current sample time (its Abort command reaches the carriers),
+//!   finish ends the run normally.
+
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+use super::clock::Clock;
+use super::report::RunReport;
+use super::control::{SessionOptions, StopRequest, Stopper};
+use super::setup::RunSetup;
+use super::sink::{Sink, SinkCtx};
+use super::source::{Feed, SourceError};
+use crate::sample::Sample;
+use crate::scenario::engine::{Engine, Output};
+
+/// What the driver did, besides feeding the engine.
+pub struct Driven {
+    pub samples: u64,
+    /// Live samples that could not be put on the map (counted, skipped).
+    pub bad_samples: u64,
+    pub last_t: Option<f64>,
+    pub last_sample_wall: Option<Instant>,
+    /// The stop request that ended the run, if one did.
+    pub stopped: Option<StopRequest>,
+    /// The source failed (the engine is left as it was: the session aborts it).
+    pub error: Option<SourceError>,
+    pub clock: Clock,
+}
+
+async fn sleep_until_opt(at: Option<Instant>) {
+    match at {
+        Some(t) => tokio::time::sleep_until(t).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The stop request once set (pending forever when nobody can set one any more).
+async fn next_stop(rx: &mut watch::Receiver<Option<StopRequest>>) -> StopRequest {
+    loop {
+        if let Some(r) = rx.borrow_and_update().clone() {
+            return r;
+        }
+        if rx.changed().await.is_err() {
+            return std::future::pending().await;
+        }
+    }
+}
+
+struct Run<'a> {
+    setup: &'a RunSetup,
+    engine: &'a mut Engine,
+    sinks: &'a mut [Box<dyn Sink>],
+    report: &'a mut RunReport,
+    d: Driven,
+}
+
+impl Run<'_> {
+    /// Hands the engine's outputs to the report and the sinks; true once the engine aborted.
+    fn flush(&mut self) -> bool {
+        let mut aborted = false;
+        while let Some(o) = self.engine.poll_output() {
+            if let Output::Event(e) = &o {
+                self.report.apply(e);
+            }
+            if matches!(o, Output::Command(crate::scenario::engine::Command::Abort { .. })) {
+                aborted = true;
+            }
+            let ctx = SinkCtx {
+                setup: self.setup,
+                clock: &self.d.clock,
+            };
+            for s in self.sinks.iter_mut() {
+                s.output(&ctx, &o);
+            }
+        }
+        aborted
+    }
+
+    /// Serves a stop request; the run ends after it.
+    fn stop(&mut self, r: StopRequest) {
+        match &r {
+            StopRequest::Abort { reason, by } => {
+                // A sink's abort happened on the wall clock, between samples: its sample time.
+                let t = match by {
+                    Stopper::Sink(_) => self.d.clock.now_s().or(self.d.last_t),
+                    Stopper::Operator => self.d.last_t,
+                }
+                .unwrap_or(0.0);
+                let reason = match by {
+                    Stopper::Sink(name) => format!("{name} abort: {reason}"),
+                    Stopper::Operator => reason.clone(),
+                };
+                self.engine.abort(t, &reason);
+            }
+            StopRequest::Finish => self.engine.finish(self.d.last_t.unwrap_or(0.0)),
+        }
+        self.d.stopped = Some(r);
+        self.flush();
+    }
+
+
+    /// A sample is in: anchor the clock, arm at the first, fire the timers due before it
+    /// (each at its own instant when paced), wait for its instant, apply it. True when the
+    /// run must end.
+    async fn on_sample(
+        &mut self,
+        s: Sample,
+        stop: &mut watch::Receiver<Option<StopRequest>>,
+        live: bool,
+        lead: std::time::Duration,
+    ) -> bool {
+        self.d.clock.on_sample(s.time_s, Instant::now());
+        if self.d.samples == 0 {
+            self.engine.arm(s.time_s);
+        }
+        // Timers due up to this sample fire first, at their own instants.
+        while let Some(t) = self.engine.poll_timeout() {
+            if t > s.time_s {
+                break;
+            }
+            if !live {
+                if let Some(w) = self.d.clock.wall(t) {
+                    let w = w.checked_sub(lead).unwrap_or(w);
+                    tokio::select! {
+                        biased;
+                        r = next_stop(stop) => { self.stop(r); return true; }
+                        _ = tokio::time::sleep_until(w) => {}
+                    }
+                }
+            }
+            self.engine.handle_timeout(t);
+            if self.flush() {
+                return true;
+            }
+        }
+        if !live {
+            if let Some(w) = self.d.clock.wall(s.time_s) {
+                tokio::select! {
+                    biased;
+                    r = next_stop(stop) => { self.stop(r); return true; }
+                    _ = tokio::time::sleep_until(w) => {}
+                }
+            }
+        }
+        self.apply(&s)
+    }
+
+    fn apply(&mut self, s: &Sample) -> bool {
+        let now = Instant::now();
+        self.d.last_sample_wall = Some(now);
+        self.engine.handle_sample(s);
+        self.d.last_t = Some(s.time_s);
+        self.d.samples += 1;
+        let aborted = self.flush();
+        let ctx = SinkCtx {
+            setup: self.setup,
+            clock: &self.d.clock,
+        };
+        for k in self.sinks.iter_mut() {
+            k.sample(&ctx, self.engine, s);
+        }
+        aborted
+    }
+}
+
+/// Drives `engine` from `feed` (see the module doc) until the source ends (the engine
+/// finishes), the engine aborts, a stop is requested, or the source fails.
+pub async fn drive(
+    feed: &mut Feed,
+    setup: &RunSetup,
+    engine: &mut Engine,
+    sinks: &mut [Box<dyn Sink>],
+    stop: &mut watch::Receiver<Option<StopRequest>>,
+    opts: &SessionOptions,
+    report: &mut RunReport,
+) -> Driven {
+    let live = feed.is_live();
+    let lead = if live {
+        std::time::Duration::ZERO
+    } else {
+        opts.strt_lead
+    };
+    let mut run = Run {
+        setup,
+        engine,
+        sinks,
+        report,
+        d: Driven {
+            samples: 0,
+            bad_samples: 0,
+            last_t: None,
+            last_sample_wall: None,
+            stopped: None,
+            error: None,
+            clock: Clock::new(if live {
+                super::clock::Pace::Live
+            } else {
+                opts.pace
+            }),
+        },
+    };
+
+    if !live && opts.pace == super::clock::Pace::Max {
+        // Recorded data as fast as possible: nothing to wait for, so no select per sample;
+        // the stop is checked between samples and the task yields now and then.
+        let mut n = 0u32;
+        loop {
+            if let Some(r) = stop.borrow_and_update().clone() {
+                run.stop(r);
+                return run.d;
+            }
+            let Some(item) = feed.next_now() else { break };
+            let s = match item {
+                None => {
+                    run.engine.finish(run.d.last_t.unwrap_or(0.0));
+                    run.flush();
+                    return run.d;
+                }
+                Some(Err(e)) => {
+                    run.d.error = Some(e);
+                    return run.d;
+                }
+                Some(Ok(ins)) => match setup.interface.to_map(&ins) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        run.d.error =
+                            Some(SourceError::Other(format!("sample at t={}: {e}", ins.time_s)));
+                        return run.d;
+                    }
+                },
+            };
+            if run.on_sample(s, stop, live, lead).await {
+                return run.d;
+            }
+            n = n.wrapping_add(1);
+            if n % 1024 == 0 {
+                tokio::task::yield_now().await;
+            }
+        }
+    }
+    let first_deadline = opts.first_sample_timeout.map(|d| Instant::now() + d);
+    loop {
+        // The next sample; meanwhile engine timers fire on the wall clock and a stop is served.
+        let s = loop {
+            let timer = if run.d.samples > 0 {
+                run.engine.poll_timeout()
+            } else {
+                None
+            };
+            let wake = timer.and_then(|t| run.d.clock.wall(t));
+            let no_first = if run.d.samples == 0 { first_deadline } else { None };
+            tokio::select! {
+                biased;
+                r = next_stop(stop) => {
+                    run.stop(r);
+                    return run.d;
+                }
+                _ = sleep_until_opt(no_first) => {
+                    let secs = opts.first_sample_timeout.map_or(0.0, |d| d.as_secs_f64());
+                    run.stop(StopRequest::Abort {
+                        reason: format!("no telemetry: no sample within {secs:.1} s of the start"),
+                        by: Stopper::Operator,
+                    });
+                    return run.d;
+                }
+                item = feed.next() => match item {
+                    None => break None,
+                    Some(Err(e)) => {
+                        run.d.error = Some(e);
+                        return run.d;
+                    }
+                    Some(Ok(ins)) => match setup.interface.to_map(&ins) {
+                        Ok(s) => break Some(s),
+                        Err(e) => {
+                            let msg = format!("sample at t={}: {e}", ins.time_s);
+                            if live {
+                                run.d.bad_samples += 1;
+                                let ctx = SinkCtx { setup, clock: &run.d.clock };
+                                for k in run.sinks.iter_mut() {
+                                    k.bad_sample(&ctx, &ins, &msg);
+                                }
+                            } else {
+                                run.d.error = Some(SourceError::Other(msg));
+                                return run.d;
+                            }
+                        }
+                    },
+                },
+                _ = sleep_until_opt(wake) => {
+                    if let Some(t) = timer {
+                        run.engine.handle_timeout(t);
+                        if run.flush() {
+                            return run.d;
+                        }
+                    }
+                }
+            }
+        };
+        let Some(s) = s else { break };
+        if run.on_sample(s, stop, live, lead).await {
+            return run.d;
+        }
+    }
+    run.engine.finish(run.d.last_t.unwrap_or(0.0));
+    run.flush();
+    run.d
+}

@@ -1,0 +1,133 @@
+//! The typed result of a run: what `scil replay --json` prints and what
+//! `GET /api/v1/runs/{id}/results` returns — one type, serialised once.
+//!
+//! The first keys are the replay contract (`samples`, `skipped_rows`, `triggers`, `impacts`,
+//! `aborted`); sinks and sources add their blocks (`carriers`, `dispatch`, `source`) only
+//! when they took part, so a plain replay's JSON is exactly what it always was.
+
+use serde::Serialize;
+use tokio::time::Instant;
+
+use crate::scenario::engine::{Event, ImpactRecord, TriggerMethod, TriggerRecord};
+
+pub use super::sink::carriers::{CarrierResult, DispatchSummary, RetimeRecord, StartRecord};
+pub use super::source::SourceReport;
+
+/// Per-target trigger result (the CLI contract's fields first).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TriggerResult {
+    pub target: String,
+    /// Trigger instant in the source time base.
+    pub time_s: f64,
+    pub ttc_s: f64,
+    pub d_long_m: f64,
+    pub vut_speed_kmh: f64,
+    pub threshold_s: f64,
+    pub fired_at_s: f64,
+    pub fire_error_ms: Option<f64>,
+    pub method: TriggerMethod,
+    pub retimed: bool,
+}
+
+impl From<&TriggerRecord> for TriggerResult {
+    fn from(r: &TriggerRecord) -> Self {
+        TriggerResult {
+            target: r.target.clone(),
+            time_s: r.time_s,
+            ttc_s: r.ttc_s,
+            d_long_m: r.d_long_m,
+            vut_speed_kmh: r.vut_speed_mps * 3.6,
+            threshold_s: r.threshold_s,
+            fired_at_s: r.fired_at_s,
+            fire_error_ms: r.fire_error_ms,
+            method: r.method,
+            retimed: r.retimed,
+        }
+    }
+}
+
+/// The result of one run (see the module doc).
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct RunReport {
+    pub samples: u64,
+    /// Rows/packets the source could not use (bad rows skipped, live samples dropped).
+    pub skipped_rows: u64,
+    pub triggers: Vec<TriggerResult>,
+    pub impacts: Vec<ImpactRecord>,
+    pub aborted: Option<String>,
+    /// First skipped-row errors (file:line: reason), so skipped rows are never silent.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
+    /// Real carriers (ISO 22133), one block each.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub carriers: Option<Vec<CarrierResult>>,
+    /// The dispatch side of a run with real carriers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dispatch: Option<DispatchSummary>,
+    /// A live source: name, address, health, drops.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceReport>,
+    /// Euro NCAP validity verdict (issue 11), when the scenario asks for one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub validity: Option<crate::scenario::validity::Validity>,
+    /// Why the run failed (source error, carriers could not be armed), when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl RunReport {
+    /// The engine's part of the report, from its events in order. Trigger records are
+    /// last-wins per target after the assessment, so the reported instant is the final
+    /// profile origin.
+    pub fn from_events<'a>(events: impl IntoIterator<Item = &'a Event>) -> RunReport {
+        let mut r = RunReport::default();
+        for e in events {
+            r.apply(e);
+        }
+        r
+    }
+
+    /// Folds one engine event into the report.
+    pub fn apply(&mut self, e: &Event) {
+        match e {
+            Event::Triggered(t) => self.triggers.push(t.into()),
+            Event::TriggerAssessed(t) => {
+                if let Some(x) = self.triggers.iter_mut().rev().find(|x| x.target == t.target) {
+                    *x = t.into();
+                }
+            }
+            Event::Impact(i) => self.impacts.push(i.clone()),
+            Event::Aborted { reason, .. } => self.aborted = Some(reason.clone()),
+            Event::Verdict(v) => self.validity = Some(v.clone()),
+            _ => {}
+        }
+    }
+
+    /// The run aborted (engine, carriers or operator).
+    pub fn is_aborted(&self) -> bool {
+        self.aborted.is_some() || self.dispatch.as_ref().is_some_and(|d| d.abort.is_some())
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Finished,
+    Aborted,
+    Failed,
+}
+
+/// What the sinks learn at the end of a run.
+#[derive(Debug, Clone)]
+pub struct RunEnd {
+    pub outcome: Outcome,
+    /// Abort or failure reason.
+    pub reason: Option<String>,
+    /// Sample time of the last applied sample.
+    pub last_t: Option<f64>,
+    /// Wall instant the last sample was applied.
+    pub last_sample_wall: Option<Instant>,
+    /// The engine's impact instant per target (sample time).
+    pub impacts: Vec<(String, Option<f64>)>,
+}

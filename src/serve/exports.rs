@@ -1,0 +1,115 @@
+//! Run exports for other tools: `GET /runs/{id}/telemetry.parquet`, `/runs/{id}/events.parquet`
+//! and `/runs/{id}/export.mcap` (Foxglove channels from the stored telemetry and events).
+
+use axum::extract::{Path, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+
+use super::auth::Reader;
+use super::context::AppState;
+use super::error::{ApiError, ApiResult};
+use crate::record::messages::Encoder;
+use crate::store::{EventRow, RunRow, Store, TelemetryRow};
+
+/// Upper bound of rows read for one export.
+pub const MAX_ROWS: i64 = 5_000_000;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/runs/{id}/telemetry.parquet", get(telemetry_parquet))
+        .route("/runs/{id}/events.parquet", get(events_parquet))
+        .route("/runs/{id}/export.mcap", get(export_mcap))
+}
+
+/// A stored run's telemetry and events (`None` if there is no such run).
+pub async fn load_run(
+    store: &Store,
+    id: &str,
+) -> anyhow::Result<Option<(RunRow, Vec<TelemetryRow>, Vec<EventRow>)>> {
+    let Some(run) = store.get_run(id).await? else {
+        return Ok(None);
+    };
+    let rows = store.telemetry(id, None, None, MAX_ROWS).await?;
+    let events = store.list_events(id, 0, MAX_ROWS).await?;
+    Ok(Some((run, rows, events)))
+}
+
+async fn load(st: &AppState, id: &str) -> ApiResult<(RunRow, Vec<TelemetryRow>, Vec<EventRow>)> {
+    load_run(&st.store, id)
+        .await
+        .map_err(ApiError::Internal)?
+        .ok_or_else(|| ApiError::not_found("run", id))
+}
+
+fn attachment(body: Vec<u8>, mime: &'static str, name: String) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, mime.to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}\""),
+            ),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+async fn telemetry_parquet(
+    State(st): State<AppState>,
+    _r: Reader,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let (_, rows, _) = load(&st, &id).await?;
+    let body = tokio::task::spawn_blocking(move || {
+        crate::record::parquet::write_telemetry(Vec::new(), &rows)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.into()))??;
+    Ok(attachment(
+        body,
+        "application/vnd.apache.parquet",
+        format!("{id}.telemetry.parquet"),
+    ))
+}
+
+async fn events_parquet(
+    State(st): State<AppState>,
+    _r: Reader,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let (_, _, events) = load(&st, &id).await?;
+    let body = crate::record::parquet::write_events(Vec::new(), &events)?;
+    Ok(attachment(
+        body,
+        "application/vnd.apache.parquet",
+        format!("{id}.events.parquet"),
+    ))
+}
+
+async fn export_mcap(
+    State(st): State<AppState>,
+    _r: Reader,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let (run, rows, events) = load(&st, &id).await?;
+    // The map gives lanes and WGS84; a run whose map is gone still exports without them.
+    let map = match &run.map_id {
+        Some(m) => st.map(m).await.ok(),
+        None => None,
+    };
+    let scenario = st
+        .store
+        .get_scenario(&run.scenario_id)
+        .await?
+        .and_then(|s| crate::scenario::Scenario::from_toml(&s.toml).ok());
+    let body = tokio::task::spawn_blocking(move || {
+        let enc = Encoder::new(scenario.as_ref(), map.as_deref());
+        crate::record::mcap_from_store(&rows, &events, enc)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.into()))??;
+    Ok(attachment(body, "application/x-mcap", format!("{id}.mcap")))
+}

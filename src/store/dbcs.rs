@@ -1,0 +1,62 @@
+//! DBC files registered with the service (CAN sources of runs name one by id).
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use sqlx::FromRow;
+
+use super::{Db, Store, StoreResult};
+
+#[derive(Debug, Clone, Serialize, FromRow)]
+pub struct DbcRow {
+    pub id: String,
+    pub name: String,
+    pub file_name: String,
+    #[serde(skip)]
+    pub text: String,
+    pub bytes: i64,
+    /// Messages the DBC defines.
+    pub messages: i64,
+    pub bundled: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+impl Store {
+    pub async fn upsert_dbc(&self, r: &DbcRow) -> StoreResult<()> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query(
+                "INSERT INTO dbcs (id, name, file_name, text, bytes, messages, bundled, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, file_name = excluded.file_name, \
+                 text = excluded.text, bytes = excluded.bytes, messages = excluded.messages",
+            )
+            .bind(&r.id)
+            .bind(&r.name)
+            .bind(&r.file_name)
+            .bind(&r.text)
+            .bind(r.bytes)
+            .bind(r.messages)
+            .bind(r.bundled)
+            .bind(r.created_at)
+            .execute(p)
+            .await
+            .map(|_| ())
+        })
+    }
+
+    pub async fn list_dbcs(&self) -> StoreResult<Vec<DbcRow>> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query_as::<DB, DbcRow>("SELECT * FROM dbcs ORDER BY bundled DESC, created_at, id")
+                .fetch_all(p)
+                .await
+        })
+    }
+
+    pub async fn get_dbc(&self, id: &str) -> StoreResult<Option<DbcRow>> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query_as::<DB, DbcRow>("SELECT * FROM dbcs WHERE id = $1")
+                .bind(id)
+                .fetch_optional(p)
+                .await
+        })
+    }
+}
