@@ -55,11 +55,12 @@ impl Profile {
     }
 
     fn base_speed(&self, tau: f64) -> f64 {
-        if tau <= 0.0 {
+        if tau < 0.0 || (tau == 0.0 && self.t_acc > 0.0) {
             0.0
         } else if tau < self.t_acc {
             self.v * tau / self.t_acc
         } else {
+            // Without an acceleration phase the target is at speed from its start on.
             self.v
         }
     }

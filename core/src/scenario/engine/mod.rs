@@ -159,6 +159,9 @@ struct Track {
     shift_s: f64,
     /// Last equivalent origin sent by synchronisation.
     sync_origin_s: Option<f64>,
+    /// Samples of this target's own telemetry arrive (a real carrier): the twin keeps them
+    /// instead of the simulated profile, and validity checks them.
+    measured: bool,
 }
 
 impl Track {
@@ -220,6 +223,7 @@ impl Engine {
                 started_s: None,
                 shift_s: 0.0,
                 sync_origin_s: None,
+                measured: false,
             })
             .collect();
         let proto = protocol::State::new(scenario, cfg.sync);
@@ -297,7 +301,8 @@ impl Engine {
         self.event(Event::Aborted {
             time_s: now_s,
             reason: reason.to_string(),
-        });        self.finish_verdict();
+        });
+        self.finish_verdict();
     }
 
     /// Ends the run (end of replay or operator stop) and settles the results.
@@ -307,15 +312,23 @@ impl Engine {
         }
         let last = self.twin.get(&self.cfg.vut_id).cloned();
         let vut = self.vut.clone();
+        // Targets along the VUT path: the gap to their rear end.
+        let along: Vec<Option<f64>> = (0..self.tracks.len())
+            .map(|i| {
+                let v = last.as_ref()?;
+                let snap = Snap { t: v.time_s, x: v.x, y: v.y, yaw: v.yaw_rad, v: v.speed_mps, ttc: None };
+                (!self.tracks[i].crossing()).then(|| self.longitudinal_gap(i, &snap).0)
+            })
+            .collect();
         let mut events = Vec::new();
-        for t in &mut self.tracks {
+        for (t, along) in self.tracks.iter_mut().zip(along) {
             if t.impact.is_some() {
                 continue;
             }
             let nominal = ttc::nominal_travel_m(&t.spec, &vut);
             let rec = match &last {
                 Some(v) => {
-                    let gap = path_gap(v.x, v.y, v.yaw_rad, &t.profile, vut.reference_to_front_m);
+                    let gap = along.or_else(|| path_gap(v.x, v.y, v.yaw_rad, &t.profile, vut.reference_to_front_m));
                     let stopped = v.speed_mps < 0.3;
                     ImpactRecord {
                         target: t.spec.id.clone(),
@@ -437,6 +450,9 @@ impl Engine {
             return;
         }
         if s.vehicle != self.cfg.vut_id {
+            if let Some(t) = self.tracks.iter_mut().find(|t| t.spec.id == s.vehicle) {
+                t.measured = true;
+            }
             return;
         }
         self.samples += 1;
@@ -734,7 +750,7 @@ impl Engine {
 
     /// Moves the simulated dummies in the twin to `now_s`.
     fn update_dummies(&mut self, now_s: f64) {
-        for t in &self.tracks {
+        for t in self.tracks.iter().filter(|t| !t.measured) {
             let tau = t.origin().map_or(0.0, |o| now_s - o);
             let (x, y) = t.profile.position(tau);
             self.twin.set_object(

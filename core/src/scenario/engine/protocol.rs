@@ -88,7 +88,7 @@ impl Engine {
 
     /// Gap (along the VUT heading, front bumper to the target's rear) and lateral offset
     /// (target left of the VUT centreline positive) at snapshot `s`.
-    fn longitudinal_gap(&self, i: usize, s: &Snap) -> (f64, f64, (f64, f64), f64) {
+    pub(super) fn longitudinal_gap(&self, i: usize, s: &Snap) -> (f64, f64, (f64, f64), f64) {
         let t = &self.tracks[i];
         let tau = t.origin().map_or(0.0, |o| s.t - o);
         let (px, py) = t.profile.position(tau);
@@ -110,7 +110,7 @@ impl Engine {
         let Some(prev) = self.tracks[i].prev else {
             return;
         };
-        let (g0, _, _, _) = self.longitudinal_gap(i, &prev);
+        let (g0, _, _, closing0) = self.longitudinal_gap(i, &prev);
         let t = &self.tracks[i];
         let reach = 0.5 * self.vut.width_m + half_width(t.spec.kind);
         if !(g0 > 0.0 && g1 <= 0.0 && lat1.abs() <= reach) {
@@ -119,6 +119,7 @@ impl Engine {
         let w = g0 / (g0 - g1);
         let time = prev.t + w * (snap.t - prev.t);
         let v = prev.v + w * (snap.v - prev.v);
+        let closing = closing0 + w * (closing - closing0);
         let tau = t.origin().map(|o| time - o);
         let width = self.vut.width_m;
         let rec = ImpactRecord {
