@@ -27,7 +27,14 @@ fn scenario_with(kmh: u32, extra: &str) -> PathBuf {
     );
     let dir = std::env::temp_dir().join(format!("scil-protocol-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp");
-    let p = dir.join(format!("cpna75_{kmh}kmh_{}.toml", extra.len()));
+    // Validity needs the nominal VUT speed.
+    let text = if extra.contains("[validity]") {
+        text.replace("[vut]\n", &format!("[vut]\nspeed_kmh = {kmh}\n"))
+    } else {
+        text
+    };
+    let tag: String = extra.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+    let p = dir.join(format!("cpna75_{kmh}kmh_{tag}.toml"));
     std::fs::write(&p, text).expect("write");
     p
 }
@@ -96,6 +103,72 @@ fn sync_brings_every_shared_run_within_2_cm() {
                 }
                 assert!((speed_mps * 3.6 - 5.0).abs() <= 0.2 + 1e-9, "{kmh}: {speed_mps}");
             }
+        }
+    }
+}
+
+/// `scil replay --sync --json` on the shared runs with a `[validity]` table: the JSON
+/// contract; the same replay without it has no `validity` key; `--sync` equals `sync = true`.
+#[test]
+fn replay_cli_sync_and_validity_contract() {
+    let scil = env!("CARGO_BIN_EXE_scil");
+    for kmh in [10u32, 30, 50] {
+        let csv = shared(&format!("replays/cpna75_{kmh}kmh.csv"));
+        let plain = scenario_with(kmh, "");
+        let valid = scenario_with(kmh, "[validity]\n");
+        let json = |sc: &Path, extra: &[&str]| -> serde_json::Value {
+            let mut args = vec![
+                "replay".to_string(),
+                csv.display().to_string(),
+                "--scenario".into(),
+                sc.display().to_string(),
+                "--json".into(),
+            ];
+            args.extend(extra.iter().map(|s| s.to_string()));
+            let out = std::process::Command::new(scil).args(&args).output().expect("scil runs");
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            serde_json::from_slice(&out.stdout).expect("one JSON object")
+        };
+        let v = json(&plain, &[]);
+        assert!(v.get("validity").is_none(), "{v}");
+        let synced = json(&plain, &["--sync"]);
+        let travel = synced["impacts"][0]["dummy_travel_m"].as_f64().expect("travel");
+        assert!((travel - NOMINAL).abs() <= 0.02, "{kmh}: {travel}");
+        let by_file = {
+            let (r, _) = run(kmh, &scenario_with(kmh, "sync = true"));
+            r.impacts[0].dummy_travel_m.expect("travel")
+        };
+        assert_eq!(travel, by_file);
+
+        let v = json(&valid, &[]);
+        let val = &v["validity"];
+        assert!(val["valid"].is_boolean(), "{val}");
+        let w = &val["window"];
+        assert!(w["from_s"].as_f64().expect("from") < w["to_s"].as_f64().expect("to"));
+        // The shared runs are 25 Hz: a warning, not a verdict.
+        assert!(
+            val["warnings"].as_array().expect("warnings").iter().any(|w| w.as_str().is_some_and(|w| w.contains("100 Hz"))),
+            "{val}"
+        );
+        let checks = val["checks"].as_array().expect("checks");
+        let names: Vec<&str> = checks.iter().filter_map(|c| c["channel"].as_str()).collect();
+        for c in checks {
+            assert!(c["ok"].is_boolean() && c["limit"].is_string() && c["worst"].is_number());
+            assert!(c["first_violation_s"].is_null() || c["first_violation_s"].is_f64());
+        }
+        println!(
+            "{kmh} km/h validity: valid {} window {:.3}–{:.3} s; {}",
+            val["valid"],
+            w["from_s"].as_f64().unwrap_or(f64::NAN),
+            w["to_s"].as_f64().unwrap_or(f64::NAN),
+            checks
+                .iter()
+                .map(|c| format!("{} {} worst {:+.3}", c["channel"].as_str().unwrap_or("?"), if c["ok"] == true { "ok" } else { "FAIL" }, c["worst"].as_f64().unwrap_or(f64::NAN)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        for ch in ["vut_speed", "vut_lateral", "vut_yaw_rate", "target_speed", "target_lateral"] {
+            assert!(names.contains(&ch), "{kmh}: {names:?}");
         }
     }
 }

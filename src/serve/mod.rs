@@ -234,6 +234,7 @@ pub async fn demo_loop(st: AppState) {
                     can: None,
                     speed: Pace::Factor(1.0),
                     carriers: Vec::new(),
+                    sync: false,
                 },
             )
             .await?;

@@ -118,7 +118,8 @@ pub fn document() -> Value {
                     "carriers": {"type": "array", "items": {"$ref": "#/components/schemas/CarrierSpec"},
                         "description": "real carriers dispatched over ISO 22133 (every carrier of the scenario); connected and armed when the run starts; without them the carriers are simulated"},
                     "speed": {"oneOf": [{"type": "number"}, {"type": "string"}], "description": "replays only: real-time factor or \"max\" (not \"max\" with carriers); live sources run in real time"},
-                    "start": {"type": "boolean", "description": "arm and start at once"}}},
+                    "start": {"type": "boolean", "description": "arm and start at once"},
+                    "sync": {"type": "boolean", "description": "closed-loop synchronisation of the targets with the VUT after their start (retimes reach real carriers as ISO 22133 MTSP); also on when the scenario says sync = true"}}},
                 "RunSource": {"type": "object", "required": ["kind"], "discriminator": {"propertyName": "kind"}, "oneOf": [
                     {"type": "object", "title": "csv_replay", "required": ["kind", "replay_id"], "properties": {
                         "kind": {"type": "string", "enum": ["csv_replay"]}, "replay_id": {"type": "string"}, "file_name": {"type": "string"}}},

@@ -90,6 +90,9 @@ pub struct CreateRun {
     /// Arm and start at once.
     #[serde(default)]
     pub start: bool,
+    /// Closed-loop synchronisation of the targets with the VUT (issue 11).
+    #[serde(default)]
+    pub sync: bool,
 }
 
 async fn list(
@@ -164,6 +167,7 @@ async fn create(
         can: req.can,
         speed,
         carriers: req.carriers,
+        sync: req.sync,
     };
     // With start: created, armed and started at once, or nothing is left behind.
     let row = if req.start {
