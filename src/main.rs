@@ -23,6 +23,8 @@ enum Command {
     Replay(cli::replay::ReplayArgs),
     /// Many headless runs in parallel over a grid of varied keys: results.csv + report.html.
     Sweep(cli::sweep::SweepArgs),
+    /// The Euro NCAP scenario catalogue; `instantiate` writes a scenario file from it.
+    Catalogue(cli::catalogue::CatalogueArgs),
     /// OpenDRIVE map tools.
     #[command(subcommand)]
     Map(cli::map::MapCommand),
@@ -55,6 +57,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Replay(a)) => cli::replay::run(a),
         Some(Command::Sweep(a)) => cli::sweep::run(a),
+        Some(Command::Catalogue(a)) => cli::catalogue::run(a),
         Some(Command::Map(c)) => cli::map::run(c),
         Some(Command::Bench(c)) => cli::bench::run(c),
         Some(Command::Export(a)) => cli::export::run(a),

@@ -1,6 +1,7 @@
 //! Command-line front ends. Each subcommand parses its arguments and calls the library.
 
 pub mod bench;
+pub mod catalogue;
 pub mod dispatch;
 pub mod export;
 pub mod ingest;

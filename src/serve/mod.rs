@@ -29,6 +29,7 @@ pub mod run_sinks;
 pub mod runs;
 pub mod scenarios;
 pub mod sweeps;
+pub mod catalogue;
 pub mod web;
 
 use std::net::SocketAddr;
@@ -64,6 +65,7 @@ pub fn app(state: AppState) -> Router {
         .merge(metrics::router())
         .merge(live::router())
         .merge(sweeps::router())
+        .merge(catalogue::router())
         .merge(openapi::router())
         .fallback(error::not_found_fallback)
         .layer(axum::middleware::from_fn(error::json_errors));

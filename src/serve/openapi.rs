@@ -83,6 +83,8 @@ pub fn document() -> Value {
                 "post": op("Register a scenario (TOML text)", "scenarios", true, "201", json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["toml"], "properties": {"id": {"type": "string"}, "toml": {"type": "string"}, "map_id": {"type": "string"}}}}}}}))
             },
             "/scenarios/{id}": {"get": op("A scenario with its TOML", "scenarios", false, "200", json!({"parameters": id_param()}))},
+            "/catalogue": {"get": op("The Euro NCAP scenario catalogue (CPNA/CPFA/CPNCO/CPLA, CBNA/CBFA/CBLA, CCRs/CCRm/CCRb) with parameter ranges; `scil catalogue instantiate` makes a scenario file from an entry", "catalogue", false, "200", json!({}))},
+            "/catalogue/{id}": {"get": op("One catalogue entry (id case-insensitive, e.g. CPNA-75)", "catalogue", false, "200", json!({"parameters": id_param()}))},
             "/maps": {
                 "get": op("Maps", "maps", false, "200", json!({})),
                 "post": op("Register an OpenDRIVE map", "maps", true, "201", json!({"requestBody": {"required": true, "content": {"multipart/form-data": {"schema": {"type": "object", "required": ["file"], "properties": {"file": {"type": "string", "format": "binary"}, "id": {"type": "string"}}}}}}}))
