@@ -17,6 +17,7 @@ pub mod ingest;
 pub mod run;
 pub mod record;
 pub mod serve;
+pub mod sim;
 pub mod store;
 pub mod sweep;
 

@@ -44,6 +44,12 @@ enum Command {
     Listen(scil::cli::ingest::ListenArgs),
     /// Export a stored run: Parquet (telemetry, events) and/or MCAP.
     Export(cli::export::ExportArgs),
+    /// The built-in simulated VUT (speed controller, path following, AEB) through a session
+    /// at full speed; `scil sim beamng|yacop …`: co-simulation peers for tests and demos.
+    Sim(cli::sim::SimArgs),
+    /// Co-simulation: scil as the peer of BeamNG.tech (UDP coupling) or a YaCoP tool (TCP).
+    #[command(subcommand)]
+    Cosim(cli::cosim::CosimCommand),
     /// Benchmarks (print figures; not tests).
     #[command(subcommand)]
     Bench(cli::bench::BenchCommand),
@@ -59,6 +65,8 @@ fn main() -> ExitCode {
         Some(Command::Sweep(a)) => cli::sweep::run(a),
         Some(Command::Catalogue(a)) => cli::catalogue::run(a),
         Some(Command::Map(c)) => cli::map::run(c),
+        Some(Command::Sim(a)) => cli::sim::run(a),
+        Some(Command::Cosim(c)) => cli::cosim::run(c),
         Some(Command::Bench(c)) => cli::bench::run(c),
         Some(Command::Export(a)) => cli::export::run(a),
         Some(Command::Serve(a)) => scil::serve::run(a),

@@ -512,3 +512,105 @@ async fn foxglove_python_client() {
     assert_eq!(v["ts"].as_u64(), Some((t * 1e9).round() as u64));
     assert!(v["payload"]["targets"][0]["threshold_s"].as_f64().unwrap() > 3.0);
 }
+
+/// A real service run (issue 14 wiring): started with `"record": true` on a server with the
+/// Foxglove live view, it publishes every VUT sample to a subscribed client while it runs,
+/// records an MCAP that the Python reader counts one VUT message per sample in, and
+/// `export.mcap` serves that recording byte for byte once the run is over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn service_run_publishes_to_foxglove_and_records_mcap() {
+    let dir = tempdir("fox-run");
+    let srv = server(&dir, true).await;
+    let fox = srv.foxglove.as_ref().expect("foxglove server");
+    let token = srv
+        .state
+        .generated_operator_token
+        .clone()
+        .expect("generated operator token");
+    let mut a = connect(fox.addr).await;
+    assert_eq!(next_text(&mut a).await["op"], "serverInfo");
+    let adv = next_text(&mut a).await;
+    let vut_channel = adv["channels"]
+        .as_array()
+        .expect("channels")
+        .iter()
+        .find(|c| c["topic"] == "/scil/vut")
+        .expect("/scil/vut advertised")["id"]
+        .clone();
+    a.send(Ws::Text(
+        json!({"op": "subscribe", "subscriptions": [{"id": 3, "channelId": vut_channel}]})
+            .to_string(),
+    ))
+    .await
+    .expect("subscribe");
+
+    let http = reqwest::Client::new();
+    let base = format!("http://{}/api/v1", srv.addr);
+    let r = http
+        .post(format!("{base}/runs"))
+        .bearer_auth(&token)
+        .json(&json!({"scenario_id": "cpna75_30kmh", "replay": "cpna75_30kmh",
+                      "speed": 4, "start": true, "record": true}))
+        .send()
+        .await
+        .expect("POST /runs");
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap_or_default());
+    let run: Value = r.json().await.expect("run json");
+    let id = run["id"].as_str().expect("id").to_string();
+
+    // Every VUT sample reaches the client while the run goes on, in time order.
+    let mut got = 0u64;
+    let mut last_ts = 0u64;
+    while let Some((sub, ts, payload)) = next_binary(&mut a, Duration::from_secs(3)).await {
+        assert_eq!(sub, 3);
+        assert!(ts >= last_ts, "in order");
+        assert_eq!(ts, (payload["time_s"].as_f64().expect("time_s") * 1e9).round() as u64);
+        last_ts = ts;
+        got += 1;
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let state = loop {
+        let row: Value = http
+            .get(format!("{base}/runs/{id}"))
+            .send()
+            .await
+            .expect("GET run")
+            .json()
+            .await
+            .expect("json");
+        let s = row["state"].as_str().unwrap_or("").to_string();
+        if !matches!(s.as_str(), "created" | "armed" | "running") || std::time::Instant::now() > deadline {
+            break s;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(state, "finished");
+    let results: Value = http
+        .get(format!("{base}/runs/{id}/results"))
+        .send()
+        .await
+        .expect("results")
+        .json()
+        .await
+        .expect("json");
+    let samples = results["samples"].as_u64().expect("samples");
+    assert!(samples > 600, "{results}");
+    assert_eq!(got, samples, "one Foxglove VUT message per sample");
+    assert_eq!(results["recording"]["samples"].as_u64(), Some(samples), "{results}");
+
+    let file = dir.join("storage/recordings").join(format!("{id}.mcap"));
+    let on_disk = std::fs::read(&file).expect("recording on disk");
+    let served = http
+        .get(format!("{base}/runs/{id}/export.mcap"))
+        .send()
+        .await
+        .expect("export");
+    assert_eq!(served.status(), 200);
+    let served = served.bytes().await.expect("body");
+    assert_eq!(served.as_ref(), on_disk.as_slice(), "the recording itself is served");
+    if let Some(o) = support::python::run("mcap", PY_MCAP, &[file.to_str().expect("utf-8")]) {
+        let counts: Value = serde_json::from_str(o.trim()).expect("python json");
+        assert_eq!(counts["/scil/vut"].as_u64(), Some(samples), "{counts}");
+        assert_eq!(counts["/scene/lanes"].as_u64(), Some(1), "{counts}");
+    }
+}

@@ -73,8 +73,7 @@ fn bad_input_is_an_error_before_anything_runs() {
     assert!(e(plan(src(), &["dropout=1.5"], 1, 100)).contains("bad value"));
     assert!(e(plan(src(), &["noise.pos=0,1,2,3"], 30, 100)).contains("120 runs, above the limit of 100"));
     assert!(e(plan(src(), &["sync=on,off"], 1, 100)).contains("not available in this build"));
-    assert!(e(plan(src(), &["aeb.ttc=1,2"], 1, 100)).contains("not available in this build"));
-    assert!(e(plan(Source::Sim(vec![10.0, 30.0]), &[], 1, 100)).contains("not available in this build"));
+    assert!(e(plan(src(), &["aeb.ttc=1,2"], 1, 100)).contains("needs the simulated VUT"));
     assert!(e(plan(Source::Replays(vec![]), &[], 1, 100)).contains("--replay"));
     assert!(e(plan(
         Source::Replays(vec![("nope".into(), shared("replays/nope.csv"))]),
@@ -266,4 +265,32 @@ async fn service_runs_a_sweep_with_live_progress() {
     assert_eq!(list[0]["id"], id.as_str());
     let r = http.get(format!("{base}/sweeps/nope")).send().await.expect("get");
     assert_eq!(r.status().as_u16(), 404);
+}
+
+/// The simulated VUT backend (issue 12 through the sweep seam): every run triggers; with AEB
+/// the VUT stops short of the dummy, without it the dummy is hit; same seed, same rows.
+#[test]
+fn simulated_vut_sweep_with_and_without_aeb() {
+    let p = plan(Source::Sim(vec![20.0, 40.0]), &["aeb.ttc=0.3,2.0"], 1, 100).expect("plan");
+    let a = run(&p, 2);
+    assert_eq!(a.rows.len(), 4);
+    for r in &a.rows {
+        assert!(r.error.is_none(), "{:?}", r.error);
+        assert!(r.trigger_time_s.is_some(), "every simulated run triggers: {r:?}");
+    }
+    // An AEB that brakes at TTC 2 s stops short at 20 km/h; one at 0.3 s at 40 km/h does not.
+    let by = |speed: f64, ttc: f64| {
+        a.rows
+            .iter()
+            .find(|r| {
+                r.values.iter().any(|(k, v)| k.to_string() == "vut_speed" && v.num() == Some(speed))
+                    && r.values.iter().any(|(k, v)| k.to_string() == "aeb.ttc" && v.num() == Some(ttc))
+            })
+            .unwrap_or_else(|| panic!("row {speed} km/h, aeb.ttc {ttc}: {:?}", a.rows))
+    };
+    let early = by(20.0, 2.0);
+    assert!(early.impact_time_s.is_none() && early.stopped_short_m.is_some(), "{early:?}");
+    let late = by(40.0, 0.3);
+    assert!(late.impact_time_s.is_some(), "{late:?}");
+    assert_eq!(a.rows, run(&p, 1).rows);
 }

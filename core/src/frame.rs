@@ -101,6 +101,17 @@ impl std::fmt::Debug for Interface {
 }
 
 impl Interface {
+    /// The same interface for samples already in the map frame (a recording of map
+    /// coordinates): no origin shift, no rotation; geo-reference and steering ratio kept.
+    pub fn for_map_frame(&self) -> Interface {
+        Interface {
+            origin_x: 0.0,
+            origin_y: 0.0,
+            rotation_deg: 0.0,
+            ..self.clone()
+        }
+    }
+
     /// Converts one INS sample to the map frame.
     pub fn to_map(&self, s: &InsSample) -> Result<Sample, FrameError> {
         let rot = self.rotation_deg.to_radians();

@@ -2,12 +2,15 @@
 
 pub mod bench;
 pub mod catalogue;
+pub mod cosim;
 pub mod dispatch;
 pub mod export;
 pub mod ingest;
+pub mod inject;
 pub mod map;
 pub mod replay;
 pub mod sweep;
+pub mod sim;
 
 use std::process::ExitCode;
 

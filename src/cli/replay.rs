@@ -21,7 +21,8 @@ use crate::scenario::engine::{EngineConfig, Output, TriggerMethod};
 
 #[derive(Args, Debug, Clone)]
 pub struct ReplayArgs {
-    /// Recorded CSV (paper columns or OxTS NcomToCsv-style export).
+    /// Recorded CSV (paper columns or OxTS NcomToCsv-style export), or an MCAP recording of
+    /// scil's (`--mcap`, `GET /runs/{id}/export.mcap`): its VUT channel is replayed.
     pub csv: PathBuf,
     /// Scenario TOML.
     #[arg(long)]
@@ -77,6 +78,12 @@ pub struct ReplayArgs {
     /// exactly at the predicted instant, ms.
     #[arg(long, default_value_t = 5.0)]
     pub strt_lead_ms: f64,
+    /// Noise, dropout and latency injection on the source (seeded; zero = the plain replay).
+    #[command(flatten)]
+    pub inject: super::inject::InjectArgs,
+    /// Record the run to this MCAP file (Foxglove schemas; open it in Foxglove/Lichtblick).
+    #[arg(long, value_name = "FILE")]
+    pub mcap: Option<PathBuf>,
 }
 
 /// Checks a `--column` mapping at parse time; the source factory takes it as written.
@@ -105,6 +112,8 @@ impl ReplayArgs {
             carriers: Vec::new(),
             arm_timeout_ms: 5000,
             strt_lead_ms: 5.0,
+            inject: Default::default(),
+            mcap: None,
         }
     }
 
@@ -188,12 +197,20 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<ExitCode> {
             }
         })));
     }
+    if let Some(path) = &a.mcap {
+        sinks.push(Box::new(crate::run::sink::recording::McapSink::new(path)));
+    }
     let progress = std::io::stdout().is_terminal() && std::io::stderr().is_terminal() && !a.json;
     if progress {
         sinks.push(Box::new(Progress::new(&a.csv)));
     }
     let rt = crate::run::runtime()?;
-    let report = rt.block_on(run_source(setup, &spec, opts, sinks))?;
+    let injection = a.inject.injection()?;
+    let report = if injection.is_zero() {
+        rt.block_on(run_source(setup, &spec, opts, sinks))?
+    } else {
+        rt.block_on(run_injected(setup, &spec, opts, sinks, injection))?
+    };
     if let Some(e) = &report.error {
         anyhow::bail!("{e}");
     }
@@ -210,6 +227,27 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// [`run_source`] with noise, dropout and latency injected into the feed.
+pub async fn run_injected(
+    setup: Arc<RunSetup>,
+    spec: &SourceSpec,
+    opts: SessionOptions,
+    sinks: Vec<Box<dyn Sink>>,
+    injection: crate::run::source::inject::Injection,
+) -> Result<RunReport, crate::run::SourceError> {
+    let ctx = crate::run::OpenCtx {
+        vut_id: setup.vut_id(),
+        dbc: &crate::run::source::dbc_from_path,
+    };
+    let mut feed = crate::run::source::open(spec, &ctx).await?;
+    feed.inject(injection).map_err(crate::run::SourceError::Other)?;
+    let mut session = crate::run::Session::new(setup, feed, opts);
+    for s in sinks {
+        session.add_sink(s);
+    }
+    Ok(session.run().await)
 }
 
 /// A progress bar (by file position) on stderr for files over 1 MB.
@@ -327,6 +365,16 @@ pub fn report(r: &RunReport, a: &ReplayArgs) -> String {
     );
     for e in &r.skipped {
         let _ = writeln!(s, "  skipped: {e}");
+    }
+    if let Some(rec) = &r.recording {
+        let _ = writeln!(
+            s,
+            "mcap     {}   {} samples, {} bytes{}",
+            rec.path,
+            rec.samples,
+            rec.bytes,
+            rec.error.as_deref().map(|e| format!("   ERROR: {e}")).unwrap_or_default()
+        );
     }
     if let Some(reason) = &r.aborted {
         let _ = writeln!(s, "ABORTED  {reason}");

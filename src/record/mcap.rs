@@ -171,6 +171,48 @@ pub fn is_mcap(path: &Path) -> bool {
 /// Reads every message of the VUT channel (topic `/scil/vut` or schema `scil.VutSample`),
 /// ordered by log time.
 pub fn read_vut_samples(bytes: &[u8]) -> anyhow::Result<Vec<InsSample>> {
+    let bytes = complete_records(bytes)?;
+    // Second line of defence: the reader must not take the process down on a record it
+    // trips over (it has overflowed on a crafted length in debug builds).
+    std::panic::catch_unwind(|| read_vut_records(bytes))
+        .unwrap_or_else(|_| Err(anyhow::anyhow!("corrupt MCAP: the reader gave up")))
+}
+
+/// The file up to its last complete top-level record. Every record's length must fit in the
+/// file; a recording cut short (a crash before the summary) keeps what was completely written.
+fn complete_records(bytes: &[u8]) -> anyhow::Result<&[u8]> {
+    let magic = mcap::MAGIC;
+    if bytes.len() < magic.len() || &bytes[..magic.len()] != magic {
+        anyhow::bail!("not an MCAP file (no magic)");
+    }
+    let mut pos = magic.len();
+    while pos < bytes.len() {
+        if bytes.len() - pos == magic.len() && &bytes[pos..] == magic {
+            return Ok(bytes);
+        }
+        let Some(head) = bytes.get(pos..pos + 9) else {
+            break;
+        };
+        let mut len = [0u8; 8];
+        len.copy_from_slice(&head[1..9]);
+        let len = u64::from_le_bytes(len);
+        let rest = (bytes.len() - pos - 9) as u64;
+        if len > rest {
+            if pos == magic.len() {
+                anyhow::bail!(
+                    "corrupt MCAP: record at offset {pos} (opcode {:#04x}) is {len} bytes long, beyond the end of the file",
+                    head[0]
+                );
+            }
+            tracing::warn!("MCAP: record at offset {pos} cut short; reading the records before it");
+            break;
+        }
+        pos += 9 + len as usize;
+    }
+    Ok(&bytes[..pos.min(bytes.len())])
+}
+
+fn read_vut_records(bytes: &[u8]) -> anyhow::Result<Vec<InsSample>> {
     let vut = &CHANNELS[ch::VUT];
     let mut out: Vec<(u64, InsSample)> = Vec::new();
     for m in mcap::MessageStream::new(bytes).context("not an MCAP file")? {

@@ -83,6 +83,8 @@ pub struct SessionOptions {
     /// A live run that has not received its first sample after this long is aborted (a
     /// misconfigured source must not leave a run `running` forever).
     pub first_sample_timeout: Option<Duration>,
+    /// Live parameters (ttc offset, injection) changeable while the run goes on.
+    pub live: Option<super::params::LiveParams>,
 }
 
 impl Default for SessionOptions {
@@ -91,6 +93,7 @@ impl Default for SessionOptions {
             pace: Pace::Max,
             strt_lead: Duration::ZERO,
             first_sample_timeout: None,
+            live: None,
         }
     }
 }

@@ -61,6 +61,7 @@ struct Run<'a> {
     engine: &'a mut Engine,
     sinks: &'a mut [Box<dyn Sink>],
     report: &'a mut RunReport,
+    live: Option<&'a super::params::LiveParams>,
     d: Driven,
 }
 
@@ -158,6 +159,9 @@ impl Run<'_> {
     fn apply(&mut self, s: &Sample) -> bool {
         let now = Instant::now();
         self.d.last_sample_wall = Some(now);
+        if let Some(off) = self.live.and_then(|l| l.before_sample(s.time_s)) {
+            self.engine.set_ttc_offset(off);
+        }
         self.engine.handle_sample(s);
         self.d.last_t = Some(s.time_s);
         self.d.samples += 1;
@@ -185,6 +189,14 @@ pub async fn drive(
     report: &mut RunReport,
 ) -> Driven {
     let live = feed.is_live();
+    // A recording of map coordinates must not be shifted and rotated a second time.
+    let map_iface;
+    let iface = if feed.in_map_frame() {
+        map_iface = setup.interface.for_map_frame();
+        &map_iface
+    } else {
+        &setup.interface
+    };
     let lead = if live {
         std::time::Duration::ZERO
     } else {
@@ -195,6 +207,7 @@ pub async fn drive(
         engine,
         sinks,
         report,
+        live: opts.live.as_ref(),
         d: Driven {
             samples: 0,
             bad_samples: 0,
@@ -230,7 +243,7 @@ pub async fn drive(
                     run.d.error = Some(e);
                     return run.d;
                 }
-                Some(Ok(ins)) => match setup.interface.to_map(&ins) {
+                Some(Ok(ins)) => match iface.to_map(&ins) {
                     Ok(s) => s,
                     Err(e) => {
                         run.d.error =
@@ -279,7 +292,7 @@ pub async fn drive(
                         run.d.error = Some(e);
                         return run.d;
                     }
-                    Some(Ok(ins)) => match setup.interface.to_map(&ins) {
+                    Some(Ok(ins)) => match iface.to_map(&ins) {
                         Ok(s) => break Some(s),
                         Err(e) => {
                             let msg = format!("sample at t={}: {e}", ins.time_s);

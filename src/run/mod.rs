@@ -14,7 +14,9 @@
 
 pub mod clock;
 pub mod control;
+pub mod cosim;
 pub mod driver;
+pub mod params;
 pub mod report;
 pub mod session;
 pub mod setup;
@@ -24,6 +26,7 @@ pub mod source;
 use std::sync::Arc;
 
 pub use clock::{Clock, Pace};
+pub use params::{LiveParams, ParameterChange};
 pub use report::{Outcome, RunEnd, RunReport, TriggerResult};
 pub use session::{Session, SessionOptions, StopHandle, StopRequest, Stopper};
 pub use setup::RunSetup;

@@ -73,6 +73,15 @@ pub struct RunReport {
     /// Why the run failed (source error, carriers could not be armed), when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Live parameter changes (ttc offset, noise), in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub parameter_changes: Vec<super::params::ParameterChange>,
+    /// A co-simulation peer's counters (`scil cosim`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cosim: Option<super::cosim::CosimReport>,
+    /// The run's MCAP recording (`scil replay --mcap`, a service run with `record`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recording: Option<super::sink::recording::RecordingReport>,
 }
 
 impl RunReport {

@@ -124,6 +124,9 @@ impl Session {
             report.error = Some(e.to_string());
         }
         report.samples = d.samples;
+        if let Some(lp) = &self.opts.live {
+            report.parameter_changes = lp.changes();
+        }
         let (skipped, reasons) = self.feed.skipped();
         report.skipped_rows = if self.feed.is_live() {
             d.bad_samples

@@ -53,6 +53,8 @@ pub struct Inner {
     pub upload_dir: PathBuf,
     /// Sweeps run by the service (issue 13).
     pub sweeps: super::sweeps::Registry,
+    /// The Foxglove live view's hub when `foxglove_bind` is set: every run publishes into it.
+    pub foxglove: Option<Arc<super::foxglove::FoxgloveHub>>,
 }
 
 /// Last known state of a target carrier (from the engine's commands in the latest run).
@@ -125,6 +127,10 @@ impl AppState {
             None
         };
         let upload_dir = config.storage_dir.join("uploads");
+        let config_foxglove = config
+            .foxglove_bind
+            .as_ref()
+            .map(|_| super::foxglove::FoxgloveHub::new(4096));
         let geojson = super::geojson_cache::GeoCache::new(config.limits.geojson_cache_bytes);
         std::fs::create_dir_all(&upload_dir)
             .map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", upload_dir.display()))?;
@@ -144,6 +150,7 @@ impl AppState {
             started: Instant::now(),
             upload_dir,
             sweeps: Default::default(),
+            foxglove: config_foxglove,
         }));
         let n = state.store.fail_unfinished_runs(Utc::now()).await?;
         if n > 0 {

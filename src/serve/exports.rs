@@ -94,6 +94,15 @@ async fn export_mcap(
     _r: Reader,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
+    // A run recorded by the run layer (`"record": true`) and no longer active: the recording
+    // itself, byte for byte. Otherwise one built from the stored telemetry and events.
+    let recorded = super::lifecycle::recording_path(&st, &id);
+    let active = super::lifecycle::is_active(&st, &id);
+    if !active {
+        if let Ok(body) = tokio::fs::read(&recorded).await {
+            return Ok(attachment(body, "application/x-mcap", format!("{id}.mcap")));
+        }
+    }
     let (run, rows, events) = load(&st, &id).await?;
     // The map gives lanes and WGS84; a run whose map is gone still exports without them.
     let map = match &run.map_id {

@@ -121,6 +121,51 @@ impl FoxgloveTap {
     }
 }
 
+/// A run's sink into the hub: the tap is made at arm time with the run's scenario and map.
+/// Clients that come and go never reach the run: publishing is a non-blocking broadcast.
+pub struct FoxgloveSink {
+    hub: Arc<FoxgloveHub>,
+    tap: Option<FoxgloveTap>,
+}
+
+impl FoxgloveSink {
+    pub fn new(hub: &Arc<FoxgloveHub>) -> FoxgloveSink {
+        FoxgloveSink {
+            hub: hub.clone(),
+            tap: None,
+        }
+    }
+}
+
+impl crate::run::Sink for FoxgloveSink {
+    fn name(&self) -> &'static str {
+        "foxglove"
+    }
+
+    fn arm<'a>(
+        &'a mut self,
+        ctx: crate::run::sink::ArmCtx<'a>,
+    ) -> futures_util::future::BoxFuture<'a, anyhow::Result<()>> {
+        Box::pin(async move {
+            let enc = Encoder::new(Some(&ctx.setup.scenario), ctx.setup.map.as_deref());
+            self.tap = Some(self.hub.tap(enc));
+            Ok(())
+        })
+    }
+
+    fn sample(&mut self, _ctx: &crate::run::sink::SinkCtx<'_>, engine: &Engine, s: &Sample) {
+        if let Some(t) = self.tap.as_mut() {
+            t.sample(engine, s);
+        }
+    }
+
+    fn output(&mut self, _ctx: &crate::run::sink::SinkCtx<'_>, o: &Output) {
+        if let Some(t) = self.tap.as_mut() {
+            t.output(o);
+        }
+    }
+}
+
 /// A running Foxglove WebSocket server.
 pub struct FoxgloveServer {
     pub addr: SocketAddr,

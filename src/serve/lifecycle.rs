@@ -25,6 +25,7 @@ use super::run_sinks::{dispatch_observer, LiveSink, SimCarrierSink, StoreSink};
 use crate::ingest::can::DbcDecoder;
 use crate::ingest::csv::BadRowPolicy;
 use crate::ingest::health::SourceHealth as IngestHealth;
+use crate::run::sink::recording::McapSink;
 use crate::run::sink::carriers::{CarrierOptions, CarrierSink};
 use crate::run::{
     CanSpec, Feed, InsSpec, JsonTransport, OpenCtx, Pace, RunReport, RunSetup, RunState, Session,
@@ -112,6 +113,8 @@ pub struct ActiveRun {
     pub ingest_health: Mutex<Vec<IngestHealth>>,
     /// Real carriers (ISO 22133) of the run.
     pub carriers: Vec<CarrierSpec>,
+    /// Record the run to MCAP (see [`recording_path`]).
+    pub record: std::sync::atomic::AtomicBool,
     /// Set when the run reaches a terminal state (tests and the demo wait on it).
     pub done: tokio::sync::watch::Sender<bool>,
 }
@@ -127,6 +130,7 @@ impl ActiveRun {
             health: Mutex::new(SourceHealth::default()),
             ingest_health: Mutex::new(Vec::new()),
             carriers,
+            record: std::sync::atomic::AtomicBool::new(false),
             done: tokio::sync::watch::channel(false).0,
         }
     }
@@ -151,6 +155,8 @@ pub struct NewRun {
     pub carriers: Vec<CarrierSpec>,
     /// Closed-loop synchronisation (also on when the scenario says `sync = true`).
     pub sync: bool,
+    /// Record the run to `<storage_dir>/recordings/<id>.mcap` (served by `export.mcap`).
+    pub record: bool,
 }
 
 pub fn speed_to_db(s: Pace) -> Option<f64> {
@@ -303,7 +309,8 @@ pub async fn create(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
     let map_id = validate(st, &req).await?;
     let row = new_row(&req, map_id)?;
     st.store.insert_run(&row).await?;
-    register(st, &row, &req.carriers);
+    let run = register(st, &row, &req.carriers);
+    run.record.store(req.record, Ordering::Relaxed);
     Ok(row)
 }
 
@@ -315,6 +322,7 @@ pub async fn create_and_start(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
     let prepared = prepare(st, &row, &req.carriers).await?;
     st.store.insert_run(&row).await?;
     let run = register(st, &row, &req.carriers);
+    run.record.store(req.record, Ordering::Relaxed);
     {
         let mut r = run.row.lock().await;
         publish_prepared(st, &run, &r, &prepared);
@@ -324,6 +332,11 @@ pub async fn create_and_start(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
         st.store.update_run(&r).await?;
     }
     start(st, &row.id).await
+}
+
+/// True while run `id` is not terminal.
+pub fn is_active(st: &AppState, id: &str) -> bool {
+    active(st, id).is_some()
 }
 
 fn active(st: &AppState, id: &str) -> Option<Arc<ActiveRun>> {
@@ -588,6 +601,7 @@ async fn supervise(st: AppState, run: Arc<ActiveRun>, p: Prepared, speed: Pace) 
                 Duration::from_millis(5)
             },
             first_sample_timeout: live.then_some(st.config.limits.first_sample_timeout()),
+            live: None,
         },
     )
     .with_stop(run.stop.clone());
@@ -619,6 +633,12 @@ async fn supervise(st: AppState, run: Arc<ActiveRun>, p: Prepared, speed: Pace) 
         targets.clone(),
     )));
     session.add_sink(Box::new(LiveSink::new(run.clone(), vut, targets)));
+    if let Some(hub) = &st.foxglove {
+        session.add_sink(Box::new(super::foxglove::FoxgloveSink::new(hub)));
+    }
+    if run.record.load(Ordering::Relaxed) {
+        session.add_sink(Box::new(McapSink::new(recording_path(&st, &run.id))));
+    }
     if !real_carriers {
         let sim: Vec<(String, String)> = setup
             .scenario
@@ -636,6 +656,11 @@ async fn supervise(st: AppState, run: Arc<ActiveRun>, p: Prepared, speed: Pace) 
         ..RunReport::default()
     });
     settle(&st, &run, report, real_carriers).await;
+}
+
+/// Where a service run's MCAP recording goes.
+pub fn recording_path(st: &AppState, id: &str) -> std::path::PathBuf {
+    st.config.storage_dir.join("recordings").join(format!("{id}.mcap"))
 }
 
 /// Flush attempts of 10 s each before a run is ended with uncommitted telemetry.

@@ -94,8 +94,8 @@ pub struct Server {
     pub addr: SocketAddr,
     pub state: AppState,
     pub task: tokio::task::JoinHandle<std::io::Result<()>>,
-    /// The Foxglove live view when `config.foxglove_bind` is set (issue 14). The run layer
-    /// publishes through `foxglove.hub.tap(encoder)`.
+    /// The Foxglove live view when `config.foxglove_bind` is set (issue 14); every run
+    /// publishes into its hub (`AppState::foxglove`) through a `FoxgloveSink`.
     pub foxglove: Option<foxglove::FoxgloveServer>,
 }
 
@@ -105,11 +105,11 @@ pub async fn spawn(config: Config) -> anyhow::Result<Server> {
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.bind))?;
     let addr = listener.local_addr()?;
-    let fox = match &config.foxglove_bind {
-        Some(b) => Some(foxglove::spawn(b, foxglove::FoxgloveHub::new(4096)).await?),
-        None => None,
-    };
     let state = AppState::start(config).await?;
+    let fox = match (&state.config.foxglove_bind, &state.foxglove) {
+        (Some(b), Some(hub)) => Some(foxglove::spawn(b, hub.clone()).await?),
+        _ => None,
+    };
     let router = app(state.clone());
     let task = tokio::spawn(async move {
         axum::serve(listener, router)
@@ -237,6 +237,7 @@ pub async fn demo_loop(st: AppState) {
                     speed: Pace::Factor(1.0),
                     carriers: Vec::new(),
                     sync: false,
+                    record: false,
                 },
             )
             .await?;

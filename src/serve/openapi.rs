@@ -106,6 +106,7 @@ pub fn document() -> Value {
                     "scenario_id": {"type": "string"},
                     "map_id": {"type": "string", "nullable": true},
                     "source": {"$ref": "#/components/schemas/RunSource"},
+                    "record": {"type": "boolean", "description": "record the run to MCAP; export.mcap then serves the recording"},
                     "created_at": {"type": "string", "format": "date-time"},
                     "armed_at": {"type": "string", "format": "date-time", "nullable": true},
                     "started_at": {"type": "string", "format": "date-time", "nullable": true},

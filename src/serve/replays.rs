@@ -190,6 +190,7 @@ async fn upload(
             speed,
             carriers: Vec::new(),
             sync: false,
+            record: false,
         },
     )
     .await?;

@@ -93,6 +93,10 @@ pub struct CreateRun {
     /// Closed-loop synchronisation of the targets with the VUT (issue 11).
     #[serde(default)]
     pub sync: bool,
+    /// Record the run to MCAP (Foxglove schemas); `GET /runs/{id}/export.mcap` then serves
+    /// the recording itself.
+    #[serde(default)]
+    pub record: bool,
 }
 
 async fn list(
@@ -168,6 +172,7 @@ async fn create(
         speed,
         carriers: req.carriers,
         sync: req.sync,
+        record: req.record,
     };
     // With start: created, armed and started at once, or nothing is left behind.
     let row = if req.start {

@@ -28,8 +28,8 @@ pub trait RunFn: Send + Sync {
 
 // ------------------------------------------------------------------------------------ seams
 
-/// SEAM (issue 12, simulated VUT with AEB): set to `true` once [`run_sim_seam`] is wired.
-pub const SIM_AVAILABLE: bool = false;
+/// The simulated VUT (issue 12) is available: sweeps can vary `vut_speed` and `aeb.*`.
+pub const SIM_AVAILABLE: bool = true;
 
 /// The simulated VUT's parameters of one run (keys `vut_speed`, `aeb.ttc`, `aeb.decel`), with
 /// the engine configuration and injection every backend gets.
@@ -44,12 +44,31 @@ pub struct SimParams {
     pub injection: Injection,
 }
 
-/// SEAM (issue 12): one deterministic simulated run. Wire it to `scil::sim::run_sim(setup,
-/// opts)` (map `params` onto its options; the engine config is already in `setup.engine`,
-/// apply `params.injection` to the simulated VUT's telemetry feed) and set [`SIM_AVAILABLE`].
+/// One deterministic simulated run ([`crate::sim::run_sim`]); the engine configuration is
+/// already in `setup.engine`. The VUT has its AEB when the grid names an `aeb.*` key (the
+/// other AEB values are the simulator's defaults); without one it drives through, which is
+/// what a trigger-timing sweep wants.
 pub fn run_sim_seam(setup: Arc<RunSetup>, params: &SimParams) -> Result<RunReport, String> {
-    let _ = (setup, params);
-    Err("the simulated VUT (--sim-vut-speed, vut_speed, aeb.*): not available in this build".into())
+    let aeb = (params.aeb_ttc_s.is_some() || params.aeb_decel_mps2.is_some()).then(|| {
+        let d = crate::sim::AebParams::default();
+        crate::sim::AebParams {
+            ttc_s: params.aeb_ttc_s.unwrap_or(d.ttc_s),
+            decel_mps2: params.aeb_decel_mps2.unwrap_or(d.decel_mps2),
+            ..d
+        }
+    });
+    let opts = crate::sim::SimOptions {
+        vut_speed_kmh: params.vut_speed_kmh,
+        aeb,
+        injection: params.injection,
+        ..crate::sim::SimOptions::default()
+    };
+    opts.validate()?;
+    let report = crate::sim::run_sim(setup, &opts);
+    match &report.error {
+        Some(e) => Err(e.clone()),
+        None => Ok(report),
+    }
 }
 
 /// SEAM (issue 11, synchronisation): set to `true` once [`apply_sync_seam`] is wired.

@@ -17,6 +17,7 @@
 pub mod inject;
 mod live;
 mod recorded;
+pub mod stepped;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -36,7 +37,8 @@ pub use live::LIVE_CHANNEL;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum InsSpec {
-    /// A recorded CSV file (paper columns or an OxTS NcomToCsv-style export).
+    /// A recorded file: CSV (paper columns or an OxTS NcomToCsv-style export), or an MCAP
+    /// recording of scil's (its VUT channel, in the map frame; detected by the MCAP magic).
     Csv {
         path: PathBuf,
         /// Explicit column mapping `FIELD=COLUMN[:UNIT]` (see `scil replay --column`).
@@ -208,6 +210,9 @@ pub struct Feed {
     pub name: String,
     /// Noise, dropout and latency injection, when set.
     inject: Option<inject::Injector>,
+    /// The samples are in the map frame already (an MCAP recording): the interface block's
+    /// origin shift and rotation are not applied again.
+    map_frame: bool,
 }
 
 enum FeedKind {
@@ -217,6 +222,8 @@ enum FeedKind {
     Iter(Box<dyn Iterator<Item = Result<InsSample, SourceError>> + Send>),
     /// Samples pushed by the caller as they happen (a co-simulation peer, a test).
     Channel(tokio::sync::mpsc::Receiver<InsSample>),
+    /// Lock-step samples of a co-simulation peer (not live: the peer's time only).
+    Stepped(stepped::Stepped),
 }
 
 /// Opens `spec`: a file is opened and its header read; live sockets are bound.
@@ -232,6 +239,9 @@ pub async fn open(spec: &SourceSpec, ctx: &OpenCtx<'_>) -> Result<Feed, SourceEr
         on_bad_row,
     } = &spec.ins
     {
+        if crate::record::mcap::is_mcap(path) {
+            return open_mcap(spec, path);
+        }
         let columns: Vec<ColumnSpec> = columns
             .iter()
             .map(|c| c.parse::<ColumnSpec>())
@@ -249,6 +259,7 @@ pub async fn open(spec: &SourceSpec, ctx: &OpenCtx<'_>) -> Result<Feed, SourceEr
             name: r.name(),
             inner: FeedKind::Recorded(r),
             inject: None,
+            map_frame: false,
         });
     }
     let l = live::Live::open(spec, ctx.vut_id, dbc).await?;
@@ -256,6 +267,28 @@ pub async fn open(spec: &SourceSpec, ctx: &OpenCtx<'_>) -> Result<Feed, SourceEr
         name: l.name.clone(),
         inner: FeedKind::Live(l),
         inject: None,
+        map_frame: false,
+    })
+}
+
+/// An MCAP recording's VUT channel (map-frame samples, in log-time order). A recorded CAN log
+/// does not apply: the recording already carries the CAN-derived fields.
+fn open_mcap(spec: &SourceSpec, path: &std::path::Path) -> Result<Feed, SourceError> {
+    if spec.can.is_some() {
+        return Err(SourceError::Other(format!(
+            "{}: an MCAP recording carries its CAN fields already; no --can-log with it",
+            path.display()
+        )));
+    }
+    let src = crate::record::McapSource::open(path)
+        .map_err(|e| SourceError::Other(format!("{e:#}")))?;
+    Ok(Feed {
+        name: format!("mcap:{}", path.display()),
+        inner: FeedKind::Iter(Box::new(
+            src.map(|r| r.map_err(|e| SourceError::Other(format!("{e:#}")))),
+        )),
+        inject: None,
+        map_frame: true,
     })
 }
 
@@ -269,6 +302,7 @@ impl Feed {
             inner: FeedKind::Iter(Box::new(it)),
             name: name.into(),
             inject: None,
+            map_frame: false,
         }
     }
 
@@ -282,7 +316,27 @@ impl Feed {
             inner: FeedKind::Channel(rx),
             name: name.into(),
             inject: None,
+            map_frame: false,
         }
+    }
+
+    /// A lock-step feed of a co-simulation peer (see [`stepped`]): each step is acknowledged
+    /// once the driver is done with it; time is the peer's only.
+    pub fn from_steps(
+        name: impl Into<String>,
+        rx: tokio::sync::mpsc::Receiver<stepped::Step>,
+    ) -> Feed {
+        Feed {
+            inner: FeedKind::Stepped(stepped::Stepped::new(rx)),
+            name: name.into(),
+            inject: None,
+            map_frame: false,
+        }
+    }
+
+    /// True when the samples are in the map frame already (an MCAP recording).
+    pub fn in_map_frame(&self) -> bool {
+        self.map_frame
     }
 
     pub fn is_live(&self) -> bool {
@@ -331,7 +385,7 @@ impl Feed {
             let item = match &mut self.inner {
                 FeedKind::Recorded(r) => r.next_sample(),
                 FeedKind::Iter(it) => it.next(),
-                FeedKind::Live(_) | FeedKind::Channel(_) => return None,
+                FeedKind::Live(_) | FeedKind::Channel(_) | FeedKind::Stepped(_) => return None,
             };
             match (item, self.inject.as_mut()) {
                 (Some(Ok(s)), Some(inj)) => match inj.apply(s) {
@@ -349,6 +403,7 @@ impl Feed {
             FeedKind::Live(l) => l.next().await,
             FeedKind::Iter(it) => it.next(),
             FeedKind::Channel(rx) => rx.recv().await.map(Ok),
+            FeedKind::Stepped(st) => st.next().await.map(Ok),
         }
     }
 
@@ -357,7 +412,7 @@ impl Feed {
         match &self.inner {
             FeedKind::Recorded(r) => r.health(),
             FeedKind::Live(l) => l.health.clone(),
-            FeedKind::Iter(_) | FeedKind::Channel(_) => Vec::new(),
+            FeedKind::Iter(_) | FeedKind::Channel(_) | FeedKind::Stepped(_) => Vec::new(),
         }
     }
 
@@ -374,7 +429,7 @@ impl Feed {
         match &self.inner {
             FeedKind::Recorded(r) => r.skipped(),
             FeedKind::Live(l) => (l.dropped(), Vec::new()),
-            FeedKind::Iter(_) | FeedKind::Channel(_) => (0, Vec::new()),
+            FeedKind::Iter(_) | FeedKind::Channel(_) | FeedKind::Stepped(_) => (0, Vec::new()),
         }
     }
 

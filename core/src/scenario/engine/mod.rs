@@ -202,6 +202,8 @@ pub struct Engine {
     trend: VecDeque<(f64, f64)>,
     samples: u64,
     proto: protocol::State,
+    /// Live parameter: triggers fire at threshold + this (s).
+    ttc_offset_s: f64,
 }
 
 impl Engine {
@@ -239,7 +241,27 @@ impl Engine {
             trend: VecDeque::new(),
             samples: 0,
             proto,
+            ttc_offset_s: 0.0,
         }
+    }
+
+    /// Live parameter: targets that have not fired yet fire when the VUT TTC reaches their
+    /// TTC_dummy + `offset_s` (a fired target keeps its trigger). Takes effect with the next
+    /// sample (a scheduled trigger is re-predicted then).
+    pub fn set_ttc_offset(&mut self, offset_s: f64) {
+        if !offset_s.is_finite() {
+            return;
+        }
+        self.ttc_offset_s = offset_s;
+        for t in &mut self.tracks {
+            if t.trigger.is_none() {
+                t.threshold = ttc::ttc_dummy(&t.spec, &self.vut) + offset_s;
+            }
+        }
+    }
+
+    pub fn ttc_offset(&self) -> f64 {
+        self.ttc_offset_s
     }
 
     pub fn state(&self) -> RunState {

@@ -1,0 +1,255 @@
+//! Co-simulation: a peer (BeamNG, a YaCoP tool, the built-in simulated VUT) is a source that
+//! also receives the session's outputs every step.
+//!
+//! ```text
+//! peer task ── Link::step(sample) ──▶ Feed::from_steps ──▶ driver ──▶ engine
+//!     ▲                                                      │
+//!     └──── StepOutputs (targets, VUT TTC) ◀── OutputsSink ◀─┘ (Sink::sample, after the step)
+//! ```
+//!
+//! Lock-step: [`Link::step`] pushes the step's sample and waits until the driver is done with
+//! it (applied, its outputs flushed, every sink called — or dropped by the injection); it then
+//! returns the outputs the [`OutputsSink`] recorded after the last applied sample. So the answer
+//! for step k always reflects step k's sample, whatever the wall clock does. The feed is not
+//! live: engine timers fire in the peer's time only (a trigger predicted between two steps
+//! fires when the next step shows it is due), so a co-simulation is deterministic.
+//!
+//! Protocol adapters: [`beamng`] (UDP, vehicleSystemsCoupling), [`yacop`] (TCP lines).
+
+pub mod beamng;
+pub mod session;
+pub mod yacop;
+
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+use tokio::sync::{mpsc, oneshot};
+
+use super::setup::RunSetup;
+use super::sink::{Sink, SinkCtx};
+use super::source::stepped::Step;
+use super::source::Feed;
+use crate::sample::{InsSample, Sample};
+use crate::scenario::engine::Engine;
+use crate::scenario::profile::Profile;
+
+/// One target as the peer sees it after a step (map frame).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TargetOut {
+    pub id: String,
+    /// The trigger has fired (the dummy moves).
+    pub active: bool,
+    pub x: f64,
+    pub y: f64,
+    pub yaw_rad: f64,
+    pub speed_mps: f64,
+    /// The VUT's TTC to this target (scenario method), when defined.
+    pub ttc_s: Option<f64>,
+}
+
+/// What the session answers to a step.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepOutputs {
+    /// Sample time of the last applied sample (`None` before the first one).
+    pub t: Option<f64>,
+    pub targets: Vec<TargetOut>,
+    /// The smallest VUT TTC over the targets.
+    pub vut_ttc_s: Option<f64>,
+}
+
+impl StepOutputs {
+    /// Before any sample: every target inactive at its start point.
+    pub fn initial(setup: &RunSetup) -> StepOutputs {
+        StepOutputs {
+            t: None,
+            targets: setup
+                .scenario
+                .targets
+                .iter()
+                .map(|t| {
+                    let p = Profile::of(t);
+                    TargetOut {
+                        id: t.id.clone(),
+                        active: false,
+                        x: p.start_x,
+                        y: p.start_y,
+                        yaw_rad: p.yaw,
+                        speed_mps: 0.0,
+                        ttc_s: None,
+                    }
+                })
+                .collect(),
+            vut_ttc_s: None,
+        }
+    }
+
+    /// The engine's state after a sample.
+    pub fn of_engine(engine: &Engine, t: f64, prev: &StepOutputs) -> StepOutputs {
+        let status = engine.targets();
+        let twin = engine.twin();
+        let targets = prev
+            .targets
+            .iter()
+            .map(|o| {
+                let st = status.iter().find(|s| s.target == o.id);
+                let mut n = o.clone();
+                if let Some(v) = twin.get(&o.id) {
+                    n.x = v.x;
+                    n.y = v.y;
+                    n.yaw_rad = v.yaw_rad;
+                    n.speed_mps = v.speed_mps;
+                }
+                n.active = st.is_some_and(|s| s.triggered);
+                n.ttc_s = st.and_then(|s| s.ttc_s);
+                n
+            })
+            .collect::<Vec<_>>();
+        let vut_ttc_s = targets
+            .iter()
+            .filter_map(|t| t.ttc_s)
+            .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.min(v))));
+        StepOutputs {
+            t: Some(t),
+            targets,
+            vut_ttc_s,
+        }
+    }
+}
+
+/// The sink that records the outputs after every applied sample.
+pub struct OutputsSink {
+    slot: Arc<Mutex<StepOutputs>>,
+}
+
+impl Sink for OutputsSink {
+    fn name(&self) -> &'static str {
+        "cosim"
+    }
+
+    fn sample(&mut self, _ctx: &SinkCtx<'_>, engine: &Engine, s: &Sample) {
+        let mut g = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        let n = StepOutputs::of_engine(engine, s.time_s, &g);
+        *g = n;
+    }
+}
+
+/// The peer side of the seam (see the module doc).
+pub struct Link {
+    tx: Option<mpsc::Sender<Step>>,
+    slot: Arc<Mutex<StepOutputs>>,
+}
+
+/// The answer to one step.
+#[derive(Debug, Clone)]
+pub struct StepReply {
+    pub outputs: StepOutputs,
+    /// The session has ended (aborted, stopped): this was the last answer it gives.
+    pub ended: bool,
+}
+
+impl Link {
+    /// Pushes one step and waits until the session is done with it (see the module doc).
+    pub async fn step(&mut self, sample: InsSample) -> StepReply {
+        let mut ended = true;
+        if let Some(tx) = &self.tx {
+            let (done, rx) = oneshot::channel();
+            if tx.send(Step { sample, done }).await.is_ok() {
+                ended = rx.await.is_err();
+            }
+        }
+        if ended {
+            self.tx = None;
+        }
+        StepReply {
+            outputs: self.outputs(),
+            ended,
+        }
+    }
+
+    /// The outputs after the last applied sample.
+    pub fn outputs(&self) -> StepOutputs {
+        self.slot.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Ends the source: the session finishes after the last step.
+    pub fn close(&mut self) {
+        self.tx = None;
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.tx.is_some()
+    }
+}
+
+/// The three parts of a co-simulation: the feed to run the session on, the sink to add to it
+/// and the link the peer task steps through.
+pub fn link(setup: &RunSetup, name: impl Into<String>) -> (Feed, OutputsSink, Link) {
+    let (tx, rx) = mpsc::channel(1);
+    let slot = Arc::new(Mutex::new(StepOutputs::initial(setup)));
+    (
+        Feed::from_steps(name, rx),
+        OutputsSink { slot: slot.clone() },
+        Link { tx: Some(tx), slot },
+    )
+}
+
+/// The co-simulation block of the report (`"cosim"` in `--json`).
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct CosimReport {
+    pub peer: String,
+    /// Peer messages received (steps, for BeamNG; lines, for YaCoP).
+    pub received: u64,
+    /// Answers sent.
+    pub answered: u64,
+    /// Answers that left later than the step period after their message (wall clock).
+    pub late: u64,
+    /// Messages that could not be parsed (wrong size, not a number, …): counted, skipped.
+    pub malformed: u64,
+    /// Messages with a name scil does not know (YaCoP).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unknown: u64,
+    /// Samples committed to the session.
+    pub steps: u64,
+    /// First few unknown names / malformed messages, so they are never silent.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+impl CosimReport {
+    pub fn note(&mut self, s: String) {
+        if self.notes.len() < 10 {
+            self.notes.push(s);
+        }
+    }
+}
+
+/// Answer latencies (wall clock, µs): p50/p99 of the adapter's message → answer time.
+#[derive(Debug, Default, Clone)]
+pub struct Latencies(pub Vec<f64>);
+
+impl Latencies {
+    pub fn push(&mut self, us: f64) {
+        self.0.push(us);
+    }
+
+    pub fn percentile(&self, p: f64) -> Option<f64> {
+        if self.0.is_empty() {
+            return None;
+        }
+        let mut v = self.0.clone();
+        v.sort_by(f64::total_cmp);
+        let i = ((p / 100.0) * (v.len() - 1) as f64).round() as usize;
+        v.get(i.min(v.len() - 1)).copied()
+    }
+
+    pub fn summary(&self) -> String {
+        match (self.percentile(50.0), self.percentile(99.0)) {
+            (Some(a), Some(b)) => format!("answer latency p50 {a:.0} µs, p99 {b:.0} µs ({} answers)", self.0.len()),
+            _ => "no answers".into(),
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! The built-in simulated VUT: the whole loop — trigger → dummy → AEB reaction — with no
+//! external tool. The vehicle ([`vut::SimVut`]) is a co-simulation peer of the session
+//! ([`crate::run::cosim`]): each step its sample goes to the engine, and the dummies' state
+//! after that step comes back to the vehicle's AEB. Time is the step counter × `step_ms`, so a
+//! run is deterministic: same setup and options, same report, byte for byte.
+//!
+//! `scil sim --scenario S --vut-speed 40 [--aeb ttc=1.2,decel=8,delay_ms=150] [--json]` and
+//! the sweeps call [`run_sim`].
+
+pub mod path;
+pub mod peers;
+pub mod vut;
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::run::cosim::{self, StepOutputs};
+use crate::run::source::inject::{Injection, InjectionHandle};
+use crate::run::{RunReport, RunSetup, Session, SessionOptions, Sink};
+pub use path::Path;
+pub use vut::{AebParams, SimVut, TargetView, VutParams};
+
+/// Options of a simulated run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SimOptions {
+    /// Set speed (and start speed) of the VUT, km/h.
+    pub vut_speed_kmh: f64,
+    /// The AEB model; `None`: no AEB.
+    pub aeb: Option<AebParams>,
+    /// Simulation step, ms (the samples' interval).
+    pub step_ms: f64,
+    /// Start this far (m, along the path) before the VUT's line through the first target;
+    /// default max(100 m, 8 s at the set speed).
+    pub run_up_m: Option<f64>,
+    /// End the run after this long (s) at the latest.
+    pub max_duration_s: f64,
+    /// Noise, dropout and latency on the VUT's telemetry (zero: none).
+    pub injection: Injection,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions {
+            vut_speed_kmh: 40.0,
+            aeb: None,
+            step_ms: 10.0,
+            run_up_m: None,
+            max_duration_s: 60.0,
+            injection: Injection::default(),
+        }
+    }
+}
+
+impl SimOptions {
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.vut_speed_kmh.is_finite() && self.vut_speed_kmh > 0.0 && self.vut_speed_kmh <= 250.0) {
+            return Err(format!("vut speed must be within 0..250 km/h, got {}", self.vut_speed_kmh));
+        }
+        if !(self.step_ms.is_finite() && (0.1..=1000.0).contains(&self.step_ms)) {
+            return Err(format!("step must be within 0.1..1000 ms, got {}", self.step_ms));
+        }
+        if !(self.max_duration_s.is_finite() && self.max_duration_s > 0.0 && self.max_duration_s <= 3600.0) {
+            return Err("max duration must be within 0..3600 s".into());
+        }
+        if let Some(r) = self.run_up_m {
+            if !(r.is_finite() && r >= 0.0) {
+                return Err("run-up must be ≥ 0 m".into());
+            }
+        }
+        if let Some(a) = &self.aeb {
+            a.validate()?;
+        }
+        self.injection.validate()
+    }
+}
+
+/// The vehicle of a scenario at the options' speed, placed at its start.
+pub fn vehicle(setup: &RunSetup, opts: &SimOptions) -> (SimVut, f64) {
+    let (path, s_line) = Path::for_scenario(setup);
+    let v = opts.vut_speed_kmh / 3.6;
+    let run_up = opts.run_up_m.unwrap_or((8.0 * v).max(100.0));
+    let vs = &setup.scenario.vut;
+    let p = VutParams {
+        set_speed_mps: v,
+        kp: 1.0,
+        max_accel: 2.0,
+        max_ctrl_decel: 3.0,
+        width_m: vs.width_m,
+        reference_to_front_m: vs.reference_to_front_m,
+        wheelbase_m: 2.8,
+        steering_ratio: setup.interface.steering_ratio,
+    };
+    (SimVut::new(path, p, opts.aeb, s_line - run_up, v), s_line)
+}
+
+pub fn targets_of(o: &StepOutputs) -> Vec<TargetView> {
+    o.targets
+        .iter()
+        .map(|t| TargetView {
+            x: t.x,
+            y: t.y,
+            yaw_rad: t.yaw_rad,
+            speed_mps: t.speed_mps,
+        })
+        .collect()
+}
+
+/// Runs the simulated VUT through a session (see the module doc), as fast as possible.
+/// Ends when the VUT has stood still for 1 s, is 30 m past the last target's line, after
+/// `max_duration_s`, or when the session ends. Returns the report and the injection handle.
+pub async fn run_sim_session(
+    setup: Arc<RunSetup>,
+    opts: &SimOptions,
+    session_opts: SessionOptions,
+    sinks: Vec<Box<dyn Sink>>,
+) -> (RunReport, Option<InjectionHandle>) {
+    let (mut feed, outputs, mut link) = cosim::link(&setup, "sim:vut");
+    let handle = if opts.injection.is_zero() {
+        None
+    } else {
+        feed.inject(opts.injection).ok()
+    };
+    let mut session = Session::new(setup.clone(), feed, session_opts);
+    for s in sinks {
+        session.add_sink(s);
+    }
+    session.add_sink(Box::new(outputs));
+    let (mut car, s_line) = vehicle(&setup, opts);
+    let s_end = setup
+        .scenario
+        .targets
+        .iter()
+        .map(|t| car.path.project(t.start.x, t.start.y))
+        .fold(s_line, f64::max)
+        + 30.0;
+    let dt = opts.step_ms / 1000.0;
+    let vut_id = setup.vut_id().to_string();
+    let max_steps = (opts.max_duration_s / dt).ceil() as u64;
+    let peer = async move {
+        let mut standing = 0u64;
+        for k in 0..=max_steps {
+            let reply = link.step(car.sample(k as f64 * dt, &vut_id)).await;
+            if reply.ended {
+                break;
+            }
+            car.step(dt, &targets_of(&reply.outputs));
+            standing = if car.v <= 0.0 { standing + 1 } else { 0 };
+            if standing as f64 * dt >= 1.0 || car.s >= s_end {
+                // One last sample of the final state, then the source ends.
+                let _ = link.step(car.sample((k + 1) as f64 * dt, &vut_id)).await;
+                break;
+            }
+        }
+        link.close();
+    };
+    let (report, ()) = tokio::join!(session.run(), peer);
+    (report, handle)
+}
+
+/// Runs a simulated session synchronously on its own single-threaded runtime (what sweeps
+/// call). Deterministic: same setup and options, same report.
+pub fn run_sim(setup: Arc<RunSetup>, opts: &SimOptions) -> RunReport {
+    if let Err(e) = opts.validate() {
+        return RunReport {
+            error: Some(e),
+            ..RunReport::default()
+        };
+    }
+    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            return RunReport {
+                error: Some(format!("runtime: {e}")),
+                ..RunReport::default()
+            }
+        }
+    };
+    rt.block_on(run_sim_session(setup, opts, SessionOptions::default(), Vec::new()))
+        .0
+}
