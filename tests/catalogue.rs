@@ -181,5 +181,20 @@ fn service_catalogue_and_sync_run() {
         let travel = res["impacts"][0]["dummy_travel_m"].as_f64().expect("impact");
         assert!((travel - 4.46375).abs() <= 0.02, "synced service run: {travel}");
         assert_eq!(res["validity"]["checks"].as_array().map(Vec::len), Some(6), "{res}");
+
+        // The series report of that run: HTML with the verdicts and plots, CSV with its row.
+        let r = http.get(format!("{base}/reports?runs={id}")).send().await.expect("GET");
+        assert_eq!(r.status().as_u16(), 200);
+        assert!(r.headers()[reqwest::header::CONTENT_TYPE].to_str().unwrap_or("").starts_with("text/html"));
+        let page = r.text().await.expect("html");
+        assert!(page.contains("<svg") && page.contains("vut_steering_rate") && page.contains(&id), "{page}");
+        let r = http.get(format!("{base}/reports?runs={id}&format=csv")).send().await.expect("GET");
+        let text = r.text().await.expect("csv");
+        let row = text.lines().nth(1).expect("one row");
+        assert!(row.starts_with(&format!("\"{id}\",")), "{row}");
+        let (s, v) = get(format!("{base}/reports?runs=nope")).await;
+        assert_eq!(s, 404, "{v}");
+        let (s, _) = get(format!("{base}/reports?runs=")).await;
+        assert_eq!(s, 422);
     });
 }

@@ -172,3 +172,48 @@ fn replay_cli_sync_and_validity_contract() {
         }
     }
 }
+
+/// `scil report` over the three shared runs (validity on, synced): the HTML names every run and
+/// verdict and carries the plots; the CSV rows agree with the run JSON read independently.
+#[test]
+fn series_report_html_and_csv() {
+    let scil = env!("CARGO_BIN_EXE_scil");
+    let dir = std::env::temp_dir().join(format!("scil-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let mut files = Vec::new();
+    for kmh in [10u32, 30, 50] {
+        let sc = scenario_with(kmh, "sync = true\n[validity]\n");
+        let out = std::process::Command::new(scil)
+            .args(["replay", &shared(&format!("replays/cpna75_{kmh}kmh.csv")).display().to_string(), "--scenario", &sc.display().to_string(), "--json"])
+            .output()
+            .expect("scil");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let p = dir.join(format!("run{kmh}.json"));
+        std::fs::write(&p, &out.stdout).expect("write");
+        files.push(p);
+    }
+    let html = dir.join("series.html");
+    let mut args = vec!["report".to_string(), "-o".into(), html.display().to_string()];
+    args.extend(files.iter().map(|p| p.display().to_string()));
+    let out = std::process::Command::new(scil).args(&args).output().expect("scil");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let page = std::fs::read_to_string(&html).expect("html");
+    assert!(page.matches("<svg").count() >= 6, "plots");
+    assert!(!page.contains("<script"), "self-contained, no script");
+    for kmh in [10, 30, 50] {
+        assert!(page.contains(&format!("run{kmh}")));
+    }
+    let csv = std::fs::read_to_string(html.with_extension("csv")).expect("csv");
+    let header: Vec<&str> = csv.lines().next().expect("header").split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    for (k, line) in csv.lines().skip(1).enumerate() {
+        let cells: Vec<&str> = line.split(',').collect();
+        let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&files[k]).expect("json")).expect("json");
+        let travel: f64 = cells[col("dummy_travel_m")].parse().expect("travel");
+        assert!((travel - json["impacts"][0]["dummy_travel_m"].as_f64().expect("travel")).abs() < 1e-4);
+        assert_eq!(cells[col("valid")], json["validity"]["valid"].to_string());
+        let ttc: f64 = cells[col("ttc_s")].parse().expect("ttc");
+        assert!((ttc - 3.93390).abs() < 1e-4, "Table 2 TTC at trigger: {ttc}");
+    }
+    assert_eq!(csv.lines().count(), 4);
+}

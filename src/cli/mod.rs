@@ -9,6 +9,7 @@ pub mod ingest;
 pub mod inject;
 pub mod map;
 pub mod replay;
+pub mod report;
 pub mod sweep;
 pub mod sim;
 

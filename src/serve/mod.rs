@@ -30,6 +30,7 @@ pub mod runs;
 pub mod scenarios;
 pub mod sweeps;
 pub mod catalogue;
+pub mod reports;
 pub mod web;
 
 use std::net::SocketAddr;
@@ -66,6 +67,7 @@ pub fn app(state: AppState) -> Router {
         .merge(live::router())
         .merge(sweeps::router())
         .merge(catalogue::router())
+        .merge(reports::router())
         .merge(openapi::router())
         .fallback(error::not_found_fallback)
         .layer(axum::middleware::from_fn(error::json_errors));

@@ -84,6 +84,7 @@ pub fn document() -> Value {
             },
             "/scenarios/{id}": {"get": op("A scenario with its TOML", "scenarios", false, "200", json!({"parameters": id_param()}))},
             "/catalogue": {"get": op("The Euro NCAP scenario catalogue (CPNA/CPFA/CPNCO/CPLA, CBNA/CBFA/CBLA, CCRs/CCRm/CCRb) with parameter ranges; `scil catalogue instantiate` makes a scenario file from an entry", "catalogue", false, "200", json!({}))},
+            "/reports": {"get": op("Euro NCAP test-series report of stored runs: self-contained HTML (verdict per validity channel, Table 2 quantities, impact speed, speed reduction, inline SVG plots), or its CSV with format=csv", "reports", false, "200", json!({"parameters": [{"name": "runs", "in": "query", "required": true, "schema": {"type": "string"}, "description": "comma-separated run ids"}, {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["html", "csv"]}}]}))},
             "/catalogue/{id}": {"get": op("One catalogue entry (id case-insensitive, e.g. CPNA-75)", "catalogue", false, "200", json!({"parameters": id_param()}))},
             "/maps": {
                 "get": op("Maps", "maps", false, "200", json!({})),

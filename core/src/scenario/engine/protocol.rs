@@ -182,7 +182,9 @@ impl Engine {
                 (Some(shift.min(max_shift)), None)
             } else {
                 let remaining = nominal - t.profile.travel(tau);
-                let tol = speed_tolerance_mps(t.spec.kind);
+                // 5 % inside the tolerance: a correction at the limit must not read as a
+                // violation after rounding.
+                let tol = 0.95 * speed_tolerance_mps(t.spec.kind);
                 let want = (remaining / (t_hit - now_s)).clamp(base.v - tol, base.v + tol);
                 (None, Some(want.max(0.0)))
             };
