@@ -37,6 +37,7 @@ pub static ASSETS: &[Asset] = &[
     asset!("plots.js", "text/javascript; charset=utf-8"),
     asset!("results.js", "text/javascript; charset=utf-8"),
     asset!("analysis.js", "text/javascript; charset=utf-8"),
+    asset!("validity.js", "text/javascript; charset=utf-8"),
     asset!("vendor/uPlot.esm.js", "text/javascript; charset=utf-8"),
     asset!("vendor/uPlot.min.css", "text/css; charset=utf-8"),
 ];
