@@ -154,7 +154,13 @@ pub fn csv(runs: &[RunInput]) -> String {
 }
 
 /// Points (run index, value) inside a band drawn as dashed lines; `None` without points.
-fn band_plot(title: &str, y_desc: &str, names: &[String], pts: &[(usize, f64)], band: Option<(f64, f64)>) -> Option<String> {
+fn band_plot(
+    title: &str,
+    y_desc: &str,
+    names: &[String],
+    pts: &[(usize, f64)],
+    band: Option<(f64, f64)>,
+) -> Option<String> {
     if pts.is_empty() {
         return None;
     }
@@ -208,7 +214,11 @@ fn band_plot(title: &str, y_desc: &str, names: &[String], pts: &[(usize, f64)], 
         chart
             .draw_series(pts.iter().map(|(i, v)| {
                 let inside = band.is_none_or(|(a, b)| *v >= a && *v <= b);
-                Circle::new((*i as f64, *v), 5, if inside { BLUE.filled() } else { RED.filled() })
+                Circle::new(
+                    (*i as f64, *v),
+                    5,
+                    if inside { BLUE.filled() } else { RED.filled() },
+                )
             }))
             .map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;
@@ -246,7 +256,11 @@ yaw and steering-wheel rates 12-pole phaseless Butterworth at 10 Hz; position an
             (None, Some(a)) => format!("<span class=\"bad\">aborted: {}</span>", esc(a)),
             (None, None) => "<span class=\"na\">no verdict</span>".to_string(),
         };
-        let _ = write!(s, "<tr><td class=\"l\">{}</td><td class=\"l\">{verdict}</td>", esc(&r.name));
+        let _ = write!(
+            s,
+            "<tr><td class=\"l\">{}</td><td class=\"l\">{verdict}</td>",
+            esc(&r.name)
+        );
         for c in CHANNELS {
             match r.checks.iter().find(|k| k.0 == c) {
                 Some(k) => {
@@ -257,7 +271,8 @@ yaw and steering-wheel rates 12-pole phaseless Butterworth at 10 Hz; position an
                         esc(&k.3),
                         if k.1 == Some(true) { "ok" } else { "FAIL" },
                         f(k.2, 3),
-                        k.4.map(|t| format!("<br>first {t:.3} s")).unwrap_or_default()
+                        k.4.map(|t| format!("<br>first {t:.3} s"))
+                            .unwrap_or_default()
                     );
                 }
                 None => s.push_str("<td class=\"na\">–</td>"),
@@ -303,7 +318,13 @@ yaw and steering-wheel rates 12-pole phaseless Butterworth at 10 Hz; position an
         .enumerate()
         .filter_map(|(i, r)| Some((i, (r.travel? - r.nominal?) * 1000.0)))
         .collect();
-    if let Some(svg) = band_plot("dummy travel error at impact", "mm", &names, &travel, Some((-20.0, 20.0))) {
+    if let Some(svg) = band_plot(
+        "dummy travel error at impact",
+        "mm",
+        &names,
+        &travel,
+        Some((-20.0, 20.0)),
+    ) {
         s.push_str(&svg);
     }
     s.push_str("</div></body></html>\n");

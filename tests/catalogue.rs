@@ -18,7 +18,10 @@ fn tempdir(tag: &str) -> PathBuf {
 }
 
 fn scil(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_scil")).args(args).output().expect("scil runs");
+    let out = Command::new(env!("CARGO_BIN_EXE_scil"))
+        .args(args)
+        .output()
+        .expect("scil runs");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -36,7 +39,12 @@ fn catalogue_json_and_table() {
     let (code, out, err) = scil(&["catalogue", "--json"]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(out.trim()).expect("one JSON array");
-    let ids: Vec<&str> = v.as_array().expect("array").iter().filter_map(|e| e["id"].as_str()).collect();
+    let ids: Vec<&str> = v
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|e| e["id"].as_str())
+        .collect();
     assert_eq!(ids, IDS);
     for e in v.as_array().expect("array") {
         let r = &e["vut_speed_kmh"];
@@ -70,39 +78,114 @@ fn instantiated_scenarios_replay() {
     let dir = tempdir("cli");
     // CPNA-75 at 30 km/h where the shared run crosses: the same geometry as the shared
     // scenario, with sync and validity on.
-    let sc = instantiate(&dir, &["CPNA-75", "--vut-speed", "30", "--impact-x", "200", "--lane", "-1"]);
+    let sc = instantiate(
+        &dir,
+        &[
+            "CPNA-75",
+            "--vut-speed",
+            "30",
+            "--impact-x",
+            "200",
+            "--lane",
+            "-1",
+        ],
+    );
     let text = std::fs::read_to_string(&sc).expect("written");
-    assert!(text.contains("catalogue_id = \"CPNA-75\"") && text.contains("sync = true"), "{text}");
+    assert!(
+        text.contains("catalogue_id = \"CPNA-75\"") && text.contains("sync = true"),
+        "{text}"
+    );
     let csv = shared("replays/cpna75_30kmh.csv");
-    let (code, out, err) = scil(&["replay", csv.to_str().expect("utf8"), "--scenario", sc.to_str().expect("utf8"), "--json"]);
+    let (code, out, err) = scil(&[
+        "replay",
+        csv.to_str().expect("utf8"),
+        "--scenario",
+        sc.to_str().expect("utf8"),
+        "--json",
+    ]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(out.trim()).expect("json");
     let i = &v["impacts"][0];
     let travel = i["dummy_travel_m"].as_f64().expect("impact");
     assert!((travel - 4.46375).abs() <= 0.02, "{travel}");
     assert!((i["impact_speed_kmh"].as_f64().expect("speed") - 30.0).abs() < 1.0);
-    assert_eq!(v["validity"]["checks"].as_array().map(Vec::len), Some(6), "{v}");
+    assert_eq!(
+        v["validity"]["checks"].as_array().map(Vec::len),
+        Some(6),
+        "{v}"
+    );
 
     // A rear and a longitudinal entry load and replay (the shared VUT drives through).
     for args in [
-        vec!["CCRs", "--vut-speed", "30", "--impact-x", "225", "--lane", "-1"],
-        vec!["CPLA-50", "--vut-speed", "30", "--impact-x", "190", "--lane", "-1"],
+        vec![
+            "CCRs",
+            "--vut-speed",
+            "30",
+            "--impact-x",
+            "225",
+            "--lane",
+            "-1",
+        ],
+        vec![
+            "CPLA-50",
+            "--vut-speed",
+            "30",
+            "--impact-x",
+            "190",
+            "--lane",
+            "-1",
+        ],
     ] {
         let sc = instantiate(&dir, &args);
-        let (code, out, err) = scil(&["replay", csv.to_str().expect("utf8"), "--scenario", sc.to_str().expect("utf8"), "--json"]);
+        let (code, out, err) = scil(&[
+            "replay",
+            csv.to_str().expect("utf8"),
+            "--scenario",
+            sc.to_str().expect("utf8"),
+            "--json",
+        ]);
         assert_eq!(code, 0, "{args:?}: {err}");
         let v: Value = serde_json::from_str(out.trim()).expect("json");
         assert!(v["impacts"][0]["time_s"].is_f64(), "{args:?}: {v}");
-        assert!(v["impacts"][0]["relative_speed_kmh"].is_f64(), "{args:?}: {v}");
+        assert!(
+            v["impacts"][0]["relative_speed_kmh"].is_f64(),
+            "{args:?}: {v}"
+        );
     }
 
     // Out of range and unknown ids are clear errors.
     let map = shared("opendrive/proving_ground.xodr");
     let m = map.to_str().expect("utf8");
-    let (code, _, err) = scil(&["catalogue", "instantiate", "CPNA-75", "--vut-speed", "95", "--map", m, "--impact-x", "200", "--lane", "-1", "-o", "/dev/null"]);
+    let (code, _, err) = scil(&[
+        "catalogue",
+        "instantiate",
+        "CPNA-75",
+        "--vut-speed",
+        "95",
+        "--map",
+        m,
+        "--impact-x",
+        "200",
+        "--lane",
+        "-1",
+        "-o",
+        "/dev/null",
+    ]);
     assert_ne!(code, 0);
     assert!(err.contains("95") && err.contains("outside"), "{err}");
-    let (code, _, err) = scil(&["catalogue", "instantiate", "XYZ", "--vut-speed", "30", "--map", m, "--impact-x", "200", "--lane", "-1"]);
+    let (code, _, err) = scil(&[
+        "catalogue",
+        "instantiate",
+        "XYZ",
+        "--vut-speed",
+        "30",
+        "--map",
+        m,
+        "--impact-x",
+        "200",
+        "--lane",
+        "-1",
+    ]);
     assert_ne!(code, 0);
     assert!(err.contains("XYZ") && err.contains("CCRb"), "{err}");
 }

@@ -48,12 +48,12 @@ fn ahead(vut_kmh: f64, validity: &str, target: &str) -> Scenario {
 /// What happens to the VUT from `t` on (sample time from 0).
 #[derive(Default, Clone, Copy)]
 struct Perturb {
-    speed: Option<(f64, f64)>,     // (t, +km/h step)
-    lateral: Option<(f64, f64)>,   // (t, m/s sideways drift, left)
-    yaw_rate: Option<(f64, f64)>,  // (t, °/s step)
-    steering: Option<(f64, f64)>,  // (t, °/s steering-wheel ramp)
-    brake: Option<(f64, f64)>,     // (gap to x_stop, m/s²): brake when front passes x_stop - gap
-    wander: Option<(f64, f64)>,    // (t, km/h per s): speed drifts linearly from t on
+    speed: Option<(f64, f64)>,    // (t, +km/h step)
+    lateral: Option<(f64, f64)>,  // (t, m/s sideways drift, left)
+    yaw_rate: Option<(f64, f64)>, // (t, °/s step)
+    steering: Option<(f64, f64)>, // (t, °/s steering-wheel ramp)
+    brake: Option<(f64, f64)>,    // (gap to x_stop, m/s²): brake when front passes x_stop - gap
+    wander: Option<(f64, f64)>,   // (t, km/h per s): speed drifts linearly from t on
 }
 
 /// VUT along y = -1.75 heading east from x0 at `kmh`, sampled at `hz` for `secs`.
@@ -177,7 +177,10 @@ fn live_breaks(out: &[Output]) -> Vec<(Channel, f64)> {
 }
 
 fn check(v: &Validity, c: Channel) -> &scil_core::scenario::validity::Check {
-    v.checks.iter().find(|k| k.channel == c).expect("channel checked")
+    v.checks
+        .iter()
+        .find(|k| k.channel == c)
+        .expect("channel checked")
 }
 
 // CPNA at 30 km/h from x0 = 130: front at 132.3; T0 (TTC 4 s) when the front is 4 v before the
@@ -198,11 +201,22 @@ fn clean_crossing_is_valid_at_100_hz_and_warned_at_25_hz() {
         let v = verdict(&out);
         assert!(v.valid, "{hz} Hz: {v:?}");
         let w = v.window.expect("window");
-        assert!((w.from_s - t0).abs() < 1e-3, "{hz} Hz: T0 {} vs {t0}", w.from_s);
-        assert!((w.to_s - t_imp).abs() < 1e-3, "{hz} Hz: end {} vs {t_imp}", w.to_s);
+        assert!(
+            (w.from_s - t0).abs() < 1e-3,
+            "{hz} Hz: T0 {} vs {t0}",
+            w.from_s
+        );
+        assert!(
+            (w.to_s - t_imp).abs() < 1e-3,
+            "{hz} Hz: end {} vs {t_imp}",
+            w.to_s
+        );
         assert_eq!(v.checks.len(), 6, "{hz} Hz: every channel checked: {v:?}");
         assert!(live_breaks(&out).is_empty());
-        let rate_warned = v.warnings.iter().any(|w| w.contains("below the protocol's 100 Hz"));
+        let rate_warned = v
+            .warnings
+            .iter()
+            .any(|w| w.contains("below the protocol's 100 Hz"));
         assert_eq!(rate_warned, hz < 100.0, "{hz} Hz: {:?}", v.warnings);
         // Impact results: speed and reduction (none) from the nominal speed.
         let i = impact(&out);
@@ -224,14 +238,42 @@ fn clean_crossing_is_valid_at_100_hz_and_warned_at_25_hz() {
 #[test]
 fn each_broken_channel_is_the_first_and_found_at_its_instant() {
     let tb = t_at_front(200.0 - 3.0 * KMH / 3.6); // TTC ≈ 3 s: inside the window
-    // (perturbation, channel, instant the limit is crossed)
+                                                  // (perturbation, channel, instant the limit is crossed)
     let cases: [(Perturb, Channel, f64); 4] = [
-        (Perturb { speed: Some((tb, 1.5)), ..Default::default() }, Channel::VutSpeed, tb),
+        (
+            Perturb {
+                speed: Some((tb, 1.5)),
+                ..Default::default()
+            },
+            Channel::VutSpeed,
+            tb,
+        ),
         // 0.2 m/s drift reaches 0.05 m after 0.25 s.
-        (Perturb { lateral: Some((tb, 0.2)), ..Default::default() }, Channel::VutLateral, tb + 0.25),
+        (
+            Perturb {
+                lateral: Some((tb, 0.2)),
+                ..Default::default()
+            },
+            Channel::VutLateral,
+            tb + 0.25,
+        ),
         // Zero-phase filter: a 2 °/s step crosses 1 °/s at the step.
-        (Perturb { yaw_rate: Some((tb, 2.0)), ..Default::default() }, Channel::VutYawRate, tb),
-        (Perturb { steering: Some((tb, 30.0)), ..Default::default() }, Channel::VutSteeringRate, tb),
+        (
+            Perturb {
+                yaw_rate: Some((tb, 2.0)),
+                ..Default::default()
+            },
+            Channel::VutYawRate,
+            tb,
+        ),
+        (
+            Perturb {
+                steering: Some((tb, 30.0)),
+                ..Default::default()
+            },
+            Channel::VutSteeringRate,
+            tb,
+        ),
     ];
     for hz in [100.0, 25.0] {
         let dt = 1.0 / hz;
@@ -250,7 +292,10 @@ fn each_broken_channel_is_the_first_and_found_at_its_instant() {
                 Channel::VutLateral => 2.0 * dt + 1e-9,
                 _ => dt + 1e-9,
             };
-            assert!((first - at).abs() <= tol, "{hz} Hz {ch:?}: first {first} vs {at}");
+            assert!(
+                (first - at).abs() <= tol,
+                "{hz} Hz {ch:?}: first {first} vs {at}"
+            );
             for other in Channel::ALL.iter().filter(|c| **c != ch) {
                 if let Some(k) = v.checks.iter().find(|k| k.channel == *other) {
                     assert!(k.ok, "{hz} Hz {ch:?} also broke {other:?}: {k:?}");
@@ -261,9 +306,13 @@ fn each_broken_channel_is_the_first_and_found_at_its_instant() {
             let live = live_breaks(&out);
             assert_eq!(live.first().map(|b| b.0), Some(ch), "{hz} Hz: {live:?}");
             let lt = live[0].1;
-            assert!(lt >= at - tol && lt <= at + 0.15, "{hz} Hz {ch:?}: live {lt} vs {at}");
+            assert!(
+                lt >= at - tol && lt <= at + 0.15,
+                "{hz} Hz {ch:?}: live {lt} vs {at}"
+            );
             // The live event precedes the verdict and the finish in the stream.
-            let pos = |f: &dyn Fn(&Output) -> bool| out.iter().position(|o| f(o)).unwrap_or(usize::MAX);
+            let pos =
+                |f: &dyn Fn(&Output) -> bool| out.iter().position(|o| f(o)).unwrap_or(usize::MAX);
             assert!(
                 pos(&|o| matches!(o, Output::Event(Event::Validity(_))))
                     < pos(&|o| matches!(o, Output::Event(Event::Verdict(_))))
@@ -299,7 +348,10 @@ fn abort_on_invalid_stops_the_run_at_the_break() {
         }
         sc
     };
-    let p = Perturb { speed: Some((tb, 2.0)), ..Default::default() };
+    let p = Perturb {
+        speed: Some((tb, 2.0)),
+        ..Default::default()
+    };
     let out = drive(&sc, &vut_run(100.0, KMH, X0, 10.0, p, 0.0));
     let (t, reason) = out
         .iter()
@@ -309,8 +361,14 @@ fn abort_on_invalid_stops_the_run_at_the_break() {
         })
         .expect("aborted");
     assert!((t - tb).abs() <= 0.01 + 1e-9, "{t} vs {tb}");
-    assert!(reason.contains("invalid") && reason.contains("VutSpeed"), "{reason}");
-    assert!(out.iter().any(|o| matches!(o, Output::Command(scil_core::scenario::engine::Command::Abort { .. }))));
+    assert!(
+        reason.contains("invalid") && reason.contains("VutSpeed"),
+        "{reason}"
+    );
+    assert!(out.iter().any(|o| matches!(
+        o,
+        Output::Command(scil_core::scenario::engine::Command::Abort { .. })
+    )));
     assert!(!verdict(&out).valid);
 }
 
@@ -325,34 +383,55 @@ fn ccr_static_moving_and_braking_targets() {
         let out = drive(&sc, &s);
         let i = impact(&out);
         let v50 = 50.0 / 3.6;
-        assert!((i.time_s.expect("impact") - (180.0 - 102.3) / v50).abs() < 1e-6, "{hz}: {i:?}");
+        assert!(
+            (i.time_s.expect("impact") - (180.0 - 102.3) / v50).abs() < 1e-6,
+            "{hz}: {i:?}"
+        );
         assert!((i.relative_speed_kmh.expect("rel") - 50.0).abs() < 1e-6);
         assert!((i.impact_point.expect("point").x - 180.0).abs() < 1e-9);
         let v = verdict(&out);
         assert!(v.valid, "{hz}: {v:?}");
         let w = v.window.expect("window");
         // Euro NCAP longitudinal TTC: gap / closing speed = 4 s.
-        assert!((w.from_s - (180.0 - 102.3 - 4.0 * v50) / v50).abs() < 1e-3, "{hz}: {w:?}");
+        assert!(
+            (w.from_s - (180.0 - 102.3 - 4.0 * v50) / v50).abs() < 1e-3,
+            "{hz}: {w:?}"
+        );
 
         // CCRs with AEB: the VUT brakes at 6 m/s² once its front is 20 m short and stops
         // (50 km/h needs 16.1 m): no impact, the whole nominal speed is the reduction, the
         // window ends at the brake onset.
-        let p = Perturb { brake: Some((20.0, 6.0)), ..Default::default() };
+        let p = Perturb {
+            brake: Some((20.0, 6.0)),
+            ..Default::default()
+        };
         let s = vut_run(hz, 50.0, 100.0, 12.0, p, 180.0);
         let out = drive(&sc, &s);
         let i = impact(&out);
         assert!(i.time_s.is_none(), "{hz}: {i:?}");
         assert_eq!(i.speed_reduction_kmh, Some(50.0));
-        let onset = s.iter().find(|x| x.brake_light == Some(true)).expect("brakes").time_s;
+        let onset = s
+            .iter()
+            .find(|x| x.brake_light == Some(true))
+            .expect("brakes")
+            .time_s;
         let v = verdict(&out);
-        assert!((v.window.expect("w").to_s - onset).abs() < 1e-9, "{hz}: {v:?}");
+        assert!(
+            (v.window.expect("w").to_s - onset).abs() < 1e-9,
+            "{hz}: {v:?}"
+        );
 
         // CCRm: lead car at 20 km/h started at begin, rear 40 m ahead of the VUT front.
         let sc = ahead(50.0, "", &format!("id = \"car\"\nactivation = \"begin\"\nstart = {{ x = 142.3, y = -1.75 }}\nspeed_kmh = 20.0\n{CAR}"));
         let out = drive(&sc, &vut_run(hz, 50.0, 100.0, 8.0, Perturb::default(), 0.0));
-        assert!(out.iter().any(|o| matches!(o, Output::Event(Event::TargetStarted { at_s, .. }) if *at_s == 0.0)));
+        assert!(out.iter().any(
+            |o| matches!(o, Output::Event(Event::TargetStarted { at_s, .. }) if *at_s == 0.0)
+        ));
         let i = impact(&out);
-        assert!((i.time_s.expect("impact") - 40.0 / ((50.0 - 20.0) / 3.6)).abs() < 1e-6, "{hz}: {i:?}");
+        assert!(
+            (i.time_s.expect("impact") - 40.0 / ((50.0 - 20.0) / 3.6)).abs() < 1e-6,
+            "{hz}: {i:?}"
+        );
         assert!((i.relative_speed_kmh.expect("rel") - 30.0).abs() < 1e-6);
         let v = verdict(&out);
         assert!(v.valid, "{hz}: {v:?}");
@@ -362,7 +441,10 @@ fn ccr_static_moving_and_braking_targets() {
         let sc = ahead(50.0, "", &format!("id = \"car\"\nactivation = \"begin\"\nstart = {{ x = 114.3, y = -1.75 }}\nspeed_kmh = 50.0\nbrake = {{ after_s = 3.0, decel_mps2 = 6.0 }}\n{CAR}"));
         let out = drive(&sc, &vut_run(hz, 50.0, 100.0, 8.0, Perturb::default(), 0.0));
         let i = impact(&out);
-        assert!((i.time_s.expect("impact") - 5.0).abs() < 1e-6, "{hz}: {i:?}");
+        assert!(
+            (i.time_s.expect("impact") - 5.0).abs() < 1e-6,
+            "{hz}: {i:?}"
+        );
         assert!((i.relative_speed_kmh.expect("rel") - 12.0 * 3.6).abs() < 1e-6);
         let v = verdict(&out);
         assert!(v.valid, "{hz}: {v:?}");
@@ -378,10 +460,20 @@ fn longitudinal_target_measured_speed_and_lateral() {
     let sc = ahead(30.0, "", target);
     let v5 = 5.0 / 3.6;
     let t_acc = 2.0 * 1.0 / v5;
-    let travel = |t: f64| if t < t_acc { 0.5 * v5 / t_acc * t * t } else { 1.0 + v5 * (t - t_acc) };
+    let travel = |t: f64| {
+        if t < t_acc {
+            0.5 * v5 / t_acc * t * t
+        } else {
+            1.0 + v5 * (t - t_acc)
+        }
+    };
     for hz in [100.0, 25.0] {
         // (speed error from t, lateral offset from t, expected channel)
-        for (dv, dy, ch) in [(0.0, 0.0, None), (0.3, 0.0, Some(Channel::TargetSpeed)), (0.0, 0.2, Some(Channel::TargetLateral))] {
+        for (dv, dy, ch) in [
+            (0.0, 0.0, None),
+            (0.3, 0.0, Some(Channel::TargetSpeed)),
+            (0.0, 0.2, Some(Channel::TargetLateral)),
+        ] {
             let vut = vut_run(hz, 30.0, 100.0, 9.0, Perturb::default(), 0.0);
             let tb = 5.0;
             let mut all = Vec::new();
@@ -391,7 +483,8 @@ fn longitudinal_target_measured_speed_and_lateral() {
                 p.vehicle = "ped".into();
                 p.x = 150.0 + travel(t);
                 p.y = -1.75 + if t >= tb { dy } else { 0.0 };
-                p.speed_mps = if t < t_acc { v5 * t / t_acc } else { v5 } + if t >= tb { dv / 3.6 } else { 0.0 };
+                p.speed_mps = if t < t_acc { v5 * t / t_acc } else { v5 }
+                    + if t >= tb { dv / 3.6 } else { 0.0 };
                 p.yaw_rate_rps = Some(0.0);
                 all.push(p);
                 all.push(s);
@@ -410,9 +503,16 @@ fn longitudinal_target_measured_speed_and_lateral() {
             let (mut lo, mut hi) = (0.0, 9.0);
             for _ in 0..60 {
                 let m = 0.5 * (lo + hi);
-                if 102.3 + 30.0 / 3.6 * m < 150.0 + travel(m) { lo = m } else { hi = m }
+                if 102.3 + 30.0 / 3.6 * m < 150.0 + travel(m) {
+                    lo = m
+                } else {
+                    hi = m
+                }
             }
-            assert!((i.time_s.expect("impact") - lo).abs() < 1e-6, "{hz} Hz: {i:?} vs {lo}");
+            assert!(
+                (i.time_s.expect("impact") - lo).abs() < 1e-6,
+                "{hz} Hz: {i:?} vs {lo}"
+            );
         }
     }
 }
@@ -425,23 +525,42 @@ fn sync_keeps_the_dummy_on_nominal_travel() {
     for (kmh, hz) in [(10.0, 100.0), (10.0, 25.0), (30.0, 100.0), (30.0, 25.0)] {
         let v = kmh / 3.6;
         let x0 = 200.0 - 2.3 - 8.0 * v;
-        let p = Perturb { wander: Some((3.0, -0.1)), ..Default::default() };
+        let p = Perturb {
+            wander: Some((3.0, -0.1)),
+            ..Default::default()
+        };
         let s = vut_run(hz, kmh, x0, 12.0, p, 0.0);
         let nominal = 4.0 + (0.75 - 0.5) * 1.855;
         let plain = impact(&drive(&cpna(kmh, ""), &s));
-        let cfg = EngineConfig { sync: true, ..Default::default() };
+        let cfg = EngineConfig {
+            sync: true,
+            ..Default::default()
+        };
         let out = drive_cfg(&cpna(kmh, ""), cfg, &s);
         let synced = impact(&out);
         let before = plain.dummy_travel_m.expect("travel") - nominal;
         let after = synced.dummy_travel_m.expect("travel") - nominal;
-        println!("{kmh} km/h {hz} Hz: travel error {:+.1} mm -> {:+.1} mm", before * 1000.0, after * 1000.0);
-        assert!(before.abs() > 0.03, "{kmh}/{hz}: the wander must matter: {before}");
+        println!(
+            "{kmh} km/h {hz} Hz: travel error {:+.1} mm -> {:+.1} mm",
+            before * 1000.0,
+            after * 1000.0
+        );
+        assert!(
+            before.abs() > 0.03,
+            "{kmh}/{hz}: the wander must matter: {before}"
+        );
         assert!(after.abs() <= 0.02, "{kmh}/{hz}: {after}");
         // Same scenario with `sync = true` in the file: identical.
         let out2 = drive(&cpna(kmh, "sync = true"), &s);
         assert_eq!(impact(&out2), synced);
         for o in &out {
-            if let Output::Event(Event::Synced { speed_mps, time_s, origin_s, .. }) = o {
+            if let Output::Event(Event::Synced {
+                speed_mps,
+                time_s,
+                origin_s,
+                ..
+            }) = o
+            {
                 if time_s - origin_s > 2.0 / (5.0 / 3.6) + 0.05 {
                     assert!((speed_mps * 3.6 - 5.0).abs() <= 0.2 + 1e-9, "{speed_mps}");
                 }

@@ -82,7 +82,10 @@ pub fn run(a: CatalogueArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn list(v: &[f64]) -> String {
-    v.iter().map(|x| format!("{x}")).collect::<Vec<_>>().join("/")
+    v.iter()
+        .map(|x| format!("{x}"))
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// The readable catalogue table.
@@ -126,7 +129,10 @@ pub fn table(entries: &[Entry]) -> String {
 fn map_ref(map: &Path, out: &Path) -> String {
     let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let map_abs = abs(map);
-    let dir = out.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = out
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let dir_abs = abs(dir);
     match map_abs.strip_prefix(&dir_abs) {
         Ok(rel) => rel.display().to_string(),
@@ -139,13 +145,21 @@ fn instantiate(cat: &Catalogue, a: &InstantiateArgs) -> anyhow::Result<ExitCode>
         format!(
             "no catalogue entry '{}' (known: {})",
             a.id,
-            cat.scenario.iter().map(|e| e.id.as_str()).collect::<Vec<_>>().join(", ")
+            cat.scenario
+                .iter()
+                .map(|e| e.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     })?;
     let map = opendrive::OpenDrive::from_path(&a.map)
         .with_context(|| format!("map {}", a.map.display()))?;
     let out = a.out.clone().unwrap_or_else(|| {
-        PathBuf::from(format!("{}_{}kmh.toml", entry.id.to_lowercase(), a.vut_speed))
+        PathBuf::from(format!(
+            "{}_{}kmh.toml",
+            entry.id.to_lowercase(),
+            a.vut_speed
+        ))
     });
     let mut p = Params::new(a.vut_speed, a.impact_x, a.lane);
     p.map = Some(map_ref(&a.map, &out));

@@ -27,7 +27,8 @@ pub struct ReportArgs {
 pub fn run(a: ReportArgs) -> anyhow::Result<ExitCode> {
     let mut runs = Vec::new();
     for p in &a.runs {
-        let text = std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
+        let text =
+            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
         let result: serde_json::Value = serde_json::from_str(&text)
             .with_context(|| format!("{}: not a run result JSON", p.display()))?;
         if !result.is_object() || result.get("impacts").is_none() {

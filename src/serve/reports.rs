@@ -26,8 +26,17 @@ struct ReportQuery {
     format: Option<String>,
 }
 
-async fn report(State(st): State<AppState>, _r: Reader, Query(q): Query<ReportQuery>) -> ApiResult<Response> {
-    let ids: Vec<&str> = q.runs.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+async fn report(
+    State(st): State<AppState>,
+    _r: Reader,
+    Query(q): Query<ReportQuery>,
+) -> ApiResult<Response> {
+    let ids: Vec<&str> = q
+        .runs
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
     if ids.is_empty() || ids.len() > MAX_RUNS {
         return Err(ApiError::Unprocessable(format!(
             "runs: give 1 to {MAX_RUNS} comma-separated run ids"
@@ -42,10 +51,17 @@ async fn report(State(st): State<AppState>, _r: Reader, Query(q): Query<ReportQu
             .ok_or_else(|| ApiError::NotFound(format!("run '{id}' has no results")))?;
         let result = serde_json::from_str(&text)
             .map_err(|e| ApiError::Internal(anyhow::anyhow!("stored result of run '{id}': {e}")))?;
-        runs.push(RunInput { name: id.to_string(), result });
+        runs.push(RunInput {
+            name: id.to_string(),
+            result,
+        });
     }
     Ok(match q.format.as_deref() {
-        Some("csv") => ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], csv(&runs)).into_response(),
+        Some("csv") => (
+            [(header::CONTENT_TYPE, "text/csv; charset=utf-8")],
+            csv(&runs),
+        )
+            .into_response(),
         None | Some("html") => (
             [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
             html("Euro NCAP test series", &runs),

@@ -4,9 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::validity::ValiditySpec;
-use super::{
-    Activation, BrakeSpec, CarrierMode, Point, Scenario, TargetKind, TargetSpec, VutSpec,
-};
+use super::{Activation, BrakeSpec, CarrierMode, Point, Scenario, TargetKind, TargetSpec, VutSpec};
 use crate::frame::{wrap_pi, yaw_to_heading};
 
 const BUNDLED: &str = include_str!("../../../data/catalogue/euro_ncap.toml");
@@ -89,9 +87,7 @@ impl Catalogue {
     }
 
     pub fn get(&self, id: &str) -> Option<&Entry> {
-        self.scenario
-            .iter()
-            .find(|e| e.id.eq_ignore_ascii_case(id))
+        self.scenario.iter().find(|e| e.id.eq_ignore_ascii_case(id))
     }
 }
 
@@ -145,11 +141,18 @@ impl Entry {
             return Err(format!("{}: bad vut_speed_kmh range", self.id));
         }
         if self.overlaps.is_empty() || self.target_speed_kmh.is_empty() {
-            return Err(format!("{}: overlaps and target_speed_kmh must not be empty", self.id));
+            return Err(format!(
+                "{}: overlaps and target_speed_kmh must not be empty",
+                self.id
+            ));
         }
-        if matches!(self.layout, Layout::Nearside | Layout::Farside) && self.lateral_start_m.is_none()
+        if matches!(self.layout, Layout::Nearside | Layout::Farside)
+            && self.lateral_start_m.is_none()
         {
-            return Err(format!("{}: crossing scenarios need lateral_start_m", self.id));
+            return Err(format!(
+                "{}: crossing scenarios need lateral_start_m",
+                self.id
+            ));
         }
         Ok(())
     }
@@ -325,7 +328,11 @@ pub fn lane_point_at_x(
                     let Some((_, p)) = f(0.5 * (lo + hi)) else {
                         break;
                     };
-                    let hdg = if lane > 0 { p.hdg + std::f64::consts::PI } else { p.hdg };
+                    let hdg = if lane > 0 {
+                        p.hdg + std::f64::consts::PI
+                    } else {
+                        p.hdg
+                    };
                     return Ok((p.x, p.y, wrap_pi(hdg)));
                 }
             }

@@ -37,7 +37,13 @@ impl Profile {
             t.speed_kmh / 3.6,
         );
         if t.activation == super::Activation::Static {
-            p = Profile::new(t.start.x, t.start.y, heading_to_yaw(t.heading_deg), 0.0, 0.0);
+            p = Profile::new(
+                t.start.x,
+                t.start.y,
+                heading_to_yaw(t.heading_deg),
+                0.0,
+                0.0,
+            );
         }
         p.brake = t.brake.map(|b| (b.after_s, b.decel_mps2));
         p
@@ -229,6 +235,13 @@ mod tests {
         assert!((d.travel(3.0) - s3).abs() < 1e-12);
         assert!((d.travel(4.0) - s3 - 5.1 / 3.6).abs() < 1e-12);
         assert!((d.time_to_travel(d.travel(4.0)).unwrap() - 4.0).abs() < 1e-9);
-        assert!((d.time_to_travel(0.5).unwrap() - Profile::new(0.0, 0.0, 0.0, 1.0, 5.0 / 3.6).time_to_travel(0.5).unwrap()).abs() < 1e-12);
+        assert!(
+            (d.time_to_travel(0.5).unwrap()
+                - Profile::new(0.0, 0.0, 0.0, 1.0, 5.0 / 3.6)
+                    .time_to_travel(0.5)
+                    .unwrap())
+            .abs()
+                < 1e-12
+        );
     }
 }

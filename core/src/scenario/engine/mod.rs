@@ -60,7 +60,9 @@ impl std::str::FromStr for TriggerMethod {
         match s {
             "predicted" => Ok(TriggerMethod::Predicted),
             "at_sample" | "at-sample" => Ok(TriggerMethod::AtSample),
-            _ => Err(format!("trigger method must be 'predicted' or 'at_sample', got '{s}'")),
+            _ => Err(format!(
+                "trigger method must be 'predicted' or 'at_sample', got '{s}'"
+            )),
         }
     }
 }
@@ -338,7 +340,14 @@ impl Engine {
         let along: Vec<Option<f64>> = (0..self.tracks.len())
             .map(|i| {
                 let v = last.as_ref()?;
-                let snap = Snap { t: v.time_s, x: v.x, y: v.y, yaw: v.yaw_rad, v: v.speed_mps, ttc: None };
+                let snap = Snap {
+                    t: v.time_s,
+                    x: v.x,
+                    y: v.y,
+                    yaw: v.yaw_rad,
+                    v: v.speed_mps,
+                    ttc: None,
+                };
                 (!self.tracks[i].crossing()).then(|| self.longitudinal_gap(i, &snap).0)
             })
             .collect();
@@ -350,7 +359,9 @@ impl Engine {
             let nominal = ttc::nominal_travel_m(&t.spec, &vut);
             let rec = match &last {
                 Some(v) => {
-                    let gap = along.or_else(|| path_gap(v.x, v.y, v.yaw_rad, &t.profile, vut.reference_to_front_m));
+                    let gap = along.or_else(|| {
+                        path_gap(v.x, v.y, v.yaw_rad, &t.profile, vut.reference_to_front_m)
+                    });
                     let stopped = v.speed_mps < 0.3;
                     ImpactRecord {
                         target: t.spec.id.clone(),

@@ -153,4 +153,3 @@ pub enum Output {
     Command(Command),
     Event(Event),
 }
-

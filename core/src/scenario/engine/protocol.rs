@@ -205,7 +205,11 @@ impl Engine {
             let origin_eq = now_s - tau_eq;
             let correction = origin_eq - t.sync_origin_s.unwrap_or(origin);
             t.sync_origin_s = Some(origin_eq);
-            let (id, carrier, speed) = (t.spec.id.clone(), t.spec.carrier.clone(), t.profile.speed(tau));
+            let (id, carrier, speed) = (
+                t.spec.id.clone(),
+                t.spec.carrier.clone(),
+                t.profile.speed(tau),
+            );
             if correction.abs() > 1e-4 {
                 self.out.push_back(Output::Command(Command::Retime {
                     target: id.clone(),

@@ -122,7 +122,11 @@ mod tests {
         let x: Vec<f64> = (0..n)
             .map(|i| (2.0 * std::f64::consts::PI * freq * i as f64 / fs).sin())
             .collect();
-        let y = if phaseless { f.filtfilt(&x) } else { f.forward(&x) };
+        let y = if phaseless {
+            f.filtfilt(&x)
+        } else {
+            f.forward(&x)
+        };
         // Amplitude from the RMS over the middle half (no edge effects; sample peaks would
         // miss the crest).
         let mid = &y[n / 4..3 * n / 4];
@@ -135,13 +139,17 @@ mod tests {
         let fs = 100.0;
         let f = Butterworth::lowpass(6, 10.0, fs).expect("design");
         for freq in [1.0, 5.0, 10.0, 15.0, 25.0] {
-            let r = (std::f64::consts::PI * freq / fs).tan() / (std::f64::consts::PI * 10.0 / fs).tan();
+            let r =
+                (std::f64::consts::PI * freq / fs).tan() / (std::f64::consts::PI * 10.0 / fs).tan();
             let expect = 1.0 / (1.0 + r.powi(12)).sqrt();
             let got = sine_gain(&f, freq, fs, false);
             assert!((got - expect).abs() < 0.01, "{freq} Hz: {got} vs {expect}");
             // Forward-backward squares the magnitude.
             let got2 = sine_gain(&f, freq, fs, true);
-            assert!((got2 - expect * expect).abs() < 0.01, "{freq} Hz ff: {got2}");
+            assert!(
+                (got2 - expect * expect).abs() < 0.01,
+                "{freq} Hz ff: {got2}"
+            );
         }
         assert!(Butterworth::lowpass(6, 10.0, 20.0).is_none());
         assert!(Butterworth::lowpass(6, 10.0, 25.0).is_some());

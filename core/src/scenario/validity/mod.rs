@@ -199,7 +199,9 @@ fn deviations(frames: &[Frame], lim: &Limits, warnings: &mut Vec<String>) -> Vec
     let dt = median_dt(frames);
     let filt = dt.and_then(|dt| Butterworth::lowpass(FILTER_ORDER, FILTER_CUTOFF_HZ, 1.0 / dt));
     if dt.is_some() && filt.is_none() {
-        warnings.push("sample rate too low for the 10 Hz filter: yaw and steering rates unfiltered".into());
+        warnings.push(
+            "sample rate too low for the 10 Hz filter: yaw and steering rates unfiltered".into(),
+        );
     }
     let smooth = |x: Vec<f64>| match &filt {
         Some(f) => f.filtfilt(&x),
@@ -208,7 +210,10 @@ fn deviations(frames: &[Frame], lim: &Limits, warnings: &mut Vec<String>) -> Vec
     let yaw = smooth(frames.iter().map(|f| f.yaw_rate_dps).collect());
     let have_steer = frames.iter().all(|f| f.steering_wheel_deg.is_some());
     let steer_rate = if have_steer && frames.len() >= 2 {
-        let a: Vec<f64> = frames.iter().map(|f| f.steering_wheel_deg.unwrap_or(0.0)).collect();
+        let a: Vec<f64> = frames
+            .iter()
+            .map(|f| f.steering_wheel_deg.unwrap_or(0.0))
+            .collect();
         let n = a.len();
         let d: Vec<f64> = (0..n)
             .map(|i| {
