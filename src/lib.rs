@@ -14,6 +14,7 @@ pub mod cli;
 pub mod dispatch;
 pub mod feed;
 pub mod ingest;
+pub mod ncap_report;
 pub mod run;
 pub mod record;
 pub mod serve;

@@ -23,6 +23,10 @@ enum Command {
     Replay(cli::replay::ReplayArgs),
     /// Many headless runs in parallel over a grid of varied keys: results.csv + report.html.
     Sweep(cli::sweep::SweepArgs),
+    /// The Euro NCAP scenario catalogue; `instantiate` writes a scenario file from it.
+    Catalogue(cli::catalogue::CatalogueArgs),
+    /// Euro NCAP test-series report (HTML + CSV) from run result JSON files.
+    Report(cli::report::ReportArgs),
     /// OpenDRIVE map tools.
     #[command(subcommand)]
     Map(cli::map::MapCommand),
@@ -61,6 +65,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Replay(a)) => cli::replay::run(a),
         Some(Command::Sweep(a)) => cli::sweep::run(a),
+        Some(Command::Catalogue(a)) => cli::catalogue::run(a),
+        Some(Command::Report(a)) => cli::report::run(a),
         Some(Command::Map(c)) => cli::map::run(c),
         Some(Command::Sim(a)) => cli::sim::run(a),
         Some(Command::Cosim(c)) => cli::cosim::run(c),

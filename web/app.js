@@ -7,6 +7,7 @@ import { TimePlot } from './plots.js';
 import { Results } from './results.js';
 import { Analysis } from './analysis.js';
 import { SIM_VUT, simOption, simSelected, simSource, initParams, showParams } from './params.js';
+import { ValidityLamps } from './validity.js';
 
 const $ = (s) => document.querySelector(s);
 const MAX_POINTS = 20000, MAX_EVENTS = 400, TRAIL_MIN_M = 0.25, TRAIL_MAX = 4000;
@@ -25,7 +26,10 @@ const stats = { messages: 0, samples: 0, ttc: 0, events: 0, frames: 0, hello: 0,
 window.__scil = { L, stats };
 let analysis = null; // the Analysis view (sweeps), made with the tabs below
 
+const lamps = new ValidityLamps(document.getElementById('validity-lamps'));
+
 function resetRun(id) {
+  lamps.reset();
   Object.assign(L, { runId: id, t0: null, vut: null, trail: [], targets: new Map(), triggerPoint: null,
     ttc: [[], []], speed: [[], [], []], threshold: null, lastTtc: null, ttcByTarget: new Map(), instants: [],
     carriers: new Map(), carrierOf: new Map(), events: [], health: [], healthAt: 0 });
@@ -139,6 +143,8 @@ function onEvent(m) {
       break;
     case 'aborted': for (const k of L.carriers.keys()) L.carriers.set(k, 'aborted'); setState('aborted'); break;
     case 'finished': break;
+    case 'validity': lamps.onBreak(e, rel); break;
+    case 'verdict': lamps.onVerdict(e, rel); break;
   }
   addLog(t, name, e);
   L.dirty.plots = true; L.dirty.tables = true;
@@ -402,6 +408,9 @@ $('#estop').addEventListener('click', () => op(async () => { await post(`/runs/$
 const results = new Results();
 analysis = new Analysis(toast);
 window.__scil.analysis = analysis;
+// Tests inject live frames through the same path as the WebSocket.
+window.__scil.onMessage = onMessage;
+window.__scil.lamps = lamps;
 for (const b of document.querySelectorAll('#tabs .tab')) {
   b.addEventListener('click', () => {
     for (const o of document.querySelectorAll('#tabs .tab')) o.classList.toggle('active', o === b);

@@ -1,6 +1,7 @@
 //! Command-line front ends. Each subcommand parses its arguments and calls the library.
 
 pub mod bench;
+pub mod catalogue;
 pub mod cosim;
 pub mod dispatch;
 pub mod export;
@@ -8,6 +9,7 @@ pub mod ingest;
 pub mod inject;
 pub mod map;
 pub mod replay;
+pub mod report;
 pub mod sweep;
 pub mod sim;
 

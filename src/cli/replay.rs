@@ -42,6 +42,10 @@ pub struct ReplayArgs {
     /// Do not move the dummy's profile origin to the exact crossing after the fact.
     #[arg(long)]
     pub no_retime: bool,
+    /// Closed-loop synchronisation: after the start, re-predict the VUT's arrival at every
+    /// sample and adjust the target's remaining profile (retimes = ISO 22133 MTSP).
+    #[arg(long)]
+    pub sync: bool,
     /// What to do with a bad row.
     #[arg(long, value_enum, default_value_t = BadRowPolicy::Stop)]
     pub on_bad_row: BadRowPolicy,
@@ -98,6 +102,7 @@ impl ReplayArgs {
             json: false,
             trigger_at_sample: false,
             no_retime: false,
+            sync: false,
             on_bad_row: BadRowPolicy::Stop,
             columns: Vec::new(),
             can_log: None,
@@ -120,6 +125,7 @@ impl ReplayArgs {
                 TriggerMethod::Predicted
             },
             retime: !self.no_retime,
+            sync: self.sync,
             stale_limit_s: (self.stale_limit_ms > 0.0).then_some(self.stale_limit_ms / 1000.0),
             ..EngineConfig::default()
         }
@@ -424,6 +430,38 @@ pub fn report(r: &RunReport, a: &ReplayArgs) -> String {
                         .unwrap_or_default()
                 );
             }
+        }
+        if let (Some(v), Some(red)) = (i.impact_speed_kmh, i.speed_reduction_kmh) {
+            let _ = writeln!(s, "         impact speed {v:.2} km/h   speed reduction {red:.2} km/h");
+        }
+    }
+    if let Some(v) = &r.validity {
+        let _ = writeln!(
+            s,
+            "validity {}{}",
+            if v.valid { "VALID" } else { "INVALID" },
+            v.window
+                .map(|w| format!("   window {:.3} – {:.3} s", w.from_s, w.to_s))
+                .unwrap_or_default()
+        );
+        for c in &v.checks {
+            let _ = writeln!(
+                s,
+                "         {:<18} {:<4} worst {:+.3}   limit {}{}",
+                serde_json::to_value(c.channel)
+                    .ok()
+                    .and_then(|x| x.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                if c.ok { "ok" } else { "FAIL" },
+                c.worst,
+                c.limit,
+                c.first_violation_s
+                    .map(|t| format!("   first violation {t:.3} s"))
+                    .unwrap_or_default()
+            );
+        }
+        for w in &v.warnings {
+            let _ = writeln!(s, "         warning: {w}");
         }
     }
     s

@@ -422,6 +422,7 @@ pub fn output_time(o: &Output) -> Option<f64> {
             Event::TriggerScheduled { from_sample_s, .. } => Some(*from_sample_s),
             Event::Triggered(r) | Event::TriggerAssessed(r) => Some(r.fired_at_s),
             Event::Impact(r) => r.time_s,
+            other => other.time_s(),
         },
     }
 }

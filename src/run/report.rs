@@ -67,6 +67,9 @@ pub struct RunReport {
     /// A live source: name, address, health, drops.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceReport>,
+    /// Euro NCAP validity verdict (issue 11), when the scenario asks for one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub validity: Option<crate::scenario::validity::Validity>,
     /// Why the run failed (source error, carriers could not be armed), when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -104,6 +107,7 @@ impl RunReport {
             }
             Event::Impact(i) => self.impacts.push(i.clone()),
             Event::Aborted { reason, .. } => self.aborted = Some(reason.clone()),
+            Event::Verdict(v) => self.validity = Some(v.clone()),
             _ => {}
         }
     }

@@ -71,6 +71,10 @@ pub struct StoredSource {
     pub ins: RunSource,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub can: Option<CanSpec>,
+    /// Closed-loop synchronisation of the targets (issue 11; `"sync": true` on the run). Kept
+    /// with the source so that the stored run says how it ran without a schema change.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sync: bool,
 }
 
 /// A real carrier of a run: `name` is the scenario's carrier name, `address` its ISO 22133
@@ -157,6 +161,8 @@ pub struct NewRun {
     pub speed: Pace,
     /// Real carriers (ISO 22133); empty: the carriers are simulated (engine commands only).
     pub carriers: Vec<CarrierSpec>,
+    /// Closed-loop synchronisation (also on when the scenario says `sync = true`).
+    pub sync: bool,
     /// Record the run to `<storage_dir>/recordings/<id>.mcap` (served by `export.mcap`).
     pub record: bool,
 }
@@ -271,6 +277,7 @@ fn new_row(req: &NewRun, map_id: Option<String>) -> ApiResult<RunRow> {
     let stored = StoredSource {
         ins: req.source.clone(),
         can: req.can.clone(),
+        sync: req.sync,
     };
     Ok(RunRow {
         id: format!(
@@ -411,7 +418,6 @@ async fn prepare(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> ApiRe
         Some(m) => Some(st.map(m).await?),
         None => None,
     };
-    let setup = Arc::new(RunSetup::new(scenario, map, EngineConfig::default()));
     let carriers = if carriers.is_empty() {
         None
     } else {
@@ -423,6 +429,11 @@ async fn prepare(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> ApiRe
     let stored: StoredSource = serde_json::from_str(&row.source).map_err(|e| {
         ApiError::Internal(anyhow::anyhow!("stored source of run '{}': {e}", row.id))
     })?;
+    let engine = EngineConfig {
+        sync: stored.sync,
+        ..EngineConfig::default()
+    };
+    let setup = Arc::new(RunSetup::new(scenario, map, engine));
     if let RunSource::SimVut(opts) = &stored.ins {
         return Ok(super::sim_run::prepare(setup, carriers, opts));
     }

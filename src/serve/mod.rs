@@ -31,6 +31,8 @@ pub mod runs;
 pub mod scenarios;
 pub mod sim_run;
 pub mod sweeps;
+pub mod catalogue;
+pub mod reports;
 pub mod web;
 
 use std::net::SocketAddr;
@@ -67,6 +69,8 @@ pub fn app(state: AppState) -> Router {
         .merge(metrics::router())
         .merge(live::router())
         .merge(sweeps::router())
+        .merge(catalogue::router())
+        .merge(reports::router())
         .merge(openapi::router())
         .fallback(error::not_found_fallback)
         .layer(axum::middleware::from_fn(error::json_errors));
@@ -237,6 +241,7 @@ pub async fn demo_loop(st: AppState) {
                     can: None,
                     speed: Pace::Factor(1.0),
                     carriers: Vec::new(),
+                    sync: false,
                     record: false,
                 },
             )

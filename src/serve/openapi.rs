@@ -83,6 +83,9 @@ pub fn document() -> Value {
                 "post": op("Register a scenario (TOML text)", "scenarios", true, "201", json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["toml"], "properties": {"id": {"type": "string"}, "toml": {"type": "string"}, "map_id": {"type": "string"}}}}}}}))
             },
             "/scenarios/{id}": {"get": op("A scenario with its TOML", "scenarios", false, "200", json!({"parameters": id_param()}))},
+            "/catalogue": {"get": op("The Euro NCAP scenario catalogue (CPNA/CPFA/CPNCO/CPLA, CBNA/CBFA/CBLA, CCRs/CCRm/CCRb) with parameter ranges; `scil catalogue instantiate` makes a scenario file from an entry", "catalogue", false, "200", json!({}))},
+            "/reports": {"get": op("Euro NCAP test-series report of stored runs: self-contained HTML (verdict per validity channel, Table 2 quantities, impact speed, speed reduction, inline SVG plots), or its CSV with format=csv", "reports", false, "200", json!({"parameters": [{"name": "runs", "in": "query", "required": true, "schema": {"type": "string"}, "description": "comma-separated run ids"}, {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["html", "csv"]}}]}))},
+            "/catalogue/{id}": {"get": op("One catalogue entry (id case-insensitive, e.g. CPNA-75)", "catalogue", false, "200", json!({"parameters": id_param()}))},
             "/maps": {
                 "get": op("Maps", "maps", false, "200", json!({})),
                 "post": op("Register an OpenDRIVE map", "maps", true, "201", json!({"requestBody": {"required": true, "content": {"multipart/form-data": {"schema": {"type": "object", "required": ["file"], "properties": {"file": {"type": "string", "format": "binary"}, "id": {"type": "string"}}}}}}}))
@@ -119,7 +122,8 @@ pub fn document() -> Value {
                     "carriers": {"type": "array", "items": {"$ref": "#/components/schemas/CarrierSpec"},
                         "description": "real carriers dispatched over ISO 22133 (every carrier of the scenario); connected and armed when the run starts; without them the carriers are simulated"},
                     "speed": {"oneOf": [{"type": "number"}, {"type": "string"}], "description": "replays and sim_vut: real-time factor or \"max\" (not \"max\" with carriers); live sources run in real time"},
-                    "start": {"type": "boolean", "description": "arm and start at once"}}},
+                    "start": {"type": "boolean", "description": "arm and start at once"},
+                    "sync": {"type": "boolean", "description": "closed-loop synchronisation of the targets with the VUT after their start (retimes reach real carriers as ISO 22133 MTSP); also on when the scenario says sync = true"}}},
                 "RunSource": {"type": "object", "required": ["kind"], "discriminator": {"propertyName": "kind"}, "oneOf": [
                     {"type": "object", "title": "csv_replay", "required": ["kind", "replay_id"], "properties": {
                         "kind": {"type": "string", "enum": ["csv_replay"]}, "replay_id": {"type": "string"}, "file_name": {"type": "string"}}},

@@ -189,6 +189,7 @@ async fn upload(
             can: None,
             speed,
             carriers: Vec::new(),
+            sync: false,
             record: false,
         },
     )

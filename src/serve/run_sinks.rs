@@ -21,16 +21,7 @@ use crate::twin::RoadState;
 
 /// Sample time of an event, when it has one.
 pub fn event_time(e: &Event) -> Option<f64> {
-    match e {
-        Event::Armed { time_s }
-        | Event::TriggerUnscheduled { time_s, .. }
-        | Event::SampleRejected { time_s, .. }
-        | Event::Aborted { time_s, .. }
-        | Event::Finished { time_s } => Some(*time_s),
-        Event::TriggerScheduled { from_sample_s, .. } => Some(*from_sample_s),
-        Event::Triggered(r) | Event::TriggerAssessed(r) => Some(r.fired_at_s.max(r.time_s)),
-        Event::Impact(r) => r.time_s,
-    }
+    e.time_s()
 }
 
 /// The VUT and the scenario's targets as the twin holds them after a sample: (id, kind, state,

@@ -92,6 +92,9 @@ pub struct CreateRun {
     /// Arm and start at once.
     #[serde(default)]
     pub start: bool,
+    /// Closed-loop synchronisation of the targets with the VUT (issue 11).
+    #[serde(default)]
+    pub sync: bool,
     /// Record the run to MCAP (Foxglove schemas); `GET /runs/{id}/export.mcap` then serves
     /// the recording itself.
     #[serde(default)]
@@ -170,6 +173,7 @@ async fn create(
         can: req.can,
         speed,
         carriers: req.carriers,
+        sync: req.sync,
         record: req.record,
     };
     // With start: created, armed and started at once, or nothing is left behind.

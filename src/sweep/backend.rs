@@ -71,21 +71,32 @@ pub fn run_sim_seam(setup: Arc<RunSetup>, params: &SimParams) -> Result<RunRepor
     }
 }
 
-/// SEAM (issue 11, synchronisation): set to `true` once [`apply_sync_seam`] is wired.
-pub const SYNC_AVAILABLE: bool = false;
+/// Closed-loop synchronisation (issue 11) is available: the `sync` key.
+pub const SYNC_AVAILABLE: bool = true;
 
-/// SEAM (issue 11): switch the engine's synchronisation on or off for one run (e.g. an
-/// `EngineConfig` field the sync work adds).
+/// Switches the engine's closed-loop synchronisation on or off for one run.
 pub fn apply_sync_seam(cfg: &mut EngineConfig, on: bool) -> Result<(), String> {
-    let _ = (cfg, on);
-    Err("the sync key: not available in this build".into())
+    cfg.sync = on;
+    Ok(())
 }
 
-/// SEAM (issue 11, validity verdicts): the run's verdict for the `validity` column (e.g.
-/// `valid`, `invalid: …`). Empty until the engine reports one.
+/// The run's Euro NCAP verdict for the `validity` column: `valid`, or `invalid: <first broken
+/// channel>` (with the 100 Hz warning appended when the data is slower); empty when the
+/// scenario asks for no verdict.
 pub fn validity_seam(report: &RunReport) -> Option<String> {
-    let _ = report;
-    None
+    let v = report.validity.as_ref()?;
+    let mut s = if v.valid {
+        "valid".to_string()
+    } else {
+        match v.first_broken() {
+            Some(c) => format!("invalid: {}", serde_json::to_value(c).ok()?.as_str().unwrap_or("?")),
+            None => "invalid".to_string(),
+        }
+    };
+    if v.warnings.iter().any(|w| w.contains("Hz")) {
+        s.push_str(" (below 100 Hz)");
+    }
+    Some(s)
 }
 
 // --------------------------------------------------------------------- the cell's settings

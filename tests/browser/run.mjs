@@ -174,6 +174,23 @@ async function main() {
     assert(/dummy/.test(c) && /waiting|scheduled|started|triggered|moving/.test(c), `carrier table: ${c}`);
   });
 
+  await test('validity lamps: a live break lights its channel with the first violation', async () => {
+    const r = await page.evaluate(() => {
+      const { L, onMessage } = window.__scil;
+      const t0 = L.t0 ?? 0;
+      const n = document.querySelectorAll('#validity-lamps .vl').length;
+      onMessage({ type: 'event', event: { event: 'validity', channel: 'vut_speed', time_s: t0 + 1.25, value: 1.4, limit: 'nominal 0/+1.0 km/h' } });
+      const lamp = document.querySelector('#validity-lamps .vl[data-channel="vut_speed"]');
+      const other = document.querySelector('#validity-lamps .vl[data-channel="vut_lateral"]');
+      const res = { n, lamp: lamp.dataset.lamp, text: lamp.textContent, other: other.dataset.lamp };
+      window.__scil.lamps.reset();
+      return res;
+    });
+    assert(r.n === 6, `${r.n} lamps`);
+    assert(r.lamp === 'bad' && /first 1\.250 s/.test(r.text), `vut_speed lamp ${r.lamp} '${r.text}'`);
+    assert(r.other === 'off', `vut_lateral lamp ${r.other}`);
+  });
+
   await test('TTC plot updates with the threshold line', async () => {
     await page.waitForFunction(() => window.__scil.plots.ttc.u.data[0].length > 5, null, { timeout: 10000 });
     const n1 = await page.evaluate(() => window.__scil.plots.ttc.u.data[0].length);

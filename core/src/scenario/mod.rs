@@ -1,10 +1,15 @@
 //! Scenarios: what the test is (file format), the TTC method, the simulated dummy, and the
 //! sans-IO [`engine::Engine`] that turns samples into commands and events.
 
+pub mod catalogue;
 pub mod engine;
 pub mod profile;
+pub mod target;
 pub mod ttc;
 mod validate;
+pub mod validity;
+
+pub use target::{Activation, BrakeSpec};
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +27,15 @@ pub struct Scenario {
     pub vut: VutSpec,
     #[serde(default)]
     pub targets: Vec<TargetSpec>,
+    /// Closed-loop synchronisation of the targets with the VUT after their start (issue 11).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sync: bool,
+    /// Live validity verdicts per Euro NCAP (issue 11); off unless set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validity: Option<validity::ValiditySpec>,
+    /// Catalogue entry this scenario was instantiated from (e.g. "CPNA-75").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catalogue_id: Option<String>,
 }
 
 /// The vehicle under test.
@@ -35,6 +49,10 @@ pub struct VutSpec {
     /// Steering-wheel to road-wheel angle ratio (extension; default 16).
     #[serde(default)]
     pub steering_ratio: Option<f64>,
+    /// Nominal test speed (km/h). When set, impacts report the impact speed and the speed
+    /// reduction, and validity verdicts check the VUT speed against it (issue 11).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_kmh: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -78,6 +96,16 @@ pub struct TargetSpec {
     /// What the carrier needs besides a start signal (extension; default: trajectory upload).
     #[serde(default)]
     pub carrier_mode: Option<CarrierMode>,
+    /// How the target starts (default: TTC-triggered crossing start).
+    #[serde(default, skip_serializing_if = "target::is_default_activation")]
+    pub activation: Activation,
+    /// Braking of a lead vehicle (CCRb): at a time after its start, at a deceleration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub brake: Option<BrakeSpec>,
+    /// Target length along its heading (longitudinal/rear impacts hit its rear end; the start
+    /// point is the target's rear end). Default 0 (a point-like dummy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub length_m: Option<f64>,
 }
 
 /// What a carrier needs besides a start signal.

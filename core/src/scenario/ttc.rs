@@ -74,12 +74,16 @@ mod tests {
                 overlap: 0.75,
                 ttc_s: None,
                 carrier_mode: None,
+                activation: Default::default(),
+                brake: None,
+                length_m: None,
             },
             VutSpec {
                 width_m: 1.855,
                 length_m: 4.6,
                 reference_to_front_m: 2.3,
                 steering_ratio: None,
+                speed_kmh: None,
             },
         )
     }

@@ -2,7 +2,7 @@
 //! sample, a steering ratio of 0 divided by zero, 1e308 distances overflowed the profile. Every
 //! error names the key's path (`targets.<id>.start.x`).
 
-use super::Scenario;
+use super::{Activation, Scenario};
 
 /// Map coordinates (metres): generous enough for UTM northings.
 const COORD_LIMIT_M: f64 = 1.0e7;
@@ -54,8 +54,21 @@ pub(super) fn check(sc: &Scenario) -> Result<(), String> {
             false,
         )?;
         within(&p("heading_deg"), t.heading_deg, -360.0, 360.0, false)?;
-        within(&p("speed_kmh"), t.speed_kmh, 0.0, 200.0, true)?;
-        within(&p("lateral_start_m"), t.lateral_start_m, 0.0, 1000.0, true)?;
+        if t.activation == Activation::Ttc {
+            within(&p("speed_kmh"), t.speed_kmh, 0.0, 200.0, true)?;
+            within(&p("lateral_start_m"), t.lateral_start_m, 0.0, 1000.0, true)?;
+        } else {
+            // Lead vehicles, longitudinal dummies and static objects: 0 km/h is a static object.
+            within(&p("speed_kmh"), t.speed_kmh, 0.0, 200.0, false)?;
+            within(&p("lateral_start_m"), t.lateral_start_m, 0.0, 1000.0, false)?;
+        }
+        if let Some(b) = &t.brake {
+            within(&p("brake.after_s"), b.after_s, 0.0, 3600.0, false)?;
+            within(&p("brake.decel_mps2"), b.decel_mps2, 0.0, 20.0, true)?;
+        }
+        if let Some(l) = t.length_m {
+            within(&p("length_m"), l, 0.0, 50.0, false)?;
+        }
         within(
             &p("accel_distance_m"),
             t.accel_distance_m,

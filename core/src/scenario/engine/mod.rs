@@ -28,6 +28,12 @@
 //! dummy's acceleration phase). The reported trigger instant is that profile origin; the instant
 //! the start command went out and its error are reported beside it.
 
+mod output;
+mod protocol;
+mod verdict;
+
+pub use output::{Command, Event, ImpactRecord, Output, TriggerRecord};
+
 use std::collections::VecDeque;
 
 use serde::Serialize;
@@ -54,7 +60,9 @@ impl std::str::FromStr for TriggerMethod {
         match s {
             "predicted" => Ok(TriggerMethod::Predicted),
             "at_sample" | "at-sample" => Ok(TriggerMethod::AtSample),
-            _ => Err(format!("trigger method must be 'predicted' or 'at_sample', got '{s}'")),
+            _ => Err(format!(
+                "trigger method must be 'predicted' or 'at_sample', got '{s}'"
+            )),
         }
     }
 }
@@ -72,6 +80,9 @@ pub struct EngineConfig {
     /// Samples in the speed-trend fit.
     pub trend_window: usize,
     pub vut_id: String,
+    /// Closed-loop synchronisation of started targets (also on when the scenario says
+    /// `sync = true`).
+    pub sync: bool,
     /// Fire when the VUT's TTC reaches the scenario's threshold plus this offset (seconds;
     /// positive = earlier). 0 = the scenario's own threshold (sensitivity sweeps vary it).
     pub ttc_offset_s: f64,
@@ -86,105 +97,10 @@ impl Default for EngineConfig {
             horizon_intervals: 2.0,
             trend_window: 10,
             vut_id: VUT.to_string(),
+            sync: false,
             ttc_offset_s: 0.0,
         }
     }
-}
-
-/// What the engine asks the dispatch layer to do.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "command", rename_all = "snake_case")]
-pub enum Command {
-    /// Start the target's motion profile now (`at_s` is the due instant in sample time).
-    Start {
-        target: String,
-        carrier: Option<String>,
-        at_s: f64,
-    },
-    /// Shift the target's profile origin to `origin_s` (it started `correction_s` off).
-    Retime {
-        target: String,
-        carrier: Option<String>,
-        origin_s: f64,
-        correction_s: f64,
-    },
-    /// Stop every carrier now.
-    Abort { reason: String },
-}
-
-/// Something that happened, with its sample-time instant.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
-pub enum Event {
-    Armed {
-        time_s: f64,
-    },
-    TriggerScheduled {
-        target: String,
-        at_s: f64,
-        from_sample_s: f64,
-    },
-    TriggerUnscheduled {
-        target: String,
-        time_s: f64,
-    },
-    Triggered(TriggerRecord),
-    /// The bracketing sample is in: the record now carries the exact crossing, the start
-    /// command's error and, when retimed, the new profile origin as `time_s`.
-    TriggerAssessed(TriggerRecord),
-    Impact(ImpactRecord),
-    SampleRejected {
-        time_s: f64,
-        vehicle: String,
-        reason: String,
-    },
-    Aborted {
-        time_s: f64,
-        reason: String,
-    },
-    Finished {
-        time_s: f64,
-    },
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TriggerRecord {
-    pub target: String,
-    /// Trigger instant: the dummy profile's origin (the TTC crossing when retimed).
-    pub time_s: f64,
-    /// When the start command was issued.
-    pub fired_at_s: f64,
-    pub method: TriggerMethod,
-    pub threshold_s: f64,
-    /// VUT TTC, d_long and speed at `time_s`, interpolated between the bracketing samples.
-    pub ttc_s: f64,
-    pub d_long_m: f64,
-    pub vut_speed_mps: f64,
-    /// `fired_at_s − crossing`, once the bracketing sample is known.
-    pub fire_error_ms: Option<f64>,
-    pub retimed: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ImpactRecord {
-    pub target: String,
-    /// VUT front bumper reaches the dummy's path line; `None` if it never did.
-    pub time_s: Option<f64>,
-    pub dummy_travel_m: Option<f64>,
-    pub nominal_travel_m: f64,
-    /// Impact point on the VUT front as a fraction of its width from the near side.
-    pub overlap: Option<f64>,
-    /// The VUT stopped (AEB) this far before the path line.
-    pub stopped_short_m: Option<f64>,
-    /// Why there is no impact, if there is none.
-    pub note: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "output", rename_all = "snake_case")]
-pub enum Output {
-    Command(Command),
-    Event(Event),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -239,6 +155,30 @@ struct Track {
     assessed: bool,
     impact: Option<ImpactRecord>,
     ttc: Option<f64>,
+    /// Start instant of a target not started by the TTC trigger (activation `begin`).
+    started_s: Option<f64>,
+    /// Synchronisation's time shift of the profile origin (acceleration phase).
+    shift_s: f64,
+    /// Last equivalent origin sent by synchronisation.
+    sync_origin_s: Option<f64>,
+    /// Samples of this target's own telemetry arrive (a real carrier): the twin keeps them
+    /// instead of the simulated profile, and validity checks them.
+    measured: bool,
+}
+
+impl Track {
+    /// Profile origin (sample time), once the target has started.
+    fn origin(&self) -> Option<f64> {
+        self.trigger
+            .as_ref()
+            .map(|t| t.time_s)
+            .or(self.started_s)
+            .map(|o| o + self.shift_s)
+    }
+
+    fn crossing(&self) -> bool {
+        self.spec.activation == super::Activation::Ttc
+    }
 }
 
 /// Live view of one target for dashboards.
@@ -263,6 +203,7 @@ pub struct Engine {
     dt_est: Option<f64>,
     trend: VecDeque<(f64, f64)>,
     samples: u64,
+    proto: protocol::State,
     /// Live parameter: triggers fire at threshold + this (s).
     ttc_offset_s: f64,
 }
@@ -283,8 +224,13 @@ impl Engine {
                 assessed: false,
                 impact: None,
                 ttc: None,
+                started_s: None,
+                shift_s: 0.0,
+                sync_origin_s: None,
+                measured: false,
             })
             .collect();
+        let proto = protocol::State::new(scenario, cfg.sync);
         Engine {
             vut: scenario.vut.clone(),
             cfg,
@@ -296,6 +242,7 @@ impl Engine {
             dt_est: None,
             trend: VecDeque::new(),
             samples: 0,
+            proto,
             ttc_offset_s: 0.0,
         }
     }
@@ -357,6 +304,7 @@ impl Engine {
         if self.state == RunState::Idle {
             self.state = RunState::Armed;
             self.event(Event::Armed { time_s: now_s });
+            self.start_begin_targets(now_s);
         }
     }
 
@@ -378,6 +326,7 @@ impl Engine {
             time_s: now_s,
             reason: reason.to_string(),
         });
+        self.finish_verdict();
     }
 
     /// Ends the run (end of replay or operator stop) and settles the results.
@@ -387,15 +336,32 @@ impl Engine {
         }
         let last = self.twin.get(&self.cfg.vut_id).cloned();
         let vut = self.vut.clone();
+        // Targets along the VUT path: the gap to their rear end.
+        let along: Vec<Option<f64>> = (0..self.tracks.len())
+            .map(|i| {
+                let v = last.as_ref()?;
+                let snap = Snap {
+                    t: v.time_s,
+                    x: v.x,
+                    y: v.y,
+                    yaw: v.yaw_rad,
+                    v: v.speed_mps,
+                    ttc: None,
+                };
+                (!self.tracks[i].crossing()).then(|| self.longitudinal_gap(i, &snap).0)
+            })
+            .collect();
         let mut events = Vec::new();
-        for t in &mut self.tracks {
+        for (t, along) in self.tracks.iter_mut().zip(along) {
             if t.impact.is_some() {
                 continue;
             }
             let nominal = ttc::nominal_travel_m(&t.spec, &vut);
             let rec = match &last {
                 Some(v) => {
-                    let gap = path_gap(v.x, v.y, v.yaw_rad, &t.profile, vut.reference_to_front_m);
+                    let gap = along.or_else(|| {
+                        path_gap(v.x, v.y, v.yaw_rad, &t.profile, vut.reference_to_front_m)
+                    });
                     let stopped = v.speed_mps < 0.3;
                     ImpactRecord {
                         target: t.spec.id.clone(),
@@ -413,6 +379,10 @@ impl Engine {
                         } else {
                             "run ended before the VUT reached the dummy's path line".into()
                         }),
+                        impact_point: None,
+                        impact_speed_kmh: None,
+                        relative_speed_kmh: None,
+                        speed_reduction_kmh: None,
                     }
                 }
                 None => ImpactRecord {
@@ -423,14 +393,25 @@ impl Engine {
                     overlap: None,
                     stopped_short_m: None,
                     note: Some("no VUT telemetry".into()),
+                    impact_point: None,
+                    impact_speed_kmh: None,
+                    relative_speed_kmh: None,
+                    speed_reduction_kmh: None,
                 },
             };
+            let mut rec = rec;
+            if let (Some(nominal), Some(v)) = (vut.speed_kmh, &last) {
+                if v.speed_mps < 0.3 && rec.stopped_short_m.is_some() {
+                    rec.speed_reduction_kmh = Some(nominal);
+                }
+            }
             t.impact = Some(rec.clone());
             events.push(Event::Impact(rec));
         }
         for e in events {
             self.event(e);
         }
+        self.finish_verdict();
         self.state = RunState::Finished;
         self.event(Event::Finished { time_s: now_s });
     }
@@ -502,6 +483,9 @@ impl Engine {
             return;
         }
         if s.vehicle != self.cfg.vut_id {
+            if let Some(t) = self.tracks.iter_mut().find(|t| t.spec.id == s.vehicle) {
+                t.measured = true;
+            }
             return;
         }
         self.samples += 1;
@@ -533,9 +517,13 @@ impl Engine {
                 }
             };
             self.tracks[i].ttc = snap.ttc;
-            self.check_impact(i, &snap);
-            if active {
-                self.step_trigger(i, &snap);
+            if self.tracks[i].crossing() {
+                self.check_impact(i, &snap);
+                if active {
+                    self.step_trigger(i, &snap);
+                }
+            } else {
+                self.check_longitudinal_impact(i, &snap);
             }
             let t = &mut self.tracks[i];
             if snap.ttc.is_some_and(|v| v > t.threshold) {
@@ -543,7 +531,11 @@ impl Engine {
             }
             t.prev = Some(snap);
         }
+        if active {
+            self.sync_step(s.time_s);
+        }
         self.update_dummies(s.time_s);
+        self.validity_step(s);
     }
 
     fn step_trigger(&mut self, i: usize, snap: &Snap) {
@@ -732,7 +724,7 @@ impl Engine {
     fn check_impact(&mut self, i: usize, snap: &Snap) {
         let d_front = self.vut.reference_to_front_m;
         let width = self.vut.width_m;
-        let t = &mut self.tracks[i];
+        let t = &self.tracks[i];
         if t.impact.is_some() {
             return;
         }
@@ -749,18 +741,24 @@ impl Engine {
         let w = g0 / (g0 - g1);
         let time = prev.t + w * (snap.t - prev.t);
         let (x, y, yaw, _) = Snap::lerp(&prev, snap, w);
-        let (travel, overlap) = match &t.trigger {
-            Some(tr) => {
-                let travel = t.profile.travel(time - tr.time_s);
-                let (dx, dy) = t.profile.position(time - tr.time_s);
+        let (travel, overlap, point) = match t.origin() {
+            Some(origin) => {
+                let travel = t.profile.travel(time - origin);
+                let (dx, dy) = t.profile.position(time - origin);
                 // Side the dummy comes from, relative to the VUT heading.
                 let (c, s) = (yaw.cos(), yaw.sin());
                 let side = (c * (t.profile.start_y - y) - s * (t.profile.start_x - x)).signum();
                 let lateral = side * (c * (dy - y) - s * (dx - x));
-                (Some(travel), Some((0.5 * width - lateral) / width))
+                (
+                    Some(travel),
+                    Some((0.5 * width - lateral) / width),
+                    Some(super::Point { x: dx, y: dy }),
+                )
             }
-            None => (None, None),
+            None => (None, None, None),
         };
+        let v_imp = prev.v + w * (snap.v - prev.v);
+        let nominal_kmh = self.vut.speed_kmh;
         let rec = ImpactRecord {
             target: t.spec.id.clone(),
             time_s: Some(time),
@@ -773,15 +771,20 @@ impl Engine {
             } else {
                 None
             },
+            impact_point: nominal_kmh.and(point),
+            impact_speed_kmh: nominal_kmh.map(|_| v_imp * 3.6),
+            relative_speed_kmh: None,
+            speed_reduction_kmh: nominal_kmh.map(|n| n - v_imp * 3.6),
         };
-        t.impact = Some(rec.clone());
+        self.tracks[i].impact = Some(rec.clone());
+        self.proto.impact_at(time);
         self.event(Event::Impact(rec));
     }
 
     /// Moves the simulated dummies in the twin to `now_s`.
     fn update_dummies(&mut self, now_s: f64) {
-        for t in &self.tracks {
-            let tau = t.trigger.as_ref().map_or(0.0, |tr| now_s - tr.time_s);
+        for t in self.tracks.iter().filter(|t| !t.measured) {
+            let tau = t.origin().map_or(0.0, |o| now_s - o);
             let (x, y) = t.profile.position(tau);
             self.twin.set_object(
                 &t.spec.id,

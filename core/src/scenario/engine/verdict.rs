@@ -1,0 +1,201 @@
+//! Validity verdicts inside the engine (issue 11): the window, the per-sample frames, the live
+//! causal check and the final verdict (see [`crate::scenario::validity`]).
+//!
+//! * T0: the primary target's VUT TTC reaches `t0_ttc_s` (4 s), interpolated between samples;
+//!   for a braking lead vehicle (CCRb) its deceleration onset − 1 s.
+//! * End: the first of impact, brake light on, or deceleration beyond `aeb_decel_mps2`
+//!   (AEB onset). FCW is not in the telemetry yet.
+//! * VUT lateral deviation: from the lane-parallel line through the VUT's lane position at T0
+//!   (map-matched `t`); without a map, from the straight line through its T0 pose.
+
+use super::{Engine, Event, Output};
+use crate::sample::Sample;
+use crate::scenario::validity::{self, Frame, Limits, Live, ValiditySpec, Window};
+use crate::scenario::{Activation, Scenario};
+use crate::twin::RoadState;
+
+pub(crate) struct Tracker {
+    spec: ValiditySpec,
+    limits: Limits,
+    live: Live,
+    frames: Vec<Frame>,
+    /// Index of the primary target (first that moves).
+    target: Option<usize>,
+    from_s: Option<f64>,
+    to_s: Option<f64>,
+    prev_ttc: Option<(f64, f64)>,
+    /// Lateral reference: lane t at T0, or the T0 pose.
+    lat_ref: Option<LatRef>,
+    warnings: Vec<String>,
+}
+
+#[derive(Clone, Copy)]
+enum LatRef {
+    Lane { road_t: f64 },
+    Line { x: f64, y: f64, yaw: f64 },
+}
+
+impl Tracker {
+    pub(crate) fn new(sc: &Scenario) -> Option<Tracker> {
+        let spec = sc.validity.clone()?;
+        let target = sc
+            .targets
+            .iter()
+            .position(|t| t.activation != Activation::Static)
+            .or(if sc.targets.is_empty() { None } else { Some(0) });
+        let t = target.map(|i| &sc.targets[i]);
+        let mut warnings = Vec::new();
+        if sc.vut.speed_kmh.is_none() {
+            warnings.push("scenario has no vut.speed_kmh: VUT speed checked against 0".into());
+        }
+        let limits = Limits {
+            vut_nominal_kmh: sc.vut.speed_kmh.unwrap_or(0.0),
+            target_nominal_kmh: t.filter(|t| t.speed_kmh > 0.0).map(|t| t.speed_kmh),
+            target_kind: t.map(|t| t.kind),
+            longitudinal: t.is_some_and(|t| t.activation != Activation::Ttc),
+        };
+        Some(Tracker {
+            spec,
+            live: Live::new(limits.clone()),
+            limits,
+            frames: Vec::new(),
+            target,
+            from_s: None,
+            to_s: None,
+            prev_ttc: None,
+            lat_ref: None,
+            warnings,
+        })
+    }
+}
+
+impl Engine {
+    /// Builds this VUT sample's validity frame, moves the window, runs the live check.
+    pub(super) fn validity_step(&mut self, s: &Sample) {
+        let Some(mut tr) = self.proto.validity.take() else {
+            return;
+        };
+        let breaks = self.validity_frame(&mut tr, s);
+        let abort = tr.spec.abort_on_invalid && !breaks.is_empty();
+        let reason = breaks
+            .iter()
+            .map(|b| format!("{:?} outside {} ({:+.3})", b.channel, b.limit, b.value))
+            .collect::<Vec<_>>()
+            .join("; ");
+        for b in breaks {
+            self.out.push_back(Output::Event(Event::Validity(b)));
+        }
+        self.proto.validity = Some(tr);
+        if abort {
+            self.abort(s.time_s, &format!("run invalid: {reason}"));
+        }
+    }
+
+    fn validity_frame(&self, tr: &mut Tracker, s: &Sample) -> Vec<validity::Break> {
+        let Some(v) = self.twin.get(&self.cfg.vut_id) else {
+            return Vec::new();
+        };
+        let now = s.time_s;
+        let track = tr.target.and_then(|i| self.tracks.get(i));
+        // Window start.
+        if tr.from_s.is_none() {
+            let braking_t0 = track.and_then(|t| {
+                let b = t.spec.brake?;
+                Some(t.origin()? + b.after_s - 1.0)
+            });
+            match braking_t0 {
+                Some(t0) => {
+                    if now >= t0 {
+                        tr.from_s = Some(t0);
+                    }
+                }
+                None => {
+                    if let Some(ttc) = track.and_then(|t| t.ttc) {
+                        if ttc <= tr.spec.t0_ttc_s {
+                            let from = match tr.prev_ttc {
+                                Some((t0, c0)) if c0 > tr.spec.t0_ttc_s && c0 != ttc => {
+                                    t0 + (c0 - tr.spec.t0_ttc_s) / (c0 - ttc) * (now - t0)
+                                }
+                                _ => now,
+                            };
+                            tr.from_s = Some(from);
+                        }
+                        tr.prev_ttc = Some((now, ttc));
+                    }
+                }
+            }
+            if tr.from_s.is_some() {
+                tr.lat_ref = Some(match &v.road {
+                    RoadState::OnLane(m) => LatRef::Lane { road_t: m.t },
+                    _ => LatRef::Line {
+                        x: v.x,
+                        y: v.y,
+                        yaw: v.yaw_rad,
+                    },
+                });
+            }
+        }
+        // Window end: impact, brake light, deceleration onset.
+        if tr.from_s.is_some() && tr.to_s.is_none() {
+            if let Some(t) = self.proto.first_impact_s {
+                tr.to_s = Some(t.min(now));
+            } else if v.brake_light == Some(true) || v.accel_mps2 <= -tr.spec.aeb_decel_mps2 {
+                tr.to_s = Some(now);
+            }
+        }
+        let lateral = match tr.lat_ref {
+            Some(LatRef::Lane { road_t }) => match &v.road {
+                RoadState::OnLane(m) => Some(m.t - road_t),
+                _ => None,
+            },
+            Some(LatRef::Line { x, y, yaw }) => {
+                Some(-(v.x - x) * yaw.sin() + (v.y - y) * yaw.cos())
+            }
+            None => None,
+        };
+        let (target_speed, target_lateral) = match track.and_then(|t| Some((t, t.origin()?))) {
+            Some((t, o)) => {
+                let tau = now - o;
+                let past_acc = tau >= t.profile.t_acc;
+                let braking = t.spec.brake.is_some_and(|b| tau >= b.after_s);
+                let obj = self.twin.get(&t.spec.id);
+                let speed = obj.map(|o| o.speed_mps * 3.6);
+                let lat = obj.map(|o| {
+                    let (c, sn) = (t.profile.yaw.cos(), t.profile.yaw.sin());
+                    -(o.x - t.profile.start_x) * sn + (o.y - t.profile.start_y) * c
+                });
+                (speed.filter(|_| past_acc && !braking), lat)
+            }
+            None => (None, None),
+        };
+        let frame = Frame {
+            time_s: now,
+            vut_speed_kmh: v.speed_mps * 3.6,
+            vut_lateral_m: lateral,
+            yaw_rate_dps: v.yaw_rate_rps.to_degrees(),
+            steering_wheel_deg: v.steering_wheel_deg,
+            target_speed_kmh: target_speed,
+            target_lateral_m: target_lateral,
+        };
+        let in_window = tr.from_s.is_some_and(|f| now >= f) && tr.to_s.map_or(true, |e| now <= e);
+        tr.frames.push(frame);
+        tr.live.step(&frame, in_window)
+    }
+
+    /// The final verdict at finish.
+    pub(super) fn finish_verdict(&mut self) {
+        let Some(tr) = self.proto.validity.take() else {
+            return;
+        };
+        let last = tr.frames.last().map(|f| f.time_s);
+        let window = match (tr.from_s, tr.to_s.or(last)) {
+            (Some(from_s), Some(to_s)) => Some(Window { from_s, to_s }),
+            _ => None,
+        };
+        let mut verdict = validity::assess(&tr.frames, &tr.limits, window);
+        let mut w = tr.warnings.clone();
+        w.append(&mut verdict.warnings);
+        verdict.warnings = w;
+        self.out.push_back(Output::Event(Event::Verdict(verdict)));
+    }
+}

@@ -1,0 +1,55 @@
+// Live Euro NCAP validity lamps (issue 11): one lamp per channel. Grey until the run's
+// validity window says something; red the moment the engine's `validity` event reports a break
+// (with the first violation's time), green/red per channel from the final `verdict`.
+
+export const CHANNELS = ['vut_speed', 'vut_lateral', 'vut_yaw_rate', 'vut_steering_rate', 'target_speed', 'target_lateral'];
+const LABEL = {
+  vut_speed: 'VUT speed', vut_lateral: 'VUT lateral', vut_yaw_rate: 'yaw rate',
+  vut_steering_rate: 'steering rate', target_speed: 'target speed', target_lateral: 'target lateral',
+};
+
+export class ValidityLamps {
+  constructor(el) {
+    this.el = el;
+    this.reset();
+  }
+
+  reset() {
+    this.state = new Map(CHANNELS.map((c) => [c, { lamp: 'off', first: null, value: null, limit: '' }]));
+    this.verdict = null;
+    this.render();
+  }
+
+  // `validity` event: { channel, time_s, value, limit }; `rel` maps sample time to run time.
+  onBreak(e, rel) {
+    const s = this.state.get(e.channel);
+    if (!s) return;
+    if (s.first == null) s.first = rel(e.time_s);
+    s.lamp = 'bad'; s.value = e.value; s.limit = e.limit || s.limit;
+    this.render();
+  }
+
+  // `verdict` event: the run result's `validity` object.
+  onVerdict(v, rel) {
+    this.verdict = v.valid;
+    for (const c of v.checks || []) {
+      const s = this.state.get(c.channel);
+      if (!s) continue;
+      s.lamp = c.ok ? 'ok' : 'bad';
+      s.limit = c.limit; s.value = c.worst;
+      if (c.first_violation_s != null) s.first = rel(c.first_violation_s);
+    }
+    this.render();
+  }
+
+  render() {
+    if (!this.el) return;
+    const head = this.verdict == null ? '' : `<div class="vl-verdict ${this.verdict ? 'ok' : 'bad'}">${this.verdict ? 'VALID' : 'INVALID'}</div>`;
+    this.el.innerHTML = head + CHANNELS.map((c) => {
+      const s = this.state.get(c);
+      const first = s.first == null ? '' : `first ${s.first.toFixed(3)} s`;
+      const title = `${LABEL[c]}${s.limit ? ` — limit ${s.limit}` : ''}${s.value != null ? `, value ${Number(s.value).toFixed(3)}` : ''}`;
+      return `<div class="vl" data-channel="${c}" data-lamp="${s.lamp}" title="${title}"><span class="lamp ${s.lamp}"></span>${LABEL[c]}<span class="muted"> ${first}</span></div>`;
+    }).join('');
+  }
+}
