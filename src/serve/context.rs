@@ -250,6 +250,31 @@ impl AppState {
         Ok(row)
     }
 
+    /// A stored scenario, parsed: 422 naming it when it is missing (`gone` words why, e.g.
+    /// "does not exist") or does not parse.
+    pub async fn load_scenario(
+        &self,
+        id: &str,
+        gone: &str,
+    ) -> ApiResult<(crate::store::ScenarioRow, crate::scenario::Scenario)> {
+        let row = self
+            .store
+            .get_scenario(id)
+            .await?
+            .ok_or_else(|| ApiError::Unprocessable(format!("scenario '{id}' {gone}")))?;
+        let sc = crate::scenario::Scenario::from_toml(&row.toml)
+            .map_err(|e| ApiError::Unprocessable(format!("scenario '{id}': {e}")))?;
+        Ok((row, sc))
+    }
+
+    /// [`Self::map`] of an optional map id.
+    pub async fn map_opt(&self, id: Option<&str>) -> ApiResult<Option<Arc<Map>>> {
+        match id {
+            Some(m) => Ok(Some(self.map(m).await?)),
+            None => Ok(None),
+        }
+    }
+
     /// The parsed map (cached).
     pub async fn map(&self, id: &str) -> ApiResult<Arc<Map>> {
         if let Some(m) = self.maps.lock().unwrap().get(id) {

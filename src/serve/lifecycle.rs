@@ -405,19 +405,8 @@ pub async fn arm(st: &AppState, id: &str) -> ApiResult<RunRow> {
 
 /// The setup, the opened source and the carrier options of a run.
 async fn prepare(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> ApiResult<Prepared> {
-    let sc_row = st
-        .store
-        .get_scenario(&row.scenario_id)
-        .await?
-        .ok_or_else(|| {
-            ApiError::Unprocessable(format!("scenario '{}' no longer exists", row.scenario_id))
-        })?;
-    let scenario = Scenario::from_toml(&sc_row.toml)
-        .map_err(|e| ApiError::Unprocessable(format!("scenario '{}': {e}", row.scenario_id)))?;
-    let map = match &row.map_id {
-        Some(m) => Some(st.map(m).await?),
-        None => None,
-    };
+    let (_, scenario) = st.load_scenario(&row.scenario_id, "no longer exists").await?;
+    let map = st.map_opt(row.map_id.as_deref()).await?;
     let carriers = if carriers.is_empty() {
         None
     } else {

@@ -28,7 +28,6 @@ use super::auth::{Operator, Reader};
 use super::context::AppState;
 use super::error::{ApiError, ApiJson, ApiResult};
 use crate::scenario::engine::EngineConfig;
-use crate::scenario::Scenario;
 use crate::sweep::{self, report::Plot, Axis, Row, Source};
 
 /// Runs above this in one service sweep are refused (the CLI's `--max-runs` default).
@@ -129,19 +128,8 @@ async fn create(
         .map(|v| Axis::parse(v))
         .collect::<Result<Vec<_>, _>>()
         .map_err(bad)?;
-    let sc = st
-        .store
-        .get_scenario(&req.scenario_id)
-        .await?
-        .ok_or_else(|| {
-            ApiError::Unprocessable(format!("scenario '{}' does not exist", req.scenario_id))
-        })?;
-    let scenario = Scenario::from_toml(&sc.toml)
-        .map_err(|e| ApiError::Unprocessable(format!("scenario '{}': {e}", req.scenario_id)))?;
-    let map = match &sc.map_id {
-        Some(m) => Some(st.map(m).await?),
-        None => None,
-    };
+    let (sc, scenario) = st.load_scenario(&req.scenario_id, "does not exist").await?;
+    let map = st.map_opt(sc.map_id.as_deref()).await?;
     let source = if !req.sim_vut_speed.is_empty() {
         if !req.replays.is_empty() {
             return Err(ApiError::Unprocessable(

@@ -63,15 +63,8 @@ impl FromStr for AebParams {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let mut a = AebParams::default();
-        for kv in s.split(',').filter(|p| !p.trim().is_empty()) {
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| format!("expected KEY=VALUE, got '{kv}'"))?;
-            let v: f64 = v
-                .trim()
-                .parse()
-                .map_err(|_| format!("aeb {}: not a number: '{v}'", k.trim()))?;
-            match k.trim() {
+        for (k, v) in crate::run::params::key_values(s).map_err(|e| format!("aeb {e}"))? {
+            match k {
                 "ttc" | "ttc_s" => a.ttc_s = v,
                 "decel" | "decel_mps2" => a.decel_mps2 = v,
                 "delay_ms" | "delay" => a.delay_ms = v,

@@ -91,15 +91,8 @@ impl FromStr for Injection {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let mut inj = Injection::default();
-        for kv in s.split(',').filter(|p| !p.trim().is_empty()) {
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| format!("expected KEY=VALUE, got '{kv}'"))?;
-            let v: f64 = v
-                .trim()
-                .parse()
-                .map_err(|_| format!("{}: not a number: '{v}'", k.trim()))?;
-            inj.set(k.trim(), v)?;
+        for (k, v) in crate::run::params::key_values(s)? {
+            inj.set(k, v)?;
         }
         Ok(inj)
     }
