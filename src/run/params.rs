@@ -188,21 +188,3 @@ mod tests {
         assert_eq!(p.changes().len(), 2);
     }
 }
-
-/// `KEY=NUMBER,KEY=NUMBER` (the CLI's `--noise`, `--aeb`): the pairs in order, keys trimmed;
-/// an error names the bad pair.
-pub fn key_values(s: &str) -> Result<Vec<(&str, f64)>, String> {
-    s.split(',')
-        .filter(|p| !p.trim().is_empty())
-        .map(|kv| {
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| format!("expected KEY=VALUE, got '{kv}'"))?;
-            let x: f64 = v
-                .trim()
-                .parse()
-                .map_err(|_| format!("{}: not a number: '{v}'", k.trim()))?;
-            Ok((k.trim(), x))
-        })
-        .collect()
-}

@@ -78,10 +78,10 @@ pub struct RunReport {
     pub parameter_changes: Vec<super::params::ParameterChange>,
     /// A co-simulation peer's counters (`scil cosim`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cosim: Option<super::cosim::CosimReport>,
+    pub cosim: Option<CosimReport>,
     /// The run's MCAP recording (`scil replay --mcap`, a service run with `record`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub recording: Option<super::sink::recording::RecordingReport>,
+    pub recording: Option<RecordingReport>,
 }
 
 impl RunReport {
@@ -139,4 +139,42 @@ pub struct RunEnd {
     pub last_sample_wall: Option<Instant>,
     /// The engine's impact instant per target (sample time).
     pub impacts: Vec<(String, Option<f64>)>,
+}
+
+/// The `recording` block of a report.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+pub struct RecordingReport {
+    pub path: String,
+    /// VUT samples in the file.
+    pub samples: u64,
+    pub bytes: u64,
+    /// Why the recording stopped early or could not be finished.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The co-simulation block of the report (`"cosim"` in `--json`).
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct CosimReport {
+    pub peer: String,
+    /// Peer messages received (steps, for BeamNG; lines, for YaCoP).
+    pub received: u64,
+    /// Answers sent.
+    pub answered: u64,
+    /// Answers that left later than the step period after their message (wall clock).
+    pub late: u64,
+    /// Messages that could not be parsed (wrong size, not a number, …): counted, skipped.
+    pub malformed: u64,
+    /// Messages with a name scil does not know (YaCoP).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unknown: u64,
+    /// Samples committed to the session.
+    pub steps: u64,
+    /// First few unknown names / malformed messages, so they are never silent.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }

@@ -63,7 +63,7 @@ impl FromStr for AebParams {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let mut a = AebParams::default();
-        for (k, v) in crate::run::params::key_values(s).map_err(|e| format!("aeb {e}"))? {
+        for (k, v) in crate::run::source::inject::key_values(s).map_err(|e| format!("aeb {e}"))? {
             match k {
                 "ttc" | "ttc_s" => a.ttc_s = v,
                 "decel" | "decel_mps2" => a.decel_mps2 = v,

@@ -193,31 +193,7 @@ pub fn link(setup: &RunSetup, name: impl Into<String>) -> (Feed, OutputsSink, Li
     )
 }
 
-/// The co-simulation block of the report (`"cosim"` in `--json`).
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct CosimReport {
-    pub peer: String,
-    /// Peer messages received (steps, for BeamNG; lines, for YaCoP).
-    pub received: u64,
-    /// Answers sent.
-    pub answered: u64,
-    /// Answers that left later than the step period after their message (wall clock).
-    pub late: u64,
-    /// Messages that could not be parsed (wrong size, not a number, …): counted, skipped.
-    pub malformed: u64,
-    /// Messages with a name scil does not know (YaCoP).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub unknown: u64,
-    /// Samples committed to the session.
-    pub steps: u64,
-    /// First few unknown names / malformed messages, so they are never silent.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-}
-
-fn is_zero(v: &u64) -> bool {
-    *v == 0
-}
+pub use super::report::CosimReport;
 
 impl CosimReport {
     pub fn note(&mut self, s: String) {

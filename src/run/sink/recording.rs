@@ -10,26 +10,14 @@ use std::io::BufWriter;
 use std::path::PathBuf;
 
 use futures_util::future::BoxFuture;
-use serde::Serialize;
 
 use super::{ArmCtx, Sink, SinkCtx};
 use crate::record::messages::Encoder;
 use crate::record::McapRecorder;
+pub use crate::run::report::RecordingReport;
 use crate::run::report::{RunEnd, RunReport};
 use crate::sample::Sample;
 use crate::scenario::engine::{Engine, Output};
-
-/// The `recording` block of a report.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
-pub struct RecordingReport {
-    pub path: String,
-    /// VUT samples in the file.
-    pub samples: u64,
-    pub bytes: u64,
-    /// Why the recording stopped early or could not be finished.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
 
 /// Records the run to an MCAP file.
 pub struct McapSink {

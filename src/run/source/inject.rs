@@ -91,7 +91,7 @@ impl FromStr for Injection {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let mut inj = Injection::default();
-        for (k, v) in crate::run::params::key_values(s)? {
+        for (k, v) in key_values(s)? {
             inj.set(k, v)?;
         }
         Ok(inj)
@@ -183,6 +183,24 @@ impl Injector {
         }
         Some(s)
     }
+}
+
+/// `KEY=NUMBER,KEY=NUMBER` (the CLI's `--noise`, `--aeb`): the pairs in order, keys trimmed;
+/// an error names the bad pair.
+pub fn key_values(s: &str) -> Result<Vec<(&str, f64)>, String> {
+    s.split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(|kv| {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| format!("expected KEY=VALUE, got '{kv}'"))?;
+            let x: f64 = v
+                .trim()
+                .parse()
+                .map_err(|_| format!("{}: not a number: '{v}'", k.trim()))?;
+            Ok((k.trim(), x))
+        })
+        .collect()
 }
 
 #[cfg(test)]
