@@ -216,7 +216,8 @@ pub async fn send_udp(
 /// Reads a replay CSV with the replay core's reader (column auto-detection, units, bad-row
 /// reporting).
 pub fn read_replay_csv(path: &Path) -> anyhow::Result<Vec<InsSample>> {
-    let src = crate::ingest::csv::CsvSource::open(path, &[], crate::ingest::csv::BadRowPolicy::Stop)?;
+    let src =
+        crate::ingest::csv::CsvSource::open(path, &[], crate::ingest::csv::BadRowPolicy::Stop)?;
     Ok(src.collect::<Result<Vec<_>, _>>()?)
 }
 
@@ -253,8 +254,7 @@ pub fn map_geo(map: Option<&Path>) -> anyhow::Result<Option<Box<dyn MapToGeo>>> 
 /// Reads a candump log (`(secs.micros) iface ID#DATA`): frames with their timestamps.
 /// Malformed lines (also lines that are not UTF-8) are skipped with a warning naming them.
 pub fn read_candump(path: &Path) -> anyhow::Result<Vec<CanFrame>> {
-    let bytes =
-        std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut out = Vec::new();
     let mut bad = 0u64;
     for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
@@ -293,9 +293,13 @@ pub async fn send_udp_with_can(
     can_target: SocketAddr,
     speed: f64,
 ) -> std::io::Result<(u64, u64)> {
-    let any: SocketAddr = if target.is_ipv4() { "0.0.0.0:0" } else { "[::]:0" }
-        .parse()
-        .map_err(std::io::Error::other)?;
+    let any: SocketAddr = if target.is_ipv4() {
+        "0.0.0.0:0"
+    } else {
+        "[::]:0"
+    }
+    .parse()
+    .map_err(std::io::Error::other)?;
     let sock = tokio::net::UdpSocket::bind(any).await?;
     let start = tokio::time::Instant::now();
     // The time origin: the NCOM stream's first packet (CAN before it is sent at once).
@@ -304,7 +308,10 @@ pub async fn send_udp_with_can(
     let (mut n_ncom, mut n_can) = (0u64, 0u64);
     while i < packets.len() || j < frames.len() {
         let tn = packets.get(i).map_or(f64::INFINITY, |p| p.time_s);
-        let tc = frames.get(j).and_then(|f| f.time_s).unwrap_or(f64::INFINITY);
+        let tc = frames
+            .get(j)
+            .and_then(|f| f.time_s)
+            .unwrap_or(f64::INFINITY);
         let t = tn.min(tc);
         if speed > 0.0 {
             let due = start + Duration::from_secs_f64(((t - t0) / speed).max(0.0));

@@ -15,12 +15,17 @@ use scil::scenario::engine::EngineConfig;
 use scil::sim::{run_sim, SimOptions};
 
 fn setup() -> Option<Arc<RunSetup>> {
-    let p = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/scenarios/cpna75_30kmh.toml"));
+    let p = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/scenarios/cpna75_30kmh.toml"
+    ));
     if !p.exists() {
         eprintln!("skipping: {} not found", p.display());
         return None;
     }
-    Some(Arc::new(RunSetup::load(p, None, EngineConfig::default()).expect("setup")))
+    Some(Arc::new(
+        RunSetup::load(p, None, EngineConfig::default()).expect("setup"),
+    ))
 }
 
 fn aeb_opts() -> SimOptions {
@@ -56,8 +61,18 @@ fn beamng_coupling_lock_step_closes_the_loop() {
             std::future::pending(),
         ));
         // A malformed datagram first: counted, never fatal.
-        peer_sock.send_to(&[1u8; 13], scil_addr).await.expect("send");
-        let st = scil::sim::peers::beamng_peer(&setup, &opts, peer_sock, scil_addr, Duration::from_secs(2)).await;
+        peer_sock
+            .send_to(&[1u8; 13], scil_addr)
+            .await
+            .expect("send");
+        let st = scil::sim::peers::beamng_peer(
+            &setup,
+            &opts,
+            peer_sock,
+            scil_addr,
+            Duration::from_secs(2),
+        )
+        .await;
         let (report, lat) = scil_side.await.expect("join");
         (report, lat, st)
     });
@@ -88,7 +103,12 @@ fn beamng_coupling_lock_step_closes_the_loop() {
     // The same loop in-process: the wire changes nothing that matters.
     let direct = run_sim(setup, &opts);
     let dt = direct.triggers.first().expect("trigger");
-    assert!((dt.time_s - tr.time_s).abs() < 1e-6, "{} vs {}", dt.time_s, tr.time_s);
+    assert!(
+        (dt.time_s - tr.time_s).abs() < 1e-6,
+        "{} vs {}",
+        dt.time_s,
+        tr.time_s
+    );
     let ds = direct.impacts[0].stopped_short_m.expect("stopped short");
     assert!((ds - short).abs() < 0.05, "{ds} vs {short}");
 }
@@ -135,7 +155,10 @@ fn yacop_lock_step_with_live_parameters_and_junk() {
     assert_eq!(c.steps, st.steps);
     assert_eq!((c.unknown, c.malformed), (2, 2), "{c:?}");
     let tr = report.triggers.first().expect("trigger");
-    assert!((tr.threshold_s - (3.9339 + 0.5)).abs() < 1e-3, "offset applied: {tr:?}");
+    assert!(
+        (tr.threshold_s - (3.9339 + 0.5)).abs() < 1e-3,
+        "offset applied: {tr:?}"
+    );
     assert_eq!(report.parameter_changes.len(), 2);
     assert_eq!(report.parameter_changes[0].name, "ttc_offset_s");
     assert_eq!(report.parameter_changes[0].after_sample_s, Some(0.09));

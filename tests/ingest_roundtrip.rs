@@ -123,9 +123,9 @@ mod engine_path {
     use super::*;
     use scil::feed::{map_geo, read_replay_csv};
     use scil::run::{run_source, Feed, RunSetup as ReplaySetup, Session, SourceSpec};
-    use std::sync::Arc;
     use scil::scenario::engine::EngineConfig;
     use std::path::Path;
+    use std::sync::Arc;
 
     fn shared(rel: &str) -> std::path::PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))

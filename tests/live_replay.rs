@@ -14,8 +14,7 @@ use std::sync::Arc;
 use scil::ingest::csv::{BadRowPolicy, CsvSource};
 use scil::run::sink::carriers::{CarrierOptions as LiveConfig, CarrierSink};
 use scil::run::{
-    replay_csv, Feed, Pace, RunReport, RunSetup as ReplaySetup, Session, SessionOptions,
-    SourceSpec,
+    replay_csv, Feed, Pace, RunReport, RunSetup as ReplaySetup, Session, SessionOptions, SourceSpec,
 };
 use scil::scenario::engine::EngineConfig;
 
@@ -161,7 +160,10 @@ async fn live_replay_starts_the_carrier_at_the_predicted_instant() {
     for k in ["samples", "skipped_rows", "triggers", "impacts", "carriers"] {
         assert!(json.get(k).is_some(), "key {k} missing");
     }
-    assert_eq!(r.dispatch.as_ref().expect("dispatch").final_phase, Phase::Finished);
+    assert_eq!(
+        r.dispatch.as_ref().expect("dispatch").final_phase,
+        Phase::Finished
+    );
 
     let c = &r.carriers.as_ref().expect("carriers")[0];
     assert_eq!(c.carrier, "carrier-1");
@@ -276,35 +278,55 @@ async fn telemetry_loss_mid_run_aborts_within_the_stale_limit() {
         Feed::from_channel("paced csv", rx),
         SessionOptions::default(),
     );
-    session.add_sink(Box::new(CarrierSink::new(&setup, cfg.clone()).expect("carriers")));
+    session.add_sink(Box::new(
+        CarrierSink::new(&setup, cfg.clone()).expect("carriers"),
+    ));
     let r = tokio::time::timeout(Duration::from_secs(10), session.run())
         .await
         .expect("run ends after the abort");
     drop(sender);
     println!(
         "abort {:?} after {:?} ms",
-        r.dispatch.as_ref().expect("dispatch").abort, r.dispatch.as_ref().expect("dispatch").abort_after_last_sample_ms
+        r.dispatch.as_ref().expect("dispatch").abort,
+        r.dispatch
+            .as_ref()
+            .expect("dispatch")
+            .abort_after_last_sample_ms
     );
 
-    let stale = r.dispatch.as_ref().expect("dispatch").events.iter().find_map(|e| match &e.kind {
-        EventKind::Abort {
-            reason: AbortReason::TelemetryStale { age_s, limit_s },
-        } => Some((*age_s, *limit_s)),
-        _ => None,
-    });
+    let stale = r
+        .dispatch
+        .as_ref()
+        .expect("dispatch")
+        .events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Abort {
+                reason: AbortReason::TelemetryStale { age_s, limit_s },
+            } => Some((*age_s, *limit_s)),
+            _ => None,
+        });
     let (age, limit) = stale.expect("control centre aborted for stale telemetry");
     assert!((limit - 0.2).abs() < 1e-9);
     assert!(
         (0.2..0.25).contains(&age),
         "abort at telemetry age {age:.4} s"
     );
-    let after = r.dispatch.as_ref().expect("dispatch").abort_after_last_sample_ms.expect("abort timing");
+    let after = r
+        .dispatch
+        .as_ref()
+        .expect("dispatch")
+        .abort_after_last_sample_ms
+        .expect("abort timing");
     // Limit 200 ms; the upper bound leaves room for a loaded CI machine's scheduling.
     assert!(
         (195.0..400.0).contains(&after),
         "ABORT {after:.1} ms after the last sample"
     );
-    assert_eq!(r.dispatch.as_ref().expect("dispatch").final_phase, Phase::Aborted);
+    assert_eq!(
+        r.dispatch.as_ref().expect("dispatch").final_phase,
+        Phase::Aborted
+    );
     assert!(
         r.aborted
             .as_deref()
@@ -393,14 +415,25 @@ async fn travel_error(honour_mtsp: bool, tag: &str) -> (f64, f64) {
     let r = replay_csv_live(&setup, &csv_path, &cfg)
         .await
         .expect("live replay");
-    assert!(r.dispatch.as_ref().expect("dispatch").abort.is_none(), "{:?}", r.dispatch.as_ref().expect("dispatch").abort);
+    assert!(
+        r.dispatch.as_ref().expect("dispatch").abort.is_none(),
+        "{:?}",
+        r.dispatch.as_ref().expect("dispatch").abort
+    );
     let c = &r.carriers.as_ref().expect("carriers")[0];
     assert_eq!(c.retimes.len(), 1);
     assert!(c.retimes[0].mtsp_sent);
     // Issue 16 item 8: the readable report says what the JSON says.
     let text = scil::cli::replay::live_report(&r);
-    assert!(text.contains("MTSP sent") && !text.contains("MTSP not sent"), "{text}");
-    assert!(r.dispatch.as_ref().expect("dispatch").events
+    assert!(
+        text.contains("MTSP sent") && !text.contains("MTSP not sent"),
+        "{text}"
+    );
+    assert!(r
+        .dispatch
+        .as_ref()
+        .expect("dispatch")
+        .events
         .iter()
         .any(|e| matches!(e.kind, EventKind::MtspSent { .. })));
     let st = sim.status();
@@ -519,14 +552,35 @@ overlap = 0.75
         serde_json::to_string_pretty(&serde_json::to_value(&r.carriers).expect("json"))
             .expect("json")
     );
-    assert!(r.dispatch.as_ref().expect("dispatch").abort.is_none(), "{:?}", r.dispatch.as_ref().expect("dispatch").abort);
-    assert_eq!(r.dispatch.as_ref().expect("dispatch").final_phase, Phase::Finished);
+    assert!(
+        r.dispatch.as_ref().expect("dispatch").abort.is_none(),
+        "{:?}",
+        r.dispatch.as_ref().expect("dispatch").abort
+    );
+    assert_eq!(
+        r.dispatch.as_ref().expect("dispatch").final_phase,
+        Phase::Finished
+    );
 
     // Two start commands, both sent, one per carrier, at different instants.
-    assert_eq!(r.dispatch.as_ref().expect("dispatch").starts.len(), 2, "{:?}", r.dispatch.as_ref().expect("dispatch").starts);
-    assert!(r.dispatch.as_ref().expect("dispatch").starts.iter().all(|s| s.sent));
-    let at = |t: &str| {
+    assert_eq!(
+        r.dispatch.as_ref().expect("dispatch").starts.len(),
+        2,
+        "{:?}",
         r.dispatch.as_ref().expect("dispatch").starts
+    );
+    assert!(r
+        .dispatch
+        .as_ref()
+        .expect("dispatch")
+        .starts
+        .iter()
+        .all(|s| s.sent));
+    let at = |t: &str| {
+        r.dispatch
+            .as_ref()
+            .expect("dispatch")
+            .starts
             .iter()
             .find(|s| s.target == t)
             .map(|s| s.at_s)
@@ -538,7 +592,11 @@ overlap = 0.75
         "dummy-2 triggers first: {at2:.3} vs {at1:.3}"
     );
     // The control centre scheduled each carrier once, at its own instant.
-    let scheduled: Vec<(String, f64)> = r.dispatch.as_ref().expect("dispatch").events
+    let scheduled: Vec<(String, f64)> = r
+        .dispatch
+        .as_ref()
+        .expect("dispatch")
+        .events
         .iter()
         .filter_map(|e| match &e.kind {
             EventKind::StartScheduled { carrier, at_s } => Some((carrier.clone(), *at_s)),
@@ -550,13 +608,22 @@ overlap = 0.75
         scheduled[0].0 == "carrier-2" && scheduled[1].0 == "carrier-1",
         "{scheduled:?}"
     );
-    assert!(!r.dispatch.as_ref().expect("dispatch").events.iter().any(|e| matches!(
-        e.kind,
-        EventKind::StartRefused { .. } | EventKind::RetimeRefused { .. }
-    )));
+    assert!(!r
+        .dispatch
+        .as_ref()
+        .expect("dispatch")
+        .events
+        .iter()
+        .any(|e| matches!(
+            e.kind,
+            EventKind::StartRefused { .. } | EventKind::RetimeRefused { .. }
+        )));
 
     for (name, target, at_s) in [("carrier-1", "dummy-1", at1), ("carrier-2", "dummy-2", at2)] {
-        let c = r.carriers.iter().flatten()
+        let c = r
+            .carriers
+            .iter()
+            .flatten()
             .find(|c| c.carrier == name)
             .expect("carrier");
         assert_eq!(c.targets, vec![target.to_string()]);
@@ -604,8 +671,14 @@ overlap = 0.75
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn synced_run_keeps_the_carrier_on_its_nominal_travel() {
     let _g = SERIAL.lock().await;
-    let csv10 = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/replays/cpna75_10kmh.csv");
-    let sc10 = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/scenarios/cpna75_10kmh.toml");
+    let csv10 = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/replays/cpna75_10kmh.csv"
+    );
+    let sc10 = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/scenarios/cpna75_10kmh.toml"
+    );
     if !Path::new(csv10).exists() {
         eprintln!("shared replay data not found; skipping");
         return;
@@ -615,7 +688,11 @@ async fn synced_run_keeps_the_carrier_on_its_nominal_travel() {
     let mut lines = text.lines();
     let mut cut = format!("{}\n", lines.next().expect("header"));
     for l in lines {
-        let t: f64 = l.split(',').next().and_then(|c| c.trim().parse().ok()).unwrap_or(0.0);
+        let t: f64 = l
+            .split(',')
+            .next()
+            .and_then(|c| c.trim().parse().ok())
+            .unwrap_or(0.0);
         if (387_058.5..=387_064.6).contains(&t) {
             cut.push_str(l);
             cut.push('\n');
@@ -639,7 +716,9 @@ async fn synced_run_keeps_the_carrier_on_its_nominal_travel() {
         carriers: vec![spec(&sim)],
         ..Default::default()
     };
-    let r = replay_csv_live(&setup, &csv, &cfg).await.expect("live replay");
+    let r = replay_csv_live(&setup, &csv, &cfg)
+        .await
+        .expect("live replay");
     let c = &r.carriers.as_ref().expect("carriers")[0];
     let sent = c.retimes.iter().filter(|x| x.mtsp_sent).count();
     let st = sim.status();
@@ -652,9 +731,18 @@ async fn synced_run_keeps_the_carrier_on_its_nominal_travel() {
     );
     assert!(sent >= 2, "sync retimes reach the carrier: {:?}", c.retimes);
     assert_eq!(st.mtsp_shifts_s.len(), sent, "{:?}", st.rejected);
-    assert!(c.retimes_below_deadband > 0, "the dead-band thins the per-sample retimes");
-    assert!((simulated - 4.46375).abs() < 0.02, "engine's dummy {simulated} m");
-    assert!((travel - 4.46375).abs() < 0.02, "carrier's MONR travel {travel} m");
+    assert!(
+        c.retimes_below_deadband > 0,
+        "the dead-band thins the per-sample retimes"
+    );
+    assert!(
+        (simulated - 4.46375).abs() < 0.02,
+        "engine's dummy {simulated} m"
+    );
+    assert!(
+        (travel - 4.46375).abs() < 0.02,
+        "carrier's MONR travel {travel} m"
+    );
     sim.shutdown().await;
     let _ = std::fs::remove_file(csv);
 }

@@ -48,19 +48,32 @@ fn an_mcap_recording_replays_to_the_same_triggers() {
         ("replays/cpna75_10kmh.csv", "scenarios/cpna75_10kmh.toml"),
         ("replays/cpna75_30kmh.csv", "scenarios/cpna75_30kmh.toml"),
         ("replays/cpna75_50kmh.csv", "scenarios/cpna75_50kmh.toml"),
-        ("replays/cpna75_30kmh_wgs84.csv", "scenarios/cpna75_30kmh.toml"),
+        (
+            "replays/cpna75_30kmh_wgs84.csv",
+            "scenarios/cpna75_30kmh.toml",
+        ),
     ];
     for (i, (csv, sc)) in runs.iter().enumerate() {
         let mcap = dir.join(format!("run{i}.mcap"));
-        let a = replay(&shared(csv), sc, &["--mcap", mcap.to_str().expect("utf-8 path")]);
+        let a = replay(
+            &shared(csv),
+            sc,
+            &["--mcap", mcap.to_str().expect("utf-8 path")],
+        );
         let rec = &a["recording"];
-        assert_eq!(rec["samples"], a["samples"], "{csv}: one VUT message per sample");
+        assert_eq!(
+            rec["samples"], a["samples"],
+            "{csv}: one VUT message per sample"
+        );
         assert!(rec["bytes"].as_u64().unwrap_or(0) > 1000, "{csv}: {rec}");
         assert!(rec.get("error").is_none(), "{csv}: {rec}");
 
         let b = replay(&mcap, sc, &[]);
         assert_eq!(a["samples"], b["samples"], "{csv}");
-        let (ta, tb) = (a["triggers"].as_array().expect("triggers"), b["triggers"].as_array().expect("triggers"));
+        let (ta, tb) = (
+            a["triggers"].as_array().expect("triggers"),
+            b["triggers"].as_array().expect("triggers"),
+        );
         assert_eq!(ta.len(), 1, "{csv}: the CPNA run fires once");
         assert_eq!(ta.len(), tb.len(), "{csv}");
         for (x, y) in ta.iter().zip(tb) {
@@ -69,7 +82,10 @@ fn an_mcap_recording_replays_to_the_same_triggers() {
                 close(&x[k], &y[k], &format!("{csv} trigger {k}"));
             }
         }
-        let (ia, ib) = (a["impacts"].as_array().expect("impacts"), b["impacts"].as_array().expect("impacts"));
+        let (ia, ib) = (
+            a["impacts"].as_array().expect("impacts"),
+            b["impacts"].as_array().expect("impacts"),
+        );
         assert_eq!(ia.len(), ib.len(), "{csv}");
         for (x, y) in ia.iter().zip(ib) {
             for k in ["time_s", "dummy_travel_m"] {

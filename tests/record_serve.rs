@@ -549,8 +549,10 @@ async fn service_run_publishes_to_foxglove_and_records_mcap() {
     let r = http
         .post(format!("{base}/runs"))
         .bearer_auth(&token)
-        .json(&json!({"scenario_id": "cpna75_30kmh", "replay": "cpna75_30kmh",
-                      "speed": 4, "start": true, "record": true}))
+        .json(
+            &json!({"scenario_id": "cpna75_30kmh", "replay": "cpna75_30kmh",
+                      "speed": 4, "start": true, "record": true}),
+        )
         .send()
         .await
         .expect("POST /runs");
@@ -564,7 +566,10 @@ async fn service_run_publishes_to_foxglove_and_records_mcap() {
     while let Some((sub, ts, payload)) = next_binary(&mut a, Duration::from_secs(3)).await {
         assert_eq!(sub, 3);
         assert!(ts >= last_ts, "in order");
-        assert_eq!(ts, (payload["time_s"].as_f64().expect("time_s") * 1e9).round() as u64);
+        assert_eq!(
+            ts,
+            (payload["time_s"].as_f64().expect("time_s") * 1e9).round() as u64
+        );
         last_ts = ts;
         got += 1;
     }
@@ -579,7 +584,9 @@ async fn service_run_publishes_to_foxglove_and_records_mcap() {
             .await
             .expect("json");
         let s = row["state"].as_str().unwrap_or("").to_string();
-        if !matches!(s.as_str(), "created" | "armed" | "running") || std::time::Instant::now() > deadline {
+        if !matches!(s.as_str(), "created" | "armed" | "running")
+            || std::time::Instant::now() > deadline
+        {
             break s;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -596,7 +603,11 @@ async fn service_run_publishes_to_foxglove_and_records_mcap() {
     let samples = results["samples"].as_u64().expect("samples");
     assert!(samples > 600, "{results}");
     assert_eq!(got, samples, "one Foxglove VUT message per sample");
-    assert_eq!(results["recording"]["samples"].as_u64(), Some(samples), "{results}");
+    assert_eq!(
+        results["recording"]["samples"].as_u64(),
+        Some(samples),
+        "{results}"
+    );
 
     let file = dir.join("storage/recordings").join(format!("{id}.mcap"));
     let on_disk = std::fs::read(&file).expect("recording on disk");
@@ -607,7 +618,11 @@ async fn service_run_publishes_to_foxglove_and_records_mcap() {
         .expect("export");
     assert_eq!(served.status(), 200);
     let served = served.bytes().await.expect("body");
-    assert_eq!(served.as_ref(), on_disk.as_slice(), "the recording itself is served");
+    assert_eq!(
+        served.as_ref(),
+        on_disk.as_slice(),
+        "the recording itself is served"
+    );
     if let Some(o) = support::python::run("mcap", PY_MCAP, &[file.to_str().expect("utf-8")]) {
         let counts: Value = serde_json::from_str(o.trim()).expect("python json");
         assert_eq!(counts["/scil/vut"].as_u64(), Some(samples), "{counts}");

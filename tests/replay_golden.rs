@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn shared(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared")
+        .join(rel)
 }
 
 fn check(name: &str, csv: &str, scenario: &str, extra: &[&str]) {

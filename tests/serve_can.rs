@@ -193,7 +193,11 @@ async fn service_run_fuses_ncom_with_cannelloni_can() {
         vut.len(),
         share * 100.0
     );
-    assert!(share >= 0.9, "steering from CAN on {:.1} % of rows", share * 100.0);
+    assert!(
+        share >= 0.9,
+        "steering from CAN on {:.1} % of rows",
+        share * 100.0
+    );
     assert!(with_wheel as f64 >= 0.9 * vut.len() as f64);
 
     // The values are the log's (decoded by an independent decoder): every stored angle is one
@@ -225,6 +229,9 @@ async fn service_run_fuses_ncom_with_cannelloni_can() {
             && names.iter().any(|n| n.starts_with("cannelloni")),
         "{names:?}"
     );
-    assert!(res["triggers"].as_array().is_some_and(|t| t.len() == 1), "{res}");
+    assert!(
+        res["triggers"].as_array().is_some_and(|t| t.len() == 1),
+        "{res}"
+    );
     server.task.abort();
 }

@@ -112,8 +112,7 @@ fn free_udp_port() -> u16 {
 
 /// The recorded run as NCOM packets at the CSV's own 25 Hz (the samples the CSV replay sees).
 fn ncom_packets() -> Vec<TimedPacket> {
-    let samples =
-        scil::feed::read_replay_csv(&data("replays/cpna75_30kmh.csv")).expect("read CSV");
+    let samples = scil::feed::read_replay_csv(&data("replays/cpna75_30kmh.csv")).expect("read CSV");
     let geo = scil::feed::map_geo(Some(&data("opendrive/proving_ground.xodr")))
         .expect("map geo")
         .expect("geoReference");
@@ -515,8 +514,7 @@ async fn json_tcp_run_counts_bad_lines_and_finishes() {
         .await;
     assert_eq!(s, StatusCode::CREATED, "{run}");
     let id = run["id"].as_str().expect("id").to_string();
-    let samples =
-        scil::feed::read_replay_csv(&data("replays/cpna75_30kmh.csv")).expect("read CSV");
+    let samples = scil::feed::read_replay_csv(&data("replays/cpna75_30kmh.csv")).expect("read CSV");
     let mut conn = tokio::net::TcpStream::connect(&bind)
         .await
         .expect("connect");

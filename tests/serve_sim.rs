@@ -28,12 +28,26 @@ struct Ctx {
 
 impl Ctx {
     async fn get(&self, p: &str) -> (StatusCode, Value) {
-        let r = self.http.get(format!("{}{p}", self.base)).send().await.expect("GET");
+        let r = self
+            .http
+            .get(format!("{}{p}", self.base))
+            .send()
+            .await
+            .expect("GET");
         let s = r.status();
         (s, r.json().await.unwrap_or(Value::Null))
     }
-    async fn send(&self, m: reqwest::Method, p: &str, token: Option<&str>, body: Value) -> (StatusCode, Value) {
-        let mut rq = self.http.request(m, format!("{}{p}", self.base)).json(&body);
+    async fn send(
+        &self,
+        m: reqwest::Method,
+        p: &str,
+        token: Option<&str>,
+        body: Value,
+    ) -> (StatusCode, Value) {
+        let mut rq = self
+            .http
+            .request(m, format!("{}{p}", self.base))
+            .json(&body);
         if let Some(t) = token {
             rq = rq.bearer_auth(t);
         }
@@ -52,7 +66,10 @@ impl Ctx {
         loop {
             let (s, run) = self.get(&format!("/runs/{id}")).await;
             assert_eq!(s, StatusCode::OK, "{run}");
-            if matches!(run["state"].as_str(), Some("finished" | "aborted" | "failed")) {
+            if matches!(
+                run["state"].as_str(),
+                Some("finished" | "aborted" | "failed")
+            ) {
                 return run;
             }
             assert!(t0.elapsed() < limit, "run {id} did not end: {run}");
@@ -101,9 +118,16 @@ async fn sim_vut_run_with_aeb_stops_short() {
     assert_eq!(done["state"], "finished", "{done}");
     let (s, r) = c.get(&format!("/runs/{id}/results")).await;
     assert_eq!(s, StatusCode::OK, "{r}");
-    println!("sim_vut at max: {} samples, {:?}", r["samples"], t0.elapsed());
+    println!(
+        "sim_vut at max: {} samples, {:?}",
+        r["samples"],
+        t0.elapsed()
+    );
     let tr = &r["triggers"][0];
-    let (ttc, thr) = (tr["ttc_s"].as_f64().expect("ttc"), tr["threshold_s"].as_f64().expect("thr"));
+    let (ttc, thr) = (
+        tr["ttc_s"].as_f64().expect("ttc"),
+        tr["threshold_s"].as_f64().expect("thr"),
+    );
     assert!((ttc - thr).abs() < 0.01, "fired on time: {tr}");
     let imp = &r["impacts"][0];
     assert!(imp["time_s"].is_null(), "no impact: {imp}");
@@ -115,8 +139,14 @@ async fn sim_vut_run_with_aeb_stops_short() {
     // Same triggers and impacts as `scil sim` (the CLI's run_sim).
     let setup = std::sync::Arc::new(
         scil::run::RunSetup::load(
-            std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/data/scenarios/cpna75_30kmh.toml")),
-            Some(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/data/opendrive/proving_ground.xodr"))),
+            std::path::Path::new(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/data/scenarios/cpna75_30kmh.toml"
+            )),
+            Some(std::path::Path::new(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/data/opendrive/proving_ground.xodr"
+            ))),
             scil::scenario::engine::EngineConfig::default(),
         )
         .expect("setup"),
@@ -150,9 +180,18 @@ async fn patch_during_a_paced_run_shifts_the_trigger() {
     tokio::time::sleep(Duration::from_millis(300)).await;
 
     // Errors first: no token, wrong token, unknown name, bad value — nothing changes.
-    let (s, _) = c.send(reqwest::Method::PATCH, &path, None, json!({"ttc_offset_s": 1.0})).await;
+    let (s, _) = c
+        .send(
+            reqwest::Method::PATCH,
+            &path,
+            None,
+            json!({"ttc_offset_s": 1.0}),
+        )
+        .await;
     assert_eq!(s, StatusCode::UNAUTHORIZED);
-    let (s, e) = c.patch(&path, json!({"ttc_offset_s": 1.0, "bogus": 1})).await;
+    let (s, e) = c
+        .patch(&path, json!({"ttc_offset_s": 1.0, "bogus": 1}))
+        .await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{e}");
     assert!(e.to_string().contains("bogus"), "{e}");
     let (s, e) = c.patch(&path, json!({"noise.pos": -1})).await;
@@ -183,16 +222,30 @@ async fn patch_during_a_paced_run_shifts_the_trigger() {
     let (s, r) = c.get(&format!("/runs/{id}/results")).await;
     assert_eq!(s, StatusCode::OK, "{r}");
     let tr = &r["triggers"][0];
-    let (ttc, thr) = (tr["ttc_s"].as_f64().expect("ttc"), tr["threshold_s"].as_f64().expect("thr"));
+    let (ttc, thr) = (
+        tr["ttc_s"].as_f64().expect("ttc"),
+        tr["threshold_s"].as_f64().expect("thr"),
+    );
     println!("trigger at TTC {ttc:.3} s, threshold {thr:.3} s");
     // The scenario's threshold is 3.9339 s (tests/sim_vut.rs); the offset moves it by 1 s and
     // the dummy is started at the moved threshold.
-    assert!((thr - (3.9339 + 1.0)).abs() < 1e-3, "shifted by the offset: {tr}");
-    assert!((ttc - thr).abs() < 0.01, "fired at the shifted threshold: {tr}");
-    let ch = r["parameter_changes"].as_array().expect("parameter_changes");
+    assert!(
+        (thr - (3.9339 + 1.0)).abs() < 1e-3,
+        "shifted by the offset: {tr}"
+    );
+    assert!(
+        (ttc - thr).abs() < 0.01,
+        "fired at the shifted threshold: {tr}"
+    );
+    let ch = r["parameter_changes"]
+        .as_array()
+        .expect("parameter_changes");
     assert_eq!(ch.len(), 2, "{r}");
     assert_eq!(ch[1]["name"], "noise.pos");
-    assert!(ch[1]["after_sample_s"].as_f64() > ch[0]["after_sample_s"].as_f64(), "{ch:?}");
+    assert!(
+        ch[1]["after_sample_s"].as_f64() > ch[0]["after_sample_s"].as_f64(),
+        "{ch:?}"
+    );
     assert_eq!(ch[0]["name"], "ttc_offset_s");
     assert_eq!(ch[0]["value"], 1.0);
     assert_eq!(ch[0]["by"], "operator");
@@ -210,12 +263,17 @@ async fn patch_during_a_paced_run_shifts_the_trigger() {
     assert_eq!(pc.len(), 2, "{ev}");
     assert_eq!(pc[0]["event"]["name"], "ttc_offset_s");
     assert_eq!(pc[1]["event"]["name"], "noise.pos");
-    assert_eq!(pc[1]["t"], ch[1]["after_sample_s"], "the event is stamped with its sample time");
+    assert_eq!(
+        pc[1]["t"], ch[1]["after_sample_s"],
+        "the event is stamped with its sample time"
+    );
 
     // The run is over: 409.
     let (s, e) = c.patch(&path, json!({"ttc_offset_s": 0.0})).await;
     assert_eq!(s, StatusCode::CONFLICT, "{e}");
-    let (s, _) = c.patch("/runs/run-nope/parameters", json!({"ttc_offset_s": 0.0})).await;
+    let (s, _) = c
+        .patch("/runs/run-nope/parameters", json!({"ttc_offset_s": 0.0}))
+        .await;
     assert_eq!(s, StatusCode::NOT_FOUND);
 }
 
@@ -232,15 +290,26 @@ async fn sim_vut_source_is_validated() {
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{e}");
     assert!(e.to_string().contains("vut speed"), "{e}");
     let (s, e) = c
-        .post("/runs", json!({"scenario_id": "cpna75_30kmh", "source": {"kind": "sim_vut", "wheels": 3}}))
+        .post(
+            "/runs",
+            json!({"scenario_id": "cpna75_30kmh", "source": {"kind": "sim_vut", "wheels": 3}}),
+        )
         .await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{e}");
     // A created (not running) run: 409.
     let (s, run) = c
-        .post("/runs", json!({"scenario_id": "cpna75_30kmh", "source": sim_source(false)}))
+        .post(
+            "/runs",
+            json!({"scenario_id": "cpna75_30kmh", "source": sim_source(false)}),
+        )
         .await;
     assert_eq!(s, StatusCode::CREATED, "{run}");
     let id = run["id"].as_str().expect("id");
-    let (s, e) = c.patch(&format!("/runs/{id}/parameters"), json!({"ttc_offset_s": 0.2})).await;
+    let (s, e) = c
+        .patch(
+            &format!("/runs/{id}/parameters"),
+            json!({"ttc_offset_s": 0.2}),
+        )
+        .await;
     assert_eq!(s, StatusCode::CONFLICT, "{e}");
 }

@@ -13,12 +13,16 @@ fn setup(name: &str) -> Option<Arc<RunSetup>> {
         eprintln!("skipping: {} not found", p.display());
         return None;
     }
-    Some(Arc::new(RunSetup::load(&p, None, EngineConfig::default()).expect("setup")))
+    Some(Arc::new(
+        RunSetup::load(&p, None, EngineConfig::default()).expect("setup"),
+    ))
 }
 
 #[test]
 fn aeb_vut_stops_short_when_the_dummy_starts_on_time() {
-    let Some(s) = setup("cpna75_30kmh.toml") else { return };
+    let Some(s) = setup("cpna75_30kmh.toml") else {
+        return;
+    };
     let opts = SimOptions {
         vut_speed_kmh: 40.0,
         aeb: Some("ttc=1.2,decel=8,delay_ms=150".parse().expect("aeb")),
@@ -26,12 +30,19 @@ fn aeb_vut_stops_short_when_the_dummy_starts_on_time() {
     };
     let t0 = std::time::Instant::now();
     let r = run_sim(s.clone(), &opts);
-    println!("sim 40 km/h with AEB: {} samples in {:?}", r.samples, t0.elapsed());
+    println!(
+        "sim 40 km/h with AEB: {} samples in {:?}",
+        r.samples,
+        t0.elapsed()
+    );
     assert!(r.error.is_none(), "{:?}", r.error);
     assert!(r.aborted.is_none(), "{:?}", r.aborted);
     let tr = r.triggers.first().expect("the trigger fired");
     assert!((tr.threshold_s - 3.9339).abs() < 1e-3, "{tr:?}");
-    assert!((tr.ttc_s - tr.threshold_s).abs() < 0.01, "fired on time: {tr:?}");
+    assert!(
+        (tr.ttc_s - tr.threshold_s).abs() < 0.01,
+        "fired on time: {tr:?}"
+    );
     assert!((tr.vut_speed_kmh - 40.0).abs() < 0.5, "{tr:?}");
     let imp = r.impacts.first().expect("impact record");
     assert!(imp.time_s.is_none(), "no impact: {imp:?}");
@@ -58,16 +69,29 @@ fn aeb_vut_stops_short_when_the_dummy_starts_on_time() {
 
 #[test]
 fn noise_is_seeded_and_zero_noise_is_the_plain_run() {
-    let Some(s) = setup("cpna75_50kmh.toml") else { return };
-    let plain = SimOptions { vut_speed_kmh: 50.0, ..SimOptions::default() };
+    let Some(s) = setup("cpna75_50kmh.toml") else {
+        return;
+    };
+    let plain = SimOptions {
+        vut_speed_kmh: 50.0,
+        ..SimOptions::default()
+    };
     let a = serde_json::to_string(&run_sim(s.clone(), &plain)).expect("json");
     let zero = SimOptions {
-        injection: scil::run::source::inject::Injection { seed: 42, ..Default::default() },
+        injection: scil::run::source::inject::Injection {
+            seed: 42,
+            ..Default::default()
+        },
         ..plain.clone()
     };
-    assert_eq!(a, serde_json::to_string(&run_sim(s.clone(), &zero)).expect("json"));
+    assert_eq!(
+        a,
+        serde_json::to_string(&run_sim(s.clone(), &zero)).expect("json")
+    );
     let noisy = SimOptions {
-        injection: "pos=0.3,speed=0.2,heading=0.5,dropout=0.05,seed=7".parse().expect("inj"),
+        injection: "pos=0.3,speed=0.2,heading=0.5,dropout=0.05,seed=7"
+            .parse()
+            .expect("inj"),
         ..plain
     };
     let n1 = serde_json::to_string(&run_sim(s.clone(), &noisy)).expect("json");

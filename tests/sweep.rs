@@ -71,7 +71,8 @@ fn bad_input_is_an_error_before_anything_runs() {
     assert!(e(plan(src(), &["noise.posx=1"], 1, 100)).contains("unknown sweep key 'noise.posx'"));
     assert!(e(plan(src(), &["dropout="], 1, 100)).contains("empty"));
     assert!(e(plan(src(), &["dropout=1.5"], 1, 100)).contains("bad value"));
-    assert!(e(plan(src(), &["noise.pos=0,1,2,3"], 30, 100)).contains("120 runs, above the limit of 100"));
+    assert!(e(plan(src(), &["noise.pos=0,1,2,3"], 30, 100))
+        .contains("120 runs, above the limit of 100"));
     assert!(e(plan(src(), &["sync=maybe"], 1, 100)).contains("sync"));
     assert!(e(plan(src(), &["aeb.ttc=1,2"], 1, 100)).contains("needs the simulated VUT"));
     assert!(e(plan(Source::Replays(vec![]), &[], 1, 100)).contains("--replay"));
@@ -97,7 +98,11 @@ fn same_seed_same_csv_at_any_jobs() {
     let a = run(&p, 1);
     let b = run(&p, 2);
     assert_eq!(a.rows.len(), 12);
-    assert!(a.rows.iter().all(|r| r.error.is_none()), "{:?}", a.rows[0].error);
+    assert!(
+        a.rows.iter().all(|r| r.error.is_none()),
+        "{:?}",
+        a.rows[0].error
+    );
     let (da, db) = (tempdir("det-a"), tempdir("det-b"));
     sweep::write_outputs(&da, &p, &a).expect("writes");
     sweep::write_outputs(&db, &p, &b).expect("writes");
@@ -114,8 +119,12 @@ fn a_zero_injection_row_is_the_plain_replay() {
     let p = plan(replays(&["cpna75_30kmh"]), &[], 1, 10).expect("plan");
     let row = &run(&p, 1).rows[0];
     let setup = Arc::new(
-        RunSetup::load(&shared("scenarios/cpna75_30kmh.toml"), None, EngineConfig::default())
-            .expect("loads"),
+        RunSetup::load(
+            &shared("scenarios/cpna75_30kmh.toml"),
+            None,
+            EngineConfig::default(),
+        )
+        .expect("loads"),
     );
     let r = scil::run::replay_csv(
         setup,
@@ -158,8 +167,18 @@ fn a_real_sweep_writes_results_and_report() {
     let csv = std::fs::read_to_string(dir.join("results.csv")).expect("csv");
     let mut lines = csv.lines();
     let header = lines.next().expect("header");
-    assert!(header.starts_with("index,seed,replay,noise.pos,trigger_time_s,ttc_s,d_long_m"), "{header}");
-    for c in ["fire_error_ms", "method", "dummy_travel_m", "travel_error_m", "stopped_short_m", "validity"] {
+    assert!(
+        header.starts_with("index,seed,replay,noise.pos,trigger_time_s,ttc_s,d_long_m"),
+        "{header}"
+    );
+    for c in [
+        "fire_error_ms",
+        "method",
+        "dummy_travel_m",
+        "travel_error_m",
+        "stopped_short_m",
+        "validity",
+    ] {
         assert!(header.split(',').any(|h| h == c), "no {c} column");
     }
     assert_eq!(lines.count(), 24);
@@ -175,9 +194,14 @@ fn a_real_sweep_writes_results_and_report() {
     }
     let html = std::fs::read_to_string(dir.join("report.html")).expect("html");
     assert!(html.matches("<svg").count() >= 2 + 2 * 4, "too few plots");
-    assert!(html.contains("Fire error per grid cell") && html.contains("Travel error per grid cell"));
+    assert!(
+        html.contains("Fire error per grid cell") && html.contains("Travel error per grid cell")
+    );
     assert!(html.contains("id=\"table2\"") && html.contains("cpna75_50kmh"));
-    assert!(!html.contains("http://") || !html.contains("<script"), "self-contained");
+    assert!(
+        !html.contains("http://") || !html.contains("<script"),
+        "self-contained"
+    );
     assert!(!html.contains("<script") && !html.contains("src=\"http"));
 }
 
@@ -209,21 +233,39 @@ async fn service_runs_a_sweep_with_live_progress() {
     let server = scil::serve::spawn(config).await.expect("server starts");
     let base = format!("http://{}/api/v1", server.addr);
     let http = reqwest::Client::new();
-    let (mut live, _) = tokio_tungstenite::connect_async(format!("ws://{}/api/v1/live", server.addr))
-        .await
-        .expect("ws");
+    let (mut live, _) =
+        tokio_tungstenite::connect_async(format!("ws://{}/api/v1/live", server.addr))
+            .await
+            .expect("ws");
     let body = json!({"scenario_id": "cpna75_30kmh", "replays": ["cpna75_30kmh", "cpna75_50kmh"],
                       "vary": ["method=predicted,at_sample"], "repeat": 2, "jobs": 2});
     // No token: refused; bad key: 422 before anything runs.
-    let r = http.post(format!("{base}/sweeps")).json(&body).send().await.expect("post");
+    let r = http
+        .post(format!("{base}/sweeps"))
+        .json(&body)
+        .send()
+        .await
+        .expect("post");
     assert_eq!(r.status().as_u16(), 401);
     let mut bad = body.clone();
     bad["vary"] = json!(["nosie.pos=1"]);
-    let r = http.post(format!("{base}/sweeps")).bearer_auth(OP).json(&bad).send().await.expect("post");
+    let r = http
+        .post(format!("{base}/sweeps"))
+        .bearer_auth(OP)
+        .json(&bad)
+        .send()
+        .await
+        .expect("post");
     assert_eq!(r.status().as_u16(), 422);
     let msg = r.text().await.unwrap_or_default();
     assert!(msg.contains("unknown sweep key"), "{msg}");
-    let r = http.post(format!("{base}/sweeps")).bearer_auth(OP).json(&body).send().await.expect("post");
+    let r = http
+        .post(format!("{base}/sweeps"))
+        .bearer_auth(OP)
+        .json(&body)
+        .send()
+        .await
+        .expect("post");
     assert_eq!(r.status().as_u16(), 202);
     let created: Value = r.json().await.expect("json");
     let id = created["id"].as_str().expect("id").to_string();
@@ -232,10 +274,13 @@ async fn service_runs_a_sweep_with_live_progress() {
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut last = Value::Null;
     while Instant::now() < deadline {
-        let Ok(Some(Ok(m))) = tokio::time::timeout(Duration::from_secs(10), live.next()).await else {
+        let Ok(Some(Ok(m))) = tokio::time::timeout(Duration::from_secs(10), live.next()).await
+        else {
             break;
         };
-        let Ok(v) = serde_json::from_str::<Value>(m.to_text().unwrap_or("")) else { continue };
+        let Ok(v) = serde_json::from_str::<Value>(m.to_text().unwrap_or("")) else {
+            continue;
+        };
         if v["type"] == "sweep" && v["id"] == id.as_str() {
             last = v.clone();
             if v["state"] != "running" {
@@ -245,25 +290,53 @@ async fn service_runs_a_sweep_with_live_progress() {
     }
     assert_eq!(last["state"], "finished", "last sweep frame {last}");
     assert_eq!(last["done"], 8);
-    let g: Value = http.get(format!("{base}/sweeps/{id}")).send().await.expect("get").json().await.expect("json");
+    let g: Value = http
+        .get(format!("{base}/sweeps/{id}"))
+        .send()
+        .await
+        .expect("get")
+        .json()
+        .await
+        .expect("json");
     assert_eq!(g["rows"].as_array().map(Vec::len), Some(8));
     assert!(g["rows"][0]["ttc_s"].as_f64().is_some_and(|t| t > 3.8));
     assert_eq!(g["rows"][0]["replay"], "cpna75_30kmh");
     assert!(g["plots"].as_array().is_some_and(|p| p.len() >= 2));
-    assert!(g["plots"][0]["svg"].as_str().is_some_and(|s| s.contains("<svg")));
+    assert!(g["plots"][0]["svg"]
+        .as_str()
+        .is_some_and(|s| s.contains("<svg")));
     assert_eq!(g["table2"].as_array().map(Vec::len), Some(4));
     let report = http
-        .get(format!("http://{}{}", server.addr, g["report_url"].as_str().expect("url")))
+        .get(format!(
+            "http://{}{}",
+            server.addr,
+            g["report_url"].as_str().expect("url")
+        ))
         .send()
         .await
         .expect("report");
     assert_eq!(report.status().as_u16(), 200);
     assert!(report.text().await.unwrap_or_default().contains("<svg"));
-    let csv = http.get(format!("{base}/sweeps/{id}/results.csv")).send().await.expect("csv");
+    let csv = http
+        .get(format!("{base}/sweeps/{id}/results.csv"))
+        .send()
+        .await
+        .expect("csv");
     assert_eq!(csv.text().await.unwrap_or_default().lines().count(), 9);
-    let list: Value = http.get(format!("{base}/sweeps")).send().await.expect("list").json().await.expect("json");
+    let list: Value = http
+        .get(format!("{base}/sweeps"))
+        .send()
+        .await
+        .expect("list")
+        .json()
+        .await
+        .expect("json");
     assert_eq!(list[0]["id"], id.as_str());
-    let r = http.get(format!("{base}/sweeps/nope")).send().await.expect("get");
+    let r = http
+        .get(format!("{base}/sweeps/nope"))
+        .send()
+        .await
+        .expect("get");
     assert_eq!(r.status().as_u16(), 404);
 }
 
@@ -276,20 +349,30 @@ fn simulated_vut_sweep_with_and_without_aeb() {
     assert_eq!(a.rows.len(), 4);
     for r in &a.rows {
         assert!(r.error.is_none(), "{:?}", r.error);
-        assert!(r.trigger_time_s.is_some(), "every simulated run triggers: {r:?}");
+        assert!(
+            r.trigger_time_s.is_some(),
+            "every simulated run triggers: {r:?}"
+        );
     }
     // An AEB that brakes at TTC 2 s stops short at 20 km/h; one at 0.3 s at 40 km/h does not.
     let by = |speed: f64, ttc: f64| {
         a.rows
             .iter()
             .find(|r| {
-                r.values.iter().any(|(k, v)| k.to_string() == "vut_speed" && v.num() == Some(speed))
-                    && r.values.iter().any(|(k, v)| k.to_string() == "aeb.ttc" && v.num() == Some(ttc))
+                r.values
+                    .iter()
+                    .any(|(k, v)| k.to_string() == "vut_speed" && v.num() == Some(speed))
+                    && r.values
+                        .iter()
+                        .any(|(k, v)| k.to_string() == "aeb.ttc" && v.num() == Some(ttc))
             })
             .unwrap_or_else(|| panic!("row {speed} km/h, aeb.ttc {ttc}: {:?}", a.rows))
     };
     let early = by(20.0, 2.0);
-    assert!(early.impact_time_s.is_none() && early.stopped_short_m.is_some(), "{early:?}");
+    assert!(
+        early.impact_time_s.is_none() && early.stopped_short_m.is_some(),
+        "{early:?}"
+    );
     let late = by(40.0, 0.3);
     assert!(late.impact_time_s.is_some(), "{late:?}");
     assert_eq!(a.rows, run(&p, 1).rows);
@@ -322,13 +405,21 @@ fn sync_key_brings_the_travel_error_to_the_nominal_point() {
     let row = |on: &str| {
         out.rows
             .iter()
-            .find(|r| r.values.iter().any(|(k, v)| k.to_string() == "sync" && v.text() == Some(on)))
+            .find(|r| {
+                r.values
+                    .iter()
+                    .any(|(k, v)| k.to_string() == "sync" && v.text() == Some(on))
+            })
             .unwrap_or_else(|| panic!("sync={on}: {:?}", out.rows))
     };
     let (on, off) = (row("on"), row("off"));
     let e_on = on.travel_error_m.expect("travel error with sync");
     let e_off = off.travel_error_m.expect("travel error without sync");
-    println!("travel error at 10 km/h: sync on {:+.1} mm, off {:+.1} mm", e_on * 1e3, e_off * 1e3);
+    println!(
+        "travel error at 10 km/h: sync on {:+.1} mm, off {:+.1} mm",
+        e_on * 1e3,
+        e_off * 1e3
+    );
     assert!(e_on.abs() < 0.02, "with sync {e_on} m");
     assert!(e_off.abs() > 0.05, "without sync {e_off} m");
 }

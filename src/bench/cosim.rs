@@ -88,7 +88,11 @@ pub fn run(a: CosimBenchArgs) -> anyhow::Result<ExitCode> {
     if !(a.step_ms.is_finite() && a.step_ms > 0.0) {
         anyhow::bail!("--step-ms must be positive");
     }
-    let setup = Arc::new(RunSetup::load(&a.scenario, a.map.as_deref(), EngineConfig::default())?);
+    let setup = Arc::new(RunSetup::load(
+        &a.scenario,
+        a.map.as_deref(),
+        EngineConfig::default(),
+    )?);
     let rt = crate::run::runtime()?;
     let b = rt.block_on(bench(setup, &a))?;
     if a.json {
@@ -123,7 +127,10 @@ async fn bench(setup: Arc<RunSetup>, a: &CosimBenchArgs) -> anyhow::Result<Cosim
     let (cosim, fired, late) = cosim_side(setup, &opts, a.step_ms, timeout).await?;
     Ok(CosimBench {
         throughput_ratio: cosim.messages_per_s / echo.messages_per_s.max(1e-9),
-        rtt_p50_ratio: cosim.rtt_p50_us.zip(echo.rtt_p50_us).map(|(c, e)| c / e.max(1e-9)),
+        rtt_p50_ratio: cosim
+            .rtt_p50_us
+            .zip(echo.rtt_p50_us)
+            .map(|(c, e)| c / e.max(1e-9)),
         echo,
         cosim,
         trigger_fired: fired,
@@ -215,7 +222,14 @@ async fn cosim_side(
         st
     };
     let ((report, lat), st) = tokio::join!(
-        run_beamng(setup, server, bopts, Injection::default(), Vec::new(), shutdown),
+        run_beamng(
+            setup,
+            server,
+            bopts,
+            Injection::default(),
+            Vec::new(),
+            shutdown
+        ),
         peer_task
     );
     if let Some(e) = &report.error {

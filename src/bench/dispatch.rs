@@ -4,7 +4,9 @@
 //! `cargo bench --bench dispatch_latency`.
 
 use crate::dispatch::carrier_sim::{self, SimConfig};
-use crate::dispatch::control_centre::{CarrierConfig, CarrierMode, ControlCentre, ControlCentreConfig};
+use crate::dispatch::control_centre::{
+    CarrierConfig, CarrierMode, ControlCentre, ControlCentreConfig,
+};
 use crate::dispatch::events::{EventKind, Phase};
 use crate::dispatch::iso22133::{encode_frame_into, Header, Message, ObjectState, Strt};
 use serde::Serialize;

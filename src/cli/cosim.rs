@@ -87,7 +87,11 @@ async fn signal() {
 }
 
 fn setup(c: &CommonArgs) -> anyhow::Result<Arc<RunSetup>> {
-    Ok(Arc::new(RunSetup::load(&c.scenario, c.map.as_deref(), EngineConfig::default())?))
+    Ok(Arc::new(RunSetup::load(
+        &c.scenario,
+        c.map.as_deref(),
+        EngineConfig::default(),
+    )?))
 }
 
 fn finish(report: &RunReport, json: bool, latency: String) -> anyhow::Result<ExitCode> {
@@ -185,8 +189,12 @@ pub struct SimYacopArgs {
 }
 
 fn parse_param(s: &str) -> anyhow::Result<(u64, String, f64)> {
-    let (k, rest) = s.split_once(':').ok_or_else(|| anyhow::anyhow!("--param STEP:NAME=VALUE, got '{s}'"))?;
-    let (n, v) = rest.split_once('=').ok_or_else(|| anyhow::anyhow!("--param STEP:NAME=VALUE, got '{s}'"))?;
+    let (k, rest) = s
+        .split_once(':')
+        .ok_or_else(|| anyhow::anyhow!("--param STEP:NAME=VALUE, got '{s}'"))?;
+    let (n, v) = rest
+        .split_once('=')
+        .ok_or_else(|| anyhow::anyhow!("--param STEP:NAME=VALUE, got '{s}'"))?;
     Ok((k.parse()?, n.to_string(), v.parse()?))
 }
 
@@ -194,7 +202,11 @@ fn sim_setup(v: &SimVutArgs) -> anyhow::Result<Arc<RunSetup>> {
     let Some(sc) = &v.scenario else {
         anyhow::bail!("--scenario FILE is required");
     };
-    Ok(Arc::new(RunSetup::load(sc, v.map.as_deref(), EngineConfig::default())?))
+    Ok(Arc::new(RunSetup::load(
+        sc,
+        v.map.as_deref(),
+        EngineConfig::default(),
+    )?))
 }
 
 pub fn run_sim_beamng(a: SimBeamngArgs) -> anyhow::Result<ExitCode> {
@@ -206,8 +218,14 @@ pub fn run_sim_beamng(a: SimBeamngArgs) -> anyhow::Result<ExitCode> {
             .await
             .map_err(|e| anyhow::anyhow!("bind {}: {e}", a.bind))?;
         anyhow::Ok(
-            crate::sim::peers::beamng_peer(&setup, &opts, sock, a.scil, Duration::from_millis(a.timeout_ms))
-                .await,
+            crate::sim::peers::beamng_peer(
+                &setup,
+                &opts,
+                sock,
+                a.scil,
+                Duration::from_millis(a.timeout_ms),
+            )
+            .await,
         )
     })?;
     println!("{}", serde_json::to_string(&st)?);
@@ -217,14 +235,25 @@ pub fn run_sim_beamng(a: SimBeamngArgs) -> anyhow::Result<ExitCode> {
 pub fn run_sim_yacop(a: SimYacopArgs) -> anyhow::Result<ExitCode> {
     let setup = sim_setup(&a.vut)?;
     let opts = a.vut.options()?;
-    let params = a.params.iter().map(|p| parse_param(p)).collect::<anyhow::Result<Vec<_>>>()?;
+    let params = a
+        .params
+        .iter()
+        .map(|p| parse_param(p))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let rt = crate::run::runtime()?;
     let st = rt.block_on(async {
         let s = TcpStream::connect(&a.connect)
             .await
             .map_err(|e| anyhow::anyhow!("connect {}: {e}", a.connect))?;
         anyhow::Ok(
-            crate::sim::peers::yacop_peer(&setup, &opts, s, &params, Duration::from_millis(a.timeout_ms)).await,
+            crate::sim::peers::yacop_peer(
+                &setup,
+                &opts,
+                s,
+                &params,
+                Duration::from_millis(a.timeout_ms),
+            )
+            .await,
         )
     })?;
     println!("{}", serde_json::to_string(&st)?);

@@ -117,6 +117,5 @@ pub async fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
 
 /// Build a multi-threaded tokio runtime and run `f` on it (for a synchronous `main`).
 pub fn block_on<F: std::future::Future<Output = anyhow::Result<()>>>(f: F) -> anyhow::Result<()> {
-    crate::run::runtime()?
-        .block_on(f)
+    crate::run::runtime()?.block_on(f)
 }

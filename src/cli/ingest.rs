@@ -9,11 +9,11 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 
+use crate::feed::{self, FeedOptions};
 use crate::ingest::can::{candump, cannelloni, socketcan, CanMapping, CanState, DbcDecoder};
 use crate::ingest::health::SourceHealth;
 use crate::ingest::ncom::{NcomDecoder, NcomStreamDecoder};
 use crate::ingest::{json, udp};
-use crate::feed::{self, FeedOptions};
 use crate::run::{CanSpec, InsSpec, JsonTransport, OpenCtx, SourceSpec};
 use crate::sample::{InsPosition, InsSample};
 
@@ -86,14 +86,17 @@ pub fn run_feed(a: FeedArgs) -> anyhow::Result<ExitCode> {
         match (&a.can_log, &a.cannelloni) {
             (Some(log), Some(can_to)) => {
                 let frames = feed::read_candump(log)?;
-                let can_addr: SocketAddr = std::net::ToSocketAddrs::to_socket_addrs(can_to.as_str())
-                    .with_context(|| format!("bad --cannelloni address {can_to}"))?
-                    .next()
-                    .context("--cannelloni resolves to nothing")?;
+                let can_addr: SocketAddr =
+                    std::net::ToSocketAddrs::to_socket_addrs(can_to.as_str())
+                        .with_context(|| format!("bad --cannelloni address {can_to}"))?
+                        .next()
+                        .context("--cannelloni resolves to nothing")?;
                 let (n, c) = rt.block_on(feed::send_udp_with_can(
                     &packets, addr, &frames, can_addr, a.speed,
                 ))?;
-                eprintln!("sent {n} NCOM packets to {addr} and {c} CAN frames (cannelloni) to {can_addr}");
+                eprintln!(
+                    "sent {n} NCOM packets to {addr} and {c} CAN frames (cannelloni) to {can_addr}"
+                );
             }
             _ => {
                 let n = rt.block_on(feed::send_udp(&packets, addr, a.speed))?;

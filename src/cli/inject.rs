@@ -25,8 +25,13 @@ impl InjectArgs {
     /// The injection these flags ask for (all zero: none).
     pub fn injection(&self) -> anyhow::Result<Injection> {
         let mut i = self.noise.unwrap_or_default();
-        if self.noise.is_some_and(|n| n.dropout != 0.0 || n.latency_ms != 0.0 || n.seed != 0) {
-            anyhow::bail!("--noise takes pos, speed and heading; use --dropout, --latency-ms, --seed");
+        if self
+            .noise
+            .is_some_and(|n| n.dropout != 0.0 || n.latency_ms != 0.0 || n.seed != 0)
+        {
+            anyhow::bail!(
+                "--noise takes pos, speed and heading; use --dropout, --latency-ms, --seed"
+            );
         }
         i.dropout = self.dropout;
         i.latency_ms = self.latency_ms;

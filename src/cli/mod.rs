@@ -10,8 +10,8 @@ pub mod inject;
 pub mod map;
 pub mod replay;
 pub mod report;
-pub mod sweep;
 pub mod sim;
+pub mod sweep;
 
 use std::process::ExitCode;
 

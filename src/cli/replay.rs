@@ -14,8 +14,8 @@ use crate::run::session::is_chatter;
 use crate::run::sink::carriers::{CarrierOptions, CarrierSink};
 use crate::run::sink::events::FnSink;
 use crate::run::{
-    run_source, CanSpec, InsSpec, Pace, RunEnd, RunReport, RunSetup, SessionOptions, Sink,
-    SinkCtx, SourceSpec,
+    run_source, CanSpec, InsSpec, Pace, RunEnd, RunReport, RunSetup, SessionOptions, Sink, SinkCtx,
+    SourceSpec,
 };
 use crate::scenario::engine::{EngineConfig, Output, TriggerMethod};
 
@@ -88,7 +88,9 @@ pub struct ReplayArgs {
 
 /// Checks a `--column` mapping at parse time; the source factory takes it as written.
 fn column_arg(s: &str) -> Result<String, String> {
-    s.parse::<ColumnSpec>().map(|_| s.to_string()).map_err(|e| e.to_string())
+    s.parse::<ColumnSpec>()
+        .map(|_| s.to_string())
+        .map_err(|e| e.to_string())
 }
 
 impl ReplayArgs {
@@ -177,7 +179,11 @@ impl ReplayArgs {
 
 /// `scil replay`: one session on the run layer; `--carrier` adds the carriers sink.
 pub fn run(a: ReplayArgs) -> anyhow::Result<ExitCode> {
-    let setup = Arc::new(RunSetup::load(&a.scenario, a.map.as_deref(), a.engine_config())?);
+    let setup = Arc::new(RunSetup::load(
+        &a.scenario,
+        a.map.as_deref(),
+        a.engine_config(),
+    )?);
     let spec = a.source_spec()?;
     let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
     let mut opts = SessionOptions {
@@ -242,7 +248,8 @@ pub async fn run_injected(
         dbc: &crate::run::source::dbc_from_path,
     };
     let mut feed = crate::run::source::open(spec, &ctx).await?;
-    feed.inject(injection).map_err(crate::run::SourceError::Other)?;
+    feed.inject(injection)
+        .map_err(crate::run::SourceError::Other)?;
     let mut session = crate::run::Session::new(setup, feed, opts);
     for s in sinks {
         session.add_sink(s);
@@ -274,7 +281,12 @@ impl Sink for Progress {
     fn name(&self) -> &'static str {
         "progress"
     }
-    fn sample(&mut self, _ctx: &SinkCtx<'_>, _e: &crate::scenario::engine::Engine, _s: &crate::sample::Sample) {
+    fn sample(
+        &mut self,
+        _ctx: &SinkCtx<'_>,
+        _e: &crate::scenario::engine::Engine,
+        _s: &crate::sample::Sample,
+    ) {
         self.rows += 1;
         if self.size < 1_000_000 {
             return;
@@ -283,10 +295,18 @@ impl Sink for Progress {
         if pct != self.last_pct {
             self.last_pct = pct;
             let filled = (pct / 2) as usize;
-            eprint!("\r[{}{}] {pct:>3} %", "#".repeat(filled), " ".repeat(50 - filled.min(50)));
+            eprint!(
+                "\r[{}{}] {pct:>3} %",
+                "#".repeat(filled),
+                " ".repeat(50 - filled.min(50))
+            );
         }
     }
-    fn close<'a>(&'a mut self, _end: &'a RunEnd, _r: &'a mut RunReport) -> futures_util::future::BoxFuture<'a, ()> {
+    fn close<'a>(
+        &'a mut self,
+        _end: &'a RunEnd,
+        _r: &'a mut RunReport,
+    ) -> futures_util::future::BoxFuture<'a, ()> {
         Box::pin(async move {
             if self.size >= 1_000_000 {
                 eprintln!();
@@ -319,7 +339,12 @@ pub fn live_report(r: &RunReport) -> String {
             .iter()
             .map(|x| format!("{:?}@{:.3}", x.state, x.t_s))
             .collect();
-        let _ = writeln!(s, "carrier  {:<10} states {}", c.carrier, states.join(" → "));
+        let _ = writeln!(
+            s,
+            "carrier  {:<10} states {}",
+            c.carrier,
+            states.join(" → ")
+        );
         let _ = writeln!(
             s,
             "         STRT sent {} s (predicted {} s, {} ms off), decision→STRT {} µs, scheduled→STRT {} µs",
@@ -345,7 +370,11 @@ pub fn live_report(r: &RunReport) -> String {
                 rt.target,
                 rt.origin_s,
                 rt.correction_ms,
-                if rt.mtsp_sent { "MTSP sent" } else { "MTSP not sent" }
+                if rt.mtsp_sent {
+                    "MTSP sent"
+                } else {
+                    "MTSP not sent"
+                }
             );
         }
     }
@@ -373,7 +402,10 @@ pub fn report(r: &RunReport, a: &ReplayArgs) -> String {
             rec.path,
             rec.samples,
             rec.bytes,
-            rec.error.as_deref().map(|e| format!("   ERROR: {e}")).unwrap_or_default()
+            rec.error
+                .as_deref()
+                .map(|e| format!("   ERROR: {e}"))
+                .unwrap_or_default()
         );
     }
     if let Some(reason) = &r.aborted {
@@ -432,7 +464,10 @@ pub fn report(r: &RunReport, a: &ReplayArgs) -> String {
             }
         }
         if let (Some(v), Some(red)) = (i.impact_speed_kmh, i.speed_reduction_kmh) {
-            let _ = writeln!(s, "         impact speed {v:.2} km/h   speed reduction {red:.2} km/h");
+            let _ = writeln!(
+                s,
+                "         impact speed {v:.2} km/h   speed reduction {red:.2} km/h"
+            );
         }
     }
     if let Some(v) = &r.validity {

@@ -82,7 +82,11 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
     let Some(scenario) = &a.scenario else {
         anyhow::bail!("--scenario FILE is required");
     };
-    let setup = Arc::new(RunSetup::load(scenario, a.map.as_deref(), EngineConfig::default())?);
+    let setup = Arc::new(RunSetup::load(
+        scenario,
+        a.map.as_deref(),
+        EngineConfig::default(),
+    )?);
     let opts = a.options()?;
     let report = crate::sim::run_sim(setup, &opts);
     if let Some(e) = &report.error {
@@ -95,13 +99,19 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
             "sim      VUT {:.1} km/h{}",
             a.vut_speed,
             a.aeb
-                .map(|x| format!(", AEB ttc {} s, {} m/s², delay {} ms", x.ttc_s, x.decel_mps2, x.delay_ms))
+                .map(|x| format!(
+                    ", AEB ttc {} s, {} m/s², delay {} ms",
+                    x.ttc_s, x.decel_mps2, x.delay_ms
+                ))
                 .unwrap_or_else(|| ", no AEB".into())
         );
         let ra = crate::cli::replay::ReplayArgs::bundled(std::path::Path::new("."));
         let text = crate::cli::replay::report(&report, &ra);
         // The replay header names a CSV; a simulated run has none.
-        for l in text.lines().filter(|l| !l.starts_with("replay ") && !l.starts_with("scenario ")) {
+        for l in text
+            .lines()
+            .filter(|l| !l.starts_with("replay ") && !l.starts_with("scenario "))
+        {
             println!("{l}");
         }
     }

@@ -297,7 +297,17 @@ fn unit_of(unit: &Option<String>, field: Field) -> Result<Unit, String> {
 }
 
 /// What to do with a row that cannot be read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum BadRowPolicy {
     /// Stop the replay with an error naming file and line.

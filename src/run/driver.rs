@@ -15,8 +15,8 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::clock::Clock;
-use super::report::RunReport;
 use super::control::{SessionOptions, StopRequest, Stopper};
+use super::report::RunReport;
 use super::setup::RunSetup;
 use super::sink::{Sink, SinkCtx};
 use super::source::{Feed, SourceError};
@@ -73,7 +73,10 @@ impl Run<'_> {
             if let Output::Event(e) = &o {
                 self.report.apply(e);
             }
-            if matches!(o, Output::Command(crate::scenario::engine::Command::Abort { .. })) {
+            if matches!(
+                o,
+                Output::Command(crate::scenario::engine::Command::Abort { .. })
+            ) {
                 aborted = true;
             }
             let ctx = SinkCtx {
@@ -108,7 +111,6 @@ impl Run<'_> {
         self.d.stopped = Some(r);
         self.flush();
     }
-
 
     /// A sample is in: anchor the clock, arm at the first, fire the timers due before it
     /// (each at its own instant when paced), wait for its instant, apply it. True when the
@@ -246,8 +248,10 @@ pub async fn drive(
                 Some(Ok(ins)) => match iface.to_map(&ins) {
                     Ok(s) => s,
                     Err(e) => {
-                        run.d.error =
-                            Some(SourceError::Other(format!("sample at t={}: {e}", ins.time_s)));
+                        run.d.error = Some(SourceError::Other(format!(
+                            "sample at t={}: {e}",
+                            ins.time_s
+                        )));
                         return run.d;
                     }
                 },
@@ -271,7 +275,11 @@ pub async fn drive(
                 None
             };
             let wake = timer.and_then(|t| run.d.clock.wall(t));
-            let no_first = if run.d.samples == 0 { first_deadline } else { None };
+            let no_first = if run.d.samples == 0 {
+                first_deadline
+            } else {
+                None
+            };
             tokio::select! {
                 biased;
                 r = next_stop(stop) => {

@@ -148,7 +148,10 @@ impl RunState {
     }
 
     pub fn is_terminal(self) -> bool {
-        matches!(self, RunState::Finished | RunState::Aborted | RunState::Failed)
+        matches!(
+            self,
+            RunState::Finished | RunState::Aborted | RunState::Failed
+        )
     }
 }
 

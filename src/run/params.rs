@@ -72,7 +72,9 @@ impl LiveParams {
         match name {
             "ttc_offset_s" => {
                 if !(value.is_finite() && (-10.0..=10.0).contains(&value)) {
-                    return Err(format!("ttc_offset_s must be within -10..10 s, got {value}"));
+                    return Err(format!(
+                        "ttc_offset_s must be within -10..10 s, got {value}"
+                    ));
                 }
                 g.ttc_offset_s = value;
                 g.pending_offset = Some(value);
@@ -80,7 +82,10 @@ impl LiveParams {
             _ => {
                 let key = name.strip_prefix("noise.").unwrap_or(name);
                 if !matches!(key, "pos" | "speed" | "heading" | "dropout" | "latency_ms") {
-                    return Err(format!("unknown parameter '{name}' (known: {})", NAMES.join(", ")));
+                    return Err(format!(
+                        "unknown parameter '{name}' (known: {})",
+                        NAMES.join(", ")
+                    ));
                 }
                 let Some(h) = g.injection.clone() else {
                     return Err(format!("{name}: this run's source takes no injection"));
@@ -102,20 +107,29 @@ impl LiveParams {
 
     /// Changes several parameters at once, all or none: every name and value is checked
     /// first (the first bad one is the error, naming it). Returns the changes made.
-    pub fn set_all(&self, changes: &[(String, f64)], by: &str) -> Result<Vec<ParameterChange>, String> {
+    pub fn set_all(
+        &self,
+        changes: &[(String, f64)],
+        by: &str,
+    ) -> Result<Vec<ParameterChange>, String> {
         {
             let g = self.lock();
             let mut inj = g.injection.as_ref().map(|h| h.get());
             for (name, value) in changes {
                 if name == "ttc_offset_s" {
                     if !(value.is_finite() && (-10.0..=10.0).contains(value)) {
-                        return Err(format!("ttc_offset_s must be within -10..10 s, got {value}"));
+                        return Err(format!(
+                            "ttc_offset_s must be within -10..10 s, got {value}"
+                        ));
                     }
                     continue;
                 }
                 let key = name.strip_prefix("noise.").unwrap_or(name);
                 if !NAMES.contains(&name.as_str()) {
-                    return Err(format!("unknown parameter '{name}' (known: {})", NAMES.join(", ")));
+                    return Err(format!(
+                        "unknown parameter '{name}' (known: {})",
+                        NAMES.join(", ")
+                    ));
                 }
                 let Some(inj) = inj.as_mut() else {
                     return Err(format!("{name}: this run's source takes no injection"));
@@ -125,9 +139,15 @@ impl LiveParams {
         }
         let n0 = self.lock().changes.len();
         for (name, value) in changes {
-            self.set(name, *value, by).map_err(|e| format!("{name}: {e}"))?;
+            self.set(name, *value, by)
+                .map_err(|e| format!("{name}: {e}"))?;
         }
-        Ok(self.lock().changes.get(n0..).map(<[_]>::to_vec).unwrap_or_default())
+        Ok(self
+            .lock()
+            .changes
+            .get(n0..)
+            .map(<[_]>::to_vec)
+            .unwrap_or_default())
     }
 
     pub fn ttc_offset_s(&self) -> f64 {
@@ -166,21 +186,38 @@ mod tests {
     fn set_all_is_all_or_none_and_names_the_bad_one() {
         let p = LiveParams::new();
         let e = p
-            .set_all(&[("ttc_offset_s".into(), 0.5), ("noise.pos".into(), 0.1)], "operator")
+            .set_all(
+                &[("ttc_offset_s".into(), 0.5), ("noise.pos".into(), 0.1)],
+                "operator",
+            )
             .expect_err("no injection attached");
         assert!(e.contains("noise.pos"), "{e}");
-        assert!(p.changes().is_empty() && p.ttc_offset_s() == 0.0, "nothing changed");
+        assert!(
+            p.changes().is_empty() && p.ttc_offset_s() == 0.0,
+            "nothing changed"
+        );
         let (_inj, h) = Injector::new(Injection::default());
         p.attach_injection(h.clone());
         let e = p
-            .set_all(&[("ttc_offset_s".into(), 0.5), ("noise.pos".into(), -1.0)], "operator")
+            .set_all(
+                &[("ttc_offset_s".into(), 0.5), ("noise.pos".into(), -1.0)],
+                "operator",
+            )
             .expect_err("negative noise");
         assert!(e.starts_with("noise.pos"), "{e}");
-        let e = p.set_all(&[("bogus".into(), 1.0)], "operator").expect_err("unknown");
+        let e = p
+            .set_all(&[("bogus".into(), 1.0)], "operator")
+            .expect_err("unknown");
         assert!(e.contains("'bogus'"), "{e}");
-        assert!(p.changes().is_empty() && p.ttc_offset_s() == 0.0, "nothing changed");
+        assert!(
+            p.changes().is_empty() && p.ttc_offset_s() == 0.0,
+            "nothing changed"
+        );
         let done = p
-            .set_all(&[("ttc_offset_s".into(), 0.5), ("noise.pos".into(), 0.1)], "operator")
+            .set_all(
+                &[("ttc_offset_s".into(), 0.5), ("noise.pos".into(), 0.1)],
+                "operator",
+            )
             .expect("valid");
         assert_eq!(done.len(), 2);
         assert_eq!(p.before_sample(1.0), Some(0.5));

@@ -101,7 +101,12 @@ impl RunReport {
         match e {
             Event::Triggered(t) => self.triggers.push(t.into()),
             Event::TriggerAssessed(t) => {
-                if let Some(x) = self.triggers.iter_mut().rev().find(|x| x.target == t.target) {
+                if let Some(x) = self
+                    .triggers
+                    .iter_mut()
+                    .rev()
+                    .find(|x| x.target == t.target)
+                {
                     *x = t.into();
                 }
             }

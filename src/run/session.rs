@@ -9,7 +9,6 @@
 //! 3. **Close**: the engine is finished or aborted, every sink closes (carriers stop and
 //!    report) and the typed [`RunReport`] is returned.
 
-
 pub use super::control::{SessionOptions, StopHandle, StopRequest, Stopper};
 use super::driver::{self, Driven};
 use super::report::{Outcome, RunEnd, RunReport};
@@ -137,9 +136,7 @@ impl Session {
         report.source = self.feed.report(d.bad_samples);
         let outcome = if report.error.is_some() {
             Outcome::Failed
-        } else if report.aborted.is_some()
-            || matches!(d.stopped, Some(StopRequest::Abort { .. }))
-        {
+        } else if report.aborted.is_some() || matches!(d.stopped, Some(StopRequest::Abort { .. })) {
             Outcome::Aborted
         } else {
             Outcome::Finished

@@ -155,7 +155,9 @@ mod tests {
     use super::*;
 
     fn shared(rel: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared").join(rel)
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared")
+            .join(rel)
     }
 
     #[test]
@@ -187,7 +189,11 @@ mod tests {
             return;
         }
         let s = RunSetup::load(&sc, Some(&map), EngineConfig::default()).expect("loads");
-        let geo = s.map.as_ref().and_then(|m| m.geo.clone()).expect("UTM geo frame");
+        let geo = s
+            .map
+            .as_ref()
+            .and_then(|m| m.geo.clone())
+            .expect("UTM geo frame");
         let o = s.osem_origin().expect("origin");
         assert!(o.lat_deg.abs() > 1.0 && o.lon_deg.abs() > 1.0, "{o:?}");
         let (x, y) = geo.to_map(o.lat_deg, o.lon_deg);
@@ -200,6 +206,9 @@ mod tests {
             },
         )
         .expect("config");
-        assert_eq!((cc.origin.lat_deg, cc.origin.lon_deg), (o.lat_deg, o.lon_deg));
+        assert_eq!(
+            (cc.origin.lat_deg, cc.origin.lon_deg),
+            (o.lat_deg, o.lon_deg)
+        );
     }
 }

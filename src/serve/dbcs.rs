@@ -71,7 +71,10 @@ async fn upload(
     ApiJson(u): ApiJson<Upload>,
 ) -> ApiResult<Response> {
     if !valid_id(&u.id) {
-        return Err(ApiError::Unprocessable(format!("invalid DBC id '{}'", u.id)));
+        return Err(ApiError::Unprocessable(format!(
+            "invalid DBC id '{}'",
+            u.id
+        )));
     }
     if u.text.len() as u64 > st.config.limits.document_max_bytes {
         return Err(ApiError::PayloadTooLarge("DBC too large".into()));

@@ -25,8 +25,8 @@ use super::run_sinks::{dispatch_observer, LiveSink, SimCarrierSink, StoreSink};
 use crate::ingest::can::DbcDecoder;
 use crate::ingest::csv::BadRowPolicy;
 use crate::ingest::health::SourceHealth as IngestHealth;
-use crate::run::sink::recording::McapSink;
 use crate::run::sink::carriers::{CarrierOptions, CarrierSink};
+use crate::run::sink::recording::McapSink;
 use crate::run::{
     CanSpec, Feed, InsSpec, JsonTransport, OpenCtx, Pace, RunReport, RunSetup, RunState, Session,
     SessionOptions, SourceSpec, StopHandle, Stopper,
@@ -51,7 +51,10 @@ pub enum RunSource {
     /// OxTS NCOM over UDP, e.g. `{"kind":"ncom","bind":"0.0.0.0:3000"}`.
     Ncom { bind: String },
     /// JSON lines over UDP datagrams, a TCP server or a WebSocket server.
-    Json { transport: JsonTransport, bind: String },
+    Json {
+        transport: JsonTransport,
+        bind: String,
+    },
     /// The built-in simulated VUT with its AEB (`{"kind":"sim_vut","vut_speed_kmh":40,
     /// "aeb":{"ttc_s":1.2,"decel_mps2":8,"delay_ms":150}}`), paced at the run's speed.
     SimVut(crate::sim::SimOptions),
@@ -405,7 +408,9 @@ pub async fn arm(st: &AppState, id: &str) -> ApiResult<RunRow> {
 
 /// The setup, the opened source and the carrier options of a run.
 async fn prepare(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> ApiResult<Prepared> {
-    let (_, scenario) = st.load_scenario(&row.scenario_id, "no longer exists").await?;
+    let (_, scenario) = st
+        .load_scenario(&row.scenario_id, "no longer exists")
+        .await?;
     let map = st.map_opt(row.map_id.as_deref()).await?;
     let carriers = if carriers.is_empty() {
         None
@@ -674,7 +679,10 @@ async fn supervise(st: AppState, run: Arc<ActiveRun>, p: Prepared, speed: Pace) 
 
 /// Where a service run's MCAP recording goes.
 pub fn recording_path(st: &AppState, id: &str) -> std::path::PathBuf {
-    st.config.storage_dir.join("recordings").join(format!("{id}.mcap"))
+    st.config
+        .storage_dir
+        .join("recordings")
+        .join(format!("{id}.mcap"))
 }
 
 /// Flush attempts of 10 s each before a run is ended with uncommitted telemetry.

@@ -10,6 +10,7 @@
 
 pub mod auth;
 pub mod carriers;
+pub mod catalogue;
 pub mod config;
 pub mod context;
 pub mod dbcs;
@@ -18,12 +19,13 @@ pub mod exports;
 pub mod foxglove;
 pub mod geojson_cache;
 pub mod health;
+pub mod lifecycle;
 pub mod live;
 pub mod maps;
 pub mod metrics;
 pub mod openapi;
 pub mod replays;
-pub mod lifecycle;
+pub mod reports;
 pub mod run_health;
 pub mod run_params;
 pub mod run_sinks;
@@ -31,8 +33,6 @@ pub mod runs;
 pub mod scenarios;
 pub mod sim_run;
 pub mod sweeps;
-pub mod catalogue;
-pub mod reports;
 pub mod web;
 
 use std::net::SocketAddr;

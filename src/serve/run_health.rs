@@ -69,4 +69,3 @@ pub async fn ticker(st: AppState, run: Arc<ActiveRun>) {
         run.send(&json!({"type": "health", "run_id": run.id, "sources": sources}));
     }
 }
-

@@ -30,7 +30,14 @@ fn vehicles<'a>(
     twin: &'a crate::twin::Twin,
     vut_id: &'a str,
     target_ids: &'a [String],
-) -> impl Iterator<Item = (&'a str, &'static str, &'a crate::twin::VehicleState, Option<&'a crate::twin::LaneMatch>)> + 'a {
+) -> impl Iterator<
+    Item = (
+        &'a str,
+        &'static str,
+        &'a crate::twin::VehicleState,
+        Option<&'a crate::twin::LaneMatch>,
+    ),
+> + 'a {
     std::iter::once((vut_id, "vut"))
         .chain(target_ids.iter().map(|t| (t.as_str(), "target")))
         .filter_map(move |(id, kind)| {
@@ -117,9 +124,13 @@ impl Sink for StoreSink {
         let id = self.run.id.as_str();
         match o {
             Output::Event(e) => {
-                self.st.metrics.engine_events.fetch_add(1, Ordering::Relaxed);
+                self.st
+                    .metrics
+                    .engine_events
+                    .fetch_add(1, Ordering::Relaxed);
                 let v = serde_json::to_value(e).unwrap_or(Value::Null);
-                self.st.record_event(Some(id), event_time(e), &event_kind(&v), &v);
+                self.st
+                    .record_event(Some(id), event_time(e), &event_kind(&v), &v);
             }
             Output::Command(c) => {
                 let v = serde_json::to_value(c).unwrap_or(Value::Null);
@@ -183,8 +194,10 @@ impl Sink for LiveSink {
             }));
         }
         for ts in engine.targets() {
-            self.run.send(&json!({"type": "ttc", "run_id": id, "t": s.time_s, "target": ts.target,
-                                   "ttc_s": ts.ttc_s, "threshold_s": ts.threshold_s}));
+            self.run.send(
+                &json!({"type": "ttc", "run_id": id, "t": s.time_s, "target": ts.target,
+                                   "ttc_s": ts.ttc_s, "threshold_s": ts.threshold_s}),
+            );
         }
     }
 
@@ -273,14 +286,28 @@ fn forward_dispatch_event(st: &AppState, run: &ActiveRun, e: &DispatchEvent) {
         EventKind::CarrierState { carrier, from, to } => {
             let state = serde_json::to_value(to).unwrap_or(Value::Null);
             let state_s = state.as_str().unwrap_or("UNKNOWN").to_string();
-            st.set_carrier_status(carrier, &state_s, id, "iso22133", address(carrier), Some(true));
+            st.set_carrier_status(
+                carrier,
+                &state_s,
+                id,
+                "iso22133",
+                address(carrier),
+                Some(true),
+            );
             let ev = json!({"event": "carrier_state", "carrier": carrier, "state": state,
                             "from": from, "mode": "iso22133", "cc_t_s": e.t_s});
             st.record_event(Some(id), None, "carrier_state", &ev);
             ev
         }
         EventKind::CarrierConnected { carrier } => {
-            st.set_carrier_status(carrier, "connected", id, "iso22133", address(carrier), Some(true));
+            st.set_carrier_status(
+                carrier,
+                "connected",
+                id,
+                "iso22133",
+                address(carrier),
+                Some(true),
+            );
             json!({"event": "carrier_connected", "carrier": carrier, "mode": "iso22133", "cc_t_s": e.t_s})
         }
         EventKind::CarrierDisconnected { carrier, reason } => {

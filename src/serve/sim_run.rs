@@ -76,7 +76,9 @@ pub fn with_params(
     mut feed: Feed,
     vehicle: Option<Vehicle>,
 ) -> (Feed, Option<Vehicle>) {
-    let inj = vehicle.as_ref().map_or_else(Injection::default, |v| v.injection);
+    let inj = vehicle
+        .as_ref()
+        .map_or_else(Injection::default, |v| v.injection);
     match feed.inject(inj) {
         Ok(h) => params.attach_injection(h),
         Err(e) => tracing::warn!("injection not attached: {e}"),

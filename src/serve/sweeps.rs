@@ -39,7 +39,11 @@ pub struct Registry(Mutex<HashMap<String, Arc<Job>>>);
 
 impl Registry {
     fn get(&self, id: &str) -> Option<Arc<Job>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).get(id).cloned()
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .cloned()
     }
 }
 
@@ -140,9 +144,10 @@ async fn create(
     } else {
         let mut r = Vec::new();
         for id in &req.replays {
-            let row = st.store.get_replay(id).await?.ok_or_else(|| {
-                ApiError::Unprocessable(format!("replay '{id}' does not exist"))
-            })?;
+            let row =
+                st.store.get_replay(id).await?.ok_or_else(|| {
+                    ApiError::Unprocessable(format!("replay '{id}' does not exist"))
+                })?;
             r.push((id.clone(), PathBuf::from(row.path)));
         }
         Source::Replays(r)
@@ -171,7 +176,12 @@ async fn create(
         created_at: Utc::now(),
         scenario_id: req.scenario_id.clone(),
         total: plan.grid.runs(),
-        keys: plan.grid.keys().iter().map(|k| k.name().to_string()).collect(),
+        keys: plan
+            .grid
+            .keys()
+            .iter()
+            .map(|k| k.name().to_string())
+            .collect(),
         done: AtomicUsize::new(0),
         cancel: AtomicBool::new(false),
         dir,
@@ -231,7 +241,9 @@ async fn list(State(st): State<AppState>, _r: Reader) -> ApiResult<Response> {
 }
 
 fn job(st: &AppState, id: &str) -> ApiResult<Arc<Job>> {
-    st.sweeps.get(id).ok_or_else(|| ApiError::not_found("sweep", id))
+    st.sweeps
+        .get(id)
+        .ok_or_else(|| ApiError::not_found("sweep", id))
 }
 
 async fn get_one(

@@ -55,13 +55,25 @@ impl Default for SimOptions {
 
 impl SimOptions {
     pub fn validate(&self) -> Result<(), String> {
-        if !(self.vut_speed_kmh.is_finite() && self.vut_speed_kmh > 0.0 && self.vut_speed_kmh <= 250.0) {
-            return Err(format!("vut speed must be within 0..250 km/h, got {}", self.vut_speed_kmh));
+        if !(self.vut_speed_kmh.is_finite()
+            && self.vut_speed_kmh > 0.0
+            && self.vut_speed_kmh <= 250.0)
+        {
+            return Err(format!(
+                "vut speed must be within 0..250 km/h, got {}",
+                self.vut_speed_kmh
+            ));
         }
         if !(self.step_ms.is_finite() && (0.1..=1000.0).contains(&self.step_ms)) {
-            return Err(format!("step must be within 0.1..1000 ms, got {}", self.step_ms));
+            return Err(format!(
+                "step must be within 0.1..1000 ms, got {}",
+                self.step_ms
+            ));
         }
-        if !(self.max_duration_s.is_finite() && self.max_duration_s > 0.0 && self.max_duration_s <= 3600.0) {
+        if !(self.max_duration_s.is_finite()
+            && self.max_duration_s > 0.0
+            && self.max_duration_s <= 3600.0)
+        {
             return Err("max duration must be within 0..3600 s".into());
         }
         if let Some(r) = self.run_up_m {
@@ -193,7 +205,10 @@ pub fn run_sim(setup: Arc<RunSetup>, opts: &SimOptions) -> RunReport {
             ..RunReport::default()
         };
     }
-    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             return RunReport {
@@ -202,6 +217,11 @@ pub fn run_sim(setup: Arc<RunSetup>, opts: &SimOptions) -> RunReport {
             }
         }
     };
-    rt.block_on(run_sim_session(setup, opts, SessionOptions::default(), Vec::new()))
-        .0
+    rt.block_on(run_sim_session(
+        setup,
+        opts,
+        SessionOptions::default(),
+        Vec::new(),
+    ))
+    .0
 }

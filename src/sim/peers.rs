@@ -51,7 +51,11 @@ impl Seen {
     fn new(setup: &RunSetup) -> Seen {
         Seen {
             view: None,
-            yaw: setup.scenario.targets.first().map_or(0.0, |t| Profile::of(t).yaw),
+            yaw: setup
+                .scenario
+                .targets
+                .first()
+                .map_or(0.0, |t| Profile::of(t).yaw),
             last: None,
         }
     }
@@ -112,7 +116,11 @@ impl Run {
     /// Steps the car; true when the run is over.
     fn step(&mut self, targets: &[TargetView]) -> bool {
         self.car.step(self.dt, targets);
-        self.standing = if self.car.v <= 0.0 { self.standing + 1 } else { 0 };
+        self.standing = if self.car.v <= 0.0 {
+            self.standing + 1
+        } else {
+            0
+        };
         self.standing as f64 * self.dt >= 1.0 || self.car.s >= self.s_end
     }
 
@@ -205,7 +213,12 @@ pub async fn yacop_peer(
 ) -> PeerStats {
     let mut run = Run::new(setup, opts);
     let mut seen = Seen::new(setup);
-    let target = setup.scenario.targets.first().map(|t| t.id.clone()).unwrap_or_default();
+    let target = setup
+        .scenario
+        .targets
+        .first()
+        .map(|t| t.id.clone())
+        .unwrap_or_default();
     let mut st = PeerStats::default();
     let mut lat = Latencies::default();
     let _ = stream.set_nodelay(true);

@@ -69,7 +69,11 @@ impl FromStr for AebParams {
                 "decel" | "decel_mps2" => a.decel_mps2 = v,
                 "delay_ms" | "delay" => a.delay_ms = v,
                 "margin" | "margin_m" => a.margin_m = v,
-                other => return Err(format!("unknown aeb key '{other}' (ttc, decel, delay_ms, margin)")),
+                other => {
+                    return Err(format!(
+                        "unknown aeb key '{other}' (ttc, decel, delay_ms, margin)"
+                    ))
+                }
             }
         }
         a.validate()?;
@@ -104,8 +108,13 @@ pub struct TargetView {
 pub enum AebState {
     Idle,
     /// Decided at `t`; full braking from `t + delay`.
-    Decided { t: f64, ttc_s: f64 },
-    Braking { since: f64 },
+    Decided {
+        t: f64,
+        ttc_s: f64,
+    },
+    Braking {
+        since: f64,
+    },
 }
 
 /// The simulated VUT (see the module doc).
@@ -177,7 +186,10 @@ impl SimVut {
             if self.aeb_state == AebState::Idle && self.v > 0.0 {
                 if let Some(ttc) = self.aeb_ttc(targets) {
                     if ttc <= aeb.ttc_s {
-                        self.aeb_state = AebState::Decided { t: self.t, ttc_s: ttc };
+                        self.aeb_state = AebState::Decided {
+                            t: self.t,
+                            ttc_s: ttc,
+                        };
                         self.aeb_decided_at = Some(self.t);
                     }
                 }
@@ -250,7 +262,13 @@ mod tests {
             wheelbase_m: 2.8,
             steering_ratio: 16.0,
         };
-        SimVut::new(Path::straight(0.0, 0.0, 0.0, 10.0, 1000.0), p, aeb, 10.0, 0.0)
+        SimVut::new(
+            Path::straight(0.0, 0.0, 0.0, 10.0, 1000.0),
+            p,
+            aeb,
+            10.0,
+            0.0,
+        )
     }
 
     #[test]
@@ -268,12 +286,22 @@ mod tests {
         let mut v = vut(Some("ttc=1.5,decel=8,delay_ms=100".parse().expect("aeb")));
         v.v = 10.0;
         // A target beside the path (4 m right, standing) is ignored.
-        let beside = TargetView { x: 40.0, y: -4.0, yaw_rad: 0.0, speed_mps: 0.0 };
+        let beside = TargetView {
+            x: 40.0,
+            y: -4.0,
+            yaw_rad: 0.0,
+            speed_mps: 0.0,
+        };
         for _ in 0..100 {
             v.step(0.01, &[beside]);
         }
         assert_eq!(v.aeb_state, AebState::Idle);
-        let ahead = TargetView { x: 40.0, y: 0.0, yaw_rad: 0.0, speed_mps: 0.0 };
+        let ahead = TargetView {
+            x: 40.0,
+            y: 0.0,
+            yaw_rad: 0.0,
+            speed_mps: 0.0,
+        };
         let mut n = 0;
         while v.v > 0.0 && n < 1000 {
             v.step(0.01, &[ahead]);

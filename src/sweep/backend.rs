@@ -89,7 +89,10 @@ pub fn validity_seam(report: &RunReport) -> Option<String> {
         "valid".to_string()
     } else {
         match v.first_broken() {
-            Some(c) => format!("invalid: {}", serde_json::to_value(c).ok()?.as_str().unwrap_or("?")),
+            Some(c) => format!(
+                "invalid: {}",
+                serde_json::to_value(c).ok()?.as_str().unwrap_or("?")
+            ),
             None => "invalid".to_string(),
         }
     };

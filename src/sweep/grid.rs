@@ -181,9 +181,7 @@ pub fn parse_value(key: Key, raw: &str) -> Result<Value, SweepError> {
             _ => raw.to_string(),
         }));
     }
-    let v: f64 = raw
-        .parse()
-        .map_err(|_| bad("not a number".into()))?;
+    let v: f64 = raw.parse().map_err(|_| bad("not a number".into()))?;
     if !v.is_finite() {
         return Err(bad("not a finite number".into()));
     }
@@ -295,7 +293,12 @@ pub struct Grid {
 
 impl Grid {
     /// Checks everything: no duplicate key, no empty list, `repeat ≥ 1`, at most `max_runs`.
-    pub fn new(axes: Vec<Axis>, repeat: u32, seed: u64, max_runs: usize) -> Result<Grid, SweepError> {
+    pub fn new(
+        axes: Vec<Axis>,
+        repeat: u32,
+        seed: u64,
+        max_runs: usize,
+    ) -> Result<Grid, SweepError> {
         for (i, a) in axes.iter().enumerate() {
             if a.values.is_empty() {
                 return Err(SweepError::EmptyValues(a.key.name().into()));
@@ -388,21 +391,44 @@ mod tests {
         let p = g.point(5);
         assert_eq!((p.repeat, p.seed, p.cell.index), (1, 8, 2));
         assert_eq!(p.cell.label(), "method=predicted noise.pos=0.2");
-        assert_eq!(g.point(6).cell.get(Key::Method), Some(&Value::Text("at_sample".into())));
+        assert_eq!(
+            g.point(6).cell.get(Key::Method),
+            Some(&Value::Text("at_sample".into()))
+        );
     }
 
     #[test]
     fn rejects_bad_input() {
-        assert!(matches!(Axis::parse("nois.pos=1"), Err(SweepError::UnknownKey { .. })));
-        assert!(matches!(Axis::parse("dropout="), Err(SweepError::EmptyValues(_))));
-        assert!(matches!(Axis::parse("dropout=2"), Err(SweepError::BadValue { .. })));
-        assert!(matches!(Axis::parse("method=late"), Err(SweepError::BadValue { .. })));
+        assert!(matches!(
+            Axis::parse("nois.pos=1"),
+            Err(SweepError::UnknownKey { .. })
+        ));
+        assert!(matches!(
+            Axis::parse("dropout="),
+            Err(SweepError::EmptyValues(_))
+        ));
+        assert!(matches!(
+            Axis::parse("dropout=2"),
+            Err(SweepError::BadValue { .. })
+        ));
+        assert!(matches!(
+            Axis::parse("method=late"),
+            Err(SweepError::BadValue { .. })
+        ));
         assert!(Axis::parse("noise.pos").is_err());
         let a = Axis::parse("noise.pos=0,1,2,3,4,5,6,7,8,9").expect("axis");
         assert!(matches!(
-            Grid::new(vec![a.clone(), Axis::parse("dropout=0,0.1").expect("axis")], 10, 0, 100),
+            Grid::new(
+                vec![a.clone(), Axis::parse("dropout=0,0.1").expect("axis")],
+                10,
+                0,
+                100
+            ),
             Err(SweepError::TooManyRuns { .. })
         ));
-        assert!(matches!(Grid::new(vec![a.clone(), a], 1, 0, 100), Err(SweepError::DuplicateKey(_))));
+        assert!(matches!(
+            Grid::new(vec![a.clone(), a], 1, 0, 100),
+            Err(SweepError::DuplicateKey(_))
+        ));
     }
 }

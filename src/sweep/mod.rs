@@ -74,7 +74,10 @@ pub fn plan(
         ),
         Source::Sim(v) => {
             let s: Vec<String> = v.iter().map(|x| x.to_string()).collect();
-            (Axis::from_strs(Key::VutSpeed, s.iter().map(String::as_str))?, true)
+            (
+                Axis::from_strs(Key::VutSpeed, s.iter().map(String::as_str))?,
+                true,
+            )
         }
     };
     let mut axes = vec![axis];

@@ -125,12 +125,25 @@ pub fn plots(grid: &Grid, rows: &[Row]) -> Vec<Plot> {
     let mut out = Vec::new();
     let cells = by_cell(grid, rows);
     for (metric, desc, what) in [
-        ("fire_error_ms", "fire error [ms]", "Fire error per grid cell"),
-        ("travel_error_m", "dummy travel error [m]", "Travel error per grid cell"),
+        (
+            "fire_error_ms",
+            "fire error [ms]",
+            "Fire error per grid cell",
+        ),
+        (
+            "travel_error_m",
+            "dummy travel error [m]",
+            "Travel error per grid cell",
+        ),
     ] {
         let groups: Vec<(String, Vec<f64>)> = cells
             .iter()
-            .map(|(tick, _, rs)| (tick.clone(), rs.iter().filter_map(|r| r.metric(metric)).collect()))
+            .map(|(tick, _, rs)| {
+                (
+                    tick.clone(),
+                    rs.iter().filter_map(|r| r.metric(metric)).collect(),
+                )
+            })
             .collect();
         if let Some(svg) = box_plot(what, desc, &groups) {
             out.push(Plot {
@@ -229,7 +242,9 @@ fn f(v: Option<f64>, d: usize) -> String {
 }
 
 fn iqr(s: Option<Summary>, d: usize) -> String {
-    s.map_or("—".into(), |s| format!("{:.d$} [{:.d$}, {:.d$}]", s.median, s.q1, s.q3))
+    s.map_or("—".into(), |s| {
+        format!("{:.d$} [{:.d$}, {:.d$}]", s.median, s.q1, s.q3)
+    })
 }
 
 /// The whole report.
@@ -261,12 +276,19 @@ td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}th{{background:#f
         out.runs_per_s()
     );
     if out.cancelled {
-        h.push_str("<p class=\"warn\"><b>Interrupted:</b> the report covers the runs that finished.</p>\n");
+        h.push_str(
+            "<p class=\"warn\"><b>Interrupted:</b> the report covers the runs that finished.</p>\n",
+        );
     }
     h.push_str("<p>Varied: ");
     for a in &grid.axes {
         let vs: Vec<String> = a.values.iter().map(|v| v.to_string()).collect();
-        let _ = write!(h, "<code>{}={}</code> ", esc(a.key.name()), esc(&vs.join(",")));
+        let _ = write!(
+            h,
+            "<code>{}={}</code> ",
+            esc(a.key.name()),
+            esc(&vs.join(","))
+        );
     }
     h.push_str("</p>\n<h2>Table 2 quantities per VUT speed (medians)</h2>\n<table id=\"table2\"><tr><th class=\"l\">source</th><th class=\"l\">method</th><th>runs</th><th>VUT speed [km/h]</th><th>TTC at trigger [s]</th><th>d_long at trigger [m]</th><th>dummy travel at TTC≈0 [m]</th><th>travel error [m]</th><th>fire error [ms] median [q1, q3]</th></tr>\n");
     for t in table2(grid, rows) {

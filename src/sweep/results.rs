@@ -99,7 +99,11 @@ impl Row {
             .first()
             .map(|t| t.target.clone())
             .or_else(|| r.impacts.first().map(|i| i.target.clone()));
-        if let Some(t) = r.triggers.iter().find(|t| Some(&t.target) == target.as_ref()) {
+        if let Some(t) = r
+            .triggers
+            .iter()
+            .find(|t| Some(&t.target) == target.as_ref())
+        {
             row.trigger_time_s = finite(t.time_s);
             row.ttc_s = finite(t.ttc_s);
             row.d_long_m = finite(t.d_long_m);
@@ -110,7 +114,11 @@ impl Row {
                 crate::scenario::engine::TriggerMethod::AtSample => "at_sample".into(),
             };
         }
-        if let Some(i) = r.impacts.iter().find(|i| Some(&i.target) == target.as_ref()) {
+        if let Some(i) = r
+            .impacts
+            .iter()
+            .find(|i| Some(&i.target) == target.as_ref())
+        {
             row.dummy_travel_m = i.dummy_travel_m.and_then(finite);
             row.nominal_travel_m = finite(i.nominal_travel_m);
             row.travel_error_m = row
@@ -262,7 +270,10 @@ mod tests {
     #[test]
     fn quartiles() {
         let s = summary([4.0, 1.0, f64::NAN, 3.0, 2.0, 5.0]).expect("values");
-        assert_eq!((s.n, s.min, s.q1, s.median, s.q3, s.max), (5, 1.0, 2.0, 3.0, 4.0, 5.0));
+        assert_eq!(
+            (s.n, s.min, s.q1, s.median, s.q3, s.max),
+            (5, 1.0, 2.0, 3.0, 4.0, 5.0)
+        );
         assert_eq!(summary([f64::NAN]), None);
         assert_eq!(summary([1.0, 2.0]).map(|s| s.median), Some(1.5));
     }

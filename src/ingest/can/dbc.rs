@@ -104,13 +104,23 @@ impl DbcDecoder {
     }
 
     pub fn parse(text: &str) -> Result<Self, DbcError> {
-        let line_of = |rest: &str| text[..text.len().saturating_sub(rest.len())].matches('\n').count() + 1;
+        let line_of = |rest: &str| {
+            text[..text.len().saturating_sub(rest.len())]
+                .matches('\n')
+                .count()
+                + 1
+        };
         let dbc = can_dbc::Dbc::try_from(text).map_err(|e| match e {
             can_dbc::Error::Incomplete(_, rest) => DbcError::Parse {
                 line: line_of(rest),
                 reason: format!(
                     "cannot parse {:?}",
-                    rest.lines().next().unwrap_or("").chars().take(60).collect::<String>()
+                    rest.lines()
+                        .next()
+                        .unwrap_or("")
+                        .chars()
+                        .take(60)
+                        .collect::<String>()
                 ),
             },
             other => DbcError::Parse {

@@ -54,7 +54,12 @@ pub mod idx {
 /// Decodes a datagram of `n` little-endian doubles.
 pub fn decode(buf: &[u8], n: usize) -> Result<Vec<f64>, String> {
     if buf.len() != n * 8 {
-        return Err(format!("{} bytes, expected {} ({} doubles)", buf.len(), n * 8, n));
+        return Err(format!(
+            "{} bytes, expected {} ({} doubles)",
+            buf.len(),
+            n * 8,
+            n
+        ));
     }
     Ok(buf
         .chunks_exact(8)
@@ -139,7 +144,11 @@ pub fn to_sample(m: &[f64], step_s: f64, vut_id: &str) -> Result<InsSample, Stri
         time_s: id * step_s,
         vehicle: vut_id.to_string(),
         position: InsPosition::Local { x, y },
-        heading_deg: if yaw.is_finite() { yaw_to_heading(yaw) } else { 0.0 },
+        heading_deg: if yaw.is_finite() {
+            yaw_to_heading(yaw)
+        } else {
+            0.0
+        },
         speed_mps: v.abs(),
         steering_wheel_deg: None,
         brake_light: brake.is_finite().then_some(brake > 0.05),
@@ -171,7 +180,10 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()>,
 ) -> (CosimReport, Latencies) {
     let mut rep = CosimReport {
-        peer: format!("beamng-udp:{}", sock.local_addr().map(|a| a.to_string()).unwrap_or_default()),
+        peer: format!(
+            "beamng-udp:{}",
+            sock.local_addr().map(|a| a.to_string()).unwrap_or_default()
+        ),
         ..CosimReport::default()
     };
     let mut lat = Latencies::default();
@@ -222,7 +234,10 @@ pub async fn serve(
                 link.outputs()
             }
             Ok(_) if last_id.is_some_and(|l| id <= l) => {
-                rep.note(format!("message {id} not above {}: answered without a step", last_id.unwrap_or(0.0)));
+                rep.note(format!(
+                    "message {id} not above {}: answered without a step",
+                    last_id.unwrap_or(0.0)
+                ));
                 link.outputs()
             }
             Ok(s) => {

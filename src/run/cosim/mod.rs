@@ -224,7 +224,10 @@ impl Latencies {
 
     pub fn summary(&self) -> String {
         match (self.percentile(50.0), self.percentile(99.0)) {
-            (Some(a), Some(b)) => format!("answer latency p50 {a:.0} µs, p99 {b:.0} µs ({} answers)", self.0.len()),
+            (Some(a), Some(b)) => format!(
+                "answer latency p50 {a:.0} µs, p99 {b:.0} µs ({} answers)",
+                self.0.len()
+            ),
             _ => "no answers".into(),
         }
     }

@@ -53,8 +53,7 @@ pub async fn run_beamng(
         sock.local_addr().map(|a| a.to_string()).unwrap_or_default()
     );
     let (s, link, _params) = session(&setup, name, injection, sinks);
-    let (mut report, (rep, lat)) =
-        tokio::join!(s.run(), beamng::serve(sock, link, opts, shutdown));
+    let (mut report, (rep, lat)) = tokio::join!(s.run(), beamng::serve(sock, link, opts, shutdown));
     report.cosim = Some(rep);
     (report, lat)
 }

@@ -33,14 +33,24 @@ pub fn parse_line(l: &str) -> Line<'_> {
     let l = l.trim_end_matches(['\r', '\n']);
     let mut it = l.splitn(3, ',');
     let (Some(h), Some(name), Some(v)) = (it.next(), it.next(), it.next()) else {
-        return Line::Malformed(format!("not '#,<name>,<value>': '{}'", l.chars().take(80).collect::<String>()));
+        return Line::Malformed(format!(
+            "not '#,<name>,<value>': '{}'",
+            l.chars().take(80).collect::<String>()
+        ));
     };
     if h.trim() != "#" || name.trim().is_empty() {
-        return Line::Malformed(format!("not '#,<name>,<value>': '{}'", l.chars().take(80).collect::<String>()));
+        return Line::Malformed(format!(
+            "not '#,<name>,<value>': '{}'",
+            l.chars().take(80).collect::<String>()
+        ));
     }
     match v.trim().parse::<f64>() {
         Ok(x) => Line::Value(name.trim(), x),
-        Err(_) => Line::Malformed(format!("{}: not a number: '{}'", name.trim(), v.trim().chars().take(40).collect::<String>())),
+        Err(_) => Line::Malformed(format!(
+            "{}: not a number: '{}'",
+            name.trim(),
+            v.trim().chars().take(40).collect::<String>()
+        )),
     }
 }
 

@@ -28,8 +28,8 @@ use crate::dispatch::events::{DispatchEvent, EventKind, Phase};
 use crate::dispatch::iso22133::ObjectState;
 use crate::dispatch::safety::SafetyConfig;
 use crate::run::clock::Clock;
-use crate::run::report::{RunEnd, RunReport};
 use crate::run::control::{StopHandle, Stopper};
+use crate::run::report::{RunEnd, RunReport};
 use crate::run::setup::RunSetup;
 use crate::sample::Sample;
 use crate::scenario::engine::{Command, Engine, Event, Output};
@@ -335,7 +335,8 @@ impl CarrierSink {
                     .and_then(|s| self.sample_to_cc(epoch, s))
                     .and_then(|t| cs.travel_at(t));
                 let start = self.starts.iter().find(|s| {
-                    s.sent && (targets.contains(&s.target) || s.carrier.as_deref() == Some(&cs.name))
+                    s.sent
+                        && (targets.contains(&s.target) || s.carrier.as_deref() == Some(&cs.name))
                 });
                 let predicted_start_s = start.map(|s| s.at_s);
                 let strt_sent_s = cs.strt_written_s.map(|t| self.cc_to_sample(epoch, t));
@@ -547,11 +548,7 @@ impl Sink for CarrierSink {
         }
     }
 
-    fn close<'a>(
-        &'a mut self,
-        end: &'a RunEnd,
-        report: &'a mut RunReport,
-    ) -> BoxFuture<'a, ()> {
+    fn close<'a>(&'a mut self, end: &'a RunEnd, report: &'a mut RunReport) -> BoxFuture<'a, ()> {
         Box::pin(async move {
             let Some(h) = self.h.take() else { return };
             let aborted = end.outcome != crate::run::report::Outcome::Finished;
@@ -590,7 +587,10 @@ impl Sink for CarrierSink {
             });
             h.shutdown().await;
             for t in self.tasks.drain(..) {
-                if tokio::time::timeout(Duration::from_secs(1), t).await.is_err() {
+                if tokio::time::timeout(Duration::from_secs(1), t)
+                    .await
+                    .is_err()
+                {
                     tracing::debug!("dispatch task still running after shutdown");
                 }
             }

@@ -22,7 +22,10 @@ pub struct OutputLog(pub std::sync::Arc<std::sync::Mutex<Vec<Output>>>);
 
 impl OutputLog {
     pub fn take(&self) -> Vec<Output> {
-        self.0.lock().map(|mut v| std::mem::take(&mut *v)).unwrap_or_default()
+        self.0
+            .lock()
+            .map(|mut v| std::mem::take(&mut *v))
+            .unwrap_or_default()
     }
 }
 

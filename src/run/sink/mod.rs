@@ -17,8 +17,8 @@ pub mod recording;
 use futures_util::future::BoxFuture;
 
 use super::clock::Clock;
-use super::report::{RunEnd, RunReport};
 use super::control::StopHandle;
+use super::report::{RunEnd, RunReport};
 use super::setup::RunSetup;
 use crate::sample::{InsSample, Sample};
 use crate::scenario::engine::{Engine, Output};
@@ -57,11 +57,7 @@ pub trait Sink: Send {
     fn bad_sample(&mut self, _ctx: &SinkCtx<'_>, _ins: &InsSample, _reason: &str) {}
 
     /// After the run: stop what the sink drives, add its block to the report.
-    fn close<'a>(
-        &'a mut self,
-        _end: &'a RunEnd,
-        _report: &'a mut RunReport,
-    ) -> BoxFuture<'a, ()> {
+    fn close<'a>(&'a mut self, _end: &'a RunEnd, _report: &'a mut RunReport) -> BoxFuture<'a, ()> {
         Box::pin(async {})
     }
 }

@@ -239,7 +239,9 @@ mod tests {
         assert_eq!(a, b, "same seed, same stream");
         let kept: Vec<_> = a.iter().flatten().collect();
         assert!(kept.len() > 120 && kept.len() < 190, "{} kept", kept.len());
-        assert!(kept.iter().all(|s| ((s.time_s * 1000.0).round() as i64 - 30) % 40 == 0));
+        assert!(kept
+            .iter()
+            .all(|s| ((s.time_s * 1000.0).round() as i64 - 30) % 40 == 0));
         assert!(kept.iter().any(|s| s.position != sample(0.0).position));
         assert!("pos=x".parse::<Injection>().is_err());
         assert!("dropout=2".parse::<Injection>().is_err());
@@ -261,6 +263,11 @@ mod tests {
         .expect("valid");
         assert_eq!(i.apply(sample(0.04)), None);
         assert_eq!(h.get().seed, 3, "the running stream keeps its seed");
-        assert!(h.set(Injection { pos: f64::NAN, ..Default::default() }).is_err());
+        assert!(h
+            .set(Injection {
+                pos: f64::NAN,
+                ..Default::default()
+            })
+            .is_err());
     }
 }

@@ -11,8 +11,8 @@ use super::{CanSpec, InsSpec, JsonTransport, SourceError, SourceSpec};
 use crate::ingest::can::{cannelloni, socketcan, CanFrame, CanMapping, CanState, DbcDecoder};
 use crate::ingest::health::SourceHealth;
 use crate::ingest::json::{self, JsonTcpServer, JsonUdpSource, JsonWsServer};
-use crate::ingest::udp::NcomUdpSource;
 use crate::ingest::plausibility::{Plausibility, PlausibilityLimits};
+use crate::ingest::udp::NcomUdpSource;
 use crate::sample::InsSample;
 
 /// Capacity of the channel between a live source and the driver.
@@ -37,7 +37,10 @@ impl Drop for Live {
     }
 }
 
-fn bind_err<'a>(what: &'static str, addr: &'a str) -> impl FnOnce(std::io::Error) -> SourceError + 'a {
+fn bind_err<'a>(
+    what: &'static str,
+    addr: &'a str,
+) -> impl FnOnce(std::io::Error) -> SourceError + 'a {
     move |source| SourceError::Bind {
         what,
         addr: addr.to_string(),
@@ -144,8 +147,10 @@ impl Live {
                             .map_err(bind_err("cannelloni", bind))?;
                         let addr = s.local_addr().ok();
                         addrs.extend(addr);
-                        let name =
-                            format!("cannelloni:{}", addr.map_or(bind.clone(), |a| a.to_string()));
+                        let name = format!(
+                            "cannelloni:{}",
+                            addr.map_or(bind.clone(), |a| a.to_string())
+                        );
                         let end = log_end(name.clone());
                         tasks.push(tokio::spawn(async move { end(s.run(tx).await) }));
                         (name, h)

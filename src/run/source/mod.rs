@@ -50,7 +50,10 @@ pub enum InsSpec {
     /// OxTS NCOM over UDP, e.g. `{"kind":"ncom","bind":"0.0.0.0:3000"}`.
     Ncom { bind: String },
     /// JSON lines over UDP datagrams, a TCP server or a WebSocket server.
-    Json { transport: JsonTransport, bind: String },
+    Json {
+        transport: JsonTransport,
+        bind: String,
+    },
     /// JSON lines from a WebSocket server (`ws://host:port/path`).
     JsonWsClient { url: String },
 }
@@ -280,8 +283,8 @@ fn open_mcap(spec: &SourceSpec, path: &std::path::Path) -> Result<Feed, SourceEr
             path.display()
         )));
     }
-    let src = crate::record::McapSource::open(path)
-        .map_err(|e| SourceError::Other(format!("{e:#}")))?;
+    let src =
+        crate::record::McapSource::open(path).map_err(|e| SourceError::Other(format!("{e:#}")))?;
     Ok(Feed {
         name: format!("mcap:{}", path.display()),
         inner: FeedKind::Iter(Box::new(

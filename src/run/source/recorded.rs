@@ -105,7 +105,11 @@ impl Recorded {
     pub(super) fn skipped(&self) -> (u64, Vec<String>) {
         (
             self.csv.skipped,
-            self.csv.skipped_errors.iter().map(|e| e.to_string()).collect(),
+            self.csv
+                .skipped_errors
+                .iter()
+                .map(|e| e.to_string())
+                .collect(),
         )
     }
 
