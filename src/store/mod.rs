@@ -50,6 +50,22 @@ macro_rules! on_db {
     };
 }
 
+/// `INSERT INTO events …` for one chunk (shared by the plain insert and the writer's batch).
+macro_rules! events_insert {
+    ($DB:ident, $chunk:expr) => {{
+        let mut qb =
+            QueryBuilder::<$DB>::new("INSERT INTO events (run_id, t, kind, payload, created_at) ");
+        qb.push_values($chunk, |mut b, e: &NewEvent| {
+            b.push_bind(e.run_id.as_deref())
+                .push_bind(e.t)
+                .push_bind(e.kind.as_str())
+                .push_bind(e.payload.as_str())
+                .push_bind(e.created_at);
+        });
+        qb
+    }};
+}
+
 /// `INSERT INTO telemetry … ON CONFLICT (run_id, seq) DO NOTHING` for one chunk (idempotent,
 /// so a batch can be retried).
 macro_rules! telemetry_insert {
@@ -509,17 +525,7 @@ impl Store {
         on_db!(&self.db, |p, DB| {
             let mut tx = p.begin().await?;
             for chunk in events.chunks(1000) {
-                let mut qb = QueryBuilder::<DB>::new(
-                    "INSERT INTO events (run_id, t, kind, payload, created_at) ",
-                );
-                qb.push_values(chunk, |mut b, e| {
-                    b.push_bind(e.run_id.as_deref())
-                        .push_bind(e.t)
-                        .push_bind(e.kind.as_str())
-                        .push_bind(e.payload.as_str())
-                        .push_bind(e.created_at);
-                });
-                qb.build().execute(&mut *tx).await?;
+                events_insert!(DB, chunk).build().execute(&mut *tx).await?;
             }
             tx.commit().await
         })
@@ -558,17 +564,7 @@ impl Store {
             let res = async {
                 let mut tx = conn.begin().await?;
                 for chunk in events.chunks(1000) {
-                    let mut qb = QueryBuilder::<DB>::new(
-                        "INSERT INTO events (run_id, t, kind, payload, created_at) ",
-                    );
-                    qb.push_values(chunk, |mut b, e| {
-                        b.push_bind(e.run_id.as_deref())
-                            .push_bind(e.t)
-                            .push_bind(e.kind.as_str())
-                            .push_bind(e.payload.as_str())
-                            .push_bind(e.created_at);
-                    });
-                    qb.build().execute(&mut *tx).await?;
+                    events_insert!(DB, chunk).build().execute(&mut *tx).await?;
                 }
                 for chunk in rows.chunks(TELEMETRY_ROWS_PER_STATEMENT) {
                     telemetry_insert!(DB, chunk)
