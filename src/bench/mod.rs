@@ -6,4 +6,5 @@ pub mod dispatch;
 pub mod ingest;
 pub mod loop_latency;
 pub mod map;
+pub mod replay;
 pub mod store;
