@@ -35,7 +35,7 @@ impl GeoToMap for opendrive::geo::GeoFrame {
 
 /// Wraps an angle to (−π, π].
 pub fn wrap_pi(a: f64) -> f64 {
-    let mut a = (a + PI).rem_euclid(2.0 * PI) - PI;
+    let mut a = opendrive::rem_tau(a + PI) - PI;
     if a <= -PI {
         a += 2.0 * PI;
     }
@@ -114,10 +114,26 @@ impl Interface {
 
     /// Converts one INS sample to the map frame.
     pub fn to_map(&self, s: &InsSample) -> Result<Sample, FrameError> {
+        self.convert(s, s.vehicle.clone())
+    }
+
+    /// [`Interface::to_map`] taking the sample, so its vehicle id moves instead of being copied
+    /// (the replay path converts every sample once and drops the INS form).
+    pub fn into_map(&self, mut s: InsSample) -> Result<Sample, FrameError> {
+        let vehicle = std::mem::take(&mut s.vehicle);
+        self.convert(&s, vehicle)
+    }
+
+    fn convert(&self, s: &InsSample, vehicle: String) -> Result<Sample, FrameError> {
         let rot = self.rotation_deg.to_radians();
         let (x, y, yaw) = match s.position {
             InsPosition::Local { x, y } => {
-                let (sn, cs) = rot.sin_cos();
+                // sin/cos of an exact 0 are exactly 0 and 1: most interface blocks do not rotate.
+                let (sn, cs) = if rot == 0.0 {
+                    (0.0, 1.0)
+                } else {
+                    rot.sin_cos()
+                };
                 (
                     self.origin_x + cs * x - sn * y,
                     self.origin_y + sn * x + cs * y,
@@ -146,7 +162,7 @@ impl Interface {
         };
         Ok(Sample {
             time_s: s.time_s,
-            vehicle: s.vehicle.clone(),
+            vehicle,
             x,
             y,
             yaw_rad: wrap_pi(yaw),

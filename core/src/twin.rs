@@ -124,6 +124,7 @@ impl Twin {
     /// Applies a sample; returns the updated state.
     pub fn update(&mut self, s: &Sample) -> Result<&VehicleState, TwinError> {
         let prev = self.vehicles.get(&s.vehicle);
+        let prev_known = prev.is_some();
         let (accel, yaw_rate, n) = match prev {
             Some(p) => {
                 let dt = s.time_s - p.time_s;
@@ -177,12 +178,15 @@ impl Twin {
             samples: n,
         };
         // No key allocation per sample once the vehicle is known.
-        if !self.vehicles.contains_key(&s.vehicle) {
-            self.vehicles.insert(s.vehicle.clone(), state);
-        } else if let Some(v) = self.vehicles.get_mut(&s.vehicle) {
-            *v = state;
+        if !prev_known {
+            return Ok(self.vehicles.entry(s.vehicle.clone()).or_insert(state));
         }
-        Ok(&self.vehicles[&s.vehicle])
+        let v = self
+            .vehicles
+            .get_mut(&s.vehicle)
+            .expect("present: looked up above and not removed since");
+        *v = state;
+        Ok(v)
     }
 
     /// Sets a simulated or carrier-reported object directly (targets, dummies).

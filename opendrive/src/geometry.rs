@@ -131,6 +131,10 @@ pub struct Geometry {
     /// parameter range; `s_local` maps to arc length `s_local · arc_total / length`.
     p_end: f64,
     arc_total: f64,
+    /// sin and cos of `hdg`, computed once: every evaluation rotates by them, and map matching
+    /// evaluates the reference line several times per sample.
+    sin_hdg: f64,
+    cos_hdg: f64,
 }
 
 /// Local evaluation result: position and heading in the geometry's own frame.
@@ -161,6 +165,8 @@ impl Geometry {
             table: Table::default(),
             p_end: 0.0,
             arc_total: length,
+            sin_hdg: hdg.sin(),
+            cos_hdg: hdg.cos(),
         };
         g.prepare();
         g
@@ -402,12 +408,24 @@ impl Geometry {
     pub fn eval(&self, s: f64) -> (f64, f64, f64) {
         let ds = (s - self.s).clamp(0.0, self.length.max(0.0));
         let l = self.eval_local(ds);
-        let (sn, cs) = self.hdg.sin_cos();
+        let (sn, cs) = (self.sin_hdg, self.cos_hdg);
         (
             self.x + cs * l.u - sn * l.v,
             self.y + sn * l.u + cs * l.v,
             self.hdg + l.h,
         )
+    }
+
+    /// [`Geometry::eval`] plus sin and cos of the heading (free on a line, where the heading is
+    /// the start heading).
+    pub fn eval_sc(&self, s: f64) -> (f64, f64, f64, f64, f64) {
+        let (x, y, h) = self.eval(s);
+        if matches!(self.kind, GeometryKind::Line) {
+            (x, y, h, self.sin_hdg, self.cos_hdg)
+        } else {
+            let (sn, cs) = h.sin_cos();
+            (x, y, h, sn, cs)
+        }
     }
 
     /// The parameter value at the end of a cubic (for diagnostics).

@@ -367,9 +367,26 @@ fn clamp_s(r: &Road, s: f64) -> Option<f64> {
 
 /// Wraps an angle to (-π, π].
 pub fn wrap_angle(a: f64) -> f64 {
-    let mut r = a.rem_euclid(std::f64::consts::TAU);
+    let mut r = rem_tau(a);
     if r > std::f64::consts::PI {
         r -= std::f64::consts::TAU;
     }
     r
+}
+
+/// `a.rem_euclid(TAU)`, bit for bit, without the `fmod` call for |a| < TAU (map matching wraps
+/// an angle or two per sample, and these nearly always are).
+#[inline]
+pub fn rem_tau(a: f64) -> f64 {
+    use std::f64::consts::TAU;
+    if a.abs() < TAU {
+        // fmod(a, TAU) is exactly `a` here; rem_euclid then adds TAU to a negative remainder.
+        if a < 0.0 {
+            a + TAU
+        } else {
+            a
+        }
+    } else {
+        a.rem_euclid(TAU)
+    }
 }

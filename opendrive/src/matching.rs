@@ -174,8 +174,7 @@ fn extent(r: &Road, s: f64) -> (f64, f64) {
 /// Solves (P − r(s))·T(s) = 0 on [a, b]; `None` when the foot point is not in the window.
 fn foot(r: &Road, px: f64, py: f64, a: f64, b: f64) -> Option<f64> {
     let f = |s: f64| {
-        let (x, y, h) = r.reference(s);
-        let (sn, cs) = h.sin_cos();
+        let (x, y, _, sn, cs) = r.reference_sc(s);
         (px - x) * cs + (py - y) * sn
     };
     let (mut a, mut b) = (a, b);
@@ -334,8 +333,7 @@ fn locate_with(
         {
             continue;
         }
-        let (rx, ry, rh) = r.reference(s);
-        let (sn, cs) = rh.sin_cos();
+        let (rx, ry, _, sn, cs) = r.reference_sc(s);
         let t = -(x - rx) * sn + (y - ry) * cs;
         // Lane section: at a section start belonging to the window's side.
         let se = if s >= w.s1 && w.s1 > w.s0 {

@@ -192,6 +192,18 @@ impl Road {
         }
     }
 
+    /// [`Road::reference`] plus sin and cos of the heading.
+    pub fn reference_sc(&self, s: f64) -> (f64, f64, f64, f64, f64) {
+        let i = self
+            .plan_view
+            .partition_point(|g| g.s <= s)
+            .saturating_sub(1);
+        match self.plan_view.get(i) {
+            Some(g) => g.eval_sc(s),
+            None => (0.0, 0.0, 0.0, 0.0, 1.0),
+        }
+    }
+
     /// laneOffset at `s` (0 without records).
     pub fn lane_offset(&self, s: f64) -> f64 {
         eval_records(&self.lane_offsets, s).unwrap_or(0.0)
@@ -295,8 +307,7 @@ impl Road {
 
     /// (x, y) of road coordinate (s, t).
     pub fn st_to_xy(&self, s: f64, t: f64) -> (f64, f64) {
-        let (x, y, h) = self.reference(s);
-        let (sn, cs) = h.sin_cos();
+        let (x, y, _, sn, cs) = self.reference_sc(s);
         (x - sn * t, y + cs * t)
     }
 }

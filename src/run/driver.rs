@@ -122,7 +122,9 @@ impl Run<'_> {
         live: bool,
         lead: std::time::Duration,
     ) -> bool {
-        self.d.clock.on_sample(s.time_s, Instant::now());
+        // One clock read per sample (the anchor and the last-sample instant share it).
+        let now = Instant::now();
+        self.d.clock.on_sample(s.time_s, now);
         if self.d.samples == 0 {
             self.engine.arm(s.time_s);
         }
@@ -155,11 +157,16 @@ impl Run<'_> {
                 }
             }
         }
-        self.apply(&s)
+        self.apply(&s, now)
     }
 
-    fn apply(&mut self, s: &Sample) -> bool {
-        let now = Instant::now();
+    fn apply(&mut self, s: &Sample, arrived: Instant) -> bool {
+        // At a paced speed the sample waited for its instant above: that is when it is applied.
+        let now = if self.d.clock.is_paced() {
+            Instant::now()
+        } else {
+            arrived
+        };
         self.d.last_sample_wall = Some(now);
         if let Some(off) = self.live.and_then(|l| l.before_sample(s.time_s)) {
             self.engine.set_ttc_offset(off);
@@ -245,16 +252,16 @@ pub async fn drive(
                     run.d.error = Some(e);
                     return run.d;
                 }
-                Some(Ok(ins)) => match iface.to_map(&ins) {
-                    Ok(s) => s,
-                    Err(e) => {
-                        run.d.error = Some(SourceError::Other(format!(
-                            "sample at t={}: {e}",
-                            ins.time_s
-                        )));
-                        return run.d;
+                Some(Ok(ins)) => {
+                    let t = ins.time_s;
+                    match iface.into_map(ins) {
+                        Ok(s) => s,
+                        Err(e) => {
+                            run.d.error = Some(SourceError::Other(format!("sample at t={t}: {e}")));
+                            return run.d;
+                        }
                     }
-                },
+                }
             };
             if run.on_sample(s, stop, live, lead).await {
                 return run.d;

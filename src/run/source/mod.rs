@@ -2,8 +2,9 @@
 //! turns it into a [`Feed`] the driver pulls samples from. `scil replay`, `scil listen` and
 //! service runs all open their sources here.
 //!
-//! * Recorded (CSV file, optionally fused with a candump log): pulled row by row as the driver
-//!   asks, paced by the run's clock; a bad row is the source's report (`file:line: reason`).
+//! * Recorded (CSV file, optionally fused with a candump log): read in file order on a reader
+//!   thread a few batches ahead (`prefetch`), pulled by the driver as it asks, paced by the
+//!   run's clock; a bad row is the source's report (`file:line: reason`).
 //! * Live (NCOM over UDP; JSON lines over UDP, TCP, WebSocket; optionally fused with CAN over
 //!   cannelloni or SocketCAN): bound at open so health shows before the start; samples reach
 //!   the driver only after [`Feed::start`] (earlier ones are discarded), and a full channel
@@ -16,6 +17,7 @@
 
 pub mod inject;
 mod live;
+mod prefetch;
 mod recorded;
 pub mod stepped;
 
@@ -220,6 +222,8 @@ pub struct Feed {
 
 enum FeedKind {
     Recorded(recorded::Recorded),
+    /// The same, read ahead on its own thread (see `prefetch`).
+    Prefetched(prefetch::Prefetched),
     Live(live::Live),
     /// Samples made by the caller (a simulator, a converted recording, a test).
     Iter(Box<dyn Iterator<Item = Result<InsSample, SourceError>> + Send>),
@@ -258,9 +262,18 @@ pub async fn open(spec: &SourceSpec, ctx: &OpenCtx<'_>) -> Result<Feed, SourceEr
             spec.fusion,
             spec.can_mapping.clone(),
         )?;
+        let inner = match prefetch::Prefetched::start(r) {
+            Ok(p) => FeedKind::Prefetched(p),
+            Err(r) => FeedKind::Recorded(r),
+        };
+        let name = match &inner {
+            FeedKind::Prefetched(p) => p.name(),
+            FeedKind::Recorded(r) => r.name(),
+            _ => String::new(),
+        };
         return Ok(Feed {
-            name: r.name(),
-            inner: FeedKind::Recorded(r),
+            name,
+            inner,
             inject: None,
             map_frame: false,
         });
@@ -387,6 +400,7 @@ impl Feed {
         loop {
             let item = match &mut self.inner {
                 FeedKind::Recorded(r) => r.next_sample(),
+                FeedKind::Prefetched(p) => p.next_sample(),
                 FeedKind::Iter(it) => it.next(),
                 FeedKind::Live(_) | FeedKind::Channel(_) | FeedKind::Stepped(_) => return None,
             };
@@ -403,6 +417,7 @@ impl Feed {
     async fn next_raw(&mut self) -> Option<Result<InsSample, SourceError>> {
         match &mut self.inner {
             FeedKind::Recorded(r) => r.next_sample(),
+            FeedKind::Prefetched(p) => p.next_sample(),
             FeedKind::Live(l) => l.next().await,
             FeedKind::Iter(it) => it.next(),
             FeedKind::Channel(rx) => rx.recv().await.map(Ok),
@@ -414,6 +429,7 @@ impl Feed {
     pub fn health(&self) -> Vec<SourceHealth> {
         match &self.inner {
             FeedKind::Recorded(r) => r.health(),
+            FeedKind::Prefetched(p) => p.health(),
             FeedKind::Live(l) => l.health.clone(),
             FeedKind::Iter(_) | FeedKind::Channel(_) | FeedKind::Stepped(_) => Vec::new(),
         }
@@ -431,6 +447,7 @@ impl Feed {
     pub fn skipped(&self) -> (u64, Vec<String>) {
         match &self.inner {
             FeedKind::Recorded(r) => r.skipped(),
+            FeedKind::Prefetched(p) => p.skipped(),
             FeedKind::Live(l) => (l.dropped(), Vec::new()),
             FeedKind::Iter(_) | FeedKind::Channel(_) | FeedKind::Stepped(_) => (0, Vec::new()),
         }
@@ -440,6 +457,7 @@ impl Feed {
     pub fn progress(&self) -> Option<(u64, u64)> {
         match &self.inner {
             FeedKind::Recorded(r) => Some(r.progress()),
+            FeedKind::Prefetched(p) => Some(p.progress()),
             _ => None,
         }
     }
