@@ -198,6 +198,7 @@ impl Entry {
             activation: Activation::Ttc,
             brake: None,
             length_m: None,
+            path: None,
         };
         let mut targets = Vec::new();
         match self.layout {

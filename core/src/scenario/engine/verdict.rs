@@ -160,9 +160,12 @@ impl Engine {
                 let braking = t.spec.brake.is_some_and(|b| tau >= b.after_s);
                 let obj = self.twin.get(&t.spec.id);
                 let speed = obj.map(|o| o.speed_mps * 3.6);
-                let lat = obj.map(|o| {
-                    let (c, sn) = (t.profile.yaw.cos(), t.profile.yaw.sin());
-                    -(o.x - t.profile.start_x) * sn + (o.y - t.profile.start_y) * c
+                let lat = obj.map(|o| match &t.path {
+                    Some(line) => line.lateral(o.x, o.y),
+                    None => {
+                        let (c, sn) = (t.profile.yaw.cos(), t.profile.yaw.sin());
+                        -(o.x - t.profile.start_x) * sn + (o.y - t.profile.start_y) * c
+                    }
                 });
                 (speed.filter(|_| past_acc && !braking), lat)
             }
