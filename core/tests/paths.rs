@@ -190,6 +190,7 @@ fn engine_moves_a_lane_target_along_the_curve() {
             accel_mps2: None,
             yaw_rate_rps: None,
             wheel_speed_mps: None,
+            fcw: None,
         });
         let o = e.twin().get("lead").expect("lead in twin");
         if let Some((px, py)) = prev {

@@ -33,6 +33,17 @@ pub(super) fn check(sc: &Scenario) -> Result<(), String> {
     if let Some(r) = v.steering_ratio {
         within("vut.steering_ratio", r, 1.0, 100.0, false)?;
     }
+    if let Some(val) = &sc.validity {
+        if let Some(t) = val.t_steer_s {
+            within("validity.t_steer_s", t, 0.0, 3600.0, false)?;
+        }
+        if val.t0 == super::validity::T0Rule::Steer && val.t_steer_s.is_none() {
+            return Err(
+                "validity.t0 = \"steer\" needs validity.t_steer_s (T_steer, seconds after arm)"
+                    .into(),
+            );
+        }
+    }
     let mut ids = std::collections::HashSet::new();
     for t in &sc.targets {
         if !ids.insert(&t.id) {

@@ -324,6 +324,9 @@ impl Engine {
         if self.state == RunState::Idle {
             self.state = RunState::Armed;
             self.event(Event::Armed { time_s: now_s });
+            if let Some(v) = self.proto.validity.as_mut() {
+                v.armed(now_s);
+            }
             self.start_begin_targets(now_s);
         }
     }
