@@ -218,3 +218,49 @@ fn engine_moves_a_lane_target_along_the_curve() {
         worst_arc * 1e3
     );
 }
+
+/// The catalogue's longitudinal and moving rear targets follow the VUT's lane: the lane path
+/// resolves to the point the catalogue computed, with the overlap's sideways offset.
+#[test]
+fn catalogue_longitudinal_and_rear_targets_use_the_lane_path() {
+    use scil_core::scenario::catalogue::{Catalogue, Params};
+    let od = load("opendrive/proving_ground.xodr");
+    let cat = Catalogue::bundled();
+    for (id, overlap) in [("CPLA-25", 0.25), ("CCRm", -0.5), ("CCRs", 1.0)] {
+        let entry = cat.get(id).expect("entry");
+        let mut p = Params::new(50.0, 150.0, -1);
+        p.overlap = Some(overlap);
+        let sc = entry.instantiate(&p, &od).expect("instantiates");
+        let t = &sc.targets[0];
+        if id == "CCRs" {
+            assert!(t.path.is_none(), "a static target has no path");
+            continue;
+        }
+        let Some(PathSpec::Lane(l)) = &t.path else {
+            panic!("{id}: no lane path: {t:?}");
+        };
+        assert_eq!((l.road.as_str(), l.lane), ("1", -1));
+        assert!((l.s_from - 150.0).abs() < 1e-6 && (l.s_to - 608.539816).abs() < 1e-6);
+        let before = (t.start.x, t.start.y);
+        let mut r = sc.clone();
+        r.resolve_paths(Some(&od)).expect("resolves");
+        let after = &r.targets[0];
+        assert!(
+            (after.start.x - before.0).abs() < 1e-5 && (after.start.y - before.1).abs() < 1e-5,
+            "{id}: {before:?} vs {:?}",
+            after.start
+        );
+        // Lane −1 centre is y = −1.75 on the straight; the offset is to the VUT's right.
+        let w = 1.855;
+        let right = if id == "CCRm" {
+            -(1.0 - 0.5) * w
+        } else {
+            (0.5 - overlap) * w
+        };
+        assert!(
+            (after.start.y - (-1.75 - right)).abs() < 1e-5,
+            "{id}: {:?}",
+            after.start
+        );
+    }
+}
