@@ -122,7 +122,6 @@ async fn stored_run_exports_as_parquet_and_mcap() {
             road_s: Some(s.x),
             road_t: None,
             wheel_speed_mps: None,
-            fcw: None,
         };
         rows.push(row(2 * k, "vut", "vut", s.x, s.y));
         rows.push(row(2 * k + 1, "dummy", "target", 200.0, -9.75));

@@ -26,7 +26,6 @@ fn row(run: &str, i: i64) -> TelemetryRow {
         road_s: Some(1.0),
         road_t: None,
         wheel_speed_mps: None,
-        fcw: None,
     }
 }
 

@@ -89,7 +89,6 @@ fn row(run: &str, seq: i64) -> TelemetryRow {
         road_s: Some(seq as f64 * 0.08),
         road_t: Some(0.0),
         wheel_speed_mps: None,
-        fcw: None,
     }
 }
 

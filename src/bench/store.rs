@@ -62,7 +62,6 @@ fn row(run: &str, i: u64, vehicles: u64) -> TelemetryRow {
         road_s: Some(tick as f64 * 0.0833),
         road_t: Some(-1.75),
         wheel_speed_mps: None,
-        fcw: None,
     }
 }
 

@@ -772,6 +772,19 @@ mod tests {
     }
 
     #[test]
+    fn fcw_column_is_detected_and_checked() {
+        let mut s = src(
+            "Time,PosX,PosY,Heading,Velocity,FCW\n1.0,2,3,90,36,0\n1.01,2,3,90,36,1\n1.02,2,3,90,36,2\n",
+            BadRowPolicy::Stop,
+        )
+        .unwrap();
+        assert_eq!(s.next().unwrap().unwrap().fcw, Some(false));
+        assert_eq!(s.next().unwrap().unwrap().fcw, Some(true));
+        let e = s.next().unwrap().unwrap_err().to_string();
+        assert!(e.contains("FCW must be 0 or 1"), "{e}");
+    }
+
+    #[test]
     fn header_split_handles_oxts_names() {
         assert_eq!(
             split_header(" Speed horizontal(m/s)"),
