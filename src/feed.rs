@@ -360,6 +360,7 @@ mod tests {
             accel_mps2: None,
             yaw_rate_rps: None,
             wheel_speed_mps: None,
+            fcw: None,
         };
         let s = [mk(100.0, 16.0, 359.0), mk(100.04, 16.0004, 1.0)];
         let pk = ncom_stream(&s, None, &FeedOptions::default()).unwrap();

@@ -32,6 +32,7 @@ fn read_wgs84(path: &str) -> Vec<InsSample> {
                 accel_mps2: None,
                 yaw_rate_rps: None,
                 wheel_speed_mps: None,
+                fcw: None,
             }
         })
         .collect()

@@ -24,6 +24,7 @@ fn sample(t: f64) -> InsSample {
         accel_mps2: None,
         yaw_rate_rps: None,
         wheel_speed_mps: None,
+        fcw: None,
     }
 }
 

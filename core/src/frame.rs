@@ -173,6 +173,7 @@ impl Interface {
             accel_mps2: s.accel_mps2,
             yaw_rate_rps: s.yaw_rate_rps,
             wheel_speed_mps: s.wheel_speed_mps,
+            fcw: s.fcw,
         })
     }
 }
@@ -211,6 +212,7 @@ mod tests {
             accel_mps2: None,
             yaw_rate_rps: None,
             wheel_speed_mps: None,
+            fcw: None,
         };
         let m = iface.to_map(&s).unwrap();
         assert!((m.x - 100.0).abs() < 1e-12 && (m.y - -4.0).abs() < 1e-12);
@@ -235,6 +237,7 @@ mod tests {
             accel_mps2: None,
             yaw_rate_rps: None,
             wheel_speed_mps: None,
+            fcw: None,
         };
         assert_eq!(
             Interface::default().to_map(&s),

@@ -103,6 +103,7 @@ fn vut_run(hz: f64, kmh: f64, x0: f64, secs: f64, p: Perturb, x_stop: f64) -> Ve
             accel_mps2: Some(accel),
             yaw_rate_rps: Some(yaw_rate),
             wheel_speed_mps: None,
+            fcw: None,
         });
         x += speed.max(0.0) * dt;
         if braking {

@@ -30,10 +30,12 @@ pub enum Field {
     Speed,
     Steering,
     Brake,
+    /// Forward collision warning (0/1): its onset closes the validity window (issue 11).
+    Fcw,
 }
 
 impl Field {
-    pub const ALL: [Field; 10] = [
+    pub const ALL: [Field; 11] = [
         Field::Time,
         Field::X,
         Field::Y,
@@ -44,6 +46,7 @@ impl Field {
         Field::Speed,
         Field::Steering,
         Field::Brake,
+        Field::Fcw,
     ];
 
     pub fn name(self) -> &'static str {
@@ -58,6 +61,7 @@ impl Field {
             Field::Speed => "speed",
             Field::Steering => "steering",
             Field::Brake => "brake",
+            Field::Fcw => "fcw",
         }
     }
 
@@ -183,6 +187,7 @@ fn auto_field(name: &str) -> Option<Field> {
             Field::Steering
         }
         "brakelight" | "brake" | "brakelamp" | "brakeswitch" => Field::Brake,
+        "fcw" | "fcwactive" | "forwardcollisionwarning" | "fcwwarning" => Field::Fcw,
         _ => return None,
     })
 }
@@ -194,7 +199,7 @@ fn default_unit(field: Field) -> Unit {
         Field::Lat | Field::Lon | Field::Heading | Field::Steering => Unit::Degrees,
         // The seed paper's `Velocity` column is km/h; exports that use m/s say so in brackets.
         Field::Speed => Unit::KilometresPerHour,
-        Field::Brake => Unit::One,
+        Field::Brake | Field::Fcw => Unit::One,
     }
 }
 
@@ -691,6 +696,12 @@ impl<R: Read> CsvSource<R> {
             Some(v) if v == 1.0 => Some(true),
             Some(v) => return Err(err(format!("brake light must be 0 or 1, got {v}"))),
         };
+        let fcw = match get(Field::Fcw)? {
+            None => None,
+            Some(v) if v == 0.0 => Some(false),
+            Some(v) if v == 1.0 => Some(true),
+            Some(v) => return Err(err(format!("FCW must be 0 or 1, got {v}"))),
+        };
         Ok(InsSample {
             time_s,
             vehicle: self.vehicle.clone(),
@@ -702,6 +713,7 @@ impl<R: Read> CsvSource<R> {
             accel_mps2: None,
             yaw_rate_rps: None,
             wheel_speed_mps: None,
+            fcw,
         })
     }
 }
@@ -757,6 +769,19 @@ mod tests {
 
     fn src(text: &str, policy: BadRowPolicy) -> Result<CsvSource<&[u8]>, CsvError> {
         CsvSource::from_reader(Path::new("t.csv"), text.as_bytes(), &[], policy)
+    }
+
+    #[test]
+    fn fcw_column_is_detected_and_checked() {
+        let mut s = src(
+            "Time,PosX,PosY,Heading,Velocity,FCW\n1.0,2,3,90,36,0\n1.01,2,3,90,36,1\n1.02,2,3,90,36,2\n",
+            BadRowPolicy::Stop,
+        )
+        .unwrap();
+        assert_eq!(s.next().unwrap().unwrap().fcw, Some(false));
+        assert_eq!(s.next().unwrap().unwrap().fcw, Some(true));
+        let e = s.next().unwrap().unwrap_err().to_string();
+        assert!(e.contains("FCW must be 0 or 1"), "{e}");
     }
 
     #[test]

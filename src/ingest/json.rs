@@ -20,6 +20,7 @@
 //! | `speed_mps` | number, required | horizontal speed, m/s |
 //! | `steering_wheel_deg` | number, optional | steering-wheel angle, degrees, positive left |
 //! | `brake_light` | bool, optional | |
+//! | `fcw` | bool, optional | forward collision warning active |
 //! | `accel_mps2` | number, optional | longitudinal acceleration |
 //! | `yaw_rate_rps` | number, optional | yaw rate, rad/s, counter-clockwise positive |
 //!
@@ -69,6 +70,9 @@ pub struct JsonSample {
     pub accel_mps2: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub yaw_rate_rps: Option<f64>,
+    /// Forward collision warning active.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fcw: Option<bool>,
 }
 
 fn default_vehicle() -> String {
@@ -119,6 +123,7 @@ impl TryFrom<JsonSample> for InsSample {
             accel_mps2: j.accel_mps2,
             yaw_rate_rps: j.yaw_rate_rps,
             wheel_speed_mps: None,
+            fcw: j.fcw,
         })
     }
 }
@@ -147,6 +152,7 @@ impl From<&InsSample> for JsonSample {
             brake_light: s.brake_light,
             accel_mps2: s.accel_mps2,
             yaw_rate_rps: s.yaw_rate_rps,
+            fcw: s.fcw,
         }
     }
 }

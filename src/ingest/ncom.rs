@@ -531,6 +531,7 @@ impl NcomDecoder {
             // NCOM z is down: positive rate = clockwise; map convention is counter-clockwise.
             yaw_rate_rps: p.rate_rps[2].map(|r| -r),
             wheel_speed_mps: None,
+            fcw: None,
         };
         Ok(NcomFix {
             sample,

@@ -224,6 +224,7 @@ mod tests {
             accel_mps2: None,
             yaw_rate_rps: None,
             wheel_speed_mps: None,
+            fcw: None,
         }
     }
 

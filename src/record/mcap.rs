@@ -269,6 +269,7 @@ fn vut_sample(v: &Value) -> anyhow::Result<InsSample> {
         accel_mps2: opt("accel_mps2"),
         yaw_rate_rps: opt("yaw_rate_rps"),
         wheel_speed_mps: opt("wheel_speed_mps"),
+        fcw: v.get("fcw").and_then(Value::as_bool),
     })
 }
 
@@ -307,6 +308,7 @@ pub fn mcap_from_store(
                 accel_mps2: None,
                 yaw_rate_rps: None,
                 wheel_speed_mps: None,
+                fcw: None,
             },
             targets: targets.remove(&key(r.t)).unwrap_or_default(),
             status: Vec::new(),

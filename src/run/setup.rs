@@ -39,11 +39,26 @@ impl RunSetup {
             Some(p) => Some(Arc::new(Map::load(&p)?)),
             None => None,
         };
+        RunSetup::try_new(scenario, map, engine)
+    }
+
+    /// [`RunSetup::new`], with the scenario's lane paths resolved against the map first; an
+    /// error names the target and the road/lane/s that does not exist, or the missing map.
+    pub fn try_new(
+        mut scenario: Scenario,
+        map: Option<Arc<Map>>,
+        engine: EngineConfig,
+    ) -> anyhow::Result<RunSetup> {
+        scenario
+            .resolve_paths(map.as_ref().map(|m| &*m.road_network))
+            .map_err(anyhow::Error::msg)?;
         Ok(RunSetup::new(scenario, map, engine))
     }
 
-    /// A setup from already loaded parts (the service keeps maps parsed).
-    pub fn new(scenario: Scenario, map: Option<Arc<Map>>, engine: EngineConfig) -> RunSetup {
+    /// A setup from already loaded parts (the service keeps maps parsed). Lane paths are
+    /// resolved when they can be; use [`RunSetup::try_new`] to get the error when not.
+    pub fn new(mut scenario: Scenario, map: Option<Arc<Map>>, engine: EngineConfig) -> RunSetup {
+        let _ = scenario.resolve_paths(map.as_ref().map(|m| &*m.road_network));
         let mut interface = Interface::default();
         if let Some(r) = scenario.vut.steering_ratio {
             interface.steering_ratio = r;

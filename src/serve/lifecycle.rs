@@ -427,7 +427,10 @@ async fn prepare(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> ApiRe
         sync: stored.sync,
         ..EngineConfig::default()
     };
-    let setup = Arc::new(RunSetup::new(scenario, map, engine));
+    let setup = Arc::new(
+        RunSetup::try_new(scenario, map, engine)
+            .map_err(|e| ApiError::Unprocessable(format!("scenario: {e:#}")))?,
+    );
     if let RunSource::SimVut(opts) = &stored.ins {
         return Ok(super::sim_run::prepare(setup, carriers, opts));
     }

@@ -239,6 +239,7 @@ impl SimVut {
             accel_mps2: Some(self.a),
             yaw_rate_rps: Some(self.v * k),
             wheel_speed_mps: None,
+            fcw: None,
         }
     }
 

@@ -3,8 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::path::LanePath;
 use super::validity::ValiditySpec;
-use super::{Activation, BrakeSpec, CarrierMode, Point, Scenario, TargetKind, TargetSpec, VutSpec};
+use super::{
+    Activation, BrakeSpec, CarrierMode, PathSpec, Point, Scenario, TargetKind, TargetSpec, VutSpec,
+};
 use crate::frame::{wrap_pi, yaw_to_heading};
 
 const BUNDLED: &str = include_str!("../../../data/catalogue/euro_ncap.toml");
@@ -174,7 +177,28 @@ impl Entry {
             ));
         }
         let v_target = p.target_speed_kmh.unwrap_or(self.target_speed_kmh[0]);
-        let (x0, y0, h) = lane_point_at_x(map, p.road.as_deref(), p.lane, p.impact_x)?;
+        let station = lane_station_at_x(map, p.road.as_deref(), p.lane, p.impact_x)?;
+        let (x0, y0, h) = (station.x, station.y, station.hdg);
+        // Targets moving along the VUT's lane follow it to the road's end in the driving
+        // direction (lane path; on a straight road the same motion as a straight start/heading),
+        // `rightward` metres right of its centre.
+        let lane_path = |rightward: f64| {
+            let end = if p.lane < 0 {
+                map.road(&station.road).map_or(station.s, |r| r.length)
+            } else {
+                0.0
+            };
+            ((end - station.s).abs() >= 1.0).then(|| {
+                PathSpec::Lane(LanePath {
+                    road: station.road.clone(),
+                    lane: p.lane,
+                    s_from: round6(station.s),
+                    s_to: round6(end),
+                    // t is positive left of the reference line's direction.
+                    t_offset: round6(if p.lane < 0 { -rightward } else { rightward }),
+                })
+            })
+        };
         let (c, s) = (h.cos(), h.sin());
         // Unit vectors: along the VUT's driving direction and to its right.
         let right = (s, -c);
@@ -198,6 +222,7 @@ impl Entry {
             activation: Activation::Ttc,
             brake: None,
             length_m: None,
+            path: None,
         };
         let mut targets = Vec::new();
         match self.layout {
@@ -240,6 +265,7 @@ impl Entry {
                 t.speed_kmh = v_target;
                 t.overlap = overlap;
                 t.activation = Activation::Begin;
+                t.path = lane_path((0.5 - overlap) * w);
                 targets.push(t);
             }
             Layout::Rear => {
@@ -255,6 +281,9 @@ impl Entry {
                 } else {
                     Activation::Static
                 };
+                if t.activation == Activation::Begin {
+                    t.path = lane_path(rightward);
+                }
                 if !self.decel_mps2.is_empty() {
                     let d = p.decel_mps2.unwrap_or(self.decel_mps2[0]);
                     t.brake = Some(BrakeSpec {
@@ -301,6 +330,27 @@ pub fn lane_point_at_x(
     lane: i32,
     x: f64,
 ) -> Result<(f64, f64, f64), String> {
+    lane_station_at_x(map, road, lane, x).map(|st| (st.x, st.y, st.hdg))
+}
+
+/// Where a lane's centre reaches an x: road, s, position and driving direction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaneStation {
+    pub road: String,
+    pub s: f64,
+    pub x: f64,
+    pub y: f64,
+    /// Driving direction (rad, map frame).
+    pub hdg: f64,
+}
+
+/// [`lane_point_at_x`] with the road and s of the point.
+pub fn lane_station_at_x(
+    map: &opendrive::OpenDrive,
+    road: Option<&str>,
+    lane: i32,
+    x: f64,
+) -> Result<LaneStation, String> {
     for r in &map.roads {
         if road.is_some_and(|id| id != r.id) {
             continue;
@@ -325,7 +375,8 @@ pub fn lane_point_at_x(
                             _ => hi = mid,
                         }
                     }
-                    let Some((_, p)) = f(0.5 * (lo + hi)) else {
+                    let s_hit = 0.5 * (lo + hi);
+                    let Some((_, p)) = f(s_hit) else {
                         break;
                     };
                     let hdg = if lane > 0 {
@@ -333,7 +384,13 @@ pub fn lane_point_at_x(
                     } else {
                         p.hdg
                     };
-                    return Ok((p.x, p.y, wrap_pi(hdg)));
+                    return Ok(LaneStation {
+                        road: r.id.clone(),
+                        s: s_hit,
+                        x: p.x,
+                        y: p.y,
+                        hdg: wrap_pi(hdg),
+                    });
                 }
             }
             prev = Some((s, g));

@@ -3,12 +3,14 @@
 
 pub mod catalogue;
 pub mod engine;
+pub mod path;
 pub mod profile;
 pub mod target;
 pub mod ttc;
 mod validate;
 pub mod validity;
 
+pub use path::PathSpec;
 pub use target::{Activation, BrakeSpec};
 
 use std::path::{Path, PathBuf};
@@ -79,9 +81,12 @@ pub struct TargetSpec {
     /// Carrier that moves this target (dispatch configuration key).
     #[serde(default)]
     pub carrier: Option<String>,
-    /// Dummy start point, map frame.
+    /// Dummy start point, map frame. Optional with a `path` (its first point).
+    #[serde(default = "path::unset_point")]
     pub start: Point,
-    /// Walking direction, INS convention (clockwise from north, degrees).
+    /// Walking direction, INS convention (clockwise from north, degrees). Optional with a
+    /// `path` (its initial direction).
+    #[serde(default = "path::unset")]
     pub heading_deg: f64,
     /// E: start distance from the VUT centreline.
     pub lateral_start_m: f64,
@@ -106,6 +111,11 @@ pub struct TargetSpec {
     /// point is the target's rear end). Default 0 (a point-like dummy).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub length_m: Option<f64>,
+    /// Path along which the target moves (a map-frame polyline or an OpenDRIVE lane and s
+    /// range, see [`path`]); default: straight from `start` along `heading_deg`. Not for
+    /// TTC-triggered crossing targets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathSpec>,
 }
 
 /// What a carrier needs besides a start signal.

@@ -77,6 +77,7 @@ mod tests {
                 activation: Default::default(),
                 brake: None,
                 length_m: None,
+                path: None,
             },
             VutSpec {
                 width_m: 1.855,

@@ -2,7 +2,7 @@
 //! sample, a steering ratio of 0 divided by zero, 1e308 distances overflowed the profile. Every
 //! error names the key's path (`targets.<id>.start.x`).
 
-use super::{Activation, Scenario};
+use super::{Activation, PathSpec, Scenario};
 
 /// Map coordinates (metres): generous enough for UTM northings.
 const COORD_LIMIT_M: f64 = 1.0e7;
@@ -33,27 +33,46 @@ pub(super) fn check(sc: &Scenario) -> Result<(), String> {
     if let Some(r) = v.steering_ratio {
         within("vut.steering_ratio", r, 1.0, 100.0, false)?;
     }
+    if let Some(val) = &sc.validity {
+        if let Some(t) = val.t_steer_s {
+            within("validity.t_steer_s", t, 0.0, 3600.0, false)?;
+        }
+        if val.t0 == super::validity::T0Rule::Steer && val.t_steer_s.is_none() {
+            return Err(
+                "validity.t0 = \"steer\" needs validity.t_steer_s (T_steer, seconds after arm)"
+                    .into(),
+            );
+        }
+    }
     let mut ids = std::collections::HashSet::new();
     for t in &sc.targets {
         if !ids.insert(&t.id) {
             return Err(format!("target id '{}' appears twice", t.id));
         }
         let p = |key: &str| format!("targets.{}.{key}", t.id);
-        within(
-            &p("start.x"),
-            t.start.x,
-            -COORD_LIMIT_M,
-            COORD_LIMIT_M,
-            false,
-        )?;
-        within(
-            &p("start.y"),
-            t.start.y,
-            -COORD_LIMIT_M,
-            COORD_LIMIT_M,
-            false,
-        )?;
-        within(&p("heading_deg"), t.heading_deg, -360.0, 360.0, false)?;
+        if let Some(path) = &t.path {
+            check_path(&t.id, path, t.activation)?;
+        }
+        // A lane path fills start and heading when it is resolved against the map.
+        let lane_path = t.path.as_ref().is_some_and(|p| p.is_lane());
+        let unset = t.start.x.is_nan() && t.start.y.is_nan() && t.heading_deg.is_nan();
+        if !(lane_path && unset) {
+            within(
+                &p("start.x"),
+                t.start.x,
+                -COORD_LIMIT_M,
+                COORD_LIMIT_M,
+                false,
+            )?;
+            within(
+                &p("start.y"),
+                t.start.y,
+                -COORD_LIMIT_M,
+                COORD_LIMIT_M,
+                false,
+            )?;
+            within(&p("heading_deg"), t.heading_deg, -360.0, 360.0, false)?;
+        }
         if t.activation == Activation::Ttc {
             within(&p("speed_kmh"), t.speed_kmh, 0.0, 200.0, true)?;
             within(&p("lateral_start_m"), t.lateral_start_m, 0.0, 1000.0, true)?;
@@ -79,6 +98,47 @@ pub(super) fn check(sc: &Scenario) -> Result<(), String> {
         within(&p("overlap"), t.overlap, 0.0, 1.0, false)?;
         if let Some(ttc) = t.ttc_s {
             within(&p("ttc_s"), ttc, 0.0, 120.0, true)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_path(id: &str, path: &PathSpec, activation: Activation) -> Result<(), String> {
+    let p = |key: &str| format!("targets.{id}.path.{key}");
+    if activation == Activation::Ttc {
+        return Err(format!(
+            "targets.{id}.path: a path is for targets along the VUT's path (activation \"begin\" or \"static\"); a TTC-triggered crossing target moves straight from start along heading_deg"
+        ));
+    }
+    match path {
+        PathSpec::Lane(l) => {
+            within(&p("s_from"), l.s_from, 0.0, 1.0e6, false)?;
+            within(&p("s_to"), l.s_to, 0.0, 1.0e6, false)?;
+            within(&p("t_offset"), l.t_offset, -20.0, 20.0, false)?;
+            if l.lane == 0 {
+                return Err(format!("{}: lane 0 is the reference line", p("lane")));
+            }
+        }
+        PathSpec::Points(pts) => {
+            for (k, q) in pts.points.iter().enumerate() {
+                within(
+                    &p(&format!("points[{k}].x")),
+                    q.x,
+                    -COORD_LIMIT_M,
+                    COORD_LIMIT_M,
+                    false,
+                )?;
+                within(
+                    &p(&format!("points[{k}].y")),
+                    q.y,
+                    -COORD_LIMIT_M,
+                    COORD_LIMIT_M,
+                    false,
+                )?;
+            }
+            if super::path::Polyline::new(&pts.points).is_none() {
+                return Err(format!("{}: needs two distinct points", p("points")));
+            }
         }
     }
     Ok(())

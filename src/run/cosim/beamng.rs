@@ -155,6 +155,7 @@ pub fn to_sample(m: &[f64], step_s: f64, vut_id: &str) -> Result<InsSample, Stri
         accel_mps2: None,
         yaw_rate_rps: None,
         wheel_speed_mps: None,
+        fcw: None,
     })
 }
 

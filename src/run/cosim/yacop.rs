@@ -112,6 +112,7 @@ impl Pending {
             accel_mps2: None,
             yaw_rate_rps: None,
             wheel_speed_mps: None,
+            fcw: None,
         })
     }
 }

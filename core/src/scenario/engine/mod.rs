@@ -164,9 +164,23 @@ struct Track {
     /// Samples of this target's own telemetry arrive (a real carrier): the twin keeps them
     /// instead of the simulated profile, and validity checks them.
     measured: bool,
+    /// The target's path when it does not move straight (resolved `path`, issue 11 item 2).
+    path: Option<crate::scenario::path::Polyline>,
 }
 
 impl Track {
+    /// Map position and yaw `tau` seconds after the start: along the path when there is one,
+    /// else straight along the heading.
+    fn pose(&self, tau: f64) -> (f64, f64, f64) {
+        match &self.path {
+            Some(line) => line.pose(self.profile.travel(tau)),
+            None => {
+                let (x, y) = self.profile.position(tau);
+                (x, y, self.profile.yaw)
+            }
+        }
+    }
+
     /// Profile origin (sample time), once the target has started.
     fn origin(&self) -> Option<f64> {
         self.trigger
@@ -228,6 +242,12 @@ impl Engine {
                 shift_s: 0.0,
                 sync_origin_s: None,
                 measured: false,
+                path: match &t.path {
+                    Some(crate::scenario::PathSpec::Points(p)) => {
+                        crate::scenario::path::Polyline::new(&p.points)
+                    }
+                    _ => None,
+                },
             })
             .collect();
         let proto = protocol::State::new(scenario, cfg.sync);
@@ -304,6 +324,9 @@ impl Engine {
         if self.state == RunState::Idle {
             self.state = RunState::Armed;
             self.event(Event::Armed { time_s: now_s });
+            if let Some(v) = self.proto.validity.as_mut() {
+                v.armed(now_s);
+            }
             self.start_begin_targets(now_s);
         }
     }
@@ -785,14 +808,14 @@ impl Engine {
     fn update_dummies(&mut self, now_s: f64) {
         for t in self.tracks.iter().filter(|t| !t.measured) {
             let tau = t.origin().map_or(0.0, |o| now_s - o);
-            let (x, y) = t.profile.position(tau);
+            let (x, y, yaw) = t.pose(tau);
             self.twin.set_object(
                 &t.spec.id,
                 VehicleState {
                     time_s: now_s,
                     x,
                     y,
-                    yaw_rad: t.profile.yaw,
+                    yaw_rad: yaw,
                     speed_mps: t.profile.speed(tau),
                     accel_mps2: t.profile.accel(tau),
                     yaw_rate_rps: 0.0,

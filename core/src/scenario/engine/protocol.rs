@@ -91,12 +91,12 @@ impl Engine {
     pub(super) fn longitudinal_gap(&self, i: usize, s: &Snap) -> (f64, f64, (f64, f64), f64) {
         let t = &self.tracks[i];
         let tau = t.origin().map_or(0.0, |o| s.t - o);
-        let (px, py) = t.profile.position(tau);
+        let (px, py, pyaw) = t.pose(tau);
         let (c, sn) = (s.yaw.cos(), s.yaw.sin());
         let fx = s.x + self.vut.reference_to_front_m * c;
         let fy = s.y + self.vut.reference_to_front_m * sn;
         let (dx, dy) = (px - fx, py - fy);
-        let closing = s.v - t.profile.speed(tau) * (t.profile.yaw - s.yaw).cos();
+        let closing = s.v - t.profile.speed(tau) * (pyaw - s.yaw).cos();
         (dx * c + dy * sn, -dx * sn + dy * c, (px, py), closing)
     }
 

@@ -1,16 +1,21 @@
 //! Validity verdicts inside the engine (issue 11): the window, the per-sample frames, the live
 //! causal check and the final verdict (see [`crate::scenario::validity`]).
 //!
-//! * T0: the primary target's VUT TTC reaches `t0_ttc_s` (4 s), interpolated between samples;
-//!   for a braking lead vehicle (CCRb) its deceleration onset − 1 s.
-//! * End: the first of impact, brake light on, or deceleration beyond `aeb_decel_mps2`
-//!   (AEB onset). FCW is not in the telemetry yet.
+//! * T0 ([`T0Rule`]): the primary target's VUT TTC reaches `t0_ttc_s` (4 s), interpolated
+//!   between samples; for a braking lead vehicle (CCRb) its deceleration onset − 1 s; for
+//!   turning scenarios T_steer − 1 s (`t_steer_s` after arm); for car/PTW crossing 0.5 s after
+//!   the target's acceleration phase. `auto` (default) is the braking rule when the target
+//!   brakes, else TTC.
+//! * End: the first of impact, FCW on (`Sample::fcw`), brake light on, or deceleration beyond
+//!   `aeb_decel_mps2` (AEB onset); the verdict's `closed_by` names it.
 //! * VUT lateral deviation: from the lane-parallel line through the VUT's lane position at T0
 //!   (map-matched `t`); without a map, from the straight line through its T0 pose.
 
 use super::{Engine, Event, Output};
 use crate::sample::Sample;
-use crate::scenario::validity::{self, Frame, Limits, Live, ValiditySpec, Window};
+use crate::scenario::validity::{
+    self, Frame, Limits, Live, T0Rule, ValiditySpec, Window, WindowEnd,
+};
 use crate::scenario::{Activation, Scenario};
 use crate::twin::RoadState;
 
@@ -27,6 +32,11 @@ pub(crate) struct Tracker {
     /// Lateral reference: lane t at T0, or the T0 pose.
     lat_ref: Option<LatRef>,
     warnings: Vec<String>,
+    /// The T0 rule in effect (`auto` resolved).
+    rule: T0Rule,
+    closed_by: Option<WindowEnd>,
+    /// Arm instant (sample time): T_steer is relative to it.
+    armed_s: Option<f64>,
 }
 
 #[derive(Clone, Copy)]
@@ -53,7 +63,19 @@ impl Tracker {
             target_nominal_kmh: t.filter(|t| t.speed_kmh > 0.0).map(|t| t.speed_kmh),
             target_kind: t.map(|t| t.kind),
             longitudinal: t.is_some_and(|t| t.activation != Activation::Ttc),
+            steer_until_s: None,
         };
+        let rule = match spec.t0 {
+            T0Rule::Auto if t.is_some_and(|t| t.brake.is_some()) => T0Rule::TargetBrake,
+            T0Rule::Auto => T0Rule::Ttc,
+            r => r,
+        };
+        if rule == T0Rule::Steer && spec.t_steer_s.is_none() {
+            warnings.push("t0 = \"steer\" without t_steer_s: the window cannot open".into());
+        }
+        if rule == T0Rule::TargetBrake && t.is_some_and(|t| t.brake.is_none()) {
+            warnings.push("t0 = \"target_brake\" but the target does not brake".into());
+        }
         Some(Tracker {
             spec,
             live: Live::new(limits.clone()),
@@ -65,7 +87,40 @@ impl Tracker {
             prev_ttc: None,
             lat_ref: None,
             warnings,
+            rule,
+            closed_by: None,
+            armed_s: None,
         })
+    }
+}
+
+impl Tracker {
+    /// The run is armed at `now_s`: T_steer (relative to it) becomes a sample time.
+    pub(super) fn armed(&mut self, now_s: f64) {
+        if self.armed_s.is_some() {
+            return;
+        }
+        self.armed_s = Some(now_s);
+        let steer = self.spec.t_steer_s.map(|t| now_s + t);
+        self.limits.steer_until_s = steer;
+        self.live.set_steer_until(steer);
+    }
+
+    /// T0 as a sample time for the rules that know it in advance (`None` for TTC, or while
+    /// what it depends on is not known yet).
+    fn t0_instant(&self, track: Option<&super::Track>) -> Option<f64> {
+        match self.rule {
+            T0Rule::Ttc | T0Rule::Auto => None,
+            T0Rule::Steer => Some(self.armed_s? + self.spec.t_steer_s? - 1.0),
+            T0Rule::TargetBrake => {
+                let t = track?;
+                Some(t.origin()? + t.spec.brake?.after_s - 1.0)
+            }
+            T0Rule::TargetAccelEnd => {
+                let t = track?;
+                Some(t.origin()? + t.profile.t_acc + 0.5)
+            }
+        }
     }
 }
 
@@ -99,17 +154,13 @@ impl Engine {
         let track = tr.target.and_then(|i| self.tracks.get(i));
         // Window start.
         if tr.from_s.is_none() {
-            let braking_t0 = track.and_then(|t| {
-                let b = t.spec.brake?;
-                Some(t.origin()? + b.after_s - 1.0)
-            });
-            match braking_t0 {
+            match tr.t0_instant(track) {
                 Some(t0) => {
                     if now >= t0 {
                         tr.from_s = Some(t0);
                     }
                 }
-                None => {
+                None if tr.rule == T0Rule::Ttc => {
                     if let Some(ttc) = track.and_then(|t| t.ttc) {
                         if ttc <= tr.spec.t0_ttc_s {
                             let from = match tr.prev_ttc {
@@ -123,6 +174,7 @@ impl Engine {
                         tr.prev_ttc = Some((now, ttc));
                     }
                 }
+                None => {}
             }
             if tr.from_s.is_some() {
                 tr.lat_ref = Some(match &v.road {
@@ -139,8 +191,21 @@ impl Engine {
         if tr.from_s.is_some() && tr.to_s.is_none() {
             if let Some(t) = self.proto.first_impact_s {
                 tr.to_s = Some(t.min(now));
-            } else if v.brake_light == Some(true) || v.accel_mps2 <= -tr.spec.aeb_decel_mps2 {
-                tr.to_s = Some(now);
+                tr.closed_by = Some(WindowEnd::Impact);
+            } else {
+                let end = if s.fcw == Some(true) {
+                    Some(WindowEnd::Fcw)
+                } else if v.brake_light == Some(true) {
+                    Some(WindowEnd::BrakeLight)
+                } else if v.accel_mps2 <= -tr.spec.aeb_decel_mps2 {
+                    Some(WindowEnd::Deceleration)
+                } else {
+                    None
+                };
+                if end.is_some() {
+                    tr.to_s = Some(now);
+                    tr.closed_by = end;
+                }
             }
         }
         let lateral = match tr.lat_ref {
@@ -160,9 +225,12 @@ impl Engine {
                 let braking = t.spec.brake.is_some_and(|b| tau >= b.after_s);
                 let obj = self.twin.get(&t.spec.id);
                 let speed = obj.map(|o| o.speed_mps * 3.6);
-                let lat = obj.map(|o| {
-                    let (c, sn) = (t.profile.yaw.cos(), t.profile.yaw.sin());
-                    -(o.x - t.profile.start_x) * sn + (o.y - t.profile.start_y) * c
+                let lat = obj.map(|o| match &t.path {
+                    Some(line) => line.lateral(o.x, o.y),
+                    None => {
+                        let (c, sn) = (t.profile.yaw.cos(), t.profile.yaw.sin());
+                        -(o.x - t.profile.start_x) * sn + (o.y - t.profile.start_y) * c
+                    }
                 });
                 (speed.filter(|_| past_acc && !braking), lat)
             }
@@ -193,6 +261,12 @@ impl Engine {
             _ => None,
         };
         let mut verdict = validity::assess(&tr.frames, &tr.limits, window);
+        if verdict.window.is_some() {
+            verdict.closed_by = Some(tr.closed_by.unwrap_or(WindowEnd::EndOfRun));
+        }
+        if tr.rule != T0Rule::Ttc {
+            verdict.t0_rule = Some(tr.rule);
+        }
         let mut w = tr.warnings.clone();
         w.append(&mut verdict.warnings);
         verdict.warnings = w;

@@ -1,8 +1,9 @@
 //! Euro NCAP test validity (protocol §1.5, §4.3.2; issue 11).
 //!
-//! A run is valid when, over the window from T0 (VUT TTC = 4 s, or the protocol's own T0) to the
-//! first of impact, AEB onset (brake light or deceleration onset) or FCW, every channel stays
-//! within its limit:
+//! A run is valid when, over the window from T0 (VUT TTC = 4 s, or the protocol's own T0: see
+//! [`T0Rule`]) to the first of impact, AEB onset (brake light or deceleration onset) or FCW
+//! onset ([`WindowEnd`]), every channel stays within its limit (yaw and steering rates only up
+//! to T_steer when it is given):
 //!
 //! | channel | limit | signal |
 //! |---|---|---|
@@ -41,6 +42,52 @@ pub struct ValiditySpec {
     /// Longitudinal deceleration that counts as AEB onset (m/s², positive).
     #[serde(default = "default_aeb_decel")]
     pub aeb_decel_mps2: f64,
+    /// Which instant is T0 (default `auto`: a braking target's deceleration onset − 1 s, else
+    /// VUT TTC = `t0_ttc_s`).
+    #[serde(default, skip_serializing_if = "T0Rule::is_auto")]
+    pub t0: T0Rule,
+    /// T_steer of a turning scenario: seconds after the run is armed. With `t0 = "steer"` the
+    /// window opens 1 s before it; when given, yaw-rate and steering-rate checks end at it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t_steer_s: Option<f64>,
+}
+
+/// The protocol's T0 rules (Euro NCAP frontal collisions v1.1, §1.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum T0Rule {
+    /// `target_brake` when the primary target brakes, else `ttc`.
+    #[default]
+    Auto,
+    /// VUT TTC reaches `t0_ttc_s` (4 s).
+    Ttc,
+    /// Turning scenarios: T_steer − 1 s (needs `t_steer_s`).
+    Steer,
+    /// Braking-target scenarios: the target's deceleration onset − 1 s.
+    TargetBrake,
+    /// Car/PTW crossing scenarios: 0.5 s after the target's acceleration phase.
+    TargetAccelEnd,
+}
+
+impl T0Rule {
+    pub fn is_auto(&self) -> bool {
+        *self == T0Rule::Auto
+    }
+}
+
+/// What closed the validity window (`"closed_by"` in the verdict).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowEnd {
+    Impact,
+    /// Forward collision warning onset.
+    Fcw,
+    /// AEB onset seen as the brake light.
+    BrakeLight,
+    /// AEB onset seen as deceleration beyond `aeb_decel_mps2`.
+    Deceleration,
+    /// None of these: the run ended (or was aborted) first.
+    EndOfRun,
 }
 
 fn default_t0() -> f64 {
@@ -56,6 +103,8 @@ impl Default for ValiditySpec {
             t0_ttc_s: default_t0(),
             abort_on_invalid: false,
             aeb_decel_mps2: default_aeb_decel(),
+            t0: T0Rule::Auto,
+            t_steer_s: None,
         }
     }
 }
@@ -90,6 +139,18 @@ pub struct Limits {
     pub target_kind: Option<TargetKind>,
     /// Target moves along the VUT path (longitudinal/rear) rather than across it.
     pub longitudinal: bool,
+    /// T_steer (sample time): yaw-rate and steering-rate checks end here ("to T_steer").
+    pub steer_until_s: Option<f64>,
+}
+
+impl Limits {
+    /// Whether channel `c` counts at `t` (yaw and steering only up to T_steer).
+    fn counts(&self, c: Channel, t: f64) -> bool {
+        match (c, self.steer_until_s) {
+            (Channel::VutYawRate | Channel::VutSteeringRate, Some(ts)) => t <= ts + 1e-9,
+            _ => true,
+        }
+    }
 }
 
 impl Limits {
@@ -158,6 +219,12 @@ pub struct Validity {
     pub window: Option<Window>,
     pub warnings: Vec<String>,
     pub checks: Vec<Check>,
+    /// What closed the window (additive to the issue's contract).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub closed_by: Option<WindowEnd>,
+    /// The T0 rule that opened the window, when not the default TTC one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub t0_rule: Option<T0Rule>,
 }
 
 impl Validity {
@@ -270,6 +337,8 @@ pub fn assess(frames: &[Frame], lim: &Limits, window: Option<Window>) -> Validit
             window: None,
             warnings,
             checks: Vec::new(),
+            closed_by: None,
+            t0_rule: None,
         };
     };
     let devs = deviations(frames, lim, &mut warnings);
@@ -283,6 +352,9 @@ pub fn assess(frames: &[Frame], lim: &Limits, window: Option<Window>) -> Validit
                 continue;
             }
             let Some(d) = d[k] else { continue };
+            if !lim.counts(*ch, f.time_s) {
+                continue;
+            }
             let e = excess(d, lo, hi);
             if worst.map_or(true, |(we, _)| e > we) {
                 worst = Some((e, d));
@@ -306,6 +378,8 @@ pub fn assess(frames: &[Frame], lim: &Limits, window: Option<Window>) -> Validit
         window: Some(win),
         warnings,
         checks,
+        closed_by: None,
+        t0_rule: None,
     }
 }
 
@@ -341,6 +415,11 @@ impl Live {
             dt: None,
             last_t: None,
         }
+    }
+
+    /// Sets T_steer (sample time): yaw and steering checks end there.
+    pub fn set_steer_until(&mut self, t: Option<f64>) {
+        self.limits.steer_until_s = t;
     }
 
     fn design(&self) -> Option<Butterworth> {
@@ -396,6 +475,9 @@ impl Live {
         let mut out = Vec::new();
         for (k, ch) in Channel::ALL.iter().enumerate() {
             let Some(d) = devs[k] else { continue };
+            if !self.limits.counts(*ch, f.time_s) {
+                continue;
+            }
             let (lo, hi, text) = self.limits.band(*ch);
             if !self.broken[k] && excess(d, lo, hi) > 0.0 {
                 self.broken[k] = true;

@@ -1,0 +1,153 @@
+//! Issue 11 leftovers end to end through `scil replay --json`: an FCW column in a recorded CSV
+//! closes the validity window (`"closed_by": "fcw"`), and a scenario whose lead vehicle follows
+//! an OpenDRIVE lane path is resolved against the map at setup (and refused without one).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn shared(p: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/")).join(p)
+}
+
+fn tempdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("scil-h11-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("tmp");
+    d
+}
+
+fn replay(args: &[&str]) -> (bool, serde_json::Value, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_scil"))
+        .arg("replay")
+        .args(args)
+        .arg("--json")
+        .output()
+        .expect("scil runs");
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+    (
+        out.status.success(),
+        v,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// VUT at 30 km/h along y = −1.75 from x = 130 at 100 Hz (paper columns, km/h), FCW from
+/// `fcw_from_s` on when given; 1.5 km/h faster from `fast_from_s` (+0.3 s ramp).
+fn csv(fcw_from_s: Option<f64>, fast_from_s: f64) -> String {
+    let mut s = String::from("Time,PosX,PosY,Heading,Velocity,Steering_Angle,Brake_Light,FCW\n");
+    let mut x = 130.0;
+    for k in 0..1000 {
+        let t = k as f64 * 0.01;
+        // Ramped over 0.3 s: a step would be an implausible acceleration for the source.
+        let kmh = 30.0 + 1.5 * ((t - fast_from_s) / 0.3).clamp(0.0, 1.0);
+        let fcw = fcw_from_s.is_some_and(|f| t >= f - 1e-9) as u8;
+        writeln!(s, "{t:.3},{x:.5},-1.75000,90.000,{kmh:.3},0.0,0,{fcw}").expect("fmt");
+        x += kmh / 3.6 * 0.01;
+    }
+    s
+}
+
+const CPNA: &str = r#"name = "cpna fcw"
+[vut]
+width_m = 1.855
+length_m = 4.6
+reference_to_front_m = 2.3
+speed_kmh = 30.0
+[validity]
+[[targets]]
+id = "dummy"
+kind = "pedestrian"
+start = { x = 200.0, y = -5.75 }
+heading_deg = 0.0
+lateral_start_m = 4.0
+accel_distance_m = 1.0
+speed_kmh = 5.0
+overlap = 0.75
+"#;
+
+#[test]
+fn fcw_column_closes_the_window_in_replay_json() {
+    let d = tempdir("fcw");
+    let sc = d.join("cpna.toml");
+    std::fs::write(&sc, CPNA).expect("write");
+    // Front at 132.3 + 8.333·t reaches x = 200 at t = 8.124 s; FCW at 7.0 s (TTC 1.12 s),
+    // 1.5 km/h over nominal from 7.5 s: after FCW, so not inside the window.
+    let (with, without) = (d.join("fcw.csv"), d.join("nofcw.csv"));
+    std::fs::write(&with, csv(Some(7.0), 7.5)).expect("write");
+    std::fs::write(&without, csv(None, 7.5)).expect("write");
+    let s = sc.to_str().expect("utf8");
+    let (ok, v, err) = replay(&[with.to_str().expect("utf8"), "--scenario", s]);
+    assert!(ok, "{err}");
+    let val = &v["validity"];
+    assert_eq!(val["closed_by"], "fcw", "{val}");
+    assert_eq!(val["valid"], true, "{val}");
+    let to = val["window"]["to_s"].as_f64().expect("to_s");
+    assert!((to - 7.0).abs() < 1e-9, "window end {to}");
+    let (ok, v, err) = replay(&[without.to_str().expect("utf8"), "--scenario", s]);
+    assert!(ok, "{err}");
+    let val = &v["validity"];
+    assert_eq!(val["closed_by"], "impact", "{val}");
+    assert_eq!(val["valid"], false, "{val}");
+}
+
+#[test]
+fn lane_path_scenario_needs_and_uses_the_map() {
+    let d = tempdir("lane");
+    let sc = d.join("ccrm_lane.toml");
+    // A lead vehicle at 20 km/h along lane −1 from s = 150; the VUT (30 km/h, front at 132.3
+    // at t = 0) closes in on it and hits its rear.
+    std::fs::write(
+        &sc,
+        r#"name = "ccrm lane path"
+[vut]
+width_m = 1.855
+length_m = 4.6
+reference_to_front_m = 2.3
+speed_kmh = 30.0
+[validity]
+[[targets]]
+id = "lead"
+kind = "vehicle"
+activation = "begin"
+lateral_start_m = 0.0
+accel_distance_m = 0.0
+speed_kmh = 20.0
+overlap = 1.0
+length_m = 4.0
+path = { road = "1", lane = -1, s_from = 150.0, s_to = 600.0 }
+"#,
+    )
+    .expect("write");
+    let run = d.join("vut.csv");
+    std::fs::write(&run, csv(None, 99.0)).expect("write");
+    let (r, s) = (run.to_str().expect("utf8"), sc.to_str().expect("utf8"));
+    let (ok, _, err) = replay(&[r, "--scenario", s]);
+    assert!(!ok, "replayed without a map");
+    assert!(err.contains("lead") && err.contains("needs a map"), "{err}");
+    let map = shared("opendrive/proving_ground.xodr");
+    let (ok, v, err) = replay(&[r, "--scenario", s, "--map", map.to_str().expect("utf8")]);
+    assert!(ok, "{err}");
+    // Gap 150 − 132.3 = 17.7 m closing at 10/3.6 m/s: impact at 6.372 s, rear end at
+    // x = 150 + 20/3.6 · 6.372 on the lane centre y = −1.75.
+    let t_imp = 17.7 / (10.0 / 3.6);
+    let imp = &v["impacts"][0];
+    assert_eq!(imp["target"], "lead", "{v}");
+    let t = imp["time_s"].as_f64().expect("impact time");
+    assert!((t - t_imp).abs() < 0.01, "impact at {t} vs {t_imp}");
+    let p = &imp["impact_point"];
+    let (x, y) = (p["x"].as_f64().expect("x"), p["y"].as_f64().expect("y"));
+    // The point is the target's position at the first sample past the impact (≤ 10 ms).
+    assert!((x - (150.0 + 20.0 / 3.6 * t_imp)).abs() < 0.06, "{p}");
+    assert!((y + 1.75).abs() < 1e-6, "{p}");
+    let (ok, _, err) = replay(&[
+        r,
+        "--scenario",
+        s,
+        "--map",
+        shared("opendrive/esmini/offset.xodr")
+            .to_str()
+            .expect("utf8"),
+    ]);
+    assert!(!ok);
+    assert!(err.contains("road '1' lane -1"), "{err}");
+}
