@@ -29,10 +29,12 @@
 //! the start command went out and its error are reported beside it.
 
 mod output;
+mod predict;
 mod protocol;
 mod verdict;
 
 pub use output::{Command, Event, ImpactRecord, Output, TriggerRecord};
+pub use predict::NoiseEstimate;
 
 use std::collections::VecDeque;
 
@@ -216,6 +218,10 @@ pub struct Engine {
     last_vut: Option<f64>,
     dt_est: Option<f64>,
     trend: VecDeque<(f64, f64)>,
+    /// Recent VUT samples for the noise estimate and the smoothed state (predict.rs).
+    hist: predict::History,
+    /// Smoothed VUT state at the last sample when the telemetry is noisy.
+    smooth: Option<predict::Smoothed>,
     samples: u64,
     proto: protocol::State,
     /// Live parameter: triggers fire at threshold + this (s).
@@ -261,6 +267,8 @@ impl Engine {
             last_vut: None,
             dt_est: None,
             trend: VecDeque::new(),
+            hist: predict::History::new(),
+            smooth: None,
             samples: 0,
             proto,
             ttc_offset_s: 0.0,
@@ -296,6 +304,11 @@ impl Engine {
 
     pub fn config(&self) -> &EngineConfig {
         &self.cfg
+    }
+
+    /// Noise levels of the VUT telemetry as the trigger predictor sees them (predict.rs).
+    pub fn vut_noise(&self) -> Option<NoiseEstimate> {
+        self.hist.noise()
     }
 
     /// VUT samples applied so far.
@@ -527,6 +540,23 @@ impl Engine {
             self.trend.pop_front();
         }
         let active = matches!(self.state, RunState::Armed | RunState::Running);
+        self.hist.push(predict::Obs {
+            t: s.time_s,
+            x: s.x,
+            y: s.y,
+            yaw: s.yaw_rad,
+            v: s.speed_mps,
+        });
+        self.smooth = match (active, self.cfg.method) {
+            (true, TriggerMethod::Predicted) => {
+                let yaw_rate = self
+                    .twin
+                    .get(&self.cfg.vut_id)
+                    .map_or(0.0, |v| v.yaw_rate_rps);
+                self.hist.smoothed(yaw_rate)
+            }
+            _ => None,
+        };
         for i in 0..self.tracks.len() {
             let snap = {
                 let t = &self.tracks[i];
@@ -563,16 +593,27 @@ impl Engine {
 
     fn step_trigger(&mut self, i: usize, snap: &Snap) {
         let (phase, threshold) = (self.tracks[i].phase, self.tracks[i].threshold);
-        let Some(ttc_now) = snap.ttc else {
+        let Some(ttc_raw) = snap.ttc else {
             return; // standing still or past the target
+        };
+        // On noisy telemetry the state at this sample is the smoothed one (predict.rs).
+        let (x, y, yaw, v) = match &self.smooth {
+            Some(sm) => sm.at(0.0),
+            None => (snap.x, snap.y, snap.yaw, snap.v),
+        };
+        let ttc_now = match &self.smooth {
+            Some(_) => {
+                ttc::vut_ttc(x, y, yaw, v, &self.tracks[i].spec, &self.vut).unwrap_or(ttc_raw)
+            }
+            None => ttc_raw,
         };
         match phase {
             Phase::Waiting | Phase::Scheduled { .. } => {
                 if ttc_now <= threshold {
                     // Crossed without a timer firing first (at-sample method, a late arm, or a
                     // prediction overtaken by a speed change): fire at this sample.
-                    let d = ttc::d_long(snap.x, snap.y, snap.yaw, &self.tracks[i].spec, &self.vut);
-                    self.fire(i, snap.t, ttc_now, d.unwrap_or(f64::NAN), snap.v);
+                    let d = ttc::d_long(x, y, yaw, &self.tracks[i].spec, &self.vut);
+                    self.fire(i, snap.t, ttc_now, d.unwrap_or(f64::NAN), v);
                     self.assess(i, snap);
                     return;
                 }
@@ -602,7 +643,7 @@ impl Engine {
                 }
             }
             Phase::Fired => {
-                if ttc_now <= threshold {
+                if ttc_raw <= threshold {
                     self.assess(i, snap);
                 }
             }
@@ -712,6 +753,9 @@ impl Engine {
 
     /// VUT state extrapolated from the last sample to `at_s`.
     fn predict_state(&self, at_s: f64) -> (f64, f64, f64, f64) {
+        if let Some(sm) = &self.smooth {
+            return sm.at(at_s - sm.time_s());
+        }
         let Some(v) = self.twin.get(&self.cfg.vut_id) else {
             return (f64::NAN, f64::NAN, f64::NAN, f64::NAN);
         };
@@ -724,8 +768,12 @@ impl Engine {
         let t = &self.tracks[i];
         let v = self.twin.get(&self.cfg.vut_id)?;
         let a = self.trend_accel();
+        let smooth = self.smooth;
         let f = |tau: f64| {
-            let (x, y, yaw, sp) = extrapolate(v, a, tau);
+            let (x, y, yaw, sp) = match &smooth {
+                Some(sm) => sm.at(tau),
+                None => extrapolate(v, a, tau),
+            };
             ttc::vut_ttc(x, y, yaw, sp, &t.spec, &self.vut).map(|c| c - t.threshold)
         };
         debug_assert!((v.time_s - snap.t).abs() < 1e-12);
