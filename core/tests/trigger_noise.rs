@@ -107,6 +107,7 @@ fn sample(t: f64, x: f64, y: f64, v: f64) -> Sample {
         accel_mps2: None,
         yaw_rate_rps: None,
         wheel_speed_mps: None,
+        fcw: None,
     }
 }
 
