@@ -6,8 +6,8 @@
 //! Per run: the verdict per validity channel, the Table 2 quantities of Toth & Szalay (2023)
 //! (TTC, d_long and VUT speed at the trigger, the start command's error, dummy travel at
 //! TTC ≈ 0 against nominal), impact speed and speed reduction. Plots: each channel's worst
-//! deviation per run inside its tolerance band, and the dummy travel error per run.
-//! Time-series plots need the telemetry, which a result JSON does not hold (not drawn here).
+//! deviation per run inside its tolerance band, and the dummy travel error per run; per run,
+//! the time series of its `"traces"` block ([`traces`]; `scil replay --traces`, service runs).
 
 use std::fmt::Write as _;
 
@@ -15,6 +15,8 @@ use plotters::prelude::*;
 use serde_json::Value;
 
 use crate::sweep::report::esc;
+
+pub mod traces;
 
 const CHANNELS: [&str; 6] = [
     "vut_speed",
@@ -327,6 +329,8 @@ yaw and steering-wheel rates 12-pole phaseless Butterworth at 10 Hz; position an
     ) {
         s.push_str(&svg);
     }
-    s.push_str("</div></body></html>\n");
+    s.push_str("</div>");
+    s.push_str(&traces::section(runs));
+    s.push_str("</body></html>\n");
     s
 }
