@@ -240,7 +240,7 @@ pub fn html(title: &str, runs: &[RunInput]) -> String {
 body{{font-family:sans-serif;margin:24px;color:#222}}table{{border-collapse:collapse;margin:12px 0}}\
 td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right;font-size:13px}}th{{background:#f3f3f3}}\
 td.l{{text-align:left}}.ok{{color:#0a0}}.bad{{color:#c00;font-weight:bold}}.na{{color:#999}}\
-.plots svg{{margin:6px;border:1px solid #eee}}</style></head><body><h1>{t}</h1>\
+.plots svg{{margin:6px;border:1px solid #eee}}.plots figure{{display:inline-block;margin:0}}</style></head><body><h1>{t}</h1>\
 <p>{n} run(s). Validity per Euro NCAP Crash Avoidance – Frontal Collisions v1.1 §1.5/§4.3.2: window from T0 to the first of impact, AEB onset or FCW; \
 yaw and steering-wheel rates 12-pole phaseless Butterworth at 10 Hz; position and speed raw.</p>",
         t = esc(title),

@@ -67,7 +67,10 @@ fn csv_rows(p: &Path) -> Vec<[f64; 5]> {
     text.lines()
         .skip(1)
         .map(|l| {
-            let c: Vec<f64> = l.split(',').map(|c| c.trim().parse().expect("num")).collect();
+            let c: Vec<f64> = l
+                .split(',')
+                .map(|c| c.trim().parse().expect("num"))
+                .collect();
             [c[0], c[1], c[2], c[4], c[5]]
         })
         .collect()
@@ -106,14 +109,26 @@ fn replay_traces_match_the_csv_and_the_report_plots_them() {
     // Against the CSV read here: instants, speed, TTC by the paper's formula.
     let rows = csv_rows(&csv);
     let w = &with["validity"]["window"];
-    let (from, to) = (w["from_s"].as_f64().expect("from"), w["to_s"].as_f64().expect("to"));
+    let (from, to) = (
+        w["from_s"].as_f64().expect("from"),
+        w["to_s"].as_f64().expect("to"),
+    );
     assert_eq!(&tr["window"], w);
-    let t: Vec<f64> = tr["t_s"].as_array().expect("t").iter().filter_map(Value::as_f64).collect();
+    let t: Vec<f64> = tr["t_s"]
+        .as_array()
+        .expect("t")
+        .iter()
+        .filter_map(Value::as_f64)
+        .collect();
     let expect: Vec<&[f64; 5]> = rows
         .iter()
         .filter(|r| r[0] >= from - 1.0 - 1e-6 && r[0] <= to + 0.5 + 1e-6)
         .collect();
-    assert_eq!(t.len(), expect.len(), "25 Hz: every sample from T0 − 1 s to end + 0.5 s");
+    assert_eq!(
+        t.len(),
+        expect.len(),
+        "25 Hz: every sample from T0 − 1 s to end + 0.5 s"
+    );
     let impact = with["impacts"][0]["time_s"].as_f64().expect("impact");
     let ttc = &tr["targets"][0]["ttc_s"];
     for (k, r) in expect.iter().enumerate() {
@@ -141,7 +156,12 @@ fn replay_traces_match_the_csv_and_the_report_plots_them() {
     assert_eq!(tr["bands"]["vut_speed_kmh"]["lo"], 30.0);
     assert_eq!(tr["bands"]["vut_speed_kmh"]["hi"], 31.0);
     assert_eq!(tr["bands"]["vut_lateral_m"]["hi"], 0.05);
-    assert_eq!(tr["targets"][0]["speed_band"]["lo"].as_f64().map(|x| (x * 10.0).round()), Some(48.0));
+    assert_eq!(
+        tr["targets"][0]["speed_band"]["lo"]
+            .as_f64()
+            .map(|x| (x * 10.0).round()),
+        Some(48.0)
+    );
     let travel = tr["targets"][0]["travel_m"]
         .as_array()
         .expect("travel")
@@ -177,7 +197,11 @@ fn replay_traces_match_the_csv_and_the_report_plots_them() {
     let mut lines = tcsv.lines();
     let header = lines.next().expect("header");
     assert!(header.starts_with("t_s,vut_speed_kmh,vut_lateral_m,vut_yaw_rate_dps,vut_steering_rate_dps,dummy_ttc_s,dummy_speed_kmh,dummy_travel_m"), "{header}");
-    let first: f64 = lines.next().and_then(|l| l.split(',').next()).and_then(|c| c.parse().ok()).expect("t");
+    let first: f64 = lines
+        .next()
+        .and_then(|l| l.split(',').next())
+        .and_then(|c| c.parse().ok())
+        .expect("t");
     assert!((first - t[0]).abs() < 1e-9);
     assert_eq!(tcsv.lines().count(), t.len() + 1);
 }

@@ -57,7 +57,9 @@ pub fn run(a: ReportArgs) -> anyhow::Result<ExitCode> {
             eprintln!("{}: no traces (run with --traces for its plots)", r.name);
             continue;
         };
-        let p = a.out.with_file_name(format!("{stem}.{}.traces.csv", r.name));
+        let p = a
+            .out
+            .with_file_name(format!("{stem}.{}.traces.csv", r.name));
         std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))?;
         eprintln!("wrote {}", p.display());
     }

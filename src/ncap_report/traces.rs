@@ -45,7 +45,12 @@ fn series(v: &Value) -> Vec<Option<f64>> {
 type Shade = (f64, f64, Option<f64>, Option<f64>);
 
 fn shade(b: &Value) -> Option<Shade> {
-    Some((num(&b["lo"])?, num(&b["hi"])?, num(&b["from_s"]), num(&b["to_s"])))
+    Some((
+        num(&b["lo"])?,
+        num(&b["hi"])?,
+        num(&b["from_s"]),
+        num(&b["to_s"]),
+    ))
 }
 
 struct Line {
@@ -64,8 +69,19 @@ struct Plot<'a> {
     y_cap: Option<f64>,
 }
 
-/// One plot over `t` (the run's kept instants); `None` without data.
-fn draw(p: &Plot, t: &[f64], window: Option<(f64, f64)>) -> Option<String> {
+/// The time axis of a run's plots: instants relative to T0 (or to the first point).
+struct Axis {
+    t: Vec<f64>,
+    origin: f64,
+    window: Option<(f64, f64)>,
+    desc: &'static str,
+}
+
+/// One plot over the run's kept instants; `None` without data.
+fn draw(p: &Plot, axis: &Axis) -> Option<String> {
+    let o = axis.origin;
+    let t: Vec<f64> = axis.t.iter().map(|x| x - o).collect();
+    let window = axis.window.map(|(a, b)| (a - o, b - o));
     let cap = p.y_cap.unwrap_or(f64::INFINITY);
     let ok = |y: &Option<f64>| y.filter(|v| v.is_finite() && *v <= cap);
     let (x0, x1) = (*t.first()?, *t.last()?);
@@ -104,12 +120,13 @@ fn draw(p: &Plot, t: &[f64], window: Option<(f64, f64)>) -> Option<String> {
             .map_err(|e| e.to_string())?;
         chart
             .configure_mesh()
-            .x_desc("t [s]")
+            .x_desc(axis.desc)
             .y_desc(p.y_desc)
             .draw()
             .map_err(|e| e.to_string())?;
         for ((a, b, from, to), c) in &p.bands {
-            let (f, e) = (from.unwrap_or(x0).max(x0), to.unwrap_or(x1).min(x1));
+            let f = from.map_or(x0, |v| v - o).max(x0);
+            let e = to.map_or(x1, |v| v - o).min(x1);
             if e > f {
                 chart
                     .draw_series(std::iter::once(Rectangle::new(
@@ -184,6 +201,16 @@ fn plots(tr: &Value) -> Vec<(&'static str, String)> {
         return Vec::new(); // malformed instants: nothing trustworthy to draw
     }
     let window = num(&tr["window"]["from_s"]).zip(num(&tr["window"]["to_s"]));
+    let axis = Axis {
+        origin: window.map_or(t.first().copied().unwrap_or(0.0), |w| w.0),
+        desc: if window.is_some() {
+            "t − T0 [s]"
+        } else {
+            "t from the first sample [s]"
+        },
+        t,
+        window,
+    };
     let b = &tr["bands"];
     let vut = |key: &str, band: &str, title: &str, y: &'static str| Plot {
         title: title.into(),
@@ -193,13 +220,16 @@ fn plots(tr: &Value) -> Vec<(&'static str, String)> {
             color: VUT_COLOR,
             ys: series(&tr[key]),
         }],
-        bands: shade(&b[band]).map(|s| (s, BAND_COLOR)).into_iter().collect(),
+        bands: shade(&b[band])
+            .map(|s| (s, BAND_COLOR))
+            .into_iter()
+            .collect(),
         refs: Vec::new(),
         y_cap: None,
     };
     let mut out = Vec::new();
     let mut push = |q: &'static str, p: Plot| {
-        if let Some(svg) = draw(&p, &t, window) {
+        if let Some(svg) = draw(&p, &axis) {
             out.push((q, svg));
         }
     };
@@ -361,10 +391,19 @@ pub fn csv(result: &Value) -> Option<String> {
             .as_str()
             .unwrap_or("target")
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .collect();
         for (k, unit) in [("ttc", "s"), ("speed", "kmh"), ("travel", "m")] {
-            cols.push((format!("{id}_{k}_{unit}"), series(&g[format!("{k}_{unit}")])));
+            cols.push((
+                format!("{id}_{k}_{unit}"),
+                series(&g[format!("{k}_{unit}")]),
+            ));
         }
     }
     let mut s = String::from("t_s");

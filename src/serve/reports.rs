@@ -73,9 +73,8 @@ async fn report(
                     "format=traces_csv takes one run".into(),
                 ));
             };
-            let text = crate::ncap_report::traces::csv(&r.result).ok_or_else(|| {
-                ApiError::NotFound(format!("run '{}' has no traces", r.name))
-            })?;
+            let text = crate::ncap_report::traces::csv(&r.result)
+                .ok_or_else(|| ApiError::NotFound(format!("run '{}' has no traces", r.name)))?;
             ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], text).into_response()
         }
         Some(other) => {
