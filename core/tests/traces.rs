@@ -293,3 +293,45 @@ fn traces_are_off_by_default_and_whole_without_a_validity_table() {
     assert_eq!((b.lo, b.from_s), (30.0, None));
     assert!(tr.targets[0].speed_band.is_some());
 }
+
+/// A long run that never opens the window: the traces keep the last 200 s (bounded memory),
+/// and the kept points are still the samples.
+#[test]
+fn a_long_run_keeps_its_last_200_s() {
+    let sc = cpna(true);
+    let mut e = Engine::new(&sc, EngineConfig::default(), Twin::new(None));
+    e.record_traces();
+    e.arm(0.0);
+    let n = 30_000; // 300 s at 100 Hz, standing well before the target: no T0
+    for k in 0..n {
+        let t = k as f64 * 0.01;
+        e.handle_sample(&Sample {
+            time_s: t,
+            vehicle: "vut".into(),
+            x: 0.0,
+            y: -1.75,
+            yaw_rad: 0.0,
+            speed_mps: 0.0,
+            steering_wheel_deg: Some(0.0),
+            road_wheel_deg: None,
+            brake_light: None,
+            accel_mps2: None,
+            yaw_rate_rps: Some(0.0),
+            wheel_speed_mps: None,
+        });
+        while let Some(t) = e.poll_timeout() {
+            e.handle_timeout(t);
+        }
+        while e.poll_output().is_some() {}
+    }
+    e.finish(299.99);
+    let tr = e.take_traces().expect("traces");
+    assert!(tr.window.is_none());
+    let (first, last) = (tr.t_s[0], tr.t_s[tr.t_s.len() - 1]);
+    assert!((last - 299.99).abs() < 1e-9, "{last}");
+    assert!(
+        last - first <= 210.0 && last - first >= 199.99,
+        "{first}..{last}"
+    );
+    assert_eq!(tr.targets[0].ttc_s.len(), tr.t_s.len());
+}

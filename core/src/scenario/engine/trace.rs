@@ -4,6 +4,15 @@
 //! reference) and each target's VUT TTC, speed and travel; at finish it takes the window and
 //! the limits, and [`Engine::take_traces`] builds the `"traces"` block
 //! ([`crate::scenario::validity::trace`]).
+//!
+//! Memory stays bounded on a long (live) run: until the window opens only the last
+//! [`KEEP_BEFORE_S`] are kept, and recording stops [`TAIL_S`] after the kept range ends (the
+//! margins leave the phaseless filter's values in the kept range as over the whole record).
+
+/// Record kept while the window has not opened (s); also the span of a run without a window.
+pub const KEEP_BEFORE_S: f64 = 200.0;
+/// Recorded beyond the kept range's end, for the backward filter pass (s).
+pub const TAIL_S: f64 = 2.0;
 
 use super::Engine;
 use crate::sample::Sample;
@@ -23,6 +32,8 @@ struct Series {
 pub(crate) struct Recorder {
     frames: Vec<Frame>,
     targets: Vec<Series>,
+    /// Past the kept range: nothing more is recorded.
+    done: bool,
     /// Window, limits and the checked target's interval, taken at finish.
     end: Option<End>,
 }
@@ -39,7 +50,24 @@ impl Recorder {
         Recorder {
             frames: Vec::new(),
             targets: vec![Series::default(); targets],
+            done: false,
             end: None,
+        }
+    }
+}
+
+impl Recorder {
+    /// Drops frames before `t` (in batches of 10 s, so the cost stays linear).
+    fn trim(&mut self, t: f64) {
+        if self.frames.first().is_none_or(|f| f.time_s >= t - 10.0) {
+            return;
+        }
+        let k = self.frames.partition_point(|f| f.time_s < t);
+        self.frames.drain(..k);
+        for s in &mut self.targets {
+            s.ttc_s.drain(..k.min(s.ttc_s.len()));
+            s.speed_kmh.drain(..k.min(s.speed_kmh.len()));
+            s.travel_m.drain(..k.min(s.travel_m.len()));
         }
     }
 }
@@ -91,6 +119,18 @@ impl Engine {
             return;
         };
         let now = s.time_s;
+        let (from, to) = self
+            .proto
+            .validity
+            .as_ref()
+            .map_or((None, None), |tr| tr.bounds());
+        if rec.done || to.is_some_and(|e| now > e + trace::AFTER_END_S + TAIL_S) {
+            rec.done = true;
+            return;
+        }
+        if from.is_none() {
+            rec.trim(now - KEEP_BEFORE_S);
+        }
         let frame = self
             .proto
             .validity

@@ -219,6 +219,11 @@ impl Tracker {
         self.spec.t0_ttc_s
     }
 
+    /// The window's start and end as known so far.
+    pub(super) fn bounds(&self) -> (Option<f64>, Option<f64>) {
+        (self.from_s, self.to_s)
+    }
+
     /// The window as the final verdict takes it (open end: the last sample).
     pub(super) fn window(&self) -> Option<Window> {
         let last = self.frames.last().map(|f| f.time_s);

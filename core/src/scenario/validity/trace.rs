@@ -6,8 +6,8 @@
 //! rate through the phaseless 10 Hz Butterworth run over the whole record (as [`super::assess`]
 //! does). Kept: from T0 − 1 s (or the first sample) to the end of the window + 0.5 s, at most
 //! [`MAX_RATE_HZ`] (a faster record is decimated by time, never interpolated), at most
-//! [`MAX_POINTS`] points (a longer record, e.g. a live run that never opened the window, is
-//! strided further). Columnar arrays, one entry per kept VUT sample; `null` = not measured.
+//! [`MAX_POINTS`] points (a run that never opened the window keeps its latest ones; a longer
+//! window is strided). Columnar arrays, one entry per kept VUT sample; `null` = not measured.
 //!
 //! Bands are absolute, in the plotted quantity's unit (VUT speed: nominal … nominal + 1 km/h),
 //! with the interval over which they apply (`from_s`/`to_s`, `null` = unbounded), so a report
@@ -133,7 +133,10 @@ pub fn pick(times: &[f64], window: Option<Window>) -> Vec<usize> {
         idx.push(i);
         last = Some(t);
     }
-    if idx.len() > MAX_POINTS {
+    if idx.len() > MAX_POINTS && window.is_none() {
+        // No window to centre on: the latest points.
+        idx.drain(..idx.len() - MAX_POINTS);
+    } else if idx.len() > MAX_POINTS {
         let stride = idx.len().div_ceil(MAX_POINTS);
         idx = idx.into_iter().step_by(stride).collect();
     }
@@ -175,7 +178,7 @@ pub fn build(frames: &[Frame], setup: &TraceSetup, targets: Vec<TargetInput>) ->
     let targets = targets
         .into_iter()
         .map(|t| {
-            let speed_band = t.speed_checked.and_then(|(from, to)| {
+            let speed_band = t.speed_checked.map(|(from, to)| {
                 let (lo, hi, limit) = lim.band(Channel::TargetSpeed);
                 let from = match (from, win) {
                     (Some(a), Some(w)) => Some(a.max(w.from_s)),
@@ -185,13 +188,13 @@ pub fn build(frames: &[Frame], setup: &TraceSetup, targets: Vec<TargetInput>) ->
                     (Some(a), Some(w)) => Some(a.min(w.to_s)),
                     (a, w) => a.or(w.map(|w| w.to_s)),
                 };
-                Some(Band {
+                Band {
                     lo: t.nominal_speed_kmh + lo,
                     hi: t.nominal_speed_kmh + hi,
                     limit,
                     from_s: from,
                     to_s: to,
-                })
+                }
             });
             let at = |v: &Vec<Option<f64>>, s: f64| {
                 idx.iter()
@@ -251,13 +254,20 @@ mod tests {
         assert!((kept[kept.len() - 1] - 6.5).abs() < 1e-9);
         assert_eq!(kept.len(), 351);
         assert!(kept.windows(2).all(|w| w[1] - w[0] >= 0.0099));
-        // No window, a long record: at most MAX_POINTS.
+        // No window, a long record: the latest MAX_POINTS.
         let t: Vec<f64> = (0..50_000).map(|k| k as f64 * 0.01).collect();
         let idx = pick(&t, None);
-        assert!(
-            idx.len() <= MAX_POINTS && idx.len() > MAX_POINTS / 2,
-            "{}",
-            idx.len()
+        assert_eq!(idx.len(), MAX_POINTS);
+        assert_eq!(idx[MAX_POINTS - 1], 49_999);
+        // A window longer than MAX_POINTS at 100 Hz: strided over the whole window.
+        let idx = pick(
+            &t,
+            Some(Window {
+                from_s: 10.0,
+                to_s: 480.0,
+            }),
         );
+        assert!(idx.len() <= MAX_POINTS && idx.len() > MAX_POINTS / 2);
+        assert!(t[idx[0]] <= 9.0 + 1e-9 && t[*idx.last().unwrap()] >= 480.0);
     }
 }
