@@ -303,3 +303,113 @@ fn service_runs_keep_traces_and_the_report_plots_them() {
         assert_eq!(r.status().as_u16(), 422);
     });
 }
+
+/// A generated 100 Hz run (known kinematics: 30 km/h straight, CPNA-75 dummy) straight from the
+/// engine into the report: seven plots, the window's edges and the band in the SVGs.
+#[test]
+fn generated_run_report_has_every_plot() {
+    use scil::sample::Sample;
+    use scil::scenario::engine::{Engine, EngineConfig, Output};
+    use scil::scenario::Scenario;
+    let sc = Scenario::from_toml(
+        r#"name = "gen"
+[vut]
+width_m = 1.855
+length_m = 4.6
+reference_to_front_m = 2.3
+speed_kmh = 30
+[validity]
+[[targets]]
+id = "dummy"
+kind = "pedestrian"
+start = { x = 200.0, y = -5.75 }
+heading_deg = 0.0
+lateral_start_m = 4.0
+accel_distance_m = 1.0
+speed_kmh = 5.0
+overlap = 0.75
+"#,
+    )
+    .expect("scenario");
+    let mut e = Engine::new(&sc, EngineConfig::default(), scil::twin::Twin::new(None));
+    e.record_traces();
+    e.arm(0.0);
+    let mut events = Vec::new();
+    let v = 30.0 / 3.6;
+    for k in 0..1000 {
+        let t = k as f64 * 0.01;
+        while let Some(due) = e.poll_timeout() {
+            if due > t {
+                break;
+            }
+            e.handle_timeout(due);
+        }
+        e.handle_sample(&Sample {
+            time_s: t,
+            vehicle: "vut".into(),
+            x: 130.0 + v * t,
+            y: -1.75,
+            yaw_rad: 0.0,
+            speed_mps: v,
+            steering_wheel_deg: Some(0.0),
+            road_wheel_deg: None,
+            brake_light: Some(false),
+            accel_mps2: Some(0.0),
+            yaw_rate_rps: Some(0.0),
+            wheel_speed_mps: None,
+        });
+        while let Some(o) = e.poll_output() {
+            if let Output::Event(ev) = o {
+                events.push(ev);
+            }
+        }
+    }
+    e.finish(9.99);
+    while let Some(o) = e.poll_output() {
+        if let Output::Event(ev) = o {
+            events.push(ev);
+        }
+    }
+    let mut report = scil::run::RunReport::from_events(&events);
+    report.traces = e.take_traces();
+    let result = serde_json::to_value(&report).expect("json");
+    assert_eq!(result["validity"]["valid"], true, "{}", result["validity"]);
+    // T0 at TTC 4 s: the front (x + 2.3) at 200 − 4 v; impact at 200.
+    let t0 = (200.0 - 4.0 * v - 132.3) / v;
+    let t_imp = (200.0 - 132.3) / v;
+    let tr = &result["traces"];
+    assert!((tr["window"]["from_s"].as_f64().expect("from") - t0).abs() < 1e-6);
+    assert!((tr["window"]["to_s"].as_f64().expect("to") - t_imp).abs() < 1e-6);
+    let n = tr["t_s"].as_array().map_or(0, Vec::len);
+    assert_eq!(
+        n,
+        ((t_imp + 0.5).min(9.99) * 100.0).floor() as usize - (((t0 - 1.0) * 100.0).ceil() as usize)
+            + 1
+    );
+    let page = scil::ncap_report::html(
+        "generated",
+        &[scil::ncap_report::RunInput {
+            name: "gen".into(),
+            result,
+        }],
+    );
+    assert_eq!(figures(&page, "gen"), QUANTITIES);
+    // Each figure is one SVG with the shaded band (a filled rectangle) where a band applies.
+    for q in [
+        "vut_speed",
+        "vut_lateral",
+        "vut_yaw_rate",
+        "vut_steering_rate",
+        "target_speed",
+    ] {
+        let start = page
+            .find(&format!("data-quantity=\"{q}\""))
+            .expect("figure");
+        let fig = &page[start..start + page[start..].find("</figure>").expect("end")];
+        assert_eq!(fig.matches("<svg").count(), 1, "{q}");
+        assert!(
+            fig.contains("<rect") && fig.contains("opacity=\"0.18\""),
+            "{q}: band shaded"
+        );
+    }
+}
