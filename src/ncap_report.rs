@@ -6,8 +6,8 @@
 //! Per run: the verdict per validity channel, the Table 2 quantities of Toth & Szalay (2023)
 //! (TTC, d_long and VUT speed at the trigger, the start command's error, dummy travel at
 //! TTC ≈ 0 against nominal), impact speed and speed reduction. Plots: each channel's worst
-//! deviation per run inside its tolerance band, and the dummy travel error per run.
-//! Time-series plots need the telemetry, which a result JSON does not hold (not drawn here).
+//! deviation per run inside its tolerance band, and the dummy travel error per run; per run,
+//! the time series of its `"traces"` block ([`traces`]; `scil replay --traces`, service runs).
 
 use std::fmt::Write as _;
 
@@ -15,6 +15,8 @@ use plotters::prelude::*;
 use serde_json::Value;
 
 use crate::sweep::report::esc;
+
+pub mod traces;
 
 const CHANNELS: [&str; 6] = [
     "vut_speed",
@@ -238,7 +240,7 @@ pub fn html(title: &str, runs: &[RunInput]) -> String {
 body{{font-family:sans-serif;margin:24px;color:#222}}table{{border-collapse:collapse;margin:12px 0}}\
 td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right;font-size:13px}}th{{background:#f3f3f3}}\
 td.l{{text-align:left}}.ok{{color:#0a0}}.bad{{color:#c00;font-weight:bold}}.na{{color:#999}}\
-.plots svg{{margin:6px;border:1px solid #eee}}</style></head><body><h1>{t}</h1>\
+.plots svg{{margin:6px;border:1px solid #eee}}.plots figure{{display:inline-block;margin:0}}</style></head><body><h1>{t}</h1>\
 <p>{n} run(s). Validity per Euro NCAP Crash Avoidance – Frontal Collisions v1.1 §1.5/§4.3.2: window from T0 to the first of impact, AEB onset or FCW; \
 yaw and steering-wheel rates 12-pole phaseless Butterworth at 10 Hz; position and speed raw.</p>",
         t = esc(title),
@@ -327,6 +329,8 @@ yaw and steering-wheel rates 12-pole phaseless Butterworth at 10 Hz; position an
     ) {
         s.push_str(&svg);
     }
-    s.push_str("</div></body></html>\n");
+    s.push_str("</div>");
+    s.push_str(&traces::section(runs));
+    s.push_str("</body></html>\n");
     s
 }

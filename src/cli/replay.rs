@@ -84,6 +84,10 @@ pub struct ReplayArgs {
     /// Record the run to this MCAP file (Foxglove schemas; open it in Foxglove/Lichtblick).
     #[arg(long, value_name = "FILE")]
     pub mcap: Option<PathBuf>,
+    /// Keep per-sample time series in the result (`"traces"` in --json) for `scil report`'s
+    /// plots: T0 − 1 s to the end of the validity window + 0.5 s, at most 100 Hz.
+    #[arg(long)]
+    pub traces: bool,
 }
 
 /// Checks a `--column` mapping at parse time; the source factory takes it as written.
@@ -116,6 +120,7 @@ impl ReplayArgs {
             strt_lead_ms: 5.0,
             inject: Default::default(),
             mcap: None,
+            traces: false,
         }
     }
 
@@ -188,6 +193,7 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<ExitCode> {
     let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
     let mut opts = SessionOptions {
         pace: a.speed,
+        traces: a.traces,
         ..SessionOptions::default()
     };
     if !a.carriers.is_empty() {

@@ -1,6 +1,7 @@
 //! `scil report RUN.json… [-o report.html]`: the Euro NCAP test-series report (HTML with inline
 //! SVG, CSV alongside) from run results (`scil replay --json` output, the service's
-//! `/results`).
+//! `/results`). A run whose result has traces (`scil replay --traces`, service runs) gets its
+//! time-series plots and a CSV of its traces beside the report, `REPORT.RUN.traces.csv`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,5 +47,21 @@ pub fn run(a: ReportArgs) -> anyhow::Result<ExitCode> {
     std::fs::write(&csv_path, csv(&runs))
         .with_context(|| format!("cannot write {}", csv_path.display()))?;
     eprintln!("wrote {} and {}", a.out.display(), csv_path.display());
+    let stem = a
+        .out
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "report".into());
+    for r in &runs {
+        let Some(text) = crate::ncap_report::traces::csv(&r.result) else {
+            eprintln!("{}: no traces (run with --traces for its plots)", r.name);
+            continue;
+        };
+        let p = a
+            .out
+            .with_file_name(format!("{stem}.{}.traces.csv", r.name));
+        std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))?;
+        eprintln!("wrote {}", p.display());
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -85,6 +85,8 @@ pub struct SessionOptions {
     pub first_sample_timeout: Option<Duration>,
     /// Live parameters (ttc offset, injection) changeable while the run goes on.
     pub live: Option<super::params::LiveParams>,
+    /// Keep per-sample traces in the report (`RunReport::traces`).
+    pub traces: bool,
 }
 
 impl Default for SessionOptions {
@@ -94,6 +96,7 @@ impl Default for SessionOptions {
             strt_lead: Duration::ZERO,
             first_sample_timeout: None,
             live: None,
+            traces: false,
         }
     }
 }

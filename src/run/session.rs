@@ -67,6 +67,9 @@ impl Session {
         let setup = self.setup.clone();
         let mut report = RunReport::default();
         let mut engine = setup.engine();
+        if self.opts.traces {
+            engine.record_traces();
+        }
         // 1. Arm.
         for i in 0..self.sinks.len() {
             let ctx = ArmCtx {
@@ -123,6 +126,7 @@ impl Session {
             report.error = Some(e.to_string());
         }
         report.samples = d.samples;
+        report.traces = engine.take_traces();
         if let Some(lp) = &self.opts.live {
             report.parameter_changes = lp.changes();
         }

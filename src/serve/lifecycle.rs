@@ -619,6 +619,8 @@ async fn supervise(st: AppState, run: Arc<ActiveRun>, p: Prepared, speed: Pace) 
             },
             first_sample_timeout: live.then_some(st.config.limits.first_sample_timeout()),
             live: Some(run.params.clone()),
+            // Results are stored and reported: keep the plots' time series.
+            traces: true,
         },
     )
     .with_stop(run.stop.clone());

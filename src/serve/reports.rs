@@ -1,5 +1,5 @@
 //! `/reports?runs=ID,ID…`: the Euro NCAP test-series report of stored runs (the HTML of
-//! `scil report`; `&format=csv` gives its CSV).
+//! `scil report`; `&format=csv` gives its CSV, `&format=traces_csv` one run's traces as CSV).
 
 use axum::extract::{Query, State};
 use axum::http::header;
@@ -67,9 +67,19 @@ async fn report(
             html("Euro NCAP test series", &runs),
         )
             .into_response(),
+        Some("traces_csv") => {
+            let [r] = runs.as_slice() else {
+                return Err(ApiError::Unprocessable(
+                    "format=traces_csv takes one run".into(),
+                ));
+            };
+            let text = crate::ncap_report::traces::csv(&r.result)
+                .ok_or_else(|| ApiError::NotFound(format!("run '{}' has no traces", r.name)))?;
+            ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], text).into_response()
+        }
         Some(other) => {
             return Err(ApiError::Unprocessable(format!(
-                "format must be html or csv, got '{other}'"
+                "format must be html, csv or traces_csv, got '{other}'"
             )))
         }
     })

@@ -31,6 +31,7 @@
 mod output;
 mod predict;
 mod protocol;
+mod trace;
 mod verdict;
 
 pub use output::{Command, Event, ImpactRecord, Output, TriggerRecord};
@@ -589,6 +590,7 @@ impl Engine {
         }
         self.update_dummies(s.time_s);
         self.validity_step(s);
+        self.trace_step(s);
     }
 
     fn step_trigger(&mut self, i: usize, snap: &Snap) {

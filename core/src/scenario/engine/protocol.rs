@@ -23,6 +23,8 @@ pub(super) struct State {
     pub(super) sync: bool,
     pub(super) first_impact_s: Option<f64>,
     pub(super) validity: Option<super::verdict::Tracker>,
+    /// Per-sample traces, when asked for.
+    pub(super) traces: Option<super::trace::Recorder>,
 }
 
 impl State {
@@ -31,6 +33,7 @@ impl State {
             sync: cfg_sync || sc.sync,
             first_impact_s: None,
             validity: super::verdict::Tracker::new(sc),
+            traces: None,
         }
     }
 

@@ -252,6 +252,7 @@ impl Engine {
 
     /// The final verdict at finish.
     pub(super) fn finish_verdict(&mut self) {
+        self.trace_finish();
         let Some(tr) = self.proto.validity.take() else {
             return;
         };
@@ -271,5 +272,38 @@ impl Engine {
         w.append(&mut verdict.warnings);
         verdict.warnings = w;
         self.out.push_back(Output::Event(Event::Verdict(verdict)));
+    }
+}
+
+/// What the traces ([`super::trace`]) read from the tracker.
+impl Tracker {
+    pub(super) fn last_frame(&self) -> Option<&Frame> {
+        self.frames.last()
+    }
+
+    pub(super) fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    pub(super) fn primary(&self) -> Option<usize> {
+        self.target
+    }
+
+    pub(super) fn t0_ttc_s(&self) -> f64 {
+        self.spec.t0_ttc_s
+    }
+
+    /// The window's start and end as known so far.
+    pub(super) fn bounds(&self) -> (Option<f64>, Option<f64>) {
+        (self.from_s, self.to_s)
+    }
+
+    /// The window as the final verdict takes it (open end: the last sample).
+    pub(super) fn window(&self) -> Option<Window> {
+        let last = self.frames.last().map(|f| f.time_s);
+        match (self.from_s, self.to_s.or(last)) {
+            (Some(from_s), Some(to_s)) => Some(Window { from_s, to_s }),
+            _ => None,
+        }
     }
 }

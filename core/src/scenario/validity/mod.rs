@@ -23,6 +23,7 @@
 //! authoritative).
 
 pub mod filter;
+pub mod trace;
 
 use serde::{Deserialize, Serialize};
 
@@ -262,7 +263,11 @@ fn rate_warning(dt: Option<f64>) -> Option<String> {
 
 /// Deviation of each channel at each frame (`None` when not measured). Filtering of yaw rate
 /// and steering-wheel velocity over the whole record (so the window edges see no start-up).
-fn deviations(frames: &[Frame], lim: &Limits, warnings: &mut Vec<String>) -> Vec<[Option<f64>; 6]> {
+pub(crate) fn deviations(
+    frames: &[Frame],
+    lim: &Limits,
+    warnings: &mut Vec<String>,
+) -> Vec<[Option<f64>; 6]> {
     let dt = median_dt(frames);
     let filt = dt.and_then(|dt| Butterworth::lowpass(FILTER_ORDER, FILTER_CUTOFF_HZ, 1.0 / dt));
     if dt.is_some() && filt.is_none() {
