@@ -192,6 +192,7 @@ impl Engine {
                     target_nominal_kmh: t.filter(|t| t.speed_kmh > 0.0).map(|t| t.speed_kmh),
                     target_kind: t.map(|t| t.kind),
                     longitudinal: t.is_some_and(|t| t.activation != Activation::Ttc),
+                    steer_until_s: None,
                 }
             }
         };
