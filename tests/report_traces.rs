@@ -357,6 +357,7 @@ overlap = 0.75
             accel_mps2: Some(0.0),
             yaw_rate_rps: Some(0.0),
             wheel_speed_mps: None,
+            fcw: None,
         });
         while let Some(o) = e.poll_output() {
             if let Output::Event(ev) = o {

@@ -72,10 +72,22 @@ export class Results {
     this.cmpPlot = null;
     $('#refresh-runs').addEventListener('click', () => this.refresh());
     $('#compare').addEventListener('click', () => this.compare());
+    $('#runs tbody').addEventListener('change', () => this.reportLink());
     $('#runs tbody').addEventListener('click', (e) => {
       if (e.target.matches('input')) return;
       const tr = e.target.closest('tr[data-id]'); if (tr) this.show(tr.dataset.id);
     });
+  }
+
+  /** The Euro NCAP test-series report (server-rendered HTML, plots and CSV) of the ticked runs,
+   *  or of the selected one when none is ticked. */
+  reportLink() {
+    const ticked = [...document.querySelectorAll('#runs input:checked')].map((i) => i.value);
+    const ids = ticked.length ? ticked : (this.selected ? [this.selected] : []);
+    const a = $('#report-link');
+    a.hidden = !ids.length;
+    a.href = `/api/v1/reports?runs=${ids.map(encodeURIComponent).join(',')}`;
+    a.textContent = ticked.length > 1 ? `Euro NCAP report (${ticked.length} runs)` : 'Euro NCAP report';
   }
 
   async results(id, state) {
@@ -109,6 +121,7 @@ export class Results {
 
   async show(id) {
     this.selected = id;
+    this.reportLink();
     for (const tr of document.querySelectorAll('#runs tbody tr')) tr.classList.toggle('sel', tr.dataset.id === id);
     const run = this.runs.find((r) => String(runId(r)) === id) || {};
     $('#detail-id').textContent = id;

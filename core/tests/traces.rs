@@ -85,6 +85,7 @@ fn samples(hz: f64) -> Vec<Sample> {
             accel_mps2: Some(0.0),
             yaw_rate_rps: Some(yaw_rate.to_radians()),
             wheel_speed_mps: None,
+            fcw: None,
         });
         x += v * dt;
         if t >= t_drift() {
@@ -318,6 +319,7 @@ fn a_long_run_keeps_its_last_200_s() {
             accel_mps2: None,
             yaw_rate_rps: Some(0.0),
             wheel_speed_mps: None,
+            fcw: None,
         });
         while let Some(t) = e.poll_timeout() {
             e.handle_timeout(t);

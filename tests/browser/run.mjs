@@ -272,6 +272,16 @@ async function main() {
     await page.screenshot({ path: SHOT.replace(/\.png$/, '-results.png') });
   });
 
+  if (!MOCK) await test('Euro NCAP report of the ticked runs: server HTML with verdicts and plots', async () => {
+    const href = await page.getAttribute('#report-link', 'href');
+    assert(href && href.includes(encodeURIComponent(runId)) && href.includes(encodeURIComponent(run2)), `report link ${href}`);
+    const resp = await page.request.get(new URL(href, page.url()).toString());
+    assert(resp.ok(), `report ${resp.status()}`);
+    const html = await resp.text();
+    assert(/<svg/.test(html), 'report has no plots');
+    assert(html.includes(runId) && html.includes(run2), 'report does not name both runs');
+  });
+
   if (!MOCK) await test('analysis: a sweep from the dashboard, progress over the WebSocket, plots and table', async () => {
     await page.click('[data-tab=analysis]');
     await page.waitForFunction(() => document.querySelectorAll('#sw-replays input').length >= 3

@@ -572,17 +572,35 @@ impl Engine {
                 }
             };
             self.tracks[i].ttc = snap.ttc;
+            // The trigger's view of this sample: on noisy telemetry the smoothed state, so the
+            // prediction, the crossing located afterwards (fire error) and the retime all refer
+            // to the same estimate of the VUT (predict.rs); on clean telemetry the sample.
+            let tsnap = match &self.smooth {
+                Some(sm) => {
+                    let (x, y, yaw, v) = sm.at(0.0);
+                    let spec = &self.tracks[i].spec;
+                    Snap {
+                        t: s.time_s,
+                        x,
+                        y,
+                        yaw,
+                        v,
+                        ttc: ttc::vut_ttc(x, y, yaw, v, spec, &self.vut).or(snap.ttc),
+                    }
+                }
+                None => snap,
+            };
             if self.tracks[i].crossing() {
                 self.check_impact(i, &snap);
                 if active {
-                    self.step_trigger(i, &snap);
+                    self.step_trigger(i, &tsnap);
                 }
             } else {
                 self.check_longitudinal_impact(i, &snap);
             }
             let t = &mut self.tracks[i];
-            if snap.ttc.is_some_and(|v| v > t.threshold) {
-                t.last_above = Some(snap);
+            if tsnap.ttc.is_some_and(|v| v > t.threshold) {
+                t.last_above = Some(tsnap);
             }
             t.prev = Some(snap);
         }
