@@ -117,6 +117,10 @@ pub enum RunState {
     Aborted,
 }
 
+/// How far above its threshold a crossing target's TTC must have come before the trigger
+/// uses the smoothed VUT state (s): far more than the TTC noise of any INS (tens of ms).
+const SMOOTH_LEAD_S: f64 = 1.0;
+
 /// A VUT snapshot relative to one target.
 #[derive(Debug, Clone, Copy)]
 struct Snap {
@@ -549,7 +553,20 @@ impl Engine {
             yaw: s.yaw_rad,
             v: s.speed_mps,
         });
-        self.smooth = match (active, self.cfg.method) {
+        // The smoothed state costs a pass over the history (noise estimate and fit), so it is
+        // computed only while a crossing trigger is near (previous sample's TTC within
+        // SMOOTH_LEAD_S of its threshold) or fired and not yet assessed — the only samples that
+        // use it. It depends on the history alone, so when it is computed does not change it.
+        let near = self.tracks.iter().any(|t| {
+            t.crossing()
+                && match t.phase {
+                    Phase::Waiting | Phase::Scheduled { .. } => {
+                        t.ttc.is_some_and(|c| c <= t.threshold + SMOOTH_LEAD_S)
+                    }
+                    Phase::Fired => !t.assessed,
+                }
+        });
+        self.smooth = match (active && near, self.cfg.method) {
             (true, TriggerMethod::Predicted) => {
                 let yaw_rate = self
                     .twin
