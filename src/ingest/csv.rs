@@ -121,6 +121,8 @@ impl Unit {
 pub struct ColumnMapping {
     /// (field, column index, unit)
     columns: Vec<(Field, usize, Unit)>,
+    /// The same, indexed by field: every row looks its fields up here.
+    by_field: [Option<(usize, Unit)>; Field::ALL.len()],
 }
 
 /// An explicit mapping entry given by the user: field ← header name, optional unit.
@@ -241,7 +243,11 @@ impl ColumnMapping {
             }
             columns.push((field, idx, unit_of(unit, field)?));
         }
-        let m = ColumnMapping { columns };
+        let mut by_field = [None; Field::ALL.len()];
+        for &(f, i, u) in &columns {
+            by_field[f as usize] = Some((i, u));
+        }
+        let m = ColumnMapping { columns, by_field };
         let has = |f| m.index(f).is_some();
         let mut missing = Vec::new();
         if !has(Field::Time) {
@@ -267,10 +273,7 @@ impl ColumnMapping {
     }
 
     fn index(&self, f: Field) -> Option<(usize, Unit)> {
-        self.columns
-            .iter()
-            .find(|(g, _, _)| *g == f)
-            .map(|(_, i, u)| (*i, *u))
+        self.by_field.get(f as usize).copied().flatten()
     }
 
     /// Human-readable description, e.g. for `--verbose` reports.
