@@ -345,19 +345,11 @@ overlap = 0.75
             e.handle_timeout(due);
         }
         e.handle_sample(&Sample {
-            time_s: t,
-            vehicle: "vut".into(),
-            x: 130.0 + v * t,
-            y: -1.75,
-            yaw_rad: 0.0,
-            speed_mps: v,
             steering_wheel_deg: Some(0.0),
-            road_wheel_deg: None,
             brake_light: Some(false),
             accel_mps2: Some(0.0),
             yaw_rate_rps: Some(0.0),
-            wheel_speed_mps: None,
-            fcw: None,
+            ..Sample::vut(t, 130.0 + v * t, -1.75, 0.0, v)
         });
         while let Some(o) = e.poll_output() {
             if let Output::Event(ev) = o {

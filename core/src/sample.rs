@@ -83,3 +83,25 @@ pub struct Sample {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fcw: Option<bool>,
 }
+
+impl Sample {
+    /// A VUT sample with time, position, yaw and speed only, every other channel absent: the
+    /// shape of generated runs (tests, simulators); set more with struct update syntax.
+    pub fn vut(time_s: f64, x: f64, y: f64, yaw_rad: f64, speed_mps: f64) -> Sample {
+        Sample {
+            time_s,
+            vehicle: VUT.into(),
+            x,
+            y,
+            yaw_rad,
+            speed_mps,
+            steering_wheel_deg: None,
+            road_wheel_deg: None,
+            brake_light: None,
+            accel_mps2: None,
+            yaw_rate_rps: None,
+            wheel_speed_mps: None,
+            fcw: None,
+        }
+    }
+}

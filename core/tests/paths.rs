@@ -177,21 +177,7 @@ fn engine_moves_a_lane_target_along_the_curve() {
     // 100 Hz for 20 s: 106 m of lane, past the spiral (s 300–340) into the arc.
     for k in 0..=2000 {
         let t = k as f64 * 0.01;
-        e.handle_sample(&Sample {
-            time_s: t,
-            vehicle: "vut".into(),
-            x: 0.0,
-            y: -1.75,
-            yaw_rad: 0.0,
-            speed_mps: 0.0,
-            steering_wheel_deg: None,
-            road_wheel_deg: None,
-            brake_light: None,
-            accel_mps2: None,
-            yaw_rate_rps: None,
-            wheel_speed_mps: None,
-            fcw: None,
-        });
+        e.handle_sample(&Sample::vut(t, 0.0, -1.75, 0.0, 0.0));
         let o = e.twin().get("lead").expect("lead in twin");
         if let Some((px, py)) = prev {
             arc += (o.x - px).hypot(o.y - py);

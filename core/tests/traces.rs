@@ -73,19 +73,11 @@ fn samples(hz: f64) -> Vec<Sample> {
         let v = (KMH + if t >= t_speed() { SPEED_STEP } else { 0.0 }) / 3.6;
         let yaw_rate = if t >= t_yaw() { YAW_STEP } else { 0.0 };
         out.push(Sample {
-            time_s: t,
-            vehicle: "vut".into(),
-            x,
-            y,
-            yaw_rad: 0.0,
-            speed_mps: v,
             steering_wheel_deg: Some(steer),
-            road_wheel_deg: None,
             brake_light: Some(false),
             accel_mps2: Some(0.0),
             yaw_rate_rps: Some(yaw_rate.to_radians()),
-            wheel_speed_mps: None,
-            fcw: None,
+            ..Sample::vut(t, x, y, 0.0, v)
         });
         x += v * dt;
         if t >= t_drift() {
@@ -307,19 +299,9 @@ fn a_long_run_keeps_its_last_200_s() {
     for k in 0..n {
         let t = k as f64 * 0.01;
         e.handle_sample(&Sample {
-            time_s: t,
-            vehicle: "vut".into(),
-            x: 0.0,
-            y: -1.75,
-            yaw_rad: 0.0,
-            speed_mps: 0.0,
             steering_wheel_deg: Some(0.0),
-            road_wheel_deg: None,
-            brake_light: None,
-            accel_mps2: None,
             yaw_rate_rps: Some(0.0),
-            wheel_speed_mps: None,
-            fcw: None,
+            ..Sample::vut(t, 0.0, -1.75, 0.0, 0.0)
         });
         while let Some(t) = e.poll_timeout() {
             e.handle_timeout(t);

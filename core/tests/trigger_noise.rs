@@ -94,21 +94,7 @@ const CLASS: Noise = Noise {
 };
 
 fn sample(t: f64, x: f64, y: f64, v: f64) -> Sample {
-    Sample {
-        time_s: t,
-        vehicle: "vut".into(),
-        x,
-        y,
-        yaw_rad: 0.0,
-        speed_mps: v,
-        steering_wheel_deg: None,
-        road_wheel_deg: None,
-        brake_light: None,
-        accel_mps2: None,
-        yaw_rate_rps: None,
-        wheel_speed_mps: None,
-        fcw: None,
-    }
+    Sample::vut(t, x, y, 0.0, v)
 }
 
 /// The START command's instant from driving the engine with `samples`.

@@ -37,14 +37,7 @@ fn samples(r: Run) -> Vec<Sample> {
             let t = k as f64 * dt;
             let v = (KMH + r.speed_step.filter(|s| t >= s.0).map_or(0.0, |s| s.1)) / 3.6;
             let s = Sample {
-                time_s: t,
-                vehicle: "vut".into(),
-                x,
-                y: -1.75,
-                yaw_rad: 0.0,
-                speed_mps: v,
                 steering_wheel_deg: Some(0.0),
-                road_wheel_deg: None,
                 brake_light: Some(false),
                 accel_mps2: Some(0.0),
                 yaw_rate_rps: Some(
@@ -52,8 +45,8 @@ fn samples(r: Run) -> Vec<Sample> {
                         .filter(|y| t >= y.0)
                         .map_or(0.0, |y| y.1.to_radians()),
                 ),
-                wheel_speed_mps: None,
                 fcw: r.fcw_from.map(|f| t >= f),
+                ..Sample::vut(t, x, -1.75, 0.0, v)
             };
             x += v * dt;
             s
@@ -210,19 +203,11 @@ fn target_brake_rule_named_or_auto() {
             let t = k as f64 * 0.01;
             let v = 50.0 / 3.6;
             let s = Sample {
-                time_s: t,
-                vehicle: "vut".into(),
-                x,
-                y: -1.75,
-                yaw_rad: 0.0,
-                speed_mps: v,
                 steering_wheel_deg: Some(0.0),
-                road_wheel_deg: None,
                 brake_light: Some(false),
                 accel_mps2: Some(0.0),
                 yaw_rate_rps: Some(0.0),
-                wheel_speed_mps: None,
-                fcw: None,
+                ..Sample::vut(t, x, -1.75, 0.0, v)
             };
             x += v * 0.01;
             s
