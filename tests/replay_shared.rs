@@ -257,7 +257,7 @@ fn twin_matches_the_lap_to_lane_minus_one() {
         total += 1;
         match &engine.twin().get("vut").unwrap().road {
             RoadState::OnLane(l) => {
-                assert_eq!((l.road_id.as_str(), l.lane_id), ("1", -1), "t={}", s.time_s);
+                assert_eq!((&*l.road_id, l.lane_id), ("1", -1), "t={}", s.time_s);
                 max_t_err = max_t_err.max((l.t - -1.75).abs());
                 assert!(
                     l.heading_rel_rad.abs() < 0.05,

@@ -15,7 +15,7 @@ use crate::sample::Sample;
 /// Where a vehicle is on the road network (from the OpenDRIVE map matcher).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LaneMatch {
-    pub road_id: String,
+    pub road_id: std::sync::Arc<str>,
     pub lane_id: i32,
     pub s: f64,
     pub t: f64,

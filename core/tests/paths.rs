@@ -184,7 +184,7 @@ fn engine_moves_a_lane_target_along_the_curve() {
         }
         prev = Some((o.x, o.y));
         let m = od.locate(o.x, o.y, Some(o.yaw_rad)).expect("on the map");
-        assert_eq!((m.road_id.as_str(), m.lane_id), ("1", -1), "at {t}");
+        assert_eq!((&*m.road_id, m.lane_id), ("1", -1), "at {t}");
         let centre = od.lane_center("1", -1, m.s).expect("centre");
         worst_off = worst_off.max((o.x - centre.x).hypot(o.y - centre.y));
         worst_arc = worst_arc.max((arc - travel(t)).abs());

@@ -55,8 +55,8 @@ pub struct Pose {
 /// Result of map matching a point.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LanePosition {
-    /// Road id.
-    pub road_id: String,
+    /// Road id (shared with the map's road: cloning it does not allocate).
+    pub road_id: std::sync::Arc<str>,
     /// Lane id (never 0).
     pub lane_id: i32,
     /// s along the road reference line.

@@ -404,7 +404,7 @@ fn locate_with(
         None => 0.0,
     };
     Some(LanePosition {
-        road_id: r.id.clone(),
+        road_id: r.shared_id.clone(),
         lane_id: best.lane,
         s: best.s,
         t: best.t,

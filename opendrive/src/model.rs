@@ -172,6 +172,9 @@ pub struct Road {
     pub lane_offsets: Vec<Poly3>,
     /// Lane sections, sorted by s.
     pub lane_sections: Vec<LaneSection>,
+    /// `id` again, shared: every map match names its road, and a vehicle matched at 100 Hz
+    /// should not allocate a copy of the id each time.
+    pub(crate) shared_id: std::sync::Arc<str>,
 }
 
 impl Road {

@@ -253,8 +253,10 @@ pub(crate) fn parse(src: &str) -> Result<Parsed, Error> {
                             Some(r) if r == "LHT" => TrafficRule::Lht,
                             _ => TrafficRule::Rht,
                         };
+                        let id = at.string("id")?;
                         road = Some(Road {
-                            id: at.string("id")?,
+                            shared_id: std::sync::Arc::from(id.as_str()),
+                            id,
                             name: at.get("name").unwrap_or("").to_string(),
                             length: {
                                 let l = at.num("length")?;

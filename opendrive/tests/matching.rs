@@ -56,7 +56,7 @@ fn run(map: &OpenDrive, name: &str) -> Tally {
                             ));
                             continue;
                         };
-                        if got.road_id == road.id && got.lane_id == lane.id {
+                        if *got.road_id == *road.id && got.lane_id == lane.id {
                             if (got.s - s).abs() > 1e-6 || (got.t - t).abs() > 1e-6 {
                                 failures.push(format!(
                                     "road {} lane {}: s/t {:.6}/{:.6} vs {s:.6}/{t:.6}",
@@ -168,7 +168,7 @@ fn off_map_and_heading() {
     assert_eq!(map.locate(1e6, 1e6, None), None);
     assert_eq!(map.locate(f64::NAN, 0.0, None), None);
     let p = map.locate(100.0, -1.75, Some(0.1)).expect("on lane -1");
-    assert_eq!((p.road_id.as_str(), p.lane_id), ("1", -1));
+    assert_eq!((&*p.road_id, p.lane_id), ("1", -1));
     assert!((p.s - 100.0).abs() < 1e-9 && (p.t + 1.75).abs() < 1e-9);
     assert!(
         (p.heading_rel - 0.1).abs() < 1e-6,

@@ -109,7 +109,7 @@ impl Sink for StoreSink {
                 speed_mps: v.speed_mps,
                 steering_wheel_deg: v.steering_wheel_deg,
                 brake_light: v.brake_light,
-                road_id: lane.map(|l| l.road_id.clone()),
+                road_id: lane.map(|l| l.road_id.to_string()),
                 lane_id: lane.map(|l| l.lane_id),
                 road_s: lane.map(|l| l.s),
                 road_t: lane.map(|l| l.t),
