@@ -9,6 +9,7 @@ use std::borrow::Cow;
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
+use smallvec::SmallVec;
 
 use crate::error::Error;
 use crate::geometry::{Geometry, GeometryKind, PRange};
@@ -27,14 +28,15 @@ pub(crate) struct Parsed {
 struct Attrs<'b> {
     element: Cow<'b, str>,
     line: usize,
-    /// (local name as bytes: compared with ASCII names, never decoded; value)
-    list: Vec<(&'b [u8], Cow<'b, str>)>,
+    /// (local name as bytes: compared with ASCII names, never decoded; value); inline up to 8
+    /// (no OpenDRIVE element the reader uses has more), so most elements allocate nothing.
+    list: SmallVec<[(&'b [u8], Cow<'b, str>); 8]>,
 }
 
 impl<'b> Attrs<'b> {
     fn new(e: &'b BytesStart<'_>, line: usize) -> Result<Attrs<'b>, Error> {
         let element = String::from_utf8_lossy(e.local_name().into_inner());
-        let mut list = Vec::with_capacity(8);
+        let mut list = SmallVec::new();
         for a in e.attributes().with_checks(false) {
             let a = a.map_err(|err| Error::Xml {
                 line,
@@ -189,7 +191,10 @@ pub(crate) fn parse(src: &str) -> Result<Parsed, Error> {
     reader.config_mut().trim_text(false);
     reader.config_mut().check_end_names = true;
 
+    // Open element names; the strings are kept and overwritten (`depth` are in use), so a
+    // document's thousands of elements do not allocate a name each.
     let mut stack: Vec<String> = Vec::new();
+    let mut depth = 0usize;
     let mut header = Header::default();
     let mut saw_root = false;
     let mut roads: Vec<Road> = Vec::new();
@@ -225,9 +230,10 @@ pub(crate) fn parse(src: &str) -> Result<Parsed, Error> {
                 let empty = matches!(ev, Event::Empty(_));
                 let at = Attrs::new(e, line)?;
                 let name: &str = &at.element;
-                let parent = stack.last().map(String::as_str).unwrap_or("");
-                let grand = if stack.len() >= 2 {
-                    stack[stack.len() - 2].as_str()
+                let open = &stack[..depth];
+                let parent = open.last().map(String::as_str).unwrap_or("");
+                let grand = if open.len() >= 2 {
+                    open[open.len() - 2].as_str()
                 } else {
                     ""
                 };
@@ -446,7 +452,7 @@ pub(crate) fn parse(src: &str) -> Result<Parsed, Error> {
                 if empty {
                     close(
                         name,
-                        &mut stack,
+                        &stack[..depth],
                         &mut Closers {
                             road: &mut road,
                             roads: &mut roads,
@@ -461,15 +467,22 @@ pub(crate) fn parse(src: &str) -> Result<Parsed, Error> {
                         },
                     )?;
                 } else {
-                    stack.push(name.to_string());
+                    match stack.get_mut(depth) {
+                        Some(slot) => {
+                            slot.clear();
+                            slot.push_str(name);
+                        }
+                        None => stack.push(name.to_string()),
+                    }
+                    depth += 1;
                 }
             }
             Event::End(ref e) => {
                 let name = String::from_utf8_lossy(e.local_name().into_inner());
-                stack.pop();
+                depth = depth.saturating_sub(1);
                 close(
                     &name,
-                    &mut stack,
+                    &stack[..depth],
                     &mut Closers {
                         road: &mut road,
                         roads: &mut roads,
@@ -499,7 +512,7 @@ pub(crate) fn parse(src: &str) -> Result<Parsed, Error> {
                 }
             }
             Event::Eof => {
-                if let Some(open) = stack.last() {
+                if let Some(open) = stack[..depth].last() {
                     return Err(Error::Xml {
                         line,
                         message: format!("document ends inside <{open}>"),
@@ -534,7 +547,7 @@ struct Closers<'a> {
 }
 
 /// Finishes the object an element built when the element closes. `stack` holds the parents.
-fn close(name: &str, stack: &mut [String], c: &mut Closers<'_>) -> Result<(), Error> {
+fn close(name: &str, stack: &[String], c: &mut Closers<'_>) -> Result<(), Error> {
     let parent = stack.last().map(String::as_str).unwrap_or("");
     match (name, parent) {
         ("geoReference", "header") => {
