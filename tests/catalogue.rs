@@ -2,6 +2,7 @@
 //! files that `scil replay` runs, and the service's `GET /api/v1/catalogue` plus a run with
 //! `"sync": true` whose results carry the validity verdict.
 
+mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -195,16 +196,7 @@ fn service_catalogue_and_sync_run() {
     let rt = tokio::runtime::Runtime::new().expect("rt");
     rt.block_on(async {
         let dir = tempdir("serve");
-        let mut config = scil::serve::Config {
-            bind: "127.0.0.1:0".into(),
-            database_url: format!("sqlite://{}", dir.join("scil.db").display()),
-            storage_dir: dir.join("storage"),
-            data_dir: Some(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data"))),
-            ..scil::serve::Config::default()
-        };
-        config.auth.operator_tokens = vec!["op".into()];
-        let server = scil::serve::spawn(config).await.expect("server");
-        let base = format!("http://{}/api/v1", server.addr);
+        let (_server, base) = support::service::spawn(&dir, "op").await;
         let http = reqwest::Client::new();
         let get = |p: String| {
             let http = http.clone();

@@ -3,6 +3,7 @@
 //! as it was, `scil report` draws one SVG per quantity per run (or says "run with --traces"),
 //! and a service run keeps its traces for `GET /reports`.
 
+mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -211,16 +212,7 @@ fn service_runs_keep_traces_and_the_report_plots_them() {
     let rt = tokio::runtime::Runtime::new().expect("rt");
     rt.block_on(async {
         let dir = tempdir("serve");
-        let mut config = scil::serve::Config {
-            bind: "127.0.0.1:0".into(),
-            database_url: format!("sqlite://{}", dir.join("scil.db").display()),
-            storage_dir: dir.join("storage"),
-            data_dir: Some(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data"))),
-            ..scil::serve::Config::default()
-        };
-        config.auth.operator_tokens = vec!["op".into()];
-        let server = scil::serve::spawn(config).await.expect("server");
-        let base = format!("http://{}/api/v1", server.addr);
+        let (_server, base) = support::service::spawn(&dir, "op").await;
         let http = reqwest::Client::new();
         let toml = std::fs::read_to_string(shared("scenarios/cpna75_30kmh.toml"))
             .expect("scenario")

@@ -1,1 +1,2 @@
 pub mod python;
+pub mod service;

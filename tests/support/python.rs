@@ -4,6 +4,7 @@
 use std::process::Command;
 
 /// Runs `python3 -c script args…`; `None` (skip) when `module` cannot be imported outside CI.
+#[allow(dead_code)] // not every test crate that includes `support` runs a Python reader
 pub fn run(module: &str, script: &str, args: &[&str]) -> Option<String> {
     let ci = std::env::var("CI").is_ok_and(|v| v == "true");
     let probe = Command::new("python3")
