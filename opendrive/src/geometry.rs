@@ -428,6 +428,27 @@ impl Geometry {
         }
     }
 
+    /// Curvature (1/m, positive = left) at road coordinate `s` where it has a closed form (line,
+    /// arc, spiral); `None` for the cubics.
+    pub fn curvature(&self, s: f64) -> Option<f64> {
+        match self.kind {
+            GeometryKind::Line => Some(0.0),
+            GeometryKind::Arc { curvature } => Some(curvature),
+            GeometryKind::Spiral {
+                curv_start,
+                curv_end,
+            } => {
+                let ds = (s - self.s).clamp(0.0, self.length.max(0.0));
+                Some(if self.length > 0.0 {
+                    curv_start + (curv_end - curv_start) * ds / self.length
+                } else {
+                    curv_start
+                })
+            }
+            _ => None,
+        }
+    }
+
     /// The parameter value at the end of a cubic (for diagnostics).
     pub fn param_end(&self) -> f64 {
         self.p_end

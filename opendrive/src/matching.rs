@@ -39,6 +39,9 @@ pub(crate) struct Index {
     tree: RTree<Entry>,
     /// First window of each road (windows are stored road by road, in s order), plus the end.
     road_start: Vec<usize>,
+    /// Per window, the reference line at its two ends as (x, y, sin h, cos h): the foot-point
+    /// search evaluates both ends for every candidate window, every sample.
+    ends: Vec<[[f64; 4]; 2]>,
 }
 
 const STEP: f64 = 2.0;
@@ -119,10 +122,12 @@ impl Index {
                     windows.get(j).is_none_or(|o| o.road != w.road) || j.abs_diff(i) > NEAR
                 });
         }
+        let ends = window_ends(roads, &windows);
         Index {
             windows,
             tree,
             road_start,
+            ends,
         }
     }
 
@@ -155,6 +160,23 @@ impl Index {
     }
 }
 
+/// The reference line at both ends of every window, exactly as [`Road::reference_sc`] gives it.
+fn window_ends(roads: &[Road], windows: &[Window]) -> Vec<[[f64; 4]; 2]> {
+    windows
+        .iter()
+        .map(|w| {
+            let end = |s: f64| match roads.get(w.road) {
+                Some(r) => {
+                    let (x, y, _, sn, cs) = r.reference_sc(s);
+                    [x, y, sn, cs]
+                }
+                None => [f64::NAN; 4],
+            };
+            [end(w.s0), end(w.s1)]
+        })
+        .collect()
+}
+
 /// Smallest and largest border t at s (all lanes, centre included).
 fn extent(r: &Road, s: f64) -> (f64, f64) {
     let Some(sec) = r.section_index(s) else {
@@ -172,13 +194,15 @@ fn extent(r: &Road, s: f64) -> (f64, f64) {
 }
 
 /// Solves (P − r(s))·T(s) = 0 on [a, b]; `None` when the foot point is not in the window.
-fn foot(r: &Road, px: f64, py: f64, a: f64, b: f64) -> Option<f64> {
+/// `ends` is the reference line at a and b (see [`window_ends`]).
+fn foot(r: &Road, px: f64, py: f64, a: f64, b: f64, ends: &[[f64; 4]; 2]) -> Option<f64> {
     let f = |s: f64| {
         let (x, y, _, sn, cs) = r.reference_sc(s);
         (px - x) * cs + (py - y) * sn
     };
+    let at_end = |e: &[f64; 4]| (px - e[0]) * e[3] + (py - e[1]) * e[2];
     let (mut a, mut b) = (a, b);
-    let (mut fa, mut fb) = (f(a), f(b));
+    let (mut fa, mut fb) = (at_end(&ends[0]), at_end(&ends[1]));
     const EPS: f64 = 1e-9;
     if fa.abs() <= EPS {
         return Some(a);
@@ -324,7 +348,10 @@ fn locate_with(
         let Some(r) = map.roads.get(w.road) else {
             continue;
         };
-        let Some(s) = foot(r, x, y, w.s0, w.s1) else {
+        let Some(ends) = idx.ends.get(h as usize) else {
+            continue;
+        };
+        let Some(s) = foot(r, x, y, w.s0, w.s1, ends) else {
             continue;
         };
         if cands
@@ -412,8 +439,12 @@ fn locate_with(
     })
 }
 
-/// Heading of the lane centre line in the direction of increasing s (finite difference).
+/// Heading of the lane centre line in the direction of increasing s: closed form where the
+/// reference line has one, else a finite difference.
 fn lane_center_heading(r: &Road, lane: i32, s: f64) -> f64 {
+    if let Some(h) = r.lane_center_heading(lane, s) {
+        return h;
+    }
     let d = 0.05f64.min(r.length * 0.5).max(1e-6);
     let a = (s - d).max(0.0);
     let b = (s + d).min(r.length);

@@ -308,10 +308,84 @@ impl Road {
         None
     }
 
+    /// Heading of the centre line of `lane_id` at `s`, in the direction of increasing s, from
+    /// the closed forms: with t_c the lane centre's t and κ the reference line's curvature, the
+    /// centre line's tangent is (1 − κ·t_c)·T + t_c'·N, so its heading is h + atan2(t_c', 1 − κ·t_c).
+    /// `None` where the reference line has no closed-form curvature (cubics) or the lane does
+    /// not exist at `s`.
+    pub fn lane_center_heading(&self, lane_id: i32, s: f64) -> Option<f64> {
+        if lane_id == 0 {
+            return None;
+        }
+        let i = self
+            .plan_view
+            .partition_point(|g| g.s <= s)
+            .saturating_sub(1);
+        let g = self.plan_view.get(i)?;
+        let kappa = g.curvature(s)?;
+        let inner_id = if lane_id > 0 {
+            lane_id - 1
+        } else {
+            lane_id + 1
+        };
+        let sec = self.section_index(s)?;
+        let ls = self.lane_sections.get(sec)?;
+        let (off, doff) = records_slope(&self.lane_offsets, s).unwrap_or((0.0, 0.0));
+        let ds = s - ls.s;
+        let (side, sign) = if lane_id > 0 {
+            (&ls.left, 1.0)
+        } else {
+            (&ls.right, -1.0)
+        };
+        let mut t = (off, doff);
+        let mut inner = if inner_id == 0 { Some(t) } else { None };
+        let mut span = None;
+        for lane in side.iter() {
+            if !lane.widths.is_empty() {
+                let (w, dw) = lane_record_slope(&lane.widths, ds);
+                t = (t.0 + sign * w, t.1 + sign * dw);
+            } else if !lane.borders.is_empty() {
+                let (b, db) = lane_record_slope(&lane.borders, ds);
+                t = (off + b, doff + db);
+            }
+            if lane.id == inner_id {
+                inner = Some(t);
+            }
+            if lane.id == lane_id {
+                span = Some((inner?, t));
+                break;
+            }
+        }
+        let ((ti, dti), (to, dto)) = span?;
+        let (tc, dtc) = (0.5 * (ti + to), 0.5 * (dti + dto));
+        let h = g.eval(s).2;
+        Some(if dtc == 0.0 && kappa * tc < 1.0 {
+            h
+        } else {
+            h + dtc.atan2(1.0 - kappa * tc)
+        })
+    }
+
     /// (x, y) of road coordinate (s, t).
     pub fn st_to_xy(&self, s: f64, t: f64) -> (f64, f64) {
         let (x, y, _, sn, cs) = self.reference_sc(s);
         (x - sn * t, y + cs * t)
+    }
+}
+
+/// Value and derivative of the record in force at `s`; `None` when none starts before.
+fn records_slope(records: &[Poly3], s: f64) -> Option<(f64, f64)> {
+    let i = records.partition_point(|r| r.s <= s);
+    let r = records.get(i.checked_sub(1)?)?;
+    Some((r.at(s - r.s), r.slope(s - r.s)))
+}
+
+/// [`lane_record`] with its derivative.
+fn lane_record_slope(records: &[Poly3], ds: f64) -> (f64, f64) {
+    let i = records.partition_point(|r| r.s <= ds);
+    match records.get(i.saturating_sub(1)) {
+        Some(r) => (r.at(ds - r.s), r.slope(ds - r.s)),
+        None => (0.0, 0.0),
     }
 }
 

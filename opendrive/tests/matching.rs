@@ -248,3 +248,65 @@ fn hinted_locate_equals_locate() {
     }
     assert!(warm_total > 10_000);
 }
+
+/// The lane centre heading from the closed forms (used by every map match) agrees with a
+/// central difference of the lane centre points on every lane of every shared map, away from
+/// geometry and lane-section boundaries.
+#[test]
+fn lane_center_heading_closed_form_matches_finite_difference() {
+    let mut checked = 0;
+    let mut worst: f64 = 0.0;
+    for file in [
+        "opendrive/proving_ground.xodr",
+        "opendrive/esmini/curves_elevation.xodr",
+        "opendrive/esmini/fabriksgatan.xodr",
+        "opendrive/esmini/offset.xodr",
+        "opendrive/maliput/Road2_20.xodr",
+        "opendrive/maliput/cloverleaf.xodr",
+        "opendrive/carla/Town03.xodr",
+        "opendrive/synthetic/sg_mixed_geometry.xodr",
+    ] {
+        let map = common::load(file);
+        for r in &map.roads {
+            let mut cuts: Vec<f64> = r.plan_view.iter().map(|g| g.s).collect();
+            cuts.extend(r.lane_sections.iter().map(|l| l.s));
+            cuts.push(r.length);
+            let n = 40;
+            for k in 1..n {
+                let s = r.length * k as f64 / n as f64;
+                let h = 1e-4;
+                if cuts.iter().any(|c| (c - s).abs() < 2.0 * h) {
+                    continue;
+                }
+                for ls in &r.lane_sections {
+                    for lane in ls.left.iter().chain(ls.right.iter()) {
+                        let Some(analytic) = r.lane_center_heading(lane.id, s) else {
+                            continue;
+                        };
+                        let p = |s: f64| {
+                            r.lane_span(lane.id, s)
+                                .map(|(i, o)| r.st_to_xy(s, 0.5 * (i + o)))
+                        };
+                        let (Some(a), Some(b)) = (p(s - h), p(s + h)) else {
+                            continue;
+                        };
+                        let fd = (b.1 - a.1).atan2(b.0 - a.0);
+                        let d = (analytic - fd + std::f64::consts::PI)
+                            .rem_euclid(std::f64::consts::TAU)
+                            - std::f64::consts::PI;
+                        if d.abs() > 1e-6 {
+                            panic!(
+                                "{file} road {} lane {} s {s}: closed form {analytic}, finite difference {fd}",
+                                r.id, lane.id
+                            );
+                        }
+                        worst = worst.max(d.abs());
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 5_000, "only {checked} points");
+    eprintln!("lane centre heading: {checked} points, worst |closed form − finite difference| {worst:.2e} rad");
+}

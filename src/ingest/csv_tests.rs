@@ -145,3 +145,62 @@ fn time_must_increase() {
     let e = s.next().unwrap().unwrap_err();
     assert!(e.reason.contains("does not increase"));
 }
+
+/// The fast path for plain decimals gives the standard parser's bits on every shape it takes
+/// (and declines the rest): random digits, dots, signs and lengths around its limits.
+#[test]
+fn plain_decimals_match_str_parse_bit_for_bit() {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut fast = 0;
+    for i in 0..200_000 {
+        let r = next();
+        let len = 1 + (r % 24) as usize;
+        let mut s = String::new();
+        if r & (1 << 40) != 0 {
+            s.push('-');
+        }
+        let dot_at = (r >> 8) as usize % (len + 2);
+        for k in 0..len {
+            if k == dot_at {
+                s.push('.');
+            }
+            let d = (next() % 10) as u8;
+            // Runs of zeros and nines are where rounding goes wrong.
+            let d = match i % 3 {
+                0 => d,
+                1 if d < 5 => 0,
+                _ if d < 5 => 9,
+                _ => d,
+            };
+            s.push((b'0' + d) as char);
+        }
+        let want: f64 = s.parse().unwrap_or_else(|e| panic!("{s}: {e}"));
+        match plain_decimal(s.as_bytes()) {
+            Some(v) => {
+                fast += 1;
+                assert_eq!(v.to_bits(), want.to_bits(), "{s}");
+            }
+            None => assert!(
+                s.trim_start_matches('-').replace('.', "").len() > 15,
+                "{s} declined"
+            ),
+        }
+        assert_eq!(cell_f64(s.as_bytes()), Cell::Number(want), "{s}");
+    }
+    assert!(fast > 100_000, "only {fast} took the fast path");
+    for s in ["-0", "-0.0", "0.", ".5", "-.5", "007.50", "9007199254740992", "1e5", "+1", "."] {
+        if let Some(v) = plain_decimal(s.as_bytes()) {
+            assert_eq!(v.to_bits(), s.parse::<f64>().unwrap().to_bits(), "{s}");
+        }
+    }
+    assert_eq!(plain_decimal(b"9007199254740993"), None);
+    assert_eq!(plain_decimal(b"."), None);
+    assert_eq!(plain_decimal(b"1e5"), None);
+    assert_eq!(plain_decimal(b"1.2.3"), None);
+}

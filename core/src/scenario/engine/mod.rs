@@ -158,6 +158,8 @@ struct Track {
     threshold: f64,
     phase: Phase,
     prev: Option<Snap>,
+    /// `path_gap` at the sample of time `.0` (the impact check needs it again one sample later).
+    gap: Option<(f64, Option<f64>)>,
     last_above: Option<Snap>,
     trigger: Option<TriggerRecord>,
     assessed: bool,
@@ -245,6 +247,7 @@ impl Engine {
                 threshold: ttc::ttc_dummy(t, &scenario.vut) + cfg.ttc_offset_s,
                 phase: Phase::Waiting,
                 prev: None,
+                gap: None,
                 last_above: None,
                 trigger: None,
                 assessed: false,
@@ -637,10 +640,14 @@ impl Engine {
             return;
         }
         let Some(prev) = t.prev else { return };
-        let (Some(g0), Some(g1)) = (
-            path_gap(prev.x, prev.y, prev.yaw, &t.profile, d_front),
-            path_gap(snap.x, snap.y, snap.yaw, &t.profile, d_front),
-        ) else {
+        let g0 = match t.gap {
+            Some((at, g)) if at == prev.t => g,
+            _ => path_gap(prev.x, prev.y, prev.yaw, &t.profile, d_front),
+        };
+        let g1 = path_gap(snap.x, snap.y, snap.yaw, &t.profile, d_front);
+        self.tracks[i].gap = Some((snap.t, g1));
+        let t = &self.tracks[i];
+        let (Some(g0), Some(g1)) = (g0, g1) else {
             return;
         };
         if !(g0 > 0.0 && g1 <= 0.0) {
