@@ -42,6 +42,10 @@ pub(crate) struct Index {
     /// Per window, the reference line at its two ends as (x, y, sin h, cos h): the foot-point
     /// search evaluates both ends for every candidate window, every sample.
     ends: Vec<[[f64; 4]; 2]>,
+    /// Per window that is not `shared`, the first and last window whose box touches its box
+    /// (all of them on its road, within [`NEAR`]): every other window containing a point of this
+    /// window's box lies in this range.
+    reach: Vec<(u32, u32)>,
 }
 
 const STEP: f64 = 2.0;
@@ -113,14 +117,20 @@ impl Index {
             .map(|(i, w)| GeomWithData::new(Rectangle::from_corners(w.min, w.max), i as u32))
             .collect();
         let tree = RTree::bulk_load(entries);
+        let mut reach = Vec::with_capacity(windows.len());
         for i in 0..windows.len() {
             let w = windows[i];
+            let mut r = (i as u32, i as u32);
             windows[i].shared = tree
                 .locate_in_envelope_intersecting(&AABB::from_corners(w.min, w.max))
                 .any(|e| {
                     let j = e.data as usize;
-                    windows.get(j).is_none_or(|o| o.road != w.road) || j.abs_diff(i) > NEAR
+                    let far =
+                        windows.get(j).is_none_or(|o| o.road != w.road) || j.abs_diff(i) > NEAR;
+                    r = (r.0.min(e.data), r.1.max(e.data));
+                    far
                 });
+            reach.push(r);
         }
         let ends = window_ends(roads, &windows);
         Index {
@@ -128,26 +138,47 @@ impl Index {
             tree,
             road_start,
             ends,
+            reach,
         }
     }
 
     /// The windows whose box contains (x, y) when a warm start from window `hint` can name all
     /// of them without the tree: the point is in a box of the hint's stretch of road that
     /// touches no other road and no distant part of its own road. `None` otherwise.
+    ///
+    /// The first container is looked for outward from the hint (a moving vehicle is usually
+    /// still in it or its neighbour); when it is not `shared`, every other container touches its
+    /// box and so lies in its `reach` — a handful of boxes to test instead of the whole stretch.
     fn warm_hits(&self, hint: u32, x: f64, y: f64, out: &mut Vec<u32>) -> Option<()> {
         let h = hint as usize;
         let road = self.windows.get(h)?.road;
         let (lo, hi) = (*self.road_start.get(road)?, *self.road_start.get(road + 1)?);
-        // Scan twice the reach: a window containing the point that is not `shared` has every
-        // other container within NEAR of itself, so with all containers within NEAR of the
-        // hint, all of them are within 2·NEAR and were seen.
-        let from = h.saturating_sub(2 * NEAR).max(lo);
-        let to = (h + 2 * NEAR + 1).min(hi);
+        let contains = |i: usize| {
+            self.windows.get(i).is_some_and(|w| {
+                x >= w.min[0] && x <= w.max[0] && y >= w.min[1] && y <= w.max[1]
+            })
+        };
+        let mut first = None;
+        'outward: for d in 0..=NEAR {
+            for i in [h.checked_add(d), h.checked_sub(d).filter(|_| d > 0)]
+                .into_iter()
+                .flatten()
+            {
+                if i >= lo && i < hi && contains(i) {
+                    first = Some(i);
+                    break 'outward;
+                }
+            }
+        }
+        let c = first?;
+        if self.windows.get(c)?.shared {
+            return None;
+        }
+        let (from, to) = *self.reach.get(c)?;
         out.clear();
-        for i in from..to {
-            let w = &self.windows[i];
-            if x >= w.min[0] && x <= w.max[0] && y >= w.min[1] && y <= w.max[1] {
-                if w.shared || i.abs_diff(h) > NEAR {
+        for i in from as usize..=to as usize {
+            if contains(i) {
+                if self.windows.get(i)?.shared || i.abs_diff(h) > NEAR {
                     return None;
                 }
                 out.push(i as u32);
@@ -194,21 +225,29 @@ fn extent(r: &Road, s: f64) -> (f64, f64) {
 }
 
 /// Solves (P − r(s))·T(s) = 0 on [a, b]; `None` when the foot point is not in the window.
-/// `ends` is the reference line at a and b (see [`window_ends`]).
-fn foot(r: &Road, px: f64, py: f64, a: f64, b: f64, ends: &[[f64; 4]; 2]) -> Option<f64> {
+/// `ends` is the reference line at a and b (see [`window_ends`]). Returns s and, when it was
+/// evaluated there, the reference line at s as (x, y, sin h, cos h).
+fn foot(
+    r: &Road,
+    px: f64,
+    py: f64,
+    a: f64,
+    b: f64,
+    ends: &[[f64; 4]; 2],
+) -> Option<(f64, Option<[f64; 4]>)> {
     let f = |s: f64| {
         let (x, y, _, sn, cs) = r.reference_sc(s);
-        (px - x) * cs + (py - y) * sn
+        ((px - x) * cs + (py - y) * sn, [x, y, sn, cs])
     };
     let at_end = |e: &[f64; 4]| (px - e[0]) * e[3] + (py - e[1]) * e[2];
     let (mut a, mut b) = (a, b);
     let (mut fa, mut fb) = (at_end(&ends[0]), at_end(&ends[1]));
     const EPS: f64 = 1e-9;
     if fa.abs() <= EPS {
-        return Some(a);
+        return Some((a, Some(ends[0])));
     }
     if fb.abs() <= EPS {
-        return Some(b);
+        return Some((b, Some(ends[1])));
     }
     if fa < 0.0 || fb > 0.0 {
         return None;
@@ -222,9 +261,9 @@ fn foot(r: &Road, px: f64, py: f64, a: f64, b: f64, ends: &[[f64; 4]; 2]) -> Opt
             0.5 * (a + b)
         };
         let m = if m > a && m < b { m } else { 0.5 * (a + b) };
-        let fm = f(m);
+        let (fm, at) = f(m);
         if fm.abs() <= 1e-10 || (b - a) < 1e-10 {
-            return Some(m);
+            return Some((m, Some(at)));
         }
         if fm > 0.0 {
             a = m;
@@ -242,7 +281,7 @@ fn foot(r: &Road, px: f64, py: f64, a: f64, b: f64, ends: &[[f64; 4]; 2]) -> Opt
             side = -1;
         }
     }
-    Some(0.5 * (a + b))
+    Some((0.5 * (a + b), None))
 }
 
 struct Candidate {
@@ -351,7 +390,7 @@ fn locate_with(
         let Some(ends) = idx.ends.get(h as usize) else {
             continue;
         };
-        let Some(s) = foot(r, x, y, w.s0, w.s1, ends) else {
+        let Some((s, at)) = foot(r, x, y, w.s0, w.s1, ends) else {
             continue;
         };
         if cands
@@ -360,7 +399,10 @@ fn locate_with(
         {
             continue;
         }
-        let (rx, ry, _, sn, cs) = r.reference_sc(s);
+        let [rx, ry, sn, cs] = at.unwrap_or_else(|| {
+            let (x, y, _, sn, cs) = r.reference_sc(s);
+            [x, y, sn, cs]
+        });
         let t = -(x - rx) * sn + (y - ry) * cs;
         // Lane section: at a section start belonging to the window's side.
         let se = if s >= w.s1 && w.s1 > w.s0 {

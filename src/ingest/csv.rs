@@ -530,7 +530,12 @@ impl<R: Read> CsvSource<R> {
                     }
                     // Rows are text: invalid UTF-8 anywhere in the row is a row error (as when
                     // rows were read as strings), following the policy.
-                    if let Err(e) = std::str::from_utf8(self.record.as_slice()) {
+                    let bytes = self.record.as_slice();
+                    if let Err(e) = if bytes.is_ascii() {
+                        Ok("")
+                    } else {
+                        std::str::from_utf8(bytes)
+                    } {
                         let e = CsvError {
                             file: self.file.clone(),
                             line,
