@@ -160,6 +160,8 @@ struct Track {
     prev: Option<Snap>,
     /// `path_gap` at the sample of time `.0` (the impact check needs it again one sample later).
     gap: Option<(f64, Option<f64>)>,
+    /// (yaw, cos, sin) of the target path's yaw for `path_gap`, kept while the yaw is unchanged.
+    dir: Option<(f64, f64, f64)>,
     last_above: Option<Snap>,
     trigger: Option<TriggerRecord>,
     assessed: bool,
@@ -248,6 +250,7 @@ impl Engine {
                 phase: Phase::Waiting,
                 prev: None,
                 gap: None,
+                dir: None,
                 last_above: None,
                 trigger: None,
                 assessed: false,
@@ -640,12 +643,18 @@ impl Engine {
             return;
         }
         let Some(prev) = t.prev else { return };
+        let yaw = t.profile.yaw;
+        let dir = match t.dir {
+            Some((y, c, s)) if y == yaw => (c, s),
+            _ => (yaw.cos(), yaw.sin()),
+        };
         let g0 = match t.gap {
             Some((at, g)) if at == prev.t => g,
-            _ => path_gap(prev.x, prev.y, prev.yaw, &t.profile, d_front),
+            _ => path_gap_dir(prev.x, prev.y, prev.yaw, &t.profile, d_front, dir),
         };
-        let g1 = path_gap(snap.x, snap.y, snap.yaw, &t.profile, d_front);
+        let g1 = path_gap_dir(snap.x, snap.y, snap.yaw, &t.profile, d_front, dir);
         self.tracks[i].gap = Some((snap.t, g1));
+        self.tracks[i].dir = Some((yaw, dir.0, dir.1));
         let t = &self.tracks[i];
         let (Some(g0), Some(g1)) = (g0, g1) else {
             return;
@@ -734,8 +743,19 @@ fn ttc_nominal(t: &TargetSpec, width: f64) -> f64 {
 /// Distance along the VUT heading from its front bumper to the dummy's path line (positive
 /// before the line); `None` when the VUT runs parallel to the path.
 fn path_gap(x: f64, y: f64, yaw: f64, p: &Profile, d_front: f64) -> Option<f64> {
+    path_gap_dir(x, y, yaw, p, d_front, (p.yaw.cos(), p.yaw.sin()))
+}
+
+/// [`path_gap`] with cos and sin of the path's yaw given.
+fn path_gap_dir(
+    x: f64,
+    y: f64,
+    yaw: f64,
+    p: &Profile,
+    d_front: f64,
+    (dc, ds): (f64, f64),
+) -> Option<f64> {
     let (uc, us) = (yaw.cos(), yaw.sin());
-    let (dc, ds) = (p.yaw.cos(), p.yaw.sin());
     let fx = x + d_front * uc;
     let fy = y + d_front * us;
     let denom = uc * ds - us * dc;
