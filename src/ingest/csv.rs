@@ -611,64 +611,23 @@ impl<R: Read> CsvSource<R> {
     }
 
     fn parse_record(&self, line: u64) -> Result<InsSample, CsvError> {
-        let err = |reason: String| CsvError {
+        self.parse_cells().map_err(|fault| CsvError {
             file: self.file.clone(),
             line,
-            reason,
-        };
-        if self.record.len() < self.header.len() {
-            return Err(err(format!(
-                "row has {} field(s), header has {} (truncated row?)",
-                self.record.len(),
-                self.header.len()
-            )));
+            reason: self.describe_fault(fault),
+        })
+    }
+
+    /// The row as a sample; a refusal carries only what is needed to word it (built by
+    /// [`Self::describe_fault`] on the error path, not per cell).
+    fn parse_cells(&self) -> Result<InsSample, RowFault> {
+        if self.record.len() != self.header.len() {
+            return Err(RowFault::FieldCount);
         }
-        if self.record.len() > self.header.len() {
-            return Err(err(format!(
-                "row has {} fields, header has {}",
-                self.record.len(),
-                self.header.len()
-            )));
-        }
-        let get = |f: Field| -> Result<Option<f64>, CsvError> {
-            let Some((idx, unit)) = self.mapping.index(f) else {
-                return Ok(None);
-            };
-            let bytes = self.record.get(idx).unwrap_or(b"");
-            let v = match cell_f64(bytes) {
-                Cell::Empty => return Ok(None),
-                Cell::Number(v) => v,
-                Cell::NotANumber => {
-                    return Err(err(format!(
-                        "column '{}': '{}' is not a number",
-                        self.header[idx].trim(),
-                        String::from_utf8_lossy(bytes).trim()
-                    )))
-                }
-            };
-            if !v.is_finite() {
-                return Err(err(format!(
-                    "column '{}': '{}' is not finite",
-                    self.header[idx].trim(),
-                    String::from_utf8_lossy(bytes).trim()
-                )));
-            }
-            Ok(Some(unit.to_si(v)))
-        };
-        let need = |f: Field| -> Result<f64, CsvError> {
-            get(f)?.ok_or_else(|| {
-                let col = self
-                    .mapping
-                    .index(f)
-                    .map(|(i, _)| self.header[i].trim().to_string())
-                    .unwrap_or_default();
-                err(format!("column '{col}' ({}) is empty", f.name()))
-            })
-        };
-        let time_s = need(Field::Time)?;
+        let time_s = self.need(Field::Time)?;
         if let Some(prev) = self.last_time {
             if time_s <= prev {
-                return Err(err(format!(
+                return Err(RowFault::Other(format!(
                     "time {time_s} does not increase (previous row {prev})"
                 )));
             }
@@ -676,47 +635,53 @@ impl<R: Read> CsvSource<R> {
         let position =
             if self.mapping.index(Field::X).is_some() && self.mapping.index(Field::Y).is_some() {
                 InsPosition::Local {
-                    x: need(Field::X)?,
-                    y: need(Field::Y)?,
+                    x: self.need(Field::X)?,
+                    y: self.need(Field::Y)?,
                 }
             } else {
-                let lat_deg = need(Field::Lat)?;
-                let lon_deg = need(Field::Lon)?;
+                let lat_deg = self.need(Field::Lat)?;
+                let lon_deg = self.need(Field::Lon)?;
                 if !(-90.0..=90.0).contains(&lat_deg) || !(-180.0..=360.0).contains(&lon_deg) {
-                    return Err(err(format!(
+                    return Err(RowFault::Other(format!(
                         "latitude/longitude {lat_deg}, {lon_deg} out of range"
                     )));
                 }
                 InsPosition::Wgs84 {
                     lat_deg,
                     lon_deg,
-                    alt_m: get(Field::Alt)?,
+                    alt_m: self.get(Field::Alt)?,
                 }
             };
-        let speed_mps = need(Field::Speed)?;
+        let speed_mps = self.need(Field::Speed)?;
         if speed_mps < -0.5 {
             // Speed over ground is not negative; a small negative value is sensor noise at standstill.
-            return Err(err(format!("negative speed {speed_mps:.3} m/s")));
+            return Err(RowFault::Other(format!(
+                "negative speed {speed_mps:.3} m/s"
+            )));
         }
-        let brake_light = match get(Field::Brake)? {
+        let brake_light = match self.get(Field::Brake)? {
             None => None,
             Some(v) if v == 0.0 => Some(false),
             Some(v) if v == 1.0 => Some(true),
-            Some(v) => return Err(err(format!("brake light must be 0 or 1, got {v}"))),
+            Some(v) => {
+                return Err(RowFault::Other(format!(
+                    "brake light must be 0 or 1, got {v}"
+                )))
+            }
         };
-        let fcw = match get(Field::Fcw)? {
+        let fcw = match self.get(Field::Fcw)? {
             None => None,
             Some(v) if v == 0.0 => Some(false),
             Some(v) if v == 1.0 => Some(true),
-            Some(v) => return Err(err(format!("FCW must be 0 or 1, got {v}"))),
+            Some(v) => return Err(RowFault::Other(format!("FCW must be 0 or 1, got {v}"))),
         };
         Ok(InsSample {
             time_s,
             vehicle: self.vehicle.clone(),
             position,
-            heading_deg: need(Field::Heading)?,
+            heading_deg: self.need(Field::Heading)?,
             speed_mps: speed_mps.max(0.0),
-            steering_wheel_deg: get(Field::Steering)?,
+            steering_wheel_deg: self.get(Field::Steering)?,
             brake_light,
             accel_mps2: None,
             yaw_rate_rps: None,
@@ -724,6 +689,82 @@ impl<R: Read> CsvSource<R> {
             fcw,
         })
     }
+
+    /// The cell of field `f` in SI units; `None` when the field is not mapped or the cell empty.
+    #[inline]
+    fn get(&self, f: Field) -> Result<Option<f64>, RowFault> {
+        let Some((idx, unit)) = self.mapping.index(f) else {
+            return Ok(None);
+        };
+        match cell_f64(self.record.get(idx).unwrap_or(b"")) {
+            Cell::Empty => Ok(None),
+            Cell::Number(v) if v.is_finite() => Ok(Some(unit.to_si(v))),
+            Cell::Number(_) => Err(RowFault::NotFinite(idx)),
+            Cell::NotANumber => Err(RowFault::NotANumber(idx)),
+        }
+    }
+
+    /// [`Self::get`] for a field the row must have.
+    #[inline]
+    fn need(&self, f: Field) -> Result<f64, RowFault> {
+        self.get(f)?.ok_or(RowFault::Empty(f))
+    }
+
+    /// The reason of a refused row, in words.
+    fn describe_fault(&self, fault: RowFault) -> String {
+        let cell = |idx: usize| {
+            (
+                self.header.get(idx).map(|h| h.trim()).unwrap_or("?"),
+                String::from_utf8_lossy(self.record.get(idx).unwrap_or(b""))
+                    .trim()
+                    .to_string(),
+            )
+        };
+        match fault {
+            RowFault::FieldCount if self.record.len() < self.header.len() => format!(
+                "row has {} field(s), header has {} (truncated row?)",
+                self.record.len(),
+                self.header.len()
+            ),
+            RowFault::FieldCount => format!(
+                "row has {} fields, header has {}",
+                self.record.len(),
+                self.header.len()
+            ),
+            RowFault::NotANumber(idx) => {
+                let (col, text) = cell(idx);
+                format!("column '{col}': '{text}' is not a number")
+            }
+            RowFault::NotFinite(idx) => {
+                let (col, text) = cell(idx);
+                format!("column '{col}': '{text}' is not finite")
+            }
+            RowFault::Empty(f) => {
+                let col = self
+                    .mapping
+                    .index(f)
+                    .and_then(|(i, _)| self.header.get(i))
+                    .map(|h| h.trim().to_string())
+                    .unwrap_or_default();
+                format!("column '{col}' ({}) is empty", f.name())
+            }
+            RowFault::Other(reason) => reason,
+        }
+    }
+}
+
+/// Why a row was refused; worded by [`CsvSource::describe_fault`].
+enum RowFault {
+    /// More or fewer fields than the header.
+    FieldCount,
+    /// The cell in this column is not a number.
+    NotANumber(usize),
+    /// The cell in this column is a number but not finite.
+    NotFinite(usize),
+    /// A required field's cell is empty.
+    Empty(Field),
+    /// Any other reason, already worded.
+    Other(String),
 }
 
 impl<R: Read> Iterator for CsvSource<R> {
