@@ -87,10 +87,10 @@ pub enum TwinError {
 /// The digital twin.
 #[derive(Default, Clone)]
 pub struct Twin {
-    vehicles: BTreeMap<String, VehicleState>,
+    /// Each vehicle's state, and its last map match to warm-start the next (one lookup per
+    /// sample for both).
+    vehicles: BTreeMap<String, (VehicleState, opendrive::MatchHint)>,
     matcher: Option<Arc<dyn MapMatcher>>,
-    /// Each vehicle's last map match, to warm-start the next.
-    hints: BTreeMap<String, opendrive::MatchHint>,
     /// Samples rejected as out of order.
     pub out_of_order: u64,
 }
@@ -98,7 +98,7 @@ pub struct Twin {
 impl std::fmt::Debug for Twin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Twin")
-            .field("vehicles", &self.vehicles)
+            .field("vehicles", &self.vehicles.values().map(|v| &v.0).collect::<Vec<_>>())
             .finish()
     }
 }
@@ -108,95 +108,101 @@ impl Twin {
         Twin {
             vehicles: BTreeMap::new(),
             matcher,
-            hints: BTreeMap::new(),
             out_of_order: 0,
         }
     }
 
     pub fn get(&self, id: &str) -> Option<&VehicleState> {
-        self.vehicles.get(id)
+        self.vehicles.get(id).map(|v| &v.0)
     }
 
     pub fn vehicles(&self) -> impl Iterator<Item = (&String, &VehicleState)> {
-        self.vehicles.iter()
+        self.vehicles.iter().map(|(k, v)| (k, &v.0))
     }
 
     /// Applies a sample; returns the updated state.
     pub fn update(&mut self, s: &Sample) -> Result<&VehicleState, TwinError> {
-        let prev = self.vehicles.get(&s.vehicle);
-        let prev_known = prev.is_some();
-        let (accel, yaw_rate, n) = match prev {
-            Some(p) => {
-                let dt = s.time_s - p.time_s;
+        match self.vehicles.get_mut(&s.vehicle) {
+            Some((prev, hint)) => {
+                let dt = s.time_s - prev.time_s;
                 if dt <= 0.0 || !dt.is_finite() {
                     self.out_of_order += 1;
                     return Err(TwinError::OutOfOrder {
                         vehicle: s.vehicle.clone(),
                         time_s: s.time_s,
-                        last_s: p.time_s,
+                        last_s: prev.time_s,
                     });
                 }
-                (
-                    s.accel_mps2.unwrap_or((s.speed_mps - p.speed_mps) / dt),
-                    s.yaw_rate_rps
-                        .unwrap_or(wrap_pi(s.yaw_rad - p.yaw_rad) / dt),
-                    p.samples + 1,
-                )
+                let accel = s.accel_mps2.unwrap_or((s.speed_mps - prev.speed_mps) / dt);
+                let yaw_rate = s
+                    .yaw_rate_rps
+                    .unwrap_or(wrap_pi(s.yaw_rad - prev.yaw_rad) / dt);
+                let n = prev.samples + 1;
+                let road = road_state(self.matcher.as_deref(), s, hint);
+                *prev = state_of(s, accel, yaw_rate, road, n);
             }
-            None => (
-                s.accel_mps2.unwrap_or(0.0),
-                s.yaw_rate_rps.unwrap_or(0.0),
-                1,
-            ),
-        };
-        let road = match &self.matcher {
-            None => RoadState::Unknown,
-            Some(m) => match {
-                let hint = match self.hints.get_mut(&s.vehicle) {
-                    Some(h) => h,
-                    None => self.hints.entry(s.vehicle.clone()).or_default(),
-                };
-                m.locate_hinted(s.x, s.y, s.yaw_rad, hint)
-            } {
-                Some(lm) => RoadState::OnLane(lm),
-                None => RoadState::OffMap,
-            },
-        };
-        let state = VehicleState {
-            time_s: s.time_s,
-            x: s.x,
-            y: s.y,
-            yaw_rad: s.yaw_rad,
-            speed_mps: s.speed_mps,
-            accel_mps2: accel,
-            yaw_rate_rps: yaw_rate,
-            steering_wheel_deg: s.steering_wheel_deg,
-            road_wheel_deg: s.road_wheel_deg,
-            brake_light: s.brake_light,
-            wheel_speed_mps: s.wheel_speed_mps,
-            road,
-            samples: n,
-        };
-        // No key allocation per sample once the vehicle is known.
-        if !prev_known {
-            return Ok(self.vehicles.entry(s.vehicle.clone()).or_insert(state));
+            None => {
+                let mut hint = opendrive::MatchHint::default();
+                let road = road_state(self.matcher.as_deref(), s, &mut hint);
+                let state = state_of(
+                    s,
+                    s.accel_mps2.unwrap_or(0.0),
+                    s.yaw_rate_rps.unwrap_or(0.0),
+                    road,
+                    1,
+                );
+                return Ok(&self.vehicles.entry(s.vehicle.clone()).or_insert((state, hint)).0);
+            }
         }
-        let v = self
+        Ok(&self
             .vehicles
-            .get_mut(&s.vehicle)
-            .expect("present: looked up above and not removed since");
-        *v = state;
-        Ok(v)
+            .get(&s.vehicle)
+            .expect("present: updated above and not removed since")
+            .0)
     }
 
     /// Sets a simulated or carrier-reported object directly (targets, dummies).
     pub fn set_object(&mut self, id: &str, state: VehicleState) {
         match self.vehicles.get_mut(id) {
-            Some(v) => *v = state,
+            Some(v) => v.0 = state,
             None => {
-                self.vehicles.insert(id.to_string(), state);
+                self.vehicles
+                    .insert(id.to_string(), (state, opendrive::MatchHint::default()));
             }
         }
+    }
+}
+
+/// Where the sample is on the map (warm-started from `hint`, which is updated).
+fn road_state(
+    matcher: Option<&dyn MapMatcher>,
+    s: &Sample,
+    hint: &mut opendrive::MatchHint,
+) -> RoadState {
+    match matcher {
+        None => RoadState::Unknown,
+        Some(m) => match m.locate_hinted(s.x, s.y, s.yaw_rad, hint) {
+            Some(lm) => RoadState::OnLane(lm),
+            None => RoadState::OffMap,
+        },
+    }
+}
+
+fn state_of(s: &Sample, accel: f64, yaw_rate: f64, road: RoadState, samples: u64) -> VehicleState {
+    VehicleState {
+        time_s: s.time_s,
+        x: s.x,
+        y: s.y,
+        yaw_rad: s.yaw_rad,
+        speed_mps: s.speed_mps,
+        accel_mps2: accel,
+        yaw_rate_rps: yaw_rate,
+        steering_wheel_deg: s.steering_wheel_deg,
+        road_wheel_deg: s.road_wheel_deg,
+        brake_light: s.brake_light,
+        wheel_speed_mps: s.wheel_speed_mps,
+        road,
+        samples,
     }
 }
 
