@@ -413,6 +413,25 @@ fn locate_with(
         let Some(sec) = r.section_index(se) else {
             continue;
         };
+        let mut consider = |lane: &crate::model::Lane, o: f64, i: f64| {
+            let (lo, hi) = if o < i { (o, i) } else { (i, o) };
+            if hi - lo <= 0.0 || t < lo || t > hi {
+                return;
+            }
+            cands.push(Candidate {
+                window: h,
+                road: w.road,
+                lane: lane.id,
+                s,
+                t,
+                centre_dist: (t - 0.5 * (lo + hi)).abs(),
+                driving: lane.lane_type.eq_ignore_ascii_case("driving"),
+            });
+        };
+        // Lane spans in one pass; the general lookup by id only for irregular lane ids.
+        if r.lane_spans_regular(sec, se, |lane, inner, outer| consider(lane, outer, inner)) {
+            continue;
+        }
         r.borders_into(sec, se, borders);
         let Some(ls) = r.lane_sections.get(sec) else {
             continue;
@@ -428,19 +447,7 @@ fn locate_with(
             let (Some(o), Some(i)) = (outer, inner) else {
                 continue;
             };
-            let (lo, hi) = if o < i { (o, i) } else { (i, o) };
-            if hi - lo <= 0.0 || t < lo || t > hi {
-                continue;
-            }
-            cands.push(Candidate {
-                window: h,
-                road: w.road,
-                lane: lane.id,
-                s,
-                t,
-                centre_dist: (t - 0.5 * (lo + hi)).abs(),
-                driving: lane.lane_type.eq_ignore_ascii_case("driving"),
-            });
+            consider(lane, o, i);
         }
     }
     let score = |c: &Candidate| -> (u8, u8, f64) {

@@ -258,6 +258,46 @@ impl Road {
         }
     }
 
+    /// Calls `f(lane, inner t, outer t)` for every lane of section `sec` at `s`, left lanes then
+    /// right lanes, each side outward, with exactly the values [`Road::borders_into`] and a
+    /// lookup of the lane's and its inner neighbour's id give — when the ids run 1, 2, … and
+    /// −1, −2, … outward (as written by every tool we know). Returns `false`, having called
+    /// nothing, when they do not (the caller then takes the general path).
+    pub(crate) fn lane_spans_regular(
+        &self,
+        sec: usize,
+        s: f64,
+        mut f: impl FnMut(&Lane, f64, f64),
+    ) -> bool {
+        let Some(ls) = self.lane_sections.get(sec) else {
+            return false;
+        };
+        let regular = |side: &[Lane], sign: i32| {
+            side.iter()
+                .enumerate()
+                .all(|(k, l)| i64::from(l.id) == i64::from(sign) * (k as i64 + 1))
+        };
+        if !regular(&ls.left, 1) || !regular(&ls.right, -1) {
+            return false;
+        }
+        let off = self.lane_offset(s);
+        let ds = s - ls.s;
+        for (side, sign) in [(&ls.left, 1.0), (&ls.right, -1.0)] {
+            let mut t = off;
+            for lane in side.iter() {
+                let inner = t;
+                if !lane.widths.is_empty() {
+                    let w = lane_record(&lane.widths, ds);
+                    t += sign * w;
+                } else if !lane.borders.is_empty() {
+                    t = off + lane_record(&lane.borders, ds);
+                }
+                f(lane, inner, t);
+            }
+        }
+        true
+    }
+
     /// Outer border t of `lane_id` at `s` (laneOffset included); lane 0 gives the laneOffset.
     pub fn border_t(&self, lane_id: i32, s: f64) -> Option<f64> {
         let sec = self.section_index(s)?;

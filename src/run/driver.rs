@@ -117,7 +117,7 @@ impl Run<'_> {
     /// run must end.
     async fn on_sample(
         &mut self,
-        s: Sample,
+        s: &Sample,
         stop: &mut watch::Receiver<Option<StopRequest>>,
         live: bool,
         lead: std::time::Duration,
@@ -157,7 +157,7 @@ impl Run<'_> {
                 }
             }
         }
-        self.apply(&s, now)
+        self.apply(s, now)
     }
 
     fn apply(&mut self, s: &Sample, arrived: Instant) -> bool {
@@ -263,7 +263,7 @@ pub async fn drive(
                     }
                 }
             };
-            if run.on_sample(s, stop, live, lead).await {
+            if run.on_sample(&s, stop, live, lead).await {
                 return run.d;
             }
             n = n.wrapping_add(1);
@@ -335,7 +335,7 @@ pub async fn drive(
             }
         };
         let Some(s) = s else { break };
-        if run.on_sample(s, stop, live, lead).await {
+        if run.on_sample(&s, stop, live, lead).await {
             return run.d;
         }
     }
