@@ -820,25 +820,27 @@ fn plain_decimal(t: &[u8]) -> Option<f64> {
         Some((b'-', rest)) => (true, rest),
         _ => (false, t),
     };
+    if digits.len() > 20 {
+        return None;
+    }
     let mut m: u64 = 0;
-    let mut n = 0u32;
-    let mut frac = 0usize;
-    let mut dot = false;
-    for &b in digits {
-        if b.is_ascii_digit() {
-            if n == 19 {
-                return None;
-            }
-            m = m * 10 + u64::from(b - b'0');
-            n += 1;
-            frac += usize::from(dot);
-        } else if b == b'.' && !dot {
-            dot = true;
+    let mut dot = usize::MAX;
+    for (i, &b) in digits.iter().enumerate() {
+        let d = b.wrapping_sub(b'0');
+        if d < 10 {
+            // Wrapping only past 19 digits, which are refused below.
+            m = m.wrapping_mul(10).wrapping_add(u64::from(d));
+        } else if b == b'.' && dot == usize::MAX {
+            dot = i;
         } else {
             return None;
         }
     }
-    if n == 0 || m > (1u64 << 53) {
+    let (n, frac) = match dot {
+        usize::MAX => (digits.len(), 0),
+        d => (digits.len() - 1, digits.len() - 1 - d),
+    };
+    if n == 0 || n > 19 || m > (1u64 << 53) {
         return None;
     }
     let v = m as f64 / *POW10.get(frac)?;
