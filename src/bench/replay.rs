@@ -121,6 +121,7 @@ pub fn run(
     csv: &Path,
     scenario: &Path,
     repeat: usize,
+    rounds: usize,
     keep: Option<&Path>,
 ) -> anyhow::Result<String> {
     let out = match keep {
@@ -136,48 +137,78 @@ pub fn run(
             ..EngineConfig::default()
         },
     )?);
-    // Baseline: the csv crate reading every record and parsing every cell as f64.
-    let t = Instant::now();
-    let mut rdr = csv::Reader::from_path(&big.path)?;
-    let mut rec = csv::StringRecord::new();
-    let mut n_plain = 0u64;
+    // Rounds interleave the three measurements so that drift of a shared machine hits them
+    // alike; the ratio printed is the median of the rounds' own ratios.
+    let rounds = rounds.max(1);
+    let mut plain_t = Vec::with_capacity(rounds);
+    let mut bytes_t = Vec::with_capacity(rounds);
+    let mut full_t = Vec::with_capacity(rounds);
+    let (mut n_plain, mut n_bytes, mut n) = (0u64, 0u64, 0u64);
     let mut acc = 0.0;
-    while rdr.read_record(&mut rec)? {
-        for c in rec.iter() {
-            acc += c.trim().parse::<f64>().unwrap_or(0.0);
-        }
-        n_plain += 1;
-    }
-    let plain = t.elapsed().as_secs_f64();
-    // Second baseline: the fastest bare parse (byte records, fast float parser): what the replay
-    // path's own CSV reading costs at least.
-    let t = Instant::now();
-    let mut rdr = csv::Reader::from_path(&big.path)?;
-    let mut brec = csv::ByteRecord::new();
-    let mut n_bytes = 0u64;
-    while rdr.read_byte_record(&mut brec)? {
-        for c in brec.iter() {
-            acc += fast_float2::parse::<f64, _>(c.trim_ascii()).unwrap_or(0.0);
-        }
-        n_bytes += 1;
-    }
-    let plain_bytes = t.elapsed().as_secs_f64();
-    let t = Instant::now();
     let has_map = setup.map.is_some();
-    let report = replay_blocking(
-        setup,
-        &SourceSpec::csv(&big.path),
-        vec![Box::new(FnSink(|_: &_| {}))],
-    )?;
-    let full = t.elapsed().as_secs_f64();
-    let n = report.samples;
-    if n != big.rows {
-        anyhow::bail!(
-            "the replay took {n} of {} rows (error: {}); the figures would not compare like with like",
-            big.rows,
-            report.error.as_deref().unwrap_or("none")
-        );
+    for _ in 0..rounds {
+        // Baseline: the csv crate reading every record and parsing every cell as f64.
+        let t = Instant::now();
+        let mut rdr = csv::Reader::from_path(&big.path)?;
+        let mut rec = csv::StringRecord::new();
+        n_plain = 0;
+        while rdr.read_record(&mut rec)? {
+            for c in rec.iter() {
+                acc += c.trim().parse::<f64>().unwrap_or(0.0);
+            }
+            n_plain += 1;
+        }
+        plain_t.push(t.elapsed().as_secs_f64());
+        // Second baseline: the fastest bare parse (byte records, fast float parser): what the
+        // replay path's own CSV reading costs at least.
+        let t = Instant::now();
+        let mut rdr = csv::Reader::from_path(&big.path)?;
+        let mut brec = csv::ByteRecord::new();
+        n_bytes = 0;
+        while rdr.read_byte_record(&mut brec)? {
+            for c in brec.iter() {
+                acc += fast_float2::parse::<f64, _>(c.trim_ascii()).unwrap_or(0.0);
+            }
+            n_bytes += 1;
+        }
+        bytes_t.push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        let report = replay_blocking(
+            setup.clone(),
+            &SourceSpec::csv(&big.path),
+            vec![Box::new(FnSink(|_: &_| {}))],
+        )?;
+        full_t.push(t.elapsed().as_secs_f64());
+        n = report.samples;
+        if n != big.rows {
+            anyhow::bail!(
+                "the replay took {n} of {} rows (error: {}); the figures would not compare like with like",
+                big.rows,
+                report.error.as_deref().unwrap_or("none")
+            );
+        }
     }
+    let median = |v: &[f64]| {
+        let mut v = v.to_vec();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    // Throughput ratio of one round = baseline time / replay time (same rows).
+    let ratio_plain = median(
+        &plain_t
+            .iter()
+            .zip(&full_t)
+            .map(|(p, f)| (n as f64 / f) / (n_plain as f64 / p))
+            .collect::<Vec<_>>(),
+    );
+    let ratio_bytes = median(
+        &bytes_t
+            .iter()
+            .zip(&full_t)
+            .map(|(b, f)| (n as f64 / f) / (n_bytes as f64 / b))
+            .collect::<Vec<_>>(),
+    );
+    let (plain, plain_bytes, full) = (median(&plain_t), median(&bytes_t), median(&full_t));
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -207,13 +238,11 @@ pub fn run(
     );
     let _ = writeln!(
         s,
-        "ratio replay/plain throughput: {:.2}",
-        (n as f64 / full) / (n_plain as f64 / plain)
+        "ratio replay/plain throughput: {ratio_plain:.2} (median of {rounds} interleaved rounds; times above are medians)"
     );
     let _ = writeln!(
         s,
-        "ratio replay/byte-record parse throughput: {:.2}",
-        (n as f64 / full) / (n_bytes as f64 / plain_bytes)
+        "ratio replay/byte-record parse throughput: {ratio_bytes:.2}"
     );
     Ok(s)
 }

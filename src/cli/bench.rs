@@ -19,6 +19,9 @@ pub enum BenchCommand {
         /// second copy driven back the same way, so the long file stays physically plausible).
         #[arg(long, default_value_t = 200)]
         repeat: usize,
+        /// Interleaved rounds of (plain parse, byte-record parse, replay); medians are printed.
+        #[arg(long, default_value_t = 5)]
+        rounds: usize,
         /// Keep the long file here (for a whole-process comparison on the same input).
         #[arg(long)]
         keep: Option<PathBuf>,
@@ -71,11 +74,12 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
             csv,
             scenario,
             repeat,
+            rounds,
             keep,
         } => {
             print!(
                 "{}",
-                crate::bench::replay::run(&csv, &scenario, repeat, keep.as_deref())?
+                crate::bench::replay::run(&csv, &scenario, repeat, rounds, keep.as_deref())?
             );
             Ok(ExitCode::SUCCESS)
         }
