@@ -14,7 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Identifies a vehicle or object in the twin ("vut" for the vehicle under test).
-pub type VehicleId = String;
+pub type VehicleId = std::sync::Arc<str>;
 
 /// Default id of the vehicle under test.
 pub const VUT: &str = "vut";

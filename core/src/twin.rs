@@ -122,13 +122,13 @@ impl Twin {
 
     /// Applies a sample; returns the updated state.
     pub fn update(&mut self, s: &Sample) -> Result<&VehicleState, TwinError> {
-        match self.vehicles.get_mut(&s.vehicle) {
+        match self.vehicles.get_mut(&*s.vehicle) {
             Some((prev, hint)) => {
                 let dt = s.time_s - prev.time_s;
                 if dt <= 0.0 || !dt.is_finite() {
                     self.out_of_order += 1;
                     return Err(TwinError::OutOfOrder {
-                        vehicle: s.vehicle.clone(),
+                        vehicle: s.vehicle.to_string(),
                         time_s: s.time_s,
                         last_s: prev.time_s,
                     });
@@ -151,12 +151,12 @@ impl Twin {
                     road,
                     1,
                 );
-                return Ok(&self.vehicles.entry(s.vehicle.clone()).or_insert((state, hint)).0);
+                return Ok(&self.vehicles.entry(s.vehicle.to_string()).or_insert((state, hint)).0);
             }
         }
         Ok(&self
             .vehicles
-            .get(&s.vehicle)
+            .get(&*s.vehicle)
             .expect("present: updated above and not removed since")
             .0)
     }

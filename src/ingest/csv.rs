@@ -355,7 +355,7 @@ pub struct CsvSource<R: Read = BufReader<File>> {
     policy: BadRowPolicy,
     /// The current row as bytes: cells are parsed without building strings (see [`cell_f64`]).
     record: csv::ByteRecord,
-    vehicle: String,
+    vehicle: crate::sample::VehicleId,
     last_time: Option<f64>,
     /// Physical plausibility (on by default): an implausible row is a bad row.
     plausibility: Option<super::plausibility::Plausibility>,
@@ -463,7 +463,7 @@ impl<R: Read> CsvSource<R> {
             mapping,
             policy,
             record: csv::ByteRecord::new(),
-            vehicle: VUT.to_string(),
+            vehicle: VUT.into(),
             last_time: None,
             plausibility: Some(super::plausibility::Plausibility::new(Default::default())),
             rows: 0,
@@ -475,7 +475,7 @@ impl<R: Read> CsvSource<R> {
 
     /// Sets the vehicle id the samples are tagged with (default `vut`).
     pub fn with_vehicle(mut self, id: &str) -> Self {
-        self.vehicle = id.to_string();
+        self.vehicle = id.into();
         self
     }
 

@@ -114,7 +114,7 @@ impl TryFrom<JsonSample> for InsSample {
         }
         Ok(InsSample {
             time_s: j.t,
-            vehicle: j.vehicle,
+            vehicle: j.vehicle.into(),
             position,
             heading_deg: j.heading_deg,
             speed_mps: j.speed_mps,
@@ -140,7 +140,7 @@ impl From<&InsSample> for JsonSample {
         };
         JsonSample {
             t: s.time_s,
-            vehicle: s.vehicle.clone(),
+            vehicle: s.vehicle.to_string(),
             x,
             y,
             lat,
@@ -190,12 +190,12 @@ impl JsonLineDecoder {
             self.health.message();
             match parse_line(line) {
                 Ok(s) => {
-                    let last = self.last_t.get(&s.vehicle).copied();
+                    let last = self.last_t.get(&*s.vehicle).copied();
                     if last.is_some_and(|l| s.time_s <= l) {
                         self.health.out_of_order();
                         continue;
                     }
-                    self.last_t.insert(s.vehicle.clone(), s.time_s);
+                    self.last_t.insert(s.vehicle.to_string(), s.time_s);
                     self.health.sample(s.time_s);
                     out.push(s);
                 }
@@ -474,7 +474,7 @@ mod tests {
             r#"{"t":1.5,"x":1,"y":2,"heading_deg":90,"speed_mps":3,"brake_light":true,"extra":0}"#,
         )
         .unwrap();
-        assert_eq!(s.vehicle, "vut");
+        assert_eq!(&*s.vehicle, "vut");
         assert_eq!(s.position, InsPosition::Local { x: 1.0, y: 2.0 });
         assert_eq!(s.brake_light, Some(true));
         let s = parse_line(

@@ -444,14 +444,14 @@ pub struct Accuracy {
 /// Stateful decoder: GPS minute tracking, pose gating, conversion to [`InsSample`].
 #[derive(Debug, Clone)]
 pub struct NcomDecoder {
-    pub vehicle: String,
+    pub vehicle: crate::sample::VehicleId,
     minutes: Option<i32>,
     last_ms: Option<u16>,
     pub accuracy: Accuracy,
 }
 
 impl NcomDecoder {
-    pub fn new(vehicle: impl Into<String>) -> Self {
+    pub fn new(vehicle: impl Into<crate::sample::VehicleId>) -> Self {
         Self {
             vehicle: vehicle.into(),
             minutes: None,

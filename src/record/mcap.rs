@@ -257,7 +257,7 @@ fn vut_sample(v: &Value) -> anyhow::Result<InsSample> {
             .get("vehicle")
             .and_then(Value::as_str)
             .unwrap_or(crate::sample::VUT)
-            .to_string(),
+            .into(),
         position: InsPosition::Local {
             x: num("x")?,
             y: num("y")?,
@@ -297,7 +297,7 @@ pub fn mcap_from_store(
         let snap = Snapshot {
             vut: Sample {
                 time_s: r.t,
-                vehicle: r.vehicle.clone(),
+                vehicle: r.vehicle.as_str().into(),
                 x: r.x,
                 y: r.y,
                 yaw_rad: r.yaw,

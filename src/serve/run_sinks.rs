@@ -93,7 +93,7 @@ impl Sink for StoreSink {
             .metrics
             .samples_ingested
             .fetch_add(1, Ordering::Relaxed);
-        if s.vehicle != self.vut_id {
+        if *s.vehicle != *self.vut_id {
             return;
         }
         for (vid, kind, v, lane) in vehicles(engine.twin(), &self.vut_id, &self.target_ids) {
@@ -179,7 +179,7 @@ impl Sink for LiveSink {
     }
 
     fn sample(&mut self, _ctx: &SinkCtx<'_>, engine: &Engine, s: &Sample) {
-        if s.vehicle != self.vut_id || self.run.tx.receiver_count() == 0 {
+        if *s.vehicle != *self.vut_id || self.run.tx.receiver_count() == 0 {
             return;
         }
         let id = &self.run.id;

@@ -230,7 +230,7 @@ impl SimVut {
         let road_wheel = (self.p.wheelbase_m * k).atan();
         InsSample {
             time_s,
-            vehicle: vehicle.to_string(),
+            vehicle: vehicle.into(),
             position: InsPosition::Local { x, y },
             heading_deg: yaw_to_heading(yaw),
             speed_mps: self.v,

@@ -142,7 +142,7 @@ pub fn to_sample(m: &[f64], step_s: f64, vut_id: &str) -> Result<InsSample, Stri
     let brake = m[idx::BRAKE];
     Ok(InsSample {
         time_s: id * step_s,
-        vehicle: vut_id.to_string(),
+        vehicle: vut_id.into(),
         position: InsPosition::Local { x, y },
         heading_deg: if yaw.is_finite() {
             yaw_to_heading(yaw)

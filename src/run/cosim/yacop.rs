@@ -103,7 +103,7 @@ impl Pending {
         }
         Ok(InsSample {
             time_s: t,
-            vehicle: vut_id.to_string(),
+            vehicle: vut_id.into(),
             position: InsPosition::Local { x, y },
             heading_deg: heading.rem_euclid(360.0),
             speed_mps: v.abs(),

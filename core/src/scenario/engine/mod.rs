@@ -525,13 +525,13 @@ impl Engine {
         if let Err(e) = self.twin.update(s) {
             self.event(Event::SampleRejected {
                 time_s: s.time_s,
-                vehicle: s.vehicle.clone(),
+                vehicle: s.vehicle.to_string(),
                 reason: e.to_string(),
             });
             return;
         }
-        if s.vehicle != self.cfg.vut_id {
-            if let Some(t) = self.tracks.iter_mut().find(|t| t.spec.id == s.vehicle) {
+        if *s.vehicle != *self.cfg.vut_id {
+            if let Some(t) = self.tracks.iter_mut().find(|t| *t.spec.id == *s.vehicle) {
                 t.measured = true;
             }
             return;
