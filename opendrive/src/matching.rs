@@ -437,11 +437,7 @@ fn locate_with(
             continue;
         };
         for lane in ls.left.iter().chain(ls.right.iter()) {
-            let inner_id = if lane.id > 0 {
-                lane.id - 1
-            } else {
-                lane.id + 1
-            };
+            let inner_id = crate::model::inner_lane_id(lane.id);
             let outer = borders.iter().find(|(id, _)| *id == lane.id).map(|b| b.1);
             let inner = borders.iter().find(|(id, _)| *id == inner_id).map(|b| b.1);
             let (Some(o), Some(i)) = (outer, inner) else {

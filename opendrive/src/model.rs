@@ -316,11 +316,7 @@ impl Road {
         if lane_id == 0 {
             return None;
         }
-        let inner_id = if lane_id > 0 {
-            lane_id - 1
-        } else {
-            lane_id + 1
-        };
+        let inner_id = inner_lane_id(lane_id);
         let sec = self.section_index(s)?;
         let ls = self.lane_sections.get(sec)?;
         // The borders of one side only, outward up to the lane (as `borders` computes them).
@@ -363,11 +359,7 @@ impl Road {
             .saturating_sub(1);
         let g = self.plan_view.get(i)?;
         let kappa = g.curvature(s)?;
-        let inner_id = if lane_id > 0 {
-            lane_id - 1
-        } else {
-            lane_id + 1
-        };
+        let inner_id = inner_lane_id(lane_id);
         let sec = self.section_index(s)?;
         let ls = self.lane_sections.get(sec)?;
         let (off, doff) = records_slope(&self.lane_offsets, s).unwrap_or((0.0, 0.0));
@@ -410,6 +402,15 @@ impl Road {
     pub fn st_to_xy(&self, s: f64, t: f64) -> (f64, f64) {
         let (x, y, _, sn, cs) = self.reference_sc(s);
         (x - sn * t, y + cs * t)
+    }
+}
+
+/// The id of the lane next to `id` towards the centre lane (0 for lanes 1 and −1).
+pub(crate) fn inner_lane_id(id: i32) -> i32 {
+    if id > 0 {
+        id - 1
+    } else {
+        id + 1
     }
 }
 
