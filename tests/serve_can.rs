@@ -235,3 +235,35 @@ async fn service_run_fuses_ncom_with_cannelloni_can() {
     );
     server.task.abort();
 }
+
+/// A run's CAN signal mapping (e.g. the FCW) is checked against the registered DBC when the run
+/// is created, and kept with the run's source.
+#[tokio::test]
+async fn can_mapping_is_checked_against_the_dbc_and_stored() {
+    let (server, base, http) = start_server().await;
+    let (ncom, can) = (free_udp_port(), free_udp_port());
+    let body = |mapping: Value, with_can: bool| {
+        let mut b = json!({"scenario_id": "cpna75_30kmh",
+            "source": {"kind": "ncom", "bind": format!("127.0.0.1:{ncom}")},
+            "can_mapping": mapping});
+        if with_can {
+            b["can"] = json!({"kind": "cannelloni", "bind": format!("127.0.0.1:{can}"), "dbc": "vut"});
+        }
+        b
+    };
+    let missing = json!({"fcw": {"message": "ADAS_STATUS", "signal": "FCW"}});
+    let (s, v) = post(&http, format!("{base}/runs"), body(missing.clone(), true)).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    assert!(v.to_string().contains("ADAS_STATUS.FCW"), "{v}");
+    let (s, v) = post(&http, format!("{base}/runs"), body(missing, false)).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    // A signal the DBC has (the brake-light bit standing in for an FCW line).
+    let present = json!({"fcw": {"message": "LIGHTS_STATUS", "signal": "BRAKE_LIGHT"}});
+    let (s, run) = post(&http, format!("{base}/runs"), body(present, true)).await;
+    assert_eq!(s, StatusCode::CREATED, "{run}");
+    assert_eq!(
+        run["source"]["can_mapping"]["fcw"]["signal"], "BRAKE_LIGHT",
+        "{run}"
+    );
+    server.task.abort();
+}

@@ -151,3 +151,82 @@ path = { road = "1", lane = -1, s_from = 150.0, s_to = 600.0 }
     assert!(!ok);
     assert!(err.contains("road '1' lane -1"), "{err}");
 }
+
+/// A DBC with the driver-assistance status frame that carries the FCW (Intel, bit 0).
+const ADAS_DBC: &str = r#"VERSION ""
+
+NS_ :
+
+BS_:
+
+BU_: ADAS
+
+BO_ 1280 ADAS_STATUS: 8 ADAS
+ SG_ FCW : 0|1@1+ (1,0) [0|1] "" Vector__XXX
+ SG_ AEB_ACTIVE : 1|1@1+ (1,0) [0|1] "" Vector__XXX
+"#;
+
+#[test]
+fn fcw_from_can_closes_the_window_at_the_first_sample_after_the_frame() {
+    let d = tempdir("fcw-can");
+    let sc = d.join("cpna.toml");
+    std::fs::write(&sc, CPNA).expect("write");
+    let run = d.join("vut.csv");
+    // No FCW column: CAN fills only what the INS source does not carry.
+    let rows: String = csv(None, 7.5)
+        .lines()
+        .map(|l| format!("{}\n", l.rsplit_once(',').map_or(l, |(head, _)| head)))
+        .collect();
+    std::fs::write(&run, rows).expect("write");
+    let dbc = d.join("adas.dbc");
+    std::fs::write(&dbc, ADAS_DBC).expect("write");
+    // ADAS_STATUS at 50 Hz, offset 5 ms from the INS samples; FCW issued from 7.005 s on. Bit 1
+    // (AEB) stays 0, so only the FCW can close the window.
+    let mut log = String::new();
+    for k in 0..500 {
+        let t = 0.005 + 0.02 * k as f64;
+        let byte = u8::from(t >= 7.005 - 1e-9);
+        writeln!(log, "({t:017.6}) can0 500#{byte:02X}00000000000000").expect("fmt");
+    }
+    let can = d.join("adas.log");
+    std::fs::write(&can, log).expect("write");
+    let (r, s) = (run.to_str().expect("utf8"), sc.to_str().expect("utf8"));
+    let (c, b) = (can.to_str().expect("utf8"), dbc.to_str().expect("utf8"));
+    let (ok, v, err) = replay(&[
+        r,
+        "--scenario",
+        s,
+        "--can-log",
+        c,
+        "--dbc",
+        b,
+        "--can-fcw",
+        "ADAS_STATUS.FCW",
+    ]);
+    assert!(ok, "{err}");
+    let val = &v["validity"];
+    assert_eq!(val["closed_by"], "fcw", "{val}");
+    // The frame at 7.005 s is held into the next INS sample, at 7.01 s.
+    let to = val["window"]["to_s"].as_f64().expect("to_s");
+    assert!((to - 7.01).abs() < 1e-9, "window end {to}");
+    // Without the mapping the same log closes nothing: the run ends at the impact.
+    let (ok, v, err) = replay(&[r, "--scenario", s, "--can-log", c, "--dbc", b]);
+    assert!(ok, "{err}");
+    assert_eq!(v["validity"]["closed_by"], "impact", "{}", v["validity"]);
+    // A mapping naming a signal the DBC lacks is refused before anything runs.
+    let (ok, _, err) = replay(&[
+        r,
+        "--scenario",
+        s,
+        "--can-log",
+        c,
+        "--dbc",
+        b,
+        "--can-fcw",
+        "ADAS_STATUS.FCW_LEVEL",
+    ]);
+    assert!(!ok, "ran with a missing signal");
+    assert!(err.contains("ADAS_STATUS.FCW_LEVEL"), "{err}");
+    let (ok, _, err) = replay(&[r, "--scenario", s, "--can-log", c, "--dbc", b, "--can-fcw", "FCW"]);
+    assert!(!ok && err.contains("MESSAGE.SIGNAL"), "{err}");
+}

@@ -59,6 +59,10 @@ pub struct ReplayArgs {
     /// DBC that decodes --can-log.
     #[arg(long)]
     pub dbc: Option<PathBuf>,
+    /// The DBC signal that carries the forward collision warning, MESSAGE.SIGNAL (≠ 0 = issued);
+    /// its onset closes the validity window like an FCW column of the CSV.
+    #[arg(long, value_name = "MESSAGE.SIGNAL", requires = "can_log")]
+    pub can_fcw: Option<String>,
     /// Abort an armed run after this long without a VUT sample (ms; 0 = never).
     #[arg(long, default_value_t = 200.0)]
     pub stale_limit_ms: f64,
@@ -113,6 +117,7 @@ impl ReplayArgs {
             columns: Vec::new(),
             can_log: None,
             dbc: None,
+            can_fcw: None,
             stale_limit_ms: 200.0,
             events: true,
             carriers: Vec::new(),
@@ -155,6 +160,13 @@ impl ReplayArgs {
             (Some(_), None) => anyhow::bail!("--can-log needs --dbc FILE"),
             (None, Some(_)) => anyhow::bail!("--dbc needs --can-log FILE"),
             (None, None) => {}
+        }
+        if let Some(sig) = &self.can_fcw {
+            let Some((message, signal)) = sig.split_once('.').filter(|(m, s)| !m.is_empty() && !s.is_empty())
+            else {
+                anyhow::bail!("--can-fcw {sig:?}: expected MESSAGE.SIGNAL, e.g. ADAS_STATUS.FCW");
+            };
+            spec.can_mapping.fcw = Some(crate::ingest::can::SignalRef::new(message, signal));
         }
         Ok(spec)
     }

@@ -3,7 +3,7 @@
 //! CAN values fill the INS sample's `steering_wheel_deg` and `brake_light` when the INS source did
 //! not provide them (an NCOM INS never does). The steering angle is either held (last CAN value at
 //! or before the INS time) or linearly interpolated between the CAN values around the INS time;
-//! the brake light, a boolean, is always held.
+//! the brake light and the FCW, booleans, are always held.
 //!
 //! In interpolation mode an INS sample is released only once a CAN steering value at or after its
 //! time has arrived, or once INS time has moved `max_wait_s` past it (then the held value is used),
@@ -37,6 +37,7 @@ pub struct Fusion {
     pub max_wait_s: f64,
     steering: VecDeque<(f64, f64)>,
     brake: VecDeque<(f64, bool)>,
+    fcw: VecDeque<(f64, bool)>,
     wheel: VecDeque<(f64, f64)>,
     pending: VecDeque<InsSample>,
 }
@@ -63,6 +64,7 @@ impl Fusion {
             max_wait_s: 0.1,
             steering: VecDeque::new(),
             brake: VecDeque::new(),
+            fcw: VecDeque::new(),
             wheel: VecDeque::new(),
             pending: VecDeque::new(),
         }
@@ -78,6 +80,11 @@ impl Fusion {
         if let Some(v) = u.brake_light {
             if self.brake.back().is_none_or(|(t, _)| u.time_s > *t) {
                 self.brake.push_back((u.time_s, v));
+            }
+        }
+        if let Some(v) = u.fcw {
+            if self.fcw.back().is_none_or(|(t, _)| u.time_s > *t) {
+                self.fcw.push_back((u.time_s, v));
             }
         }
         if let Some(v) = u.wheel_speed_mps {
@@ -128,8 +135,12 @@ impl Fusion {
         if s.wheel_speed_mps.is_none() {
             s.wheel_speed_mps = held(&self.wheel, s.time_s);
         }
+        if s.fcw.is_none() {
+            s.fcw = held(&self.fcw, s.time_s);
+        }
         prune(&mut self.steering, s.time_s);
         prune(&mut self.brake, s.time_s);
+        prune(&mut self.fcw, s.time_s);
         prune(&mut self.wheel, s.time_s);
         Some(s)
     }
@@ -174,6 +185,7 @@ mod tests {
             steering_wheel_deg: Some(steer),
             brake_light: brake,
             wheel_speed_mps: None,
+            fcw: None,
         }
     }
 

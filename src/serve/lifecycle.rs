@@ -22,7 +22,7 @@ use super::context::AppState;
 use super::error::{ApiError, ApiResult};
 use super::live::{frame, Frame, RUN_CHANNEL};
 use super::run_sinks::{dispatch_observer, LiveSink, SimCarrierSink, StoreSink};
-use crate::ingest::can::DbcDecoder;
+use crate::ingest::can::{CanMapping, DbcDecoder};
 use crate::ingest::csv::BadRowPolicy;
 use crate::ingest::health::SourceHealth as IngestHealth;
 use crate::run::sink::carriers::{CarrierOptions, CarrierSink};
@@ -74,6 +74,9 @@ pub struct StoredSource {
     pub ins: RunSource,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub can: Option<CanSpec>,
+    /// The CAN signal mapping when not the default (e.g. with an FCW signal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub can_mapping: Option<CanMapping>,
     /// Closed-loop synchronisation of the targets (issue 11; `"sync": true` on the run). Kept
     /// with the source so that the stored run says how it ran without a schema change.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -161,6 +164,8 @@ pub struct NewRun {
     pub source: RunSource,
     /// CAN fused with the INS source.
     pub can: Option<CanSpec>,
+    /// Which DBC signals feed which fields (`None`: the default mapping).
+    pub can_mapping: Option<CanMapping>,
     pub speed: Pace,
     /// Real carriers (ISO 22133); empty: the carriers are simulated (engine commands only).
     pub carriers: Vec<CarrierSpec>,
@@ -219,12 +224,28 @@ async fn validate(st: &AppState, req: &NewRun) -> ApiResult<Option<String>> {
         }
     }
     if let Some(c) = &req.can {
-        if st.store.get_dbc(c.dbc()).await?.is_none() {
+        let Some(row) = st.store.get_dbc(c.dbc()).await? else {
             return Err(ApiError::Unprocessable(format!(
                 "DBC '{}' is not registered (POST /api/v1/dbcs)",
                 c.dbc()
             )));
+        };
+        if let Some(m) = &req.can_mapping {
+            let dbc = DbcDecoder::parse(&row.text)
+                .map_err(|e| ApiError::Unprocessable(format!("DBC '{}': {e}", c.dbc())))?;
+            let missing = m.missing_in(&dbc);
+            if !missing.is_empty() {
+                return Err(ApiError::Unprocessable(format!(
+                    "DBC '{}' defines no signal {}",
+                    c.dbc(),
+                    missing.join(", ")
+                )));
+            }
         }
+    } else if req.can_mapping.is_some() {
+        return Err(ApiError::Unprocessable(
+            "can_mapping needs a CAN source (can)".into(),
+        ));
     }
     if !req.carriers.is_empty() {
         let scenario = Scenario::from_toml(&sc.toml)
@@ -280,6 +301,7 @@ fn new_row(req: &NewRun, map_id: Option<String>) -> ApiResult<RunRow> {
     let stored = StoredSource {
         ins: req.source.clone(),
         can: req.can.clone(),
+        can_mapping: req.can_mapping.clone(),
         sync: req.sync,
     };
     Ok(RunRow {
@@ -452,6 +474,7 @@ async fn prepare(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> ApiRe
     };
     let spec = SourceSpec {
         can: stored.can.clone(),
+        can_mapping: stored.can_mapping.clone().unwrap_or_default(),
         ..SourceSpec::ins(ins)
     };
     // The DBC named by the CAN source, parsed once here.

@@ -239,6 +239,7 @@ pub async fn demo_loop(st: AppState) {
                         file_name: "cpna75_30kmh.csv".into(),
                     },
                     can: None,
+                    can_mapping: None,
                     speed: Pace::Factor(1.0),
                     carriers: Vec::new(),
                     sync: false,

@@ -122,6 +122,8 @@ pub fn document() -> Value {
                     "carriers": {"type": "array", "items": {"$ref": "#/components/schemas/CarrierSpec"},
                         "description": "real carriers dispatched over ISO 22133 (every carrier of the scenario); connected and armed when the run starts; without them the carriers are simulated"},
                     "speed": {"oneOf": [{"type": "number"}, {"type": "string"}], "description": "replays and sim_vut: real-time factor or \"max\" (not \"max\" with carriers); live sources run in real time"},
+                    "can": {"type": "object", "description": "live CAN fused with the INS source: {\"kind\":\"cannelloni\",\"bind\":\"0.0.0.0:20000\",\"dbc\":\"vut\"} or {\"kind\":\"socketcan\",\"iface\":\"can0\",\"dbc\":\"vut\"} (dbc: a registered DBC id)"},
+                    "can_mapping": {"type": "object", "description": "which DBC signals feed which fields, each {\"message\",\"signal\"}: steering_wheel_deg, brake_light, fcw (forward collision warning: its onset closes the validity window), wheel_speeds; checked against the DBC (422 naming a missing signal)"},
                     "start": {"type": "boolean", "description": "arm and start at once"},
                     "sync": {"type": "boolean", "description": "closed-loop synchronisation of the targets with the VUT after their start (retimes reach real carriers as ISO 22133 MTSP); also on when the scenario says sync = true"}}},
                 "RunSource": {"type": "object", "required": ["kind"], "discriminator": {"propertyName": "kind"}, "oneOf": [

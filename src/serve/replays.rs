@@ -187,6 +187,7 @@ async fn upload(
                 file_name: up.name,
             },
             can: None,
+            can_mapping: None,
             speed,
             carriers: Vec::new(),
             sync: false,

@@ -12,6 +12,7 @@ use super::auth::{Operator, Reader};
 use super::context::AppState;
 use super::error::{ApiError, ApiJson, ApiQuery, ApiResult};
 use super::lifecycle::{self as runner, CarrierSpec, NewRun, RunSource};
+use crate::ingest::can::CanMapping;
 use crate::run::{CanSpec, Pace};
 use crate::store::RunRow;
 
@@ -87,6 +88,10 @@ pub struct CreateRun {
     /// or `{"kind":"socketcan","iface":"can0","dbc":"vut"}` (`dbc`: a registered DBC id).
     #[serde(default)]
     pub can: Option<CanSpec>,
+    /// Which DBC signals feed which fields (default: `vut.dbc`'s steering, brake light, wheel
+    /// speeds; add `"fcw": {"message": "ADAS_STATUS", "signal": "FCW"}` for a CAN FCW).
+    #[serde(default)]
+    pub can_mapping: Option<CanMapping>,
     #[serde(default)]
     pub speed: Option<SpeedArg>,
     /// Arm and start at once.
@@ -171,6 +176,7 @@ async fn create(
         map_id: req.map_id,
         source,
         can: req.can,
+        can_mapping: req.can_mapping,
         speed,
         carriers: req.carriers,
         sync: req.sync,

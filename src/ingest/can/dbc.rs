@@ -170,6 +170,13 @@ impl DbcDecoder {
         Ok(Self { messages })
     }
 
+    /// Whether message `message` (by name) defines signal `signal`.
+    pub fn has_signal(&self, message: &str, signal: &str) -> bool {
+        self.messages
+            .values()
+            .any(|m| m.name == message && m.signals.iter().any(|s| s.name == signal))
+    }
+
     /// Number of messages the DBC defines.
     pub fn message_count(&self) -> usize {
         self.messages.len()
@@ -294,6 +301,10 @@ pub struct CanMapping {
     pub steering_factor: f64,
     /// Brake light: signal value ≠ 0 means on.
     pub brake_light: Option<SignalRef>,
+    /// Forward collision warning: signal value ≠ 0 means issued (its onset closes the Euro NCAP
+    /// validity window). None by default: `vut.dbc` has no such signal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fcw: Option<SignalRef>,
     /// Wheel speeds averaged into `wheel_speed_mps`.
     pub wheel_speeds: Vec<SignalRef>,
     /// Multiplier from the wheel-speed unit to m/s (1/3.6 for km/h).
@@ -306,6 +317,7 @@ impl Default for CanMapping {
             steering_wheel_deg: Some(SignalRef::new("STEERING_SENSORS", "STEER_ANGLE")),
             steering_factor: 1.0,
             brake_light: Some(SignalRef::new("LIGHTS_STATUS", "BRAKE_LIGHT")),
+            fcw: None,
             wheel_speeds: ["FL", "FR", "RL", "RR"]
                 .iter()
                 .map(|w| SignalRef::new("WHEEL_SPEEDS", &format!("WHEEL_SPEED_{w}")))
@@ -323,6 +335,7 @@ pub struct CanUpdate {
     pub brake_light: Option<bool>,
     /// Mean of the mapped wheel speeds, m/s.
     pub wheel_speed_mps: Option<f64>,
+    pub fcw: Option<bool>,
 }
 
 impl CanUpdate {
@@ -330,6 +343,7 @@ impl CanUpdate {
         self.steering_wheel_deg.is_none()
             && self.brake_light.is_none()
             && self.wheel_speed_mps.is_none()
+            && self.fcw.is_none()
     }
 }
 
@@ -339,9 +353,21 @@ pub struct CanState {
     pub steering_wheel_deg: Option<f64>,
     pub brake_light: Option<bool>,
     pub wheel_speed_mps: Option<f64>,
+    pub fcw: Option<bool>,
 }
 
 impl CanMapping {
+    /// Every mapped signal the DBC does not define, as `MESSAGE.SIGNAL (field)`: a mapping that
+    /// names a missing signal would silently never fire. The defaults are not checked (a DBC
+    /// need not carry all of them); an explicitly mapped FCW is.
+    pub fn missing_in(&self, dbc: &DbcDecoder) -> Vec<String> {
+        self.fcw
+            .iter()
+            .filter(|r| !dbc.has_signal(&r.message, &r.signal))
+            .map(|r| format!("{}.{} (fcw)", r.message, r.signal))
+            .collect()
+    }
+
     /// Extracts the mapped values from a decoded message.
     pub fn apply(&self, time_s: f64, m: &DecodedMessage<'_>) -> CanUpdate {
         let get = |r: &SignalRef| (r.message == m.name).then(|| m.get(&r.signal)).flatten();
@@ -356,6 +382,7 @@ impl CanMapping {
             brake_light: self.brake_light.as_ref().and_then(get).map(|v| v != 0.0),
             wheel_speed_mps: (!wheel.is_empty())
                 .then(|| wheel.iter().sum::<f64>() / wheel.len() as f64 * self.wheel_speed_factor),
+            fcw: self.fcw.as_ref().and_then(get).map(|v| v != 0.0),
         }
     }
 }
@@ -370,6 +397,9 @@ impl CanState {
         }
         if u.wheel_speed_mps.is_some() {
             self.wheel_speed_mps = u.wheel_speed_mps;
+        }
+        if u.fcw.is_some() {
+            self.fcw = u.fcw;
         }
     }
 }

@@ -240,6 +240,15 @@ pub async fn open(spec: &SourceSpec, ctx: &OpenCtx<'_>) -> Result<Feed, SourceEr
         Some(c) => Some((ctx.dbc)(c.dbc()).map_err(SourceError::Other)?),
         None => None,
     };
+    if let Some(d) = &dbc {
+        let missing = spec.can_mapping.missing_in(d);
+        if !missing.is_empty() {
+            return Err(SourceError::Other(format!(
+                "the DBC defines no signal {}",
+                missing.join(", ")
+            )));
+        }
+    }
     if let InsSpec::Csv {
         path,
         columns,
