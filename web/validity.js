@@ -3,6 +3,11 @@
 // (with the first violation's time), green/red per channel from the final `verdict`.
 
 export const CHANNELS = ['vut_speed', 'vut_lateral', 'vut_yaw_rate', 'vut_steering_rate', 'target_speed', 'target_lateral'];
+// What closed the validity window (the verdict's `closed_by`).
+const END = {
+  impact: 'impact', fcw: 'FCW', brake_light: 'brake light (AEB onset)',
+  deceleration: 'deceleration (AEB onset)', end_of_run: 'end of run',
+};
 const LABEL = {
   vut_speed: 'VUT speed', vut_lateral: 'VUT lateral', vut_yaw_rate: 'yaw rate',
   vut_steering_rate: 'steering rate', target_speed: 'target speed', target_lateral: 'target lateral',
@@ -17,6 +22,7 @@ export class ValidityLamps {
   reset() {
     this.state = new Map(CHANNELS.map((c) => [c, { lamp: 'off', first: null, value: null, limit: '' }]));
     this.verdict = null;
+    this.window = null;
     this.render();
   }
 
@@ -32,6 +38,11 @@ export class ValidityLamps {
   // `verdict` event: the run result's `validity` object.
   onVerdict(v, rel) {
     this.verdict = v.valid;
+    // The window the verdict judged, what closed it and which T0 rule opened it.
+    this.window = v.window ? {
+      from: rel(v.window.from_s), to: rel(v.window.to_s),
+      by: v.closed_by || null, t0: v.t0_rule || 'ttc',
+    } : null;
     for (const c of v.checks || []) {
       const s = this.state.get(c.channel);
       if (!s) continue;
@@ -44,7 +55,9 @@ export class ValidityLamps {
 
   render() {
     if (!this.el) return;
-    const head = this.verdict == null ? '' : `<div class="vl-verdict ${this.verdict ? 'ok' : 'bad'}">${this.verdict ? 'VALID' : 'INVALID'}</div>`;
+    const w = this.window;
+    const span = w ? `<div class="vl-window muted" data-closed-by="${w.by || ''}" data-t0="${w.t0}">window ${w.from.toFixed(2)}–${w.to.toFixed(2)} s · T0 rule ${w.t0}${w.by ? ` · closed by ${END[w.by] || w.by}` : ''}</div>` : '';
+    const head = this.verdict == null ? '' : `<div class="vl-verdict ${this.verdict ? 'ok' : 'bad'}">${this.verdict ? 'VALID' : 'INVALID'}</div>${span}`;
     this.el.innerHTML = head + CHANNELS.map((c) => {
       const s = this.state.get(c);
       const first = s.first == null ? '' : `first ${s.first.toFixed(3)} s`;

@@ -223,6 +223,24 @@ async function main() {
     await page.waitForSelector('#events .ev-impact', { timeout: 2000 });
     assert(!(await page.isVisible('#estop')), 'ABORT button still shown after the run');
   });
+  await test('validity verdict: window, T0 rule and what closed it', async () => {
+    // The shared CPNA-75 scenario has no [validity] section, so its run ends without a verdict;
+    // the verdict frame of a run that has one (as the engine sends it) is played in here.
+    const w = await page.evaluate(() => {
+      const { L, onMessage } = window.__scil;
+      const t0 = L.t0 ?? 0;
+      onMessage({ type: 'event', event: { event: 'verdict', valid: true, warnings: [], checks: [],
+        window: { from_s: t0 + 3.5, to_s: t0 + 6.25 }, closed_by: 'fcw', t0_rule: 'steer' } });
+      const el = document.querySelector('#validity-lamps .vl-window');
+      const verdict = document.querySelector('#validity-lamps .vl-verdict');
+      const res = el && { by: el.dataset.closedBy, t0: el.dataset.t0, text: el.textContent, verdict: verdict && verdict.textContent };
+      window.__scil.lamps.reset();
+      return res;
+    });
+    assert(w, 'no window line under the lamps');
+    assert(w.by === 'fcw' && w.t0 === 'steer' && w.verdict === 'VALID', `closed by '${w?.by}', T0 '${w?.t0}', '${w?.verdict}'`);
+    assert(/window 3\.50–6\.25 s/.test(w.text) && /closed by FCW/.test(w.text) && /T0 rule steer/.test(w.text), `'${w.text}'`);
+  });
   await page.screenshot({ path: SHOT.replace(/\.png$/, '-finished.png') });
 
   // a second run straight through the API (×10), to compare the two side by side
