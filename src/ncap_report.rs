@@ -65,6 +65,10 @@ struct Row {
     impact_kmh: Option<f64>,
     reduction_kmh: Option<f64>,
     aborted: Option<String>,
+    /// The validity window, what closed it and the T0 rule when not plain TTC.
+    window: Option<(f64, f64)>,
+    closed_by: String,
+    t0_rule: String,
 }
 
 fn row(r: &RunInput) -> Row {
@@ -101,6 +105,12 @@ fn row(r: &RunInput) -> Row {
         impact_kmh: num(&i["impact_speed_kmh"]),
         reduction_kmh: num(&i["speed_reduction_kmh"]),
         aborted: v["aborted"].as_str().map(str::to_string),
+        window: num(&val["window"]["from_s"]).zip(num(&val["window"]["to_s"])),
+        closed_by: val["closed_by"].as_str().unwrap_or("").to_string(),
+        t0_rule: val["t0_rule"]
+            .as_str()
+            .unwrap_or(if val["window"].is_object() { "ttc" } else { "" })
+            .to_string(),
     }
 }
 
@@ -110,7 +120,7 @@ pub fn csv(runs: &[RunInput]) -> String {
     for c in CHANNELS {
         let _ = write!(s, ",{c}_ok,{c}_worst,{c}_first_violation_s");
     }
-    s.push('\n');
+    s.push_str(",window_from_s,window_to_s,closed_by,t0_rule\n");
     for r in runs.iter().map(row) {
         let first = r
             .checks
@@ -150,7 +160,15 @@ pub fn csv(runs: &[RunInput]) -> String {
                 None => s.push_str(",,,"),
             }
         }
-        s.push('\n');
+        let (from, to) = r.window.unzip();
+        let _ = writeln!(
+            s,
+            ",{},{},{},{}",
+            f(from, 3),
+            f(to, 3),
+            r.closed_by,
+            r.t0_rule
+        );
     }
     s
 }
@@ -257,6 +275,18 @@ yaw and steering-wheel rates 12-pole phaseless Butterworth at 10 Hz; position an
             (Some(false), _) => "<span class=\"bad\">INVALID</span>".to_string(),
             (None, Some(a)) => format!("<span class=\"bad\">aborted: {}</span>", esc(a)),
             (None, None) => "<span class=\"na\">no verdict</span>".to_string(),
+        };
+        let verdict = match r.window {
+            Some((a, b)) => format!(
+                "{verdict}<br><small>window {a:.2}–{b:.2} s, T0 rule {}{}</small>",
+                esc(&r.t0_rule),
+                if r.closed_by.is_empty() {
+                    String::new()
+                } else {
+                    format!(", closed by {}", esc(&r.closed_by))
+                }
+            ),
+            None => verdict,
         };
         let _ = write!(
             s,
