@@ -204,10 +204,15 @@ fn replay_traces_match_the_csv_and_the_report_plots_them() {
         let cells: Vec<&str> = line.split(',').collect();
         assert_eq!(cells[cells.len() - 2..], [closed, "ttc"], "{line}");
         let from: f64 = cells[cells.len() - 4].parse().expect("from");
-        let want = with["validity"]["window"]["from_s"].as_f64().expect("from_s");
+        let want = with["validity"]["window"]["from_s"]
+            .as_f64()
+            .expect("from_s");
         assert!((from - want).abs() < 1e-3, "{line}");
     }
-    assert!(page.contains(&format!("closed by {closed}")), "verdict cell names the window's end");
+    assert!(
+        page.contains(&format!("closed by {closed}")),
+        "verdict cell names the window's end"
+    );
     let tcsv = std::fs::read_to_string(dir.join("series.traced.traces.csv")).expect("traces csv");
     assert!(!dir.join("series.plain.traces.csv").exists());
     let mut lines = tcsv.lines();

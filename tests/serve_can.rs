@@ -247,7 +247,8 @@ async fn can_mapping_is_checked_against_the_dbc_and_stored() {
             "source": {"kind": "ncom", "bind": format!("127.0.0.1:{ncom}")},
             "can_mapping": mapping});
         if with_can {
-            b["can"] = json!({"kind": "cannelloni", "bind": format!("127.0.0.1:{can}"), "dbc": "vut"});
+            b["can"] =
+                json!({"kind": "cannelloni", "bind": format!("127.0.0.1:{can}"), "dbc": "vut"});
         }
         b
     };

@@ -227,6 +227,16 @@ fn fcw_from_can_closes_the_window_at_the_first_sample_after_the_frame() {
     ]);
     assert!(!ok, "ran with a missing signal");
     assert!(err.contains("ADAS_STATUS.FCW_LEVEL"), "{err}");
-    let (ok, _, err) = replay(&[r, "--scenario", s, "--can-log", c, "--dbc", b, "--can-fcw", "FCW"]);
+    let (ok, _, err) = replay(&[
+        r,
+        "--scenario",
+        s,
+        "--can-log",
+        c,
+        "--dbc",
+        b,
+        "--can-fcw",
+        "FCW",
+    ]);
     assert!(!ok && err.contains("MESSAGE.SIGNAL"), "{err}");
 }

@@ -124,7 +124,11 @@ impl Interface {
         self.convert(&s, vehicle)
     }
 
-    fn convert(&self, s: &InsSample, vehicle: crate::sample::VehicleId) -> Result<Sample, FrameError> {
+    fn convert(
+        &self,
+        s: &InsSample,
+        vehicle: crate::sample::VehicleId,
+    ) -> Result<Sample, FrameError> {
         let rot = self.rotation_deg.to_radians();
         let (x, y, yaw) = match s.position {
             InsPosition::Local { x, y } => {

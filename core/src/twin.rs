@@ -98,7 +98,10 @@ pub struct Twin {
 impl std::fmt::Debug for Twin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Twin")
-            .field("vehicles", &self.vehicles.values().map(|v| &v.0).collect::<Vec<_>>())
+            .field(
+                "vehicles",
+                &self.vehicles.values().map(|v| &v.0).collect::<Vec<_>>(),
+            )
             .finish()
     }
 }
@@ -151,7 +154,11 @@ impl Twin {
                     road,
                     1,
                 );
-                return Ok(&self.vehicles.entry(s.vehicle.to_string()).or_insert((state, hint)).0);
+                return Ok(&self
+                    .vehicles
+                    .entry(s.vehicle.to_string())
+                    .or_insert((state, hint))
+                    .0);
             }
         }
         Ok(&self

@@ -154,9 +154,9 @@ impl Index {
         let road = self.windows.get(h)?.road;
         let (lo, hi) = (*self.road_start.get(road)?, *self.road_start.get(road + 1)?);
         let contains = |i: usize| {
-            self.windows.get(i).is_some_and(|w| {
-                x >= w.min[0] && x <= w.max[0] && y >= w.min[1] && y <= w.max[1]
-            })
+            self.windows
+                .get(i)
+                .is_some_and(|w| x >= w.min[0] && x <= w.max[0] && y >= w.min[1] && y <= w.max[1])
         };
         let mut first = None;
         'outward: for d in 0..=NEAR {

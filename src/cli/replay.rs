@@ -162,7 +162,9 @@ impl ReplayArgs {
             (None, None) => {}
         }
         if let Some(sig) = &self.can_fcw {
-            let Some((message, signal)) = sig.split_once('.').filter(|(m, s)| !m.is_empty() && !s.is_empty())
+            let Some((message, signal)) = sig
+                .split_once('.')
+                .filter(|(m, s)| !m.is_empty() && !s.is_empty())
             else {
                 anyhow::bail!("--can-fcw {sig:?}: expected MESSAGE.SIGNAL, e.g. ADAS_STATUS.FCW");
             };

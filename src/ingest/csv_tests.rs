@@ -194,7 +194,18 @@ fn plain_decimals_match_str_parse_bit_for_bit() {
         assert_eq!(cell_f64(s.as_bytes()), Cell::Number(want), "{s}");
     }
     assert!(fast > 100_000, "only {fast} took the fast path");
-    for s in ["-0", "-0.0", "0.", ".5", "-.5", "007.50", "9007199254740992", "1e5", "+1", "."] {
+    for s in [
+        "-0",
+        "-0.0",
+        "0.",
+        ".5",
+        "-.5",
+        "007.50",
+        "9007199254740992",
+        "1e5",
+        "+1",
+        ".",
+    ] {
         if let Some(v) = plain_decimal(s.as_bytes()) {
             assert_eq!(v.to_bits(), s.parse::<f64>().unwrap().to_bits(), "{s}");
         }
