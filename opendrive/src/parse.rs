@@ -37,6 +37,15 @@ impl<'b> Attrs<'b> {
     fn new(e: &'b BytesStart<'_>, line: usize) -> Result<Attrs<'b>, Error> {
         let element = String::from_utf8_lossy(e.local_name().into_inner());
         let mut list = SmallVec::new();
+        // Elements the reader never looks at (objects, signals, road marks, user data, …: most
+        // of a CARLA map) keep their attributes unread.
+        if !is_read(e.local_name().into_inner()) {
+            return Ok(Attrs {
+                element,
+                line,
+                list,
+            });
+        }
         for a in e.attributes().with_checks(false) {
             let a = a.map_err(|err| Error::Xml {
                 line,
@@ -124,6 +133,36 @@ impl<'b> Attrs<'b> {
             d: self.num_or("d", 0.0)?,
         })
     }
+}
+
+/// Element names whose attributes the reader uses (every name in `parse`'s match).
+fn is_read(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"OpenDRIVE"
+            | b"header"
+            | b"geoReference"
+            | b"offset"
+            | b"road"
+            | b"predecessor"
+            | b"successor"
+            | b"geometry"
+            | b"line"
+            | b"arc"
+            | b"spiral"
+            | b"poly3"
+            | b"paramPoly3"
+            | b"elevation"
+            | b"superelevation"
+            | b"laneOffset"
+            | b"laneSection"
+            | b"lane"
+            | b"width"
+            | b"border"
+            | b"junction"
+            | b"connection"
+            | b"laneLink"
+    )
 }
 
 /// Longest road or geometry accepted (1000 km). Longer values are corrupt data, and would only
