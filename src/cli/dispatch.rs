@@ -35,6 +35,11 @@ pub struct CarrierSimArgs {
     /// Built-in profile: distance after which the dummy stops, m.
     #[arg(long, default_value_t = 10.0)]
     pub max_travel_m: f64,
+    /// Built-in profile from a JSON file (the serialised `DummyProfile`: start_x, start_y,
+    /// yaw_rad, accel_distance_m, speed_mps, max_travel_m and optionally `path`
+    /// `[{"x":..,"y":..}, ...]` to follow a curved path); overrides the options above.
+    #[arg(long)]
+    pub profile_json: Option<std::path::PathBuf>,
     /// Report not-ready-to-arm (to exercise the control centre's arming rule).
     #[arg(long)]
     pub not_ready: bool,
@@ -56,6 +61,12 @@ pub async fn run_carrier_sim(args: CarrierSimArgs) -> anyhow::Result<()> {
         args.speed_kmh,
     );
     profile.max_travel_m = args.max_travel_m;
+    if let Some(p) = &args.profile_json {
+        let text =
+            std::fs::read_to_string(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+        profile = serde_json::from_str(&text)
+            .map_err(|e| anyhow::anyhow!("{}: not a carrier profile: {e}", p.display()))?;
+    }
     let cfg = SimConfig {
         listen: args.listen,
         tcp_port: args.tcp_port,

@@ -135,7 +135,7 @@ impl TestObject {
         let heab_timeout_s = 10.0 / cfg.heab_rate_hz.max(1) as f64;
         Self {
             id: cfg.id,
-            motion: Motion::Profile(cfg.profile),
+            motion: Motion::Profile(cfg.profile.clone()),
             cfg,
             state: ObjectState::Init,
             connected: false,
@@ -198,7 +198,7 @@ impl TestObject {
         self.heab_seen = false;
         self.start_at = None;
         self.frozen = None;
-        self.motion = Motion::Profile(self.cfg.profile);
+        self.motion = Motion::Profile(self.cfg.profile.clone());
         self.next_monr_at = now;
         self.set_state(now, ObjectState::Disarmed, "connected");
     }
@@ -682,5 +682,96 @@ mod tests {
             }),
         );
         assert_eq!(o.start_time(), Some(1.0));
+    }
+
+    /// Issue 11: a path target's MONR (built-in motion and TRAJ following) lies on the path
+    /// with the heading of its tangent: a circle of R = 30 m sampled every 0.5 m.
+    #[test]
+    fn monr_follows_a_curved_path() {
+        use crate::dispatch::profile::cdeg_to_yaw;
+        use crate::scenario::path::Polyline;
+        use crate::scenario::profile::Profile;
+        use crate::scenario::Point;
+        let r = 30.0;
+        let pts: Vec<Point> = (0..=120)
+            .map(|k| {
+                let a = k as f64 * 0.5 / r;
+                Point {
+                    x: r * a.sin(),
+                    y: r * (1.0 - a.cos()),
+                }
+            })
+            .collect();
+        let line = Polyline::new(&pts).expect("line");
+        let profile = DummyProfile {
+            motion: Profile::new(0.0, 0.0, 0.0, 2.0, 20.0 / 3.6),
+            max_travel_m: line.length(),
+            path: Some(std::sync::Arc::new(line)),
+        };
+        let traj = profile.to_traj(1, "t", 0.05);
+        for with_traj in [false, true] {
+            let cfg = ObjectConfig {
+                profile: profile.clone(),
+                ..Default::default()
+            };
+            let mut o = TestObject::new(cfg, 1000.0);
+            o.handle_connected(0.0);
+            if with_traj {
+                o.handle_tcp(0.0, &Message::Traj(traj.clone()));
+            }
+            o.handle_heab(
+                0.0,
+                &Heab {
+                    time_qms_of_week: 0,
+                    status: CcStatus::Ready,
+                },
+            );
+            o.handle_tcp(
+                0.01,
+                &Message::Ostm(Ostm {
+                    command: OstmCommand::Arm,
+                }),
+            );
+            o.handle_tcp(
+                0.02,
+                &Message::Strt(Strt {
+                    start_qms_of_week: STRT_NOW,
+                    gps_week: None,
+                }),
+            );
+            assert_eq!(o.state(), ObjectState::Running);
+            let (mut worst_r, mut worst_yaw, mut worst_s) = (0.0f64, 0.0f64, 0.0f64);
+            let mut t = 0.02;
+            while t < 0.02 + profile.duration_s() + 0.5 {
+                o.handle_heab(
+                    t,
+                    &Heab {
+                        time_qms_of_week: 0,
+                        status: CcStatus::Running,
+                    },
+                );
+                o.handle_timeout(t);
+                let m = o.monr(t);
+                let (x, y) = (m.x_mm as f64 / 1000.0, m.y_mm as f64 / 1000.0);
+                worst_r = worst_r.max((x.hypot(y - r) - r).abs());
+                let a = x.atan2(r - y); // angle travelled on the circle
+                let dy = (cdeg_to_yaw(m.yaw_cdeg) - a + std::f64::consts::PI)
+                    .rem_euclid(std::f64::consts::TAU)
+                    - std::f64::consts::PI;
+                worst_yaw = worst_yaw.max(dy.abs().to_degrees());
+                let tau = (t - 0.02).min(profile.duration_s());
+                worst_s = worst_s
+                    .max((a * r - profile.motion.travel(tau).min(profile.max_travel_m)).abs());
+                t += 0.01;
+            }
+            eprintln!(
+                "carrier MONR on a R = 30 m path (TRAJ {with_traj}): radius {:.3} mm, yaw {:.4} deg, travel {:.3} mm",
+                worst_r * 1e3, worst_yaw, worst_s * 1e3
+            );
+            assert!(worst_r < 0.002, "{worst_r}");
+            assert!(worst_yaw < 0.1, "{worst_yaw}");
+            assert!(worst_s < 0.01, "{worst_s}");
+            assert_eq!(o.state(), ObjectState::Postrun, "ends at the path's end");
+        }
     }
 }

@@ -11,7 +11,6 @@ use crate::dispatch::profile::DummyProfile;
 use crate::frame::{GeoToMap, Interface};
 use crate::map::Map;
 use crate::scenario::engine::{Engine, EngineConfig};
-use crate::scenario::profile::Profile;
 use crate::scenario::Scenario;
 use crate::twin::Twin;
 
@@ -132,7 +131,7 @@ impl RunSetup {
                 (
                     t.id.clone(),
                     carrier,
-                    DummyProfile::new(Profile::of(t)),
+                    DummyProfile::of_target(t),
                     t.carrier_mode.unwrap_or_default(),
                 )
             })
@@ -150,7 +149,7 @@ impl RunSetup {
             if out.iter().any(|o| o.name == c.name) {
                 anyhow::bail!("carrier {} given twice", c.name);
             }
-            c.profile = Some(*profile);
+            c.profile = Some(profile.clone());
             c.mode = *mode;
             out.push(c);
         }
