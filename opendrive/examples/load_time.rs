@@ -15,7 +15,11 @@ fn main() {
         eprintln!("usage: load_time <map.xodr> [N]");
         std::process::exit(2);
     };
-    let n: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(13).max(1);
+    let n: usize = args
+        .next()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(13)
+        .max(1);
     let (mut whole, mut parse, mut index) = (Vec::new(), Vec::new(), Vec::new());
     let mut roads = 0;
     for _ in 0..n {
