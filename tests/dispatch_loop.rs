@@ -31,6 +31,17 @@ async fn sim() -> SimHandle {
 
 fn cc(sim: &SimHandle, mode: CarrierMode, miss_limit: u32) -> ControlCentreHandle {
     let profile = DummyProfile::from_scenario(200.0, -5.75, 0.0, 1.0, 5.0);
+    cc_with(sim, mode, miss_limit, profile, 0.2)
+}
+
+/// A control centre with one carrier (the simulator) moving along `profile`.
+fn cc_with(
+    sim: &SimHandle,
+    mode: CarrierMode,
+    miss_limit: u32,
+    profile: DummyProfile,
+    telemetry_stale_s: f64,
+) -> ControlCentreHandle {
     let cfg = ControlCentreConfig {
         origin: GeoOrigin {
             lat_deg: 46.84,
@@ -49,7 +60,7 @@ fn cc(sim: &SimHandle, mode: CarrierMode, miss_limit: u32) -> ControlCentreHandl
         }],
         safety: SafetyConfig {
             monr_miss_limit: miss_limit,
-            telemetry_stale_s: 0.2,
+            telemetry_stale_s,
             ..Default::default()
         },
         // Object-side heartbeat timeout announced in OSEM: generous, so a loaded CI machine
@@ -540,31 +551,7 @@ async fn carrier_follows_a_lane_path_over_tcp() {
         path: Some(Arc::new(line)),
     };
     let mut sim = sim().await;
-    let cfg = ControlCentreConfig {
-        origin: GeoOrigin {
-            lat_deg: 46.84,
-            lon_deg: 16.84,
-            alt_m: 150.0,
-            rotation_deg: 0.0,
-        },
-        carriers: vec![CarrierConfig {
-            name: "carrier-1".into(),
-            object_id: 7,
-            host: "127.0.0.1".into(),
-            tcp_port: sim.tcp_addr.port(),
-            udp_port: sim.udp_addr.port(),
-            mode: CarrierMode::Trajectory,
-            profile: Some(profile),
-        }],
-        safety: SafetyConfig {
-            monr_miss_limit: 10,
-            telemetry_stale_s: 0.5,
-            ..Default::default()
-        },
-        heab_timeout_ms: Some(500),
-        ..Default::default()
-    };
-    let h = ControlCentre::spawn(cfg).expect("valid config");
+    let h = cc_with(&sim, CarrierMode::Trajectory, 10, profile, 0.5);
     assert!(
         h.wait_carrier_state("carrier-1", ObjectState::Disarmed, T)
             .await
