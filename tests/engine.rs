@@ -27,21 +27,7 @@ overlap = 0.75
 "#;
 
 fn sample(t: f64, x: f64, v: f64) -> Sample {
-    Sample {
-        time_s: t,
-        vehicle: "vut".into(),
-        x,
-        y: -1.75,
-        yaw_rad: 0.0,
-        speed_mps: v,
-        steering_wheel_deg: None,
-        road_wheel_deg: None,
-        brake_light: None,
-        accel_mps2: None,
-        yaw_rate_rps: None,
-        wheel_speed_mps: None,
-        fcw: None,
-    }
+    Sample::vut(t, x, -1.75, 0.0, v)
 }
 
 /// Drives the engine like the replay driver does; returns all outputs.

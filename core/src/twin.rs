@@ -218,21 +218,7 @@ mod tests {
     use super::*;
 
     fn sample(t: f64, x: f64, v: f64, yaw: f64) -> Sample {
-        Sample {
-            time_s: t,
-            vehicle: "vut".into(),
-            x,
-            y: 0.0,
-            yaw_rad: yaw,
-            speed_mps: v,
-            steering_wheel_deg: None,
-            road_wheel_deg: None,
-            brake_light: None,
-            accel_mps2: None,
-            yaw_rate_rps: None,
-            wheel_speed_mps: None,
-            fcw: None,
-        }
+        Sample::vut(t, x, 0.0, yaw, v)
     }
 
     #[test]
