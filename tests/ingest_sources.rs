@@ -251,3 +251,71 @@ async fn candump_replay_decode_and_fuse_tasks() {
     }
     assert_eq!(health.snapshot().unknown_id, 35);
 }
+
+/// A live NCOM sample carries the instant its datagram left the socket, not the instant the
+/// driver took it: the live clock anchors there, so hops and a busy engine do not shift the
+/// wall instant of a predicted STRT.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn live_ncom_samples_carry_their_socket_instant() {
+    use scil::ingest::ncom::{encode_packet, NcomState};
+    use scil::run::source::{self, dbc_from_path};
+    use scil::run::{InsSpec, OpenCtx, SourceSpec};
+    use std::time::Duration;
+    use tokio::time::Instant;
+
+    let spec = SourceSpec::ins(InsSpec::Ncom {
+        bind: "127.0.0.1:0".into(),
+    });
+    let ctx = OpenCtx {
+        vut_id: "vut",
+        dbc: &dbc_from_path,
+    };
+    let mut feed = source::open(&spec, &ctx).await.expect("bind");
+    let addr = feed.local_addrs()[0];
+    // Before the start: discarded, and nothing to report.
+    assert!(feed.received_at().is_none());
+    feed.start();
+    let tx = std::net::UdpSocket::bind("127.0.0.1:0").expect("sender");
+    let mut st = NcomState {
+        gps_time_ms: 2400 * 604_800_000 + 387_000_000,
+        lat_deg: 48.0,
+        lon_deg: 11.0,
+        alt_m: 500.0,
+        heading_deg: 90.0,
+        speed_mps: 8.0,
+        accel_mps2: Some(0.0),
+        yaw_rate_rps: Some(0.0),
+        nav_status: 4,
+    };
+    // Status channel 0 first (GPS time), then the timed one.
+    tx.send_to(&encode_packet(&st.packet(0)), addr)
+        .expect("send");
+    let first = tokio::time::timeout(Duration::from_secs(5), feed.next())
+        .await
+        .expect("first sample")
+        .expect("open")
+        .expect("ok");
+    assert_eq!(first.vehicle.as_ref(), "vut");
+    st.gps_time_ms += 40;
+    let sent = Instant::now();
+    tx.send_to(&encode_packet(&st.packet(0)), addr)
+        .expect("send");
+    // The driver is busy for 200 ms; the sample waits in the channel meanwhile.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let s = tokio::time::timeout(Duration::from_secs(5), feed.next())
+        .await
+        .expect("second sample")
+        .expect("open")
+        .expect("ok");
+    let taken = Instant::now();
+    let at = feed
+        .received_at()
+        .expect("a live sample has its receive instant");
+    assert!((s.time_s - first.time_s - 0.04).abs() < 1e-6);
+    assert!(at >= sent, "received before it was sent");
+    assert!(
+        taken.duration_since(at) >= Duration::from_millis(150),
+        "stamped when taken ({:?} after the socket), not when received",
+        taken.duration_since(at)
+    );
+}

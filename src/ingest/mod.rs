@@ -9,3 +9,10 @@ pub mod json;
 pub mod ncom;
 pub mod plausibility;
 pub mod udp;
+
+/// A live sample and the instant it was taken off its socket (before any hop to the engine).
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub sample: crate::sample::InsSample,
+    pub at: tokio::time::Instant,
+}

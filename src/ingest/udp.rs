@@ -15,9 +15,11 @@ use std::net::SocketAddr;
 
 use tokio::net::{ToSocketAddrs, UdpSocket};
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 
 use super::health::SourceHealth;
 use super::ncom::{self, NcomDecoder, NcomError, NcomFix, NoFix};
+use super::Received;
 use crate::sample::InsSample;
 
 /// OxTS default NCOM port.
@@ -55,23 +57,42 @@ impl NcomUdpSource {
 
     /// Receives until `tx` is closed, forwarding every fix's [`InsSample`].
     pub async fn run(self, tx: mpsc::Sender<InsSample>) -> io::Result<()> {
-        self.run_fixes(|fix| {
+        self.run_fixes(|fix, _| {
             let tx = tx.clone();
             async move { tx.send(fix.sample).await.is_ok() }
         })
         .await
     }
 
-    /// Receives until `on_fix` returns false, handing over full fixes (nav status, GPS time).
+    /// Like [`NcomUdpSource::run`], each sample stamped with the instant its datagram was
+    /// taken off the socket: a live run times its engine from that instant, so the hops
+    /// between this task and the engine do not delay a predicted STRT.
+    pub async fn run_stamped(self, tx: mpsc::Sender<Received>) -> io::Result<()> {
+        self.run_fixes(|fix, at| {
+            let tx = tx.clone();
+            async move {
+                tx.send(Received {
+                    sample: fix.sample,
+                    at,
+                })
+                .await
+                .is_ok()
+            }
+        })
+        .await
+    }
+
+    /// Receives until `on_fix` returns false, handing over full fixes (nav status, GPS time)
+    /// and the instant each datagram was received.
     pub async fn run_fixes<F, Fut>(mut self, mut on_fix: F) -> io::Result<()>
     where
-        F: FnMut(NcomFix) -> Fut,
+        F: FnMut(NcomFix, Instant) -> Fut,
         Fut: std::future::Future<Output = bool>,
     {
         let mut buf = [0u8; 2048];
         loop {
             let n = match self.socket.recv(&mut buf).await {
-                Ok(n) => n,
+                Ok(n) => (n, Instant::now()),
                 Err(e) => {
                     // ICMP errors etc.: log, count, keep listening.
                     tracing::warn!(error = %e, "ncom udp recv error");
@@ -79,8 +100,9 @@ impl NcomUdpSource {
                     continue;
                 }
             };
+            let (n, at) = n;
             if let Some(fix) = handle_datagram(&mut self.decoder, &self.health, &buf[..n]) {
-                if !on_fix(fix).await {
+                if !on_fix(fix, at).await {
                     return Ok(());
                 }
             }

@@ -118,12 +118,15 @@ impl Run<'_> {
     async fn on_sample(
         &mut self,
         s: &Sample,
+        received: Option<Instant>,
         stop: &mut watch::Receiver<Option<StopRequest>>,
         live: bool,
         lead: std::time::Duration,
     ) -> bool {
-        // One clock read per sample (the anchor and the last-sample instant share it).
-        let now = Instant::now();
+        // One clock read per sample (the anchor and the last-sample instant share it). A live
+        // sample anchors at the instant it was received, so the time it spent reaching the
+        // engine does not shift the wall instants of its timers (a predicted STRT).
+        let now = received.unwrap_or_else(Instant::now);
         self.d.clock.on_sample(s.time_s, now);
         if self.d.samples == 0 {
             self.engine.arm(s.time_s);
@@ -263,7 +266,7 @@ pub async fn drive(
                     }
                 }
             };
-            if run.on_sample(&s, stop, live, lead).await {
+            if run.on_sample(&s, None, stop, live, lead).await {
                 return run.d;
             }
             n = n.wrapping_add(1);
@@ -335,7 +338,10 @@ pub async fn drive(
             }
         };
         let Some(s) = s else { break };
-        if run.on_sample(&s, stop, live, lead).await {
+        if run
+            .on_sample(&s, feed.received_at(), stop, live, lead)
+            .await
+        {
             return run.d;
         }
     }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+use tokio::time::Instant;
 
 use super::{CanSpec, InsSpec, JsonTransport, SourceError, SourceSpec};
 use crate::ingest::can::{cannelloni, socketcan, CanFrame, CanMapping, CanState, DbcDecoder};
@@ -13,6 +14,7 @@ use crate::ingest::health::SourceHealth;
 use crate::ingest::json::{self, JsonTcpServer, JsonUdpSource, JsonWsServer};
 use crate::ingest::plausibility::{Plausibility, PlausibilityLimits};
 use crate::ingest::udp::NcomUdpSource;
+use crate::ingest::Received;
 use crate::sample::InsSample;
 
 /// Capacity of the channel between a live source and the driver.
@@ -22,7 +24,8 @@ pub(super) struct Live {
     pub(super) name: String,
     pub(super) addrs: Vec<SocketAddr>,
     pub(super) health: Vec<SourceHealth>,
-    rx: mpsc::Receiver<InsSample>,
+    rx: mpsc::Receiver<Received>,
+    received_at: Option<Instant>,
     started: Arc<AtomicBool>,
     dropped: Arc<AtomicU64>,
     tasks: Vec<JoinHandle<()>>,
@@ -62,7 +65,10 @@ impl Live {
         vut_id: &str,
         dbc: Option<Arc<DbcDecoder>>,
     ) -> Result<Live, SourceError> {
-        let (ins_tx, ins_rx) = mpsc::channel::<InsSample>(1024);
+        // NCOM is stamped on its socket; the JSON sources come through a plain channel and
+        // are stamped when the forwarder takes them (one hop later).
+        let (ins_tx, plain_rx) = mpsc::channel::<InsSample>(1024);
+        let (stamped_tx, stamped_rx) = mpsc::channel::<Received>(1024);
         let mut tasks = Vec::new();
         let mut addrs = Vec::new();
         let mut health = Vec::new();
@@ -78,7 +84,9 @@ impl Live {
                 let addr = s.local_addr().ok();
                 let name = format!("ncom-udp:{}", addr.map_or(bind.clone(), |a| a.to_string()));
                 let end = log_end(name.clone());
-                tasks.push(tokio::spawn(async move { end(s.run(ins_tx).await) }));
+                tasks.push(tokio::spawn(
+                    async move { end(s.run_stamped(stamped_tx).await) },
+                ));
                 addrs.extend(addr);
                 health.push(h);
                 name
@@ -183,7 +191,10 @@ impl Live {
             None => ins_name,
         };
         tasks.push(tokio::spawn(forward(
-            ins_rx,
+            Ins {
+                plain: plain_rx,
+                stamped: stamped_rx,
+            },
             can_rx,
             tx,
             started.clone(),
@@ -195,6 +206,7 @@ impl Live {
             addrs,
             health,
             rx,
+            received_at: None,
             started,
             dropped,
             tasks,
@@ -206,7 +218,14 @@ impl Live {
     }
 
     pub(super) async fn next(&mut self) -> Option<Result<InsSample, SourceError>> {
-        self.rx.recv().await.map(Ok)
+        let r = self.rx.recv().await?;
+        self.received_at = Some(r.at);
+        Some(Ok(r.sample))
+    }
+
+    /// When the last sample from [`Live::next`] was received (see [`Received`]).
+    pub(super) fn received_at(&self) -> Option<Instant> {
+        self.received_at
     }
 
     pub(super) fn dropped(&self) -> u64 {
@@ -221,13 +240,19 @@ type CanIn = (
     SourceHealth,
 );
 
+/// The INS receive channels: one source feeds one of them, the other stays empty.
+struct Ins {
+    plain: mpsc::Receiver<InsSample>,
+    stamped: mpsc::Receiver<Received>,
+}
+
 /// Merges CAN into INS samples (latest CAN values fill the fields the INS lacks), discards
 /// samples before the start, and never blocks the receive tasks: a full channel drops and
 /// counts.
 async fn forward(
-    mut ins: mpsc::Receiver<InsSample>,
+    mut ins: Ins,
     can: Option<CanIn>,
-    tx: mpsc::Sender<InsSample>,
+    tx: mpsc::Sender<Received>,
     started: Arc<AtomicBool>,
     dropped: Arc<AtomicU64>,
     name: String,
@@ -238,6 +263,7 @@ async fn forward(
         Some((rx, dbc, mapping, h)) => (Some(rx), Some((dbc, mapping, h))),
         None => (None, None),
     };
+    let (mut plain_closed, mut stamped_closed) = (false, false);
     loop {
         let s = tokio::select! {
             biased;
@@ -256,11 +282,22 @@ async fn forward(
                 }
                 continue;
             }
-            s = ins.recv() => match s {
-                Some(s) => s,
-                None => break,
+            r = ins.stamped.recv(), if !stamped_closed => match r {
+                Some(r) => r,
+                None => {
+                    stamped_closed = true;
+                    if plain_closed { break } else { continue }
+                }
+            },
+            s = ins.plain.recv(), if !plain_closed => match s {
+                Some(sample) => Received { sample, at: Instant::now() },
+                None => {
+                    plain_closed = true;
+                    if stamped_closed { break } else { continue }
+                }
             },
         };
+        let Received { sample: s, at } = s;
         if !started.load(Ordering::Acquire) {
             continue;
         }
@@ -282,7 +319,7 @@ async fn forward(
         if s.wheel_speed_mps.is_none() {
             s.wheel_speed_mps = state.wheel_speed_mps;
         }
-        match tx.try_send(s) {
+        match tx.try_send(Received { sample: s, at }) {
             Ok(()) => {}
             Err(mpsc::error::TrySendError::Full(_)) => {
                 if dropped.fetch_add(1, Ordering::Relaxed) % 100 == 0 {

@@ -368,6 +368,15 @@ impl Feed {
         matches!(self.inner, FeedKind::Live(_) | FeedKind::Channel(_))
     }
 
+    /// When the sample [`Feed::next`] returned last was received: the socket's instant for
+    /// NCOM, the forwarder's for JSON; `None` for recorded and stepped feeds.
+    pub fn received_at(&self) -> Option<tokio::time::Instant> {
+        match &self.inner {
+            FeedKind::Live(l) => l.received_at(),
+            _ => None,
+        }
+    }
+
     /// From now on live samples reach the driver (earlier ones were discarded).
     pub fn start(&mut self) {
         if let FeedKind::Live(l) = &mut self.inner {
