@@ -10,9 +10,8 @@
 //! * **scil, dedicated thread**: the hot path as a live run should have it: one thread owns the
 //!   UDP socket, the decoder, the engine and the carrier's TCP stream (TCP_NODELAY), no hop
 //!   between receive and write;
-//! * **scil, tokio tasks** (the shape of today's run layer, for comparison): a listener task
-//!   hands the sample over a channel to the engine task, which hands the STRT over a channel to
-//!   a writer task that owns the TCP stream.
+//! * **scil, live run layer** (`--run-layer`): the path a live run takes today, through the run
+//!   layer's own code (see [`run_layer`]).
 //!
 //! Every datagram carries status channel 0 (GPS time), so each path's decoder knows the time
 //! whichever loops it saw. Every loop starts from a freshly armed engine that has already seen one sample above the
@@ -20,7 +19,7 @@
 //! brackets the crossing) on every loop.
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
+use std::net::{TcpListener, TcpStream, UdpSocket};
 use std::sync::mpsc as smpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -32,6 +31,8 @@ use crate::ingest::ncom::{encode_packet, NcomDecoder, NcomState};
 use crate::ingest::udp::handle_datagram;
 use crate::run::RunSetup;
 use crate::scenario::engine::{Command, Engine, Output};
+
+mod run_layer;
 
 /// VUT speed of the synthetic approach (30 km/h).
 const SPEED_MPS: f64 = 30.0 / 3.6;
@@ -58,7 +59,7 @@ pub struct Figures {
     pub loops: usize,
     pub bare: Percentiles,
     pub thread: Percentiles,
-    pub tokio: Option<Percentiles>,
+    pub run_layer: Option<Percentiles>,
     pub crossing_x_m: f64,
 }
 
@@ -160,7 +161,7 @@ fn find_crossing(ap: &Approach) -> anyhow::Result<f64> {
 }
 
 /// Runs `loops` measured loops of each path (plus warm-up).
-pub fn run(setup: Arc<RunSetup>, loops: usize, with_tokio: bool) -> anyhow::Result<Figures> {
+pub fn run(setup: Arc<RunSetup>, loops: usize, with_run_layer: bool) -> anyhow::Result<Figures> {
     let target = setup
         .scenario
         .targets
@@ -250,8 +251,8 @@ pub fn run(setup: Arc<RunSetup>, loops: usize, with_tokio: bool) -> anyhow::Resu
     let _ = hot.join();
     let _ = carrier_thread.join();
 
-    let tokio = if with_tokio {
-        Some(tokio_path(&ap, x_pre, x_fire, loops, warm)?)
+    let run_layer = if with_run_layer {
+        Some(run_layer::measure(&ap, x_pre, x_fire, loops, warm)?)
     } else {
         None
     };
@@ -259,7 +260,7 @@ pub fn run(setup: Arc<RunSetup>, loops: usize, with_tokio: bool) -> anyhow::Resu
         loops,
         bare: Percentiles::of(bare),
         thread: Percentiles::of(thread),
-        tokio,
+        run_layer,
         crossing_x_m: x_c,
     })
 }
@@ -347,111 +348,6 @@ fn hot_path(
     }
 }
 
-/// Today's shape: listener task → channel → engine task → channel → writer task.
-fn tokio_path(
-    ap: &Approach,
-    x_pre: f64,
-    x_fire: f64,
-    loops: usize,
-    warm: usize,
-) -> anyhow::Result<Percentiles> {
-    use tokio::io::AsyncWriteExt;
-    use tokio::sync::mpsc;
-    let rt = crate::run::runtime()?;
-    let listener = TcpListener::bind("127.0.0.1:0")?;
-    let laddr: SocketAddr = listener.local_addr()?;
-    let (got_tx, got_rx) = smpsc::channel::<Instant>();
-    let carrier = std::thread::spawn(move || {
-        if let Ok((s, _)) = listener.accept() {
-            let _ = s.set_nodelay(true);
-            carrier_loop(s, got_tx);
-        }
-    });
-    let setup = ap.setup.clone();
-    let (eng_tx, mut eng_rx) = mpsc::channel::<Engine>(1);
-    let udp_addr = rt.block_on(async {
-        let src = crate::ingest::udp::NcomUdpSource::bind(
-            "127.0.0.1:0",
-            setup.vut_id(),
-            SourceHealth::new("bench-tokio"),
-        )
-        .await?;
-        let addr = src.local_addr()?;
-        let (tx, mut rx) = mpsc::channel(1024);
-        tokio::spawn(src.run(tx));
-        let mut tcp = tokio::net::TcpStream::connect(laddr).await?;
-        tcp.set_nodelay(true)?;
-        let (wtx, mut wrx) = mpsc::channel::<Vec<u8>>(64);
-        tokio::spawn(async move {
-            while let Some(b) = wrx.recv().await {
-                if tcp.write_all(&b).await.is_err() {
-                    break;
-                }
-            }
-        });
-        tokio::spawn(async move {
-            let mut counter = 0u8;
-            let Some(mut engine) = eng_rx.recv().await else {
-                return;
-            };
-            while let Some(ins) = rx.recv().await {
-                if let Ok(e) = eng_rx.try_recv() {
-                    engine = e;
-                }
-                let Ok(s) = setup.interface.to_map(&ins) else {
-                    continue;
-                };
-                engine.handle_sample(&s);
-                while let Some(o) = engine.poll_output() {
-                    if is_start(&o) {
-                        counter = counter.wrapping_add(1);
-                        let mut out = Vec::with_capacity(64);
-                        let h = Header {
-                            message_counter: counter,
-                            ..Header::default()
-                        };
-                        let m = Message::Strt(Strt {
-                            start_qms_of_week: STRT_NOW,
-                            gps_week: None,
-                        });
-                        encode_frame_into(&h, &m, &mut out);
-                        if wtx.send(out).await.is_err() {
-                            return;
-                        }
-                    }
-                }
-            }
-        });
-        anyhow::Ok(addr)
-    })?;
-    let health = SourceHealth::new("bench-prep");
-    let mut dec = NcomDecoder::new(ap.setup.vut_id());
-    let sender = UdpSocket::bind("127.0.0.1:0")?;
-    let timeout = Duration::from_secs(5);
-    let mut v = Vec::with_capacity(loops);
-    let mut gps = GPS_BASE_MS + 10_000_000;
-    for i in 0..warm + loops {
-        gps += 1000;
-        let e = ap.armed(&mut dec, &health, x_pre, gps - DT_MS)?;
-        eng_tx
-            .blocking_send(e)
-            .map_err(|_| anyhow::anyhow!("engine task stopped"))?;
-        let pkt = ap.packet(x_fire, gps, 0)?;
-        let t0 = Instant::now();
-        sender.send_to(&pkt, udp_addr)?;
-        let t1 = got_rx
-            .recv_timeout(timeout)
-            .map_err(|_| anyhow::anyhow!("no STRT reached the carrier (tokio path)"))?;
-        if i >= warm {
-            v.push(t1.saturating_duration_since(t0).as_secs_f64() * 1e6);
-        }
-    }
-    drop(eng_tx);
-    rt.shutdown_timeout(Duration::from_millis(100));
-    let _ = carrier.join();
-    Ok(Percentiles::of(v))
-}
-
 impl std::fmt::Display for Figures {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let row = |f: &mut std::fmt::Formatter<'_>, name: &str, p: &Percentiles| {
@@ -473,18 +369,23 @@ impl std::fmt::Display for Figures {
             &self.bare,
         )?;
         row(f, "scil, dedicated hot-path thread", &self.thread)?;
-        if let Some(t) = &self.tokio {
-            row(f, "scil, tokio tasks (listener→engine→writer)", t)?;
+        if let Some(t) = &self.run_layer {
+            row(f, "scil, live run layer (source→driver→sink)", t)?;
         }
         writeln!(
             f,
             "ratio p50 end-to-end / p50 bare path: {:.2}",
             self.thread.p50_us / self.bare.p50_us
         )?;
-        if let Some(t) = &self.tokio {
+        if let Some(t) = &self.run_layer {
             writeln!(
                 f,
-                "ratio p99 tokio tasks / p99 bare path: {:.2}",
+                "ratio p50 live run layer / p50 bare path: {:.2}",
+                t.p50_us / self.bare.p50_us
+            )?;
+            writeln!(
+                f,
+                "ratio p99 live run layer / p99 bare path: {:.2}",
                 t.p99_us / self.bare.p99_us
             )?;
         }

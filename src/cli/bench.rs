@@ -35,9 +35,10 @@ pub enum BenchCommand {
         /// Measured loops of each path.
         #[arg(long, default_value_t = 10_000)]
         loops: usize,
-        /// Also measure the tokio-task shape (listener → engine → writer tasks).
-        #[arg(long)]
-        tokio: bool,
+        /// Also measure a live run's own path through the run layer (source task → forwarder →
+        /// driver → sink).
+        #[arg(long, alias = "tokio")]
+        run_layer: bool,
     },
     /// OpenDRIVE load (read, parse, index) and map matching (locate) per file.
     Map {
@@ -86,7 +87,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Loop {
             scenario,
             loops,
-            tokio,
+            run_layer,
         } => {
             let setup = std::sync::Arc::new(RunSetup::load(
                 &scenario,
@@ -96,7 +97,10 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
                     ..EngineConfig::default()
                 },
             )?);
-            print!("{}", crate::bench::loop_latency::run(setup, loops, tokio)?);
+            print!(
+                "{}",
+                crate::bench::loop_latency::run(setup, loops, run_layer)?
+            );
             Ok(ExitCode::SUCCESS)
         }
         BenchCommand::Map { files, dir, loads } => {
