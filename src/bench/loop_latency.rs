@@ -3,15 +3,18 @@
 //! whose trigger fires on that sample → ISO 22133 STRT encoded (the crate's codec) and written
 //! on a connected carrier's TCP socket → the carrier has read and decoded the STRT frame.
 //!
-//! Paths measured in the same run, on the same sockets, interleaved loop by loop so that drift
-//! of a shared machine hits them alike:
+//! Paths measured in the same run, interleaved loop by loop so that drift of a shared machine
+//! hits them alike (bare and dedicated thread on the same sockets; the run layer on sockets of
+//! its own, the same kind):
 //! * **bare**: the hot-path thread receives the datagram and writes a pre-encoded STRT, nothing
 //!   else (the network path with no scil work);
 //! * **scil, dedicated thread**: the hot path as a live run should have it: one thread owns the
 //!   UDP socket, the decoder, the engine and the carrier's TCP stream (TCP_NODELAY), no hop
 //!   between receive and write;
 //! * **scil, live run layer** (`--run-layer`): the path a live run takes today, through the run
-//!   layer's own code (see [`run_layer`]).
+//!   layer's own code (see [`run_layer`]). Its receive instant is stamped on the socket and the
+//!   live clock anchors there, so the hops after it delay only an overdue STRT (this case), not
+//!   one predicted ahead of its instant.
 //!
 //! Every datagram carries status channel 0 (GPS time), so each path's decoder knows the time
 //! whichever loops it saw. Every loop starts from a freshly armed engine that has already seen one sample above the
@@ -44,6 +47,7 @@ const GPS_BASE_MS: i64 = 2400 * 604_800_000 + 387_000_000;
 enum Mode {
     Bare,
     Thread,
+    RunLayer,
 }
 
 /// What the hot-path thread is told before each loop.
@@ -211,21 +215,43 @@ pub fn run(setup: Arc<RunSetup>, loops: usize, with_run_layer: bool) -> anyhow::
 
     let sender = UdpSocket::bind("127.0.0.1:0")?;
     let warm = 500.min(loops);
+    let mut run_layer = if with_run_layer {
+        Some(run_layer::RunLayerPath::new(setup.clone())?)
+    } else {
+        None
+    };
+    let modes: &[Mode] = if run_layer.is_some() {
+        &[Mode::Bare, Mode::Thread, Mode::RunLayer]
+    } else {
+        &[Mode::Bare, Mode::Thread]
+    };
     let mut bare = Vec::with_capacity(loops);
     let mut thread = Vec::with_capacity(loops);
+    let mut layer = Vec::with_capacity(loops);
     // The engine's pre-sample is decoded by a decoder of its own on this thread (untimed).
     let health = SourceHealth::new("bench-prep");
     let mut dec = NcomDecoder::new(setup.vut_id());
     let timeout = Duration::from_secs(5);
     let mut gps = GPS_BASE_MS;
-    for i in 0..(warm + loops) * 2 {
-        let mode = if i % 2 == 0 { Mode::Bare } else { Mode::Thread };
+    for i in 0..(warm + loops) * modes.len() {
+        let mode = modes[i % modes.len()];
+        let measured = i / modes.len() >= warm;
         gps += 1000;
+        let us = |d: Duration| d.as_secs_f64() * 1e6;
+        if mode == Mode::RunLayer {
+            if let Some(rl) = run_layer.as_mut() {
+                let d = rl.once(&ap, x_pre, x_fire, gps)?;
+                if measured {
+                    layer.push(us(d));
+                }
+            }
+            continue;
+        }
         let prep = match mode {
-            Mode::Bare => Prep::Bare,
             Mode::Thread => {
                 Prep::Scil(Box::new(ap.armed(&mut dec, &health, x_pre, gps - DT_MS)?))
             }
+            _ => Prep::Bare,
         };
         let pkt = ap.packet(x_fire, gps, 0)?;
         prep_tx
@@ -237,11 +263,11 @@ pub fn run(setup: Arc<RunSetup>, loops: usize, with_run_layer: bool) -> anyhow::
         let t1 = got_rx
             .recv_timeout(timeout)
             .map_err(|_| anyhow::anyhow!("no STRT reached the carrier ({mode:?} path)"))?;
-        if i / 2 >= warm {
-            let us = t1.saturating_duration_since(t0).as_secs_f64() * 1e6;
+        if measured {
+            let d = t1.saturating_duration_since(t0);
             match mode {
-                Mode::Bare => bare.push(us),
-                Mode::Thread => thread.push(us),
+                Mode::Bare => bare.push(us(d)),
+                _ => thread.push(us(d)),
             }
         }
     }
@@ -250,12 +276,10 @@ pub fn run(setup: Arc<RunSetup>, loops: usize, with_run_layer: bool) -> anyhow::
     let _ = sender.send_to(&[0u8], udp_addr);
     let _ = hot.join();
     let _ = carrier_thread.join();
-
-    let run_layer = if with_run_layer {
-        Some(run_layer::measure(&ap, x_pre, x_fire, loops, warm)?)
-    } else {
-        None
-    };
+    if let Some(rl) = run_layer {
+        rl.finish();
+    }
+    let run_layer = with_run_layer.then(|| Percentiles::of(layer));
     Ok(Figures {
         loops,
         bare: Percentiles::of(bare),

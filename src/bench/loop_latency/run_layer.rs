@@ -16,8 +16,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, watch};
 
-use super::{carrier_loop, is_start, Approach, DT_MS, GPS_BASE_MS};
-use crate::bench::dispatch::Percentiles;
+use super::{carrier_loop, is_start, Approach, DT_MS};
 use crate::dispatch::iso22133::{encode_frame_into, Header, Message, Strt, STRT_NOW};
 use crate::run::driver::drive;
 use crate::run::source::{self, dbc_from_path};
@@ -70,105 +69,139 @@ impl Sink for StrtSink {
 /// One loop's run: a fresh engine, its sink and its stop channel.
 type LoopRun = (Engine, StrtSink, watch::Receiver<Option<StopRequest>>);
 
-/// `loops` measured loops (after `warm` unmeasured ones) through the live run layer.
-pub(super) fn measure(
-    ap: &Approach,
-    x_pre: f64,
-    x_fire: f64,
-    loops: usize,
-    warm: usize,
-) -> anyhow::Result<Percentiles> {
-    let rt = crate::run::runtime()?;
-    let listener = TcpListener::bind("127.0.0.1:0")?;
-    let tcp = TcpStream::connect(listener.local_addr()?)?;
-    tcp.set_nodelay(true)?;
-    let (carrier, _) = listener.accept()?;
-    carrier.set_nodelay(true)?;
-    let (got_tx, got_rx) = smpsc::channel::<Instant>();
-    let carrier_thread = std::thread::spawn(move || carrier_loop(carrier, got_tx));
+/// The run layer's path, set up once (its own sockets, runtime and driver task); one loop per
+/// [`RunLayerPath::once`], so that the caller can interleave it with the other paths.
+pub(super) struct RunLayerPath {
+    rt: tokio::runtime::Runtime,
+    setup: Arc<RunSetup>,
+    tcp: TcpStream,
+    udp_addr: std::net::SocketAddr,
+    sender: UdpSocket,
+    got_rx: smpsc::Receiver<Instant>,
+    run_tx: mpsc::Sender<LoopRun>,
+    driver: tokio::task::JoinHandle<()>,
+    carrier_thread: std::thread::JoinHandle<()>,
+}
 
-    let setup: Arc<RunSetup> = ap.setup.clone();
-    let spec = SourceSpec::ins(InsSpec::Ncom {
-        bind: "127.0.0.1:0".into(),
-    });
-    let vut = setup.vut_id().to_string();
-    let mut feed = rt.block_on(source::open(
-        &spec,
-        &OpenCtx {
-            vut_id: &vut,
-            dbc: &dbc_from_path,
-        },
-    ))?;
-    let udp_addr = *feed
-        .local_addrs()
-        .first()
-        .ok_or_else(|| anyhow::anyhow!("the NCOM source bound no address"))?;
-    feed.start();
+const TIMEOUT: Duration = Duration::from_secs(5);
 
-    let (run_tx, mut run_rx) = mpsc::channel::<LoopRun>(1);
-    let driver = {
-        let setup = setup.clone();
-        rt.spawn(async move {
-            let opts = SessionOptions::default();
-            while let Some((mut engine, sink, mut stop)) = run_rx.recv().await {
-                let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(sink)];
-                let mut report = RunReport::default();
-                let d = drive(
-                    &mut feed,
-                    &setup,
-                    &mut engine,
-                    &mut sinks,
-                    &mut stop,
-                    &opts,
-                    &mut report,
-                )
-                .await;
-                if let Some(e) = d.error {
-                    tracing::warn!("bench live feed: {e}");
-                    return;
+impl RunLayerPath {
+    pub(super) fn new(setup: Arc<RunSetup>) -> anyhow::Result<RunLayerPath> {
+        let rt = crate::run::runtime()?;
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let tcp = TcpStream::connect(listener.local_addr()?)?;
+        tcp.set_nodelay(true)?;
+        let (carrier, _) = listener.accept()?;
+        carrier.set_nodelay(true)?;
+        let (got_tx, got_rx) = smpsc::channel::<Instant>();
+        let carrier_thread = std::thread::spawn(move || carrier_loop(carrier, got_tx));
+
+        let spec = SourceSpec::ins(InsSpec::Ncom {
+            bind: "127.0.0.1:0".into(),
+        });
+        let vut = setup.vut_id().to_string();
+        let mut feed = rt.block_on(source::open(
+            &spec,
+            &OpenCtx {
+                vut_id: &vut,
+                dbc: &dbc_from_path,
+            },
+        ))?;
+        let udp_addr = *feed
+            .local_addrs()
+            .first()
+            .ok_or_else(|| anyhow::anyhow!("the NCOM source bound no address"))?;
+        feed.start();
+
+        let (run_tx, mut run_rx) = mpsc::channel::<LoopRun>(1);
+        let driver = {
+            let setup = setup.clone();
+            rt.spawn(async move {
+                let opts = SessionOptions::default();
+                while let Some((mut engine, sink, mut stop)) = run_rx.recv().await {
+                    let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(sink)];
+                    let mut report = RunReport::default();
+                    let d = drive(
+                        &mut feed,
+                        &setup,
+                        &mut engine,
+                        &mut sinks,
+                        &mut stop,
+                        &opts,
+                        &mut report,
+                    )
+                    .await;
+                    if let Some(e) = d.error {
+                        tracing::warn!("bench live feed: {e}");
+                        return;
+                    }
                 }
-            }
+            })
+        };
+        Ok(RunLayerPath {
+            rt,
+            setup,
+            tcp,
+            udp_addr,
+            sender: UdpSocket::bind("127.0.0.1:0")?,
+            got_rx,
+            run_tx,
+            driver,
+            carrier_thread,
         })
-    };
+    }
 
-    let sender = UdpSocket::bind("127.0.0.1:0")?;
-    let timeout = Duration::from_secs(5);
-    let mut v = Vec::with_capacity(loops);
-    let mut gps = GPS_BASE_MS + 20_000_000;
-    for i in 0..warm + loops {
-        gps += 1000;
+    /// One loop: a fresh run whose pre-sample (at `gps_ms` − 40 ms, untimed) arms the engine;
+    /// the timed datagram at `gps_ms` crosses the threshold. Returns datagram sent → STRT read.
+    pub(super) fn once(
+        &mut self,
+        ap: &Approach,
+        x_pre: f64,
+        x_fire: f64,
+        gps_ms: i64,
+    ) -> anyhow::Result<Duration> {
         let (applied_tx, applied_rx) = smpsc::channel();
         let (stop_tx, stop_rx) = watch::channel(None);
         let sink = StrtSink {
-            tcp: tcp.try_clone()?,
+            tcp: self.tcp.try_clone()?,
             counter: 0,
             out: Vec::with_capacity(64),
             stop: stop_tx,
             applied: applied_tx,
         };
-        run_tx
-            .blocking_send((setup.engine(), sink, stop_rx))
+        self.run_tx
+            .blocking_send((self.setup.engine(), sink, stop_rx))
             .map_err(|_| anyhow::anyhow!("the driver task stopped"))?;
-        // The pre-sample arms the engine (untimed); the timed one crosses the threshold.
-        sender.send_to(&ap.packet(x_pre, gps - DT_MS, 0)?, udp_addr)?;
+        self.sender
+            .send_to(&ap.packet(x_pre, gps_ms - DT_MS, 0)?, self.udp_addr)?;
         applied_rx
-            .recv_timeout(timeout)
+            .recv_timeout(TIMEOUT)
             .map_err(|_| anyhow::anyhow!("the driver applied no pre-sample"))?;
-        let pkt = ap.packet(x_fire, gps, 0)?;
+        let pkt = ap.packet(x_fire, gps_ms, 0)?;
         let t0 = Instant::now();
-        sender.send_to(&pkt, udp_addr)?;
-        let t1 = got_rx
-            .recv_timeout(timeout)
+        self.sender.send_to(&pkt, self.udp_addr)?;
+        let t1 = self
+            .got_rx
+            .recv_timeout(TIMEOUT)
             .map_err(|_| anyhow::anyhow!("no STRT reached the carrier (run-layer path)"))?;
-        let _ = applied_rx.recv_timeout(timeout);
-        if i >= warm {
-            v.push(t1.saturating_duration_since(t0).as_secs_f64() * 1e6);
-        }
+        // The timed sample's own "applied" (after the STRT went out).
+        let _ = applied_rx.recv_timeout(TIMEOUT);
+        Ok(t1.saturating_duration_since(t0))
     }
-    drop(run_tx);
-    let _ = rt.block_on(driver);
-    rt.shutdown_timeout(Duration::from_millis(100));
-    drop(tcp);
-    let _ = carrier_thread.join();
-    Ok(Percentiles::of(v))
+
+    pub(super) fn finish(self) {
+        let RunLayerPath {
+            rt,
+            tcp,
+            run_tx,
+            driver,
+            carrier_thread,
+            ..
+        } = self;
+        drop(run_tx);
+        let _ = rt.block_on(driver);
+        rt.shutdown_timeout(Duration::from_millis(100));
+        drop(tcp);
+        let _ = carrier_thread.join();
+    }
 }
