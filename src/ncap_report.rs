@@ -51,11 +51,14 @@ fn band(channel: &str, limit: &str) -> Option<(f64, f64)> {
     Some((-v, v))
 }
 
+/// One validity check of a run: name, pass, value, unit, limit.
+type CheckCell = (String, Option<bool>, Option<f64>, String, Option<f64>);
+
 /// The per-run row of the CSV and the table.
 struct Row {
     name: String,
     valid: Option<bool>,
-    checks: Vec<(String, Option<bool>, Option<f64>, String, Option<f64>)>,
+    checks: Vec<CheckCell>,
     ttc: Option<f64>,
     d_long: Option<f64>,
     vut_kmh: Option<f64>,

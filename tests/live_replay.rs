@@ -497,8 +497,7 @@ async fn two_targets_start_their_own_carriers() {
     }
     // dummy-2 crosses 4 m before dummy-1: the VUT (50 km/h) reaches its threshold ~0.29 s
     // earlier.
-    let scenario = format!(
-        r#"
+    let scenario = r#"
 name = "two_targets"
 
 [vut]
@@ -510,7 +509,7 @@ reference_to_front_m = 2.3
 id = "dummy-1"
 kind = "pedestrian"
 carrier = "carrier-1"
-start = {{ x = 200.0, y = -5.75 }}
+start = { x = 200.0, y = -5.75 }
 heading_deg = 0.0
 lateral_start_m = 4.0
 accel_distance_m = 1.0
@@ -521,14 +520,13 @@ overlap = 0.75
 id = "dummy-2"
 kind = "pedestrian"
 carrier = "carrier-2"
-start = {{ x = 196.0, y = -5.75 }}
+start = { x = 196.0, y = -5.75 }
 heading_deg = 0.0
 lateral_start_m = 4.0
 accel_distance_m = 1.0
 speed_kmh = 5.0
 overlap = 0.75
-"#
-    );
+"#;
     let path = std::env::temp_dir().join(format!("scil_two_targets_{}.toml", std::process::id()));
     std::fs::write(&path, scenario).expect("write scenario");
     let csv = cut_csv(387_008.0, 387_013.2, "two");

@@ -23,7 +23,7 @@ pub trait GeoToMap: Send + Sync {
         let d = 1e-6;
         let (x0, y0) = self.to_map(lat_deg, lon_deg);
         let (x1, y1) = self.to_map(lat_deg + d, lon_deg);
-        (x1 - x0).atan2(y1 - y0) * -1.0
+        -(x1 - x0).atan2(y1 - y0)
     }
 }
 

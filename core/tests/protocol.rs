@@ -312,8 +312,7 @@ fn each_broken_channel_is_the_first_and_found_at_its_instant() {
                 "{hz} Hz {ch:?}: live {lt} vs {at}"
             );
             // The live event precedes the verdict and the finish in the stream.
-            let pos =
-                |f: &dyn Fn(&Output) -> bool| out.iter().position(|o| f(o)).unwrap_or(usize::MAX);
+            let pos = |f: &dyn Fn(&Output) -> bool| out.iter().position(f).unwrap_or(usize::MAX);
             assert!(
                 pos(&|o| matches!(o, Output::Event(Event::Validity(_))))
                     < pos(&|o| matches!(o, Output::Event(Event::Verdict(_))))

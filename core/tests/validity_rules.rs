@@ -168,7 +168,7 @@ fn target_accel_end_rule_opens_half_a_second_after_the_acceleration_phase() {
                 Output::Event(Event::TriggerAssessed(r)) => Some(r.time_s),
                 _ => None,
             })
-            .last()
+            .next_back()
             .expect("trigger");
         assert!(
             (trig - t_trigger).abs() < 1e-6,

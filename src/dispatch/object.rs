@@ -318,7 +318,10 @@ impl TestObject {
         }
         let origin = self.local_time_of(now, m.estimated_sync_qms_of_week);
         let shift = origin - t0;
-        if !(shift.abs() <= self.cfg.max_mtsp_shift_s) {
+        // Written negated on purpose: a NaN shift is refused too.
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+        let refused = !(shift.abs() <= self.cfg.max_mtsp_shift_s);
+        if refused {
             self.reject(
                 now,
                 "MTSP",

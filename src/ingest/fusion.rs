@@ -158,6 +158,39 @@ impl Fusion {
     }
 }
 
+/// Async driver: merges an INS channel and a CAN-update channel into fused samples. Ends when the
+/// INS channel closes (pending samples are flushed) or the output is dropped.
+pub async fn fuse_task(
+    mut fusion: Fusion,
+    mut ins: tokio::sync::mpsc::Receiver<InsSample>,
+    mut can: tokio::sync::mpsc::Receiver<CanUpdate>,
+    tx: tokio::sync::mpsc::Sender<InsSample>,
+) {
+    let mut can_open = true;
+    loop {
+        tokio::select! {
+            u = can.recv(), if can_open => match u {
+                Some(u) => fusion.push_can(&u),
+                None => can_open = false,
+            },
+            s = ins.recv() => match s {
+                Some(s) => fusion.push_ins(s),
+                None => break,
+            },
+        }
+        while let Some(s) = fusion.poll() {
+            if tx.send(s).await.is_err() {
+                return;
+            }
+        }
+    }
+    for s in fusion.flush() {
+        if tx.send(s).await.is_err() {
+            return;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,38 +247,5 @@ mod tests {
         let s = f.poll().unwrap();
         assert_eq!(s.steering_wheel_deg, Some(1.0));
         assert_eq!(f.flush().len(), 1);
-    }
-}
-
-/// Async driver: merges an INS channel and a CAN-update channel into fused samples. Ends when the
-/// INS channel closes (pending samples are flushed) or the output is dropped.
-pub async fn fuse_task(
-    mut fusion: Fusion,
-    mut ins: tokio::sync::mpsc::Receiver<InsSample>,
-    mut can: tokio::sync::mpsc::Receiver<CanUpdate>,
-    tx: tokio::sync::mpsc::Sender<InsSample>,
-) {
-    let mut can_open = true;
-    loop {
-        tokio::select! {
-            u = can.recv(), if can_open => match u {
-                Some(u) => fusion.push_can(&u),
-                None => can_open = false,
-            },
-            s = ins.recv() => match s {
-                Some(s) => fusion.push_ins(s),
-                None => break,
-            },
-        }
-        while let Some(s) = fusion.poll() {
-            if tx.send(s).await.is_err() {
-                return;
-            }
-        }
-    }
-    for s in fusion.flush() {
-        if tx.send(s).await.is_err() {
-            return;
-        }
     }
 }

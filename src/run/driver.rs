@@ -270,7 +270,7 @@ pub async fn drive(
                 return run.d;
             }
             n = n.wrapping_add(1);
-            if n % 1024 == 0 {
+            if n.is_multiple_of(1024) {
                 tokio::task::yield_now().await;
             }
         }

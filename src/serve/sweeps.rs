@@ -235,7 +235,7 @@ fn run_job(st: AppState, job: Arc<Job>, plan: sweep::Plan, jobs: usize) {
 
 async fn list(State(st): State<AppState>, _r: Reader) -> ApiResult<Response> {
     let mut jobs: Vec<Arc<Job>> = lock(&st.sweeps.0).values().cloned().collect();
-    jobs.sort_by(|a, b| b.created_at.cmp(&a.created_at));
+    jobs.sort_by_key(|j| std::cmp::Reverse(j.created_at));
     let v: Vec<Value> = jobs.iter().map(|j| j.summary()).collect();
     Ok(axum::Json(v).into_response())
 }

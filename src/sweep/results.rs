@@ -221,7 +221,7 @@ pub fn header(grid: &Grid) -> Vec<String> {
 pub fn write_csv(path: &Path, grid: &Grid, rows: &[Row]) -> std::io::Result<()> {
     let f = std::fs::File::create(path)?;
     let mut w = csv::Writer::from_writer(std::io::BufWriter::new(f));
-    let io = |e: csv::Error| std::io::Error::new(std::io::ErrorKind::Other, e);
+    let io = |e: csv::Error| std::io::Error::other(e);
     w.write_record(header(grid)).map_err(io)?;
     for r in rows {
         w.write_record(r.fields()).map_err(io)?;

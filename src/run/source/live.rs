@@ -304,7 +304,7 @@ async fn forward(
         // The same physical plausibility as recorded rows: an implausible sample (a GNSS jump,
         // a corrupt speed) is dropped and counted, never handed to the engine.
         if let Err(reason) = plausible.admit(&s) {
-            if dropped.fetch_add(1, Ordering::Relaxed) % 100 == 0 {
+            if dropped.fetch_add(1, Ordering::Relaxed).is_multiple_of(100) {
                 tracing::warn!(source = %name, "implausible live sample dropped: {reason}");
             }
             continue;
@@ -322,7 +322,7 @@ async fn forward(
         match tx.try_send(Received { sample: s, at }) {
             Ok(()) => {}
             Err(mpsc::error::TrySendError::Full(_)) => {
-                if dropped.fetch_add(1, Ordering::Relaxed) % 100 == 0 {
+                if dropped.fetch_add(1, Ordering::Relaxed).is_multiple_of(100) {
                     tracing::warn!(source = %name, "engine behind: live samples dropped");
                 }
             }

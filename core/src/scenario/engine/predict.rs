@@ -235,8 +235,9 @@ fn solve4(mut a: [[f64; 4]; 4], mut b: [f64; 4]) -> Option<[f64; 4]> {
         b.swap(col, p);
         for r in col + 1..4 {
             let f = a[r][col] / a[col][col];
-            for k in col..4 {
-                a[r][k] -= f * a[col][k];
+            let pivot = a[col];
+            for (v, p) in a[r].iter_mut().zip(pivot).skip(col) {
+                *v -= f * p;
             }
             b[r] -= f * b[col];
         }

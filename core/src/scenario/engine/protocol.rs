@@ -38,7 +38,7 @@ impl State {
     }
 
     pub(super) fn impact_at(&mut self, t: f64) {
-        if self.first_impact_s.map_or(true, |f| t < f) {
+        if self.first_impact_s.is_none_or(|f| t < f) {
             self.first_impact_s = Some(t);
         }
     }

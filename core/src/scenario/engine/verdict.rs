@@ -155,11 +155,8 @@ impl Engine {
         // Window start.
         if tr.from_s.is_none() {
             match tr.t0_instant(track) {
-                Some(t0) => {
-                    if now >= t0 {
-                        tr.from_s = Some(t0);
-                    }
-                }
+                Some(t0) if now >= t0 => tr.from_s = Some(t0),
+                Some(_) => {}
                 None if tr.rule == T0Rule::Ttc => {
                     if let Some(ttc) = track.and_then(|t| t.ttc) {
                         if ttc <= tr.spec.t0_ttc_s {
@@ -245,7 +242,7 @@ impl Engine {
             target_speed_kmh: target_speed,
             target_lateral_m: target_lateral,
         };
-        let in_window = tr.from_s.is_some_and(|f| now >= f) && tr.to_s.map_or(true, |e| now <= e);
+        let in_window = tr.from_s.is_some_and(|f| now >= f) && tr.to_s.is_none_or(|e| now <= e);
         tr.frames.push(frame);
         tr.live.step(&frame, in_window)
     }

@@ -22,7 +22,7 @@ impl Butterworth {
     /// Low-pass of even `order` with cut-off `fc` at sample rate `fs`; `None` when the cut-off
     /// is not below the Nyquist frequency (the signal is then used unfiltered).
     pub fn lowpass(order: usize, fc: f64, fs: f64) -> Option<Butterworth> {
-        if !(fc > 0.0 && fs > 0.0 && fc < 0.5 * fs) || order < 2 || order % 2 != 0 {
+        if !(fc > 0.0 && fs > 0.0 && fc < 0.5 * fs) || order < 2 || !order.is_multiple_of(2) {
             return None;
         }
         let k = (std::f64::consts::PI * fc / fs).tan();

@@ -361,7 +361,7 @@ pub fn assess(frames: &[Frame], lim: &Limits, window: Option<Window>) -> Validit
                 continue;
             }
             let e = excess(d, lo, hi);
-            if worst.map_or(true, |(we, _)| e > we) {
+            if worst.is_none_or(|(we, _)| e > we) {
                 worst = Some((e, d));
             }
             if e > 0.0 && first.is_none() {
