@@ -192,15 +192,7 @@ pub fn run(setup: Arc<RunSetup>, loops: usize, with_run_layer: bool) -> anyhow::
 
     let udp = UdpSocket::bind("127.0.0.1:0")?;
     let udp_addr = udp.local_addr()?;
-    let listener = TcpListener::bind("127.0.0.1:0")?;
-    let tcp = TcpStream::connect(listener.local_addr()?)?;
-    tcp.set_nodelay(true)?;
-    let (carrier, _) = listener.accept()?;
-    carrier.set_nodelay(true)?;
-
-    // The carrier: reads and decodes frames, stamps each STRT's arrival.
-    let (got_tx, got_rx) = smpsc::channel::<Instant>();
-    let carrier_thread = std::thread::spawn(move || carrier_loop(carrier, got_tx));
+    let (tcp, got_rx, carrier_thread) = carrier()?;
 
     // The hot-path thread: owns the UDP socket, the decoder, the engine and the TCP stream.
     let (prep_tx, prep_rx) = smpsc::sync_channel::<Prep>(1);
@@ -287,6 +279,23 @@ pub fn run(setup: Arc<RunSetup>, loops: usize, with_run_layer: bool) -> anyhow::
         run_layer,
         crossing_x_m: x_c,
     })
+}
+
+/// A carrier on loopback: the connected stream (TCP_NODELAY both ways) and the arrival instant
+/// of each STRT it reads and decodes, on a thread of its own.
+fn carrier() -> anyhow::Result<(
+    TcpStream,
+    smpsc::Receiver<Instant>,
+    std::thread::JoinHandle<()>,
+)> {
+    let listener = TcpListener::bind("127.0.0.1:0")?;
+    let tcp = TcpStream::connect(listener.local_addr()?)?;
+    tcp.set_nodelay(true)?;
+    let (carrier, _) = listener.accept()?;
+    carrier.set_nodelay(true)?;
+    let (got_tx, got_rx) = smpsc::channel::<Instant>();
+    let thread = std::thread::spawn(move || carrier_loop(carrier, got_tx));
+    Ok((tcp, got_rx, thread))
 }
 
 fn carrier_loop(mut s: TcpStream, got: smpsc::Sender<Instant>) {

@@ -9,14 +9,14 @@
 //! hops matter only for an overdue start — the case every loop here measures.
 
 use std::io::Write;
-use std::net::{TcpListener, TcpStream, UdpSocket};
+use std::net::{TcpStream, UdpSocket};
 use std::sync::mpsc as smpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, watch};
 
-use super::{carrier_loop, is_start, Approach, DT_MS};
+use super::{carrier, is_start, Approach, DT_MS};
 use crate::dispatch::iso22133::{encode_frame_into, Header, Message, Strt, STRT_NOW};
 use crate::run::driver::drive;
 use crate::run::source::{self, dbc_from_path};
@@ -88,13 +88,7 @@ const TIMEOUT: Duration = Duration::from_secs(5);
 impl RunLayerPath {
     pub(super) fn new(setup: Arc<RunSetup>) -> anyhow::Result<RunLayerPath> {
         let rt = crate::run::runtime()?;
-        let listener = TcpListener::bind("127.0.0.1:0")?;
-        let tcp = TcpStream::connect(listener.local_addr()?)?;
-        tcp.set_nodelay(true)?;
-        let (carrier, _) = listener.accept()?;
-        carrier.set_nodelay(true)?;
-        let (got_tx, got_rx) = smpsc::channel::<Instant>();
-        let carrier_thread = std::thread::spawn(move || carrier_loop(carrier, got_tx));
+        let (tcp, got_rx, carrier_thread) = carrier()?;
 
         let spec = SourceSpec::ins(InsSpec::Ncom {
             bind: "127.0.0.1:0".into(),
