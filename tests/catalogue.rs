@@ -5,18 +5,9 @@
 mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use support::{shared, tempdir};
 
 use serde_json::{json, Value};
-
-fn shared(p: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/")).join(p)
-}
-
-fn tempdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("scil-catalogue-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("tmp");
-    d
-}
 
 fn scil(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_scil"))

@@ -2,6 +2,7 @@
 //! `scil export`) and the `foxglove.websocket.v1` live view driven by a scripted client.
 
 mod support;
+use support::{shared, tempdir};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -18,18 +19,6 @@ use scil::sample::InsSample;
 use scil::scenario::engine::EngineConfig;
 use scil::serve::{self, Config};
 use scil::store::{NewEvent, RunRow, TelemetryRow};
-
-fn shared(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared")
-        .join(rel)
-}
-
-fn tempdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("scil-rec-{tag}-{}", uuid::Uuid::new_v4().simple()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 fn csv_samples() -> Vec<InsSample> {
     CsvSource::open(&shared("replays/cpna75_30kmh.csv"), &[], BadRowPolicy::Stop)

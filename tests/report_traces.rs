@@ -6,6 +6,7 @@
 mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use support::{shared, tempdir};
 
 use serde_json::{json, Value};
 
@@ -18,18 +19,6 @@ const QUANTITIES: [&str; 7] = [
     "target_speed",
     "target_travel",
 ];
-
-fn shared(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared")
-        .join(rel)
-}
-
-fn tempdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("scil-traces-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("tmp");
-    d
-}
 
 /// The shared 30 km/h scenario with a nominal speed and a `[validity]` table, map by path.
 fn scenario(dir: &Path) -> PathBuf {

@@ -2,7 +2,7 @@
 //! set) PostgreSQL: the same suite on both.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures_util::StreamExt;
 use reqwest::StatusCode;
@@ -13,59 +13,25 @@ use scil::serve::{self, Config};
 const OP: &str = "test-operator-token";
 const VIEW: &str = "test-viewer-token";
 
-fn shared(p: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/")).join(p)
-}
+mod support;
+use support::http::Api;
+use support::{shared, tempdir};
 
-fn tempdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "scil-serve-test-{tag}-{}-{}",
-        std::process::id(),
-        uuid::Uuid::new_v4().simple()
-    ));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
+/// The API client plus the service's WebSocket base and storage directory.
 struct Ctx {
-    base: String,
+    api: Api,
     ws: String,
-    http: reqwest::Client,
     storage: PathBuf,
 }
 
+impl std::ops::Deref for Ctx {
+    type Target = Api;
+    fn deref(&self) -> &Api {
+        &self.api
+    }
+}
+
 impl Ctx {
-    fn url(&self, p: &str) -> String {
-        format!("{}{}", self.base, p)
-    }
-    async fn get(&self, p: &str) -> (StatusCode, Value) {
-        let r = self.http.get(self.url(p)).send().await.unwrap();
-        let s = r.status();
-        (s, r.json().await.unwrap_or(Value::Null))
-    }
-    async fn post(&self, p: &str, body: Value) -> (StatusCode, Value) {
-        let r = self
-            .http
-            .post(self.url(p))
-            .bearer_auth(OP)
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        let s = r.status();
-        (s, r.json().await.unwrap_or(Value::Null))
-    }
-    async fn post_empty(&self, p: &str) -> (StatusCode, Value) {
-        let r = self
-            .http
-            .post(self.url(p))
-            .bearer_auth(OP)
-            .send()
-            .await
-            .unwrap();
-        let s = r.status();
-        (s, r.json().await.unwrap_or(Value::Null))
-    }
     async fn upload(
         &self,
         csv: &std::path::Path,
@@ -93,22 +59,7 @@ impl Ctx {
         (s, r.json().await.unwrap_or(Value::Null))
     }
     async fn wait_terminal(&self, id: &str) -> Value {
-        let t0 = Instant::now();
-        loop {
-            let (s, run) = self.get(&format!("/runs/{id}")).await;
-            assert_eq!(s, StatusCode::OK);
-            if matches!(
-                run["state"].as_str(),
-                Some("finished" | "aborted" | "failed")
-            ) {
-                return run;
-            }
-            assert!(
-                t0.elapsed() < Duration::from_secs(60),
-                "run {id} did not end: {run}"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        self.api.wait_terminal(id, Duration::from_secs(60)).await
     }
 }
 
@@ -133,9 +84,8 @@ async fn start_server(db_url: String) -> (serve::Server, Ctx) {
     config.limits.upload_max_bytes = 1 << 20;
     let server = serve::spawn(config).await.expect("server starts");
     let ctx = Ctx {
-        base: format!("http://{}/api/v1", server.addr),
+        api: Api::new(format!("http://{}/api/v1", server.addr), OP),
         ws: format!("ws://{}/api/v1", server.addr),
-        http: reqwest::Client::new(),
         storage,
     };
     (server, ctx)

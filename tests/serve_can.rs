@@ -2,71 +2,28 @@
 //! `scil feed --ncom … --can-log … --cannelloni …` from the recorded files; the registered
 //! DBCs (`vut` bundled, uploads validated with the parser's line).
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use scil::serve::{self, Config};
+use scil::serve;
 
 const OP: &str = "test-operator-token";
 
-fn data(p: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data/")).join(p)
-}
+mod support;
+use support::http::Api;
+use support::{data, free_udp_port, shared};
 
-fn shared(p: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/")).join(p)
-}
-
-fn free_udp_port() -> u16 {
-    let s = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind");
-    s.local_addr().expect("addr").port()
-}
-
-async fn start_server() -> (serve::Server, String, reqwest::Client) {
-    let storage = std::env::temp_dir().join(format!(
-        "scil-serve-can-{}-{}",
-        std::process::id(),
-        uuid::Uuid::new_v4().simple()
-    ));
-    std::fs::create_dir_all(&storage).expect("temp dir");
-    let mut config = Config {
-        bind: "127.0.0.1:0".into(),
-        database_url: format!("sqlite://{}", storage.join("scil.db").display()),
-        storage_dir: storage,
-        data_dir: Some(data("")),
-        ..Config::default()
-    };
-    config.auth.operator_tokens = vec![OP.into()];
-    let server = serve::spawn(config).await.expect("server starts");
-    let base = format!("http://{}/api/v1", server.addr);
-    (server, base, reqwest::Client::new())
-}
-
-async fn get(http: &reqwest::Client, url: String) -> (StatusCode, Value) {
-    let r = http.get(url).send().await.expect("GET");
-    let s = r.status();
-    (s, r.json().await.unwrap_or(Value::Null))
-}
-
-async fn post(http: &reqwest::Client, url: String, body: Value) -> (StatusCode, Value) {
-    let r = http
-        .post(url)
-        .bearer_auth(OP)
-        .json(&body)
-        .send()
-        .await
-        .expect("POST");
-    let s = r.status();
-    (s, r.json().await.unwrap_or(Value::Null))
+async fn start_server() -> (serve::Server, Api) {
+    let (server, base) = support::service::spawn(&support::tempdir("serve-can"), OP).await;
+    (server, Api::new(base, OP))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dbcs_are_registered_and_validated() {
-    let (server, base, http) = start_server().await;
-    let (s, v) = get(&http, format!("{base}/dbcs")).await;
+    let (server, api) = start_server().await;
+    let (s, v) = api.get("/dbcs").await;
     assert_eq!(s, StatusCode::OK);
     let vut = v
         .as_array()
@@ -85,25 +42,17 @@ async fn dbcs_are_registered_and_validated() {
         .expect("a message");
     lines.insert(bo, "BO_ this is not a message");
     let bad = lines.join("\n");
-    let (s, v) = post(
-        &http,
-        format!("{base}/dbcs"),
-        json!({"id": "broken", "text": bad}),
-    )
-    .await;
+    let (s, v) = api
+        .post("/dbcs", json!({"id": "broken", "text": bad}))
+        .await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
     let msg = v.to_string();
     assert!(msg.contains(&format!("line {}", bo + 1)), "{msg}");
 
     // A good upload is listed.
-    let (s, v) = post(
-        &http,
-        format!("{base}/dbcs"),
-        json!({"id": "vut2", "text": text}),
-    )
-    .await;
+    let (s, v) = api.post("/dbcs", json!({"id": "vut2", "text": text})).await;
     assert_eq!(s, StatusCode::CREATED, "{v}");
-    let (s, v) = get(&http, format!("{base}/dbcs/vut2")).await;
+    let (s, v) = api.get("/dbcs/vut2").await;
     assert_eq!((s, v["messages"].clone()), (StatusCode::OK, json!(3)));
     server.task.abort();
 }
@@ -118,17 +67,17 @@ async fn service_run_fuses_ncom_with_cannelloni_can() {
         eprintln!("shared CAN log missing; skipping");
         return;
     }
-    let (server, base, http) = start_server().await;
+    let (server, api) = start_server().await;
     let (ncom, can) = (free_udp_port(), free_udp_port());
-    let (s, run) = post(
-        &http,
-        format!("{base}/runs"),
-        json!({"scenario_id": "cpna75_30kmh",
+    let (s, run) = api
+        .post(
+            "/runs",
+            json!({"scenario_id": "cpna75_30kmh",
                "source": {"kind": "ncom", "bind": format!("127.0.0.1:{ncom}")},
                "can": {"kind": "cannelloni", "bind": format!("127.0.0.1:{can}"), "dbc": "vut"},
                "start": true}),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(s, StatusCode::CREATED, "{run}");
     let id = run["id"].as_str().expect("id").to_string();
     assert_eq!(run["source"]["can"]["kind"], "cannelloni", "{run}");
@@ -157,11 +106,11 @@ async fn service_run_fuses_ncom_with_cannelloni_can() {
 
     // A live run ends when the operator finishes it (right away: the engine's stale-telemetry
     // rule aborts 200 ms after the last sample).
-    let (s, v) = post(&http, format!("{base}/runs/{id}/finish"), json!({})).await;
+    let (s, v) = api.post(&format!("/runs/{id}/finish"), json!({})).await;
     assert_eq!(s, StatusCode::ACCEPTED, "{v}");
     let t0 = Instant::now();
     let done = loop {
-        let (_, r) = get(&http, format!("{base}/runs/{id}")).await;
+        let (_, r) = api.get(&format!("/runs/{id}")).await;
         if matches!(r["state"].as_str(), Some("finished" | "aborted" | "failed")) {
             break r;
         }
@@ -170,7 +119,7 @@ async fn service_run_fuses_ncom_with_cannelloni_can() {
     };
     assert_eq!(done["state"], "finished", "{done}");
 
-    let (s, tel) = get(&http, format!("{base}/runs/{id}/telemetry")).await;
+    let (s, tel) = api.get(&format!("/runs/{id}/telemetry")).await;
     assert_eq!(s, StatusCode::OK);
     let vut: Vec<&Value> = tel
         .as_array()
@@ -217,7 +166,7 @@ async fn service_run_fuses_ncom_with_cannelloni_can() {
     }
 
     // The run's source health shows both sources.
-    let (_, res) = get(&http, format!("{base}/runs/{id}/results")).await;
+    let (_, res) = api.get(&format!("/runs/{id}/results")).await;
     let names: Vec<String> = res["source"]["health"]
         .as_array()
         .expect("health")
@@ -240,7 +189,7 @@ async fn service_run_fuses_ncom_with_cannelloni_can() {
 /// is created, and kept with the run's source.
 #[tokio::test]
 async fn can_mapping_is_checked_against_the_dbc_and_stored() {
-    let (server, base, http) = start_server().await;
+    let (server, api) = start_server().await;
     let (ncom, can) = (free_udp_port(), free_udp_port());
     let body = |mapping: Value, with_can: bool| {
         let mut b = json!({"scenario_id": "cpna75_30kmh",
@@ -253,14 +202,14 @@ async fn can_mapping_is_checked_against_the_dbc_and_stored() {
         b
     };
     let missing = json!({"fcw": {"message": "ADAS_STATUS", "signal": "FCW"}});
-    let (s, v) = post(&http, format!("{base}/runs"), body(missing.clone(), true)).await;
+    let (s, v) = api.post("/runs", body(missing.clone(), true)).await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
     assert!(v.to_string().contains("ADAS_STATUS.FCW"), "{v}");
-    let (s, v) = post(&http, format!("{base}/runs"), body(missing, false)).await;
+    let (s, v) = api.post("/runs", body(missing, false)).await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
     // A signal the DBC has (the brake-light bit standing in for an FCW line).
     let present = json!({"fcw": {"message": "LIGHTS_STATUS", "signal": "BRAKE_LIGHT"}});
-    let (s, run) = post(&http, format!("{base}/runs"), body(present, true)).await;
+    let (s, run) = api.post("/runs", body(present, true)).await;
     assert_eq!(s, StatusCode::CREATED, "{run}");
     assert_eq!(
         run["source"]["can_mapping"]["fcw"]["signal"], "BRAKE_LIGHT",

@@ -2,8 +2,7 @@
 //! the simulated INS (`scil feed`'s functions), stale telemetry, and a real carrier (the
 //! in-process ISO 22133 carrier simulator).
 
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures_util::StreamExt;
 use reqwest::StatusCode;
@@ -13,101 +12,37 @@ use scil::dispatch::carrier_sim::{self, SimConfig, SimHandle};
 use scil::dispatch::iso22133::ObjectState;
 use scil::dispatch::object::ObjectConfig;
 use scil::feed::{self, FeedOptions, TimedPacket};
-use scil::serve::{self, Config};
+use scil::serve;
 
 const OP: &str = "test-operator-token";
 
 /// The tests feed real-time streams: one at a time.
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-fn data(p: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data/")).join(p)
-}
+mod support;
+use support::http::Api;
+use support::{data, free_udp_port};
 
-fn tempdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "scil-serve-live-{tag}-{}-{}",
-        std::process::id(),
-        uuid::Uuid::new_v4().simple()
-    ));
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
-
+/// The API client plus the WebSocket base of the same service.
 struct Ctx {
-    base: String,
+    api: Api,
     ws: String,
-    http: reqwest::Client,
 }
 
-impl Ctx {
-    async fn get(&self, p: &str) -> (StatusCode, Value) {
-        let r = self
-            .http
-            .get(format!("{}{p}", self.base))
-            .send()
-            .await
-            .expect("GET");
-        let s = r.status();
-        (s, r.json().await.unwrap_or(Value::Null))
-    }
-    async fn post(&self, p: &str, body: Value) -> (StatusCode, Value) {
-        let r = self
-            .http
-            .post(format!("{}{p}", self.base))
-            .bearer_auth(OP)
-            .json(&body)
-            .send()
-            .await
-            .expect("POST");
-        let s = r.status();
-        (s, r.json().await.unwrap_or(Value::Null))
-    }
-    async fn wait_terminal(&self, id: &str, limit: Duration) -> Value {
-        let t0 = Instant::now();
-        loop {
-            let (s, run) = self.get(&format!("/runs/{id}")).await;
-            assert_eq!(s, StatusCode::OK, "{run}");
-            if matches!(
-                run["state"].as_str(),
-                Some("finished" | "aborted" | "failed")
-            ) {
-                return run;
-            }
-            assert!(t0.elapsed() < limit, "run {id} did not end: {run}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-    async fn events(&self, id: &str) -> Vec<Value> {
-        let (s, v) = self.get(&format!("/runs/{id}/events")).await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        v.as_array().cloned().unwrap_or_default()
+impl std::ops::Deref for Ctx {
+    type Target = Api;
+    fn deref(&self) -> &Api {
+        &self.api
     }
 }
 
 async fn start_server() -> (serve::Server, Ctx) {
-    let storage = tempdir("storage");
-    let mut config = Config {
-        bind: "127.0.0.1:0".into(),
-        database_url: format!("sqlite://{}", storage.join("scil.db").display()),
-        storage_dir: storage,
-        data_dir: Some(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data"))),
-        ..Config::default()
-    };
-    config.auth.operator_tokens = vec![OP.into()];
-    let server = serve::spawn(config).await.expect("server starts");
+    let (server, base) = support::service::spawn(&support::tempdir("serve-live"), OP).await;
     let ctx = Ctx {
-        base: format!("http://{}/api/v1", server.addr),
+        api: Api::new(base, OP),
         ws: format!("ws://{}/api/v1", server.addr),
-        http: reqwest::Client::new(),
     };
     (server, ctx)
-}
-
-/// A free UDP port on loopback (bound and released; the run binds it again).
-fn free_udp_port() -> u16 {
-    let s = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind");
-    s.local_addr().expect("addr").port()
 }
 
 /// The recorded run as NCOM packets at the CSV's own 25 Hz (the samples the CSV replay sees).

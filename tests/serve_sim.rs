@@ -1,99 +1,21 @@
 //! The simulated VUT as a service run source (`{"kind":"sim_vut", …}`) and live parameters
 //! (`PATCH /runs/{id}/parameters`), over real HTTP on an ephemeral port (SQLite).
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use scil::serve::{self, Config};
+use scil::serve;
 
 const OP: &str = "test-operator-token";
 
-fn tempdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "scil-serve-sim-{tag}-{}-{}",
-        std::process::id(),
-        uuid::Uuid::new_v4().simple()
-    ));
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
+mod support;
+use support::http::Api;
 
-struct Ctx {
-    base: String,
-    http: reqwest::Client,
-}
-
-impl Ctx {
-    async fn get(&self, p: &str) -> (StatusCode, Value) {
-        let r = self
-            .http
-            .get(format!("{}{p}", self.base))
-            .send()
-            .await
-            .expect("GET");
-        let s = r.status();
-        (s, r.json().await.unwrap_or(Value::Null))
-    }
-    async fn send(
-        &self,
-        m: reqwest::Method,
-        p: &str,
-        token: Option<&str>,
-        body: Value,
-    ) -> (StatusCode, Value) {
-        let mut rq = self
-            .http
-            .request(m, format!("{}{p}", self.base))
-            .json(&body);
-        if let Some(t) = token {
-            rq = rq.bearer_auth(t);
-        }
-        let r = rq.send().await.expect("request");
-        let s = r.status();
-        (s, r.json().await.unwrap_or(Value::Null))
-    }
-    async fn post(&self, p: &str, body: Value) -> (StatusCode, Value) {
-        self.send(reqwest::Method::POST, p, Some(OP), body).await
-    }
-    async fn patch(&self, p: &str, body: Value) -> (StatusCode, Value) {
-        self.send(reqwest::Method::PATCH, p, Some(OP), body).await
-    }
-    async fn wait_terminal(&self, id: &str, limit: Duration) -> Value {
-        let t0 = Instant::now();
-        loop {
-            let (s, run) = self.get(&format!("/runs/{id}")).await;
-            assert_eq!(s, StatusCode::OK, "{run}");
-            if matches!(
-                run["state"].as_str(),
-                Some("finished" | "aborted" | "failed")
-            ) {
-                return run;
-            }
-            assert!(t0.elapsed() < limit, "run {id} did not end: {run}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-}
-
-async fn start_server() -> (serve::Server, Ctx) {
-    let storage = tempdir("storage");
-    let mut config = Config {
-        bind: "127.0.0.1:0".into(),
-        database_url: format!("sqlite://{}", storage.join("scil.db").display()),
-        storage_dir: storage,
-        data_dir: Some(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data"))),
-        ..Config::default()
-    };
-    config.auth.operator_tokens = vec![OP.into()];
-    let server = serve::spawn(config).await.expect("server starts");
-    let ctx = Ctx {
-        base: format!("http://{}/api/v1", server.addr),
-        http: reqwest::Client::new(),
-    };
-    (server, ctx)
+async fn start_server() -> (serve::Server, Api) {
+    let (server, base) = support::service::spawn(&support::tempdir("serve-sim"), OP).await;
+    (server, Api::new(base, OP))
 }
 
 fn sim_source(aeb: bool) -> Value {
@@ -185,7 +107,7 @@ async fn patch_during_a_paced_run_shifts_the_trigger() {
             reqwest::Method::PATCH,
             &path,
             None,
-            json!({"ttc_offset_s": 1.0}),
+            Some(json!({"ttc_offset_s": 1.0})),
         )
         .await;
     assert_eq!(s, StatusCode::UNAUTHORIZED);

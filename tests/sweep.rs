@@ -14,19 +14,8 @@ use scil::run::RunSetup;
 use scil::scenario::engine::EngineConfig;
 use scil::sweep::{self, Axis, Plan, Source, SweepError};
 
-fn shared(p: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/")).join(p)
-}
-
-fn tempdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "scil-sweep-{tag}-{}-{}",
-        std::process::id(),
-        uuid::Uuid::new_v4().simple()
-    ));
-    std::fs::create_dir_all(&d).expect("tempdir");
-    d
-}
+mod support;
+use support::{shared, tempdir};
 
 fn replays(names: &[&str]) -> Source {
     Source::Replays(

@@ -3,18 +3,10 @@
 //! an OpenDRIVE lane path is resolved against the map at setup (and refused without one).
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use std::process::Command;
 
-fn shared(p: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/")).join(p)
-}
-
-fn tempdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("scil-h11-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("tmp");
-    d
-}
+mod support;
+use support::{shared, tempdir};
 
 fn replay(args: &[&str]) -> (bool, serde_json::Value, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_scil"))
