@@ -11,7 +11,7 @@ use clap::{Args, Subcommand};
 use tokio::net::{TcpListener, TcpStream, UdpSocket};
 
 use super::inject::InjectArgs;
-use super::sim::SimVutArgs;
+use super::sim_vut::SimVutArgs;
 use crate::run::cosim::beamng::{BeamngOptions, OutputMap};
 use crate::run::cosim::session::{run_beamng, run_yacop, YacopEnd};
 use crate::run::{RunReport, RunSetup};

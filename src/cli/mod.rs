@@ -11,6 +11,7 @@ pub mod map;
 pub mod replay;
 pub mod report;
 pub mod sim;
+pub mod sim_vut;
 pub mod sweep;
 
 use std::process::ExitCode;

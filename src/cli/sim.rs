@@ -2,16 +2,14 @@
 //! built-in simulated VUT through a session at full speed ([`crate::sim`]); and
 //! `scil sim beamng …`: a BeamNG-side simulator for the co-simulation coupling.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 
-use super::inject::InjectArgs;
+use super::sim_vut::SimVutArgs;
 use crate::run::RunSetup;
 use crate::scenario::engine::EngineConfig;
-use crate::sim::{AebParams, SimOptions};
 
 #[derive(Args, Debug, Clone)]
 #[command(args_conflicts_with_subcommands = true)]
@@ -28,48 +26,6 @@ pub enum SimPeer {
     Beamng(crate::cli::cosim::SimBeamngArgs),
     /// A YaCoP peer (the Unity/YAKINDU side): the simulated VUT over YaCoP lines.
     Yacop(crate::cli::cosim::SimYacopArgs),
-}
-
-#[derive(Args, Debug, Clone, Default)]
-pub struct SimVutArgs {
-    /// Scenario TOML.
-    #[arg(long)]
-    pub scenario: Option<PathBuf>,
-    /// OpenDRIVE map (default: the scenario's `map`).
-    #[arg(long)]
-    pub map: Option<PathBuf>,
-    /// VUT set speed, km/h.
-    #[arg(long, default_value_t = 40.0)]
-    pub vut_speed: f64,
-    /// AEB model: ttc=S,decel=MPS2,delay_ms=MS[,margin=M] (absent: no AEB).
-    #[arg(long, value_name = "ttc=S,decel=MPS2,delay_ms=MS")]
-    pub aeb: Option<AebParams>,
-    /// Simulation step, ms.
-    #[arg(long, default_value_t = 10.0)]
-    pub step_ms: f64,
-    /// Start this far before the target's line, m (default max(100, 8 s × speed)).
-    #[arg(long)]
-    pub run_up_m: Option<f64>,
-    /// One JSON object (the run report) on stdout.
-    #[arg(long)]
-    pub json: bool,
-    #[command(flatten)]
-    pub inject: InjectArgs,
-}
-
-impl SimVutArgs {
-    pub fn options(&self) -> anyhow::Result<SimOptions> {
-        let o = SimOptions {
-            vut_speed_kmh: self.vut_speed,
-            aeb: self.aeb,
-            step_ms: self.step_ms,
-            run_up_m: self.run_up_m,
-            injection: self.inject.injection()?,
-            ..SimOptions::default()
-        };
-        o.validate().map_err(anyhow::Error::msg)?;
-        Ok(o)
-    }
 }
 
 pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {

@@ -1,0 +1,51 @@
+//! The simulated VUT's options on the command line, shared by `scil sim` and the
+//! co-simulation peers (`scil sim beamng|yacop`, `scil cosim …`).
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::inject::InjectArgs;
+use crate::sim::{AebParams, SimOptions};
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct SimVutArgs {
+    /// Scenario TOML.
+    #[arg(long)]
+    pub scenario: Option<PathBuf>,
+    /// OpenDRIVE map (default: the scenario's `map`).
+    #[arg(long)]
+    pub map: Option<PathBuf>,
+    /// VUT set speed, km/h.
+    #[arg(long, default_value_t = 40.0)]
+    pub vut_speed: f64,
+    /// AEB model: ttc=S,decel=MPS2,delay_ms=MS[,margin=M] (absent: no AEB).
+    #[arg(long, value_name = "ttc=S,decel=MPS2,delay_ms=MS")]
+    pub aeb: Option<AebParams>,
+    /// Simulation step, ms.
+    #[arg(long, default_value_t = 10.0)]
+    pub step_ms: f64,
+    /// Start this far before the target's line, m (default max(100, 8 s × speed)).
+    #[arg(long)]
+    pub run_up_m: Option<f64>,
+    /// One JSON object (the run report) on stdout.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub inject: InjectArgs,
+}
+
+impl SimVutArgs {
+    pub fn options(&self) -> anyhow::Result<SimOptions> {
+        let o = SimOptions {
+            vut_speed_kmh: self.vut_speed,
+            aeb: self.aeb,
+            step_ms: self.step_ms,
+            run_up_m: self.run_up_m,
+            injection: self.inject.injection()?,
+            ..SimOptions::default()
+        };
+        o.validate().map_err(anyhow::Error::msg)?;
+        Ok(o)
+    }
+}
