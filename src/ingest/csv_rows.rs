@@ -2,10 +2,10 @@
 //!
 //! Telemetry exports are almost all plain rows — numbers and commas, no quotes — and splitting
 //! them through a general CSV state machine cost about 1 000 instructions a row. Here the file
-//! is read in large chunks and a row is split in one pass, 8 bytes at a time, finding `,`, `\n`
-//! and `"` at once (SWAR); a row without a `"` is split on `,` in place (its cells are ranges of
-//! the chunk buffer, nothing is copied). (`memchr` per cell was tried: its set-up per call cost
-//! more than the whole pass on cells of ~7 bytes — ~780 instructions a row against ~1 000.)
+//! is read in large chunks, each searched once for a `"` (`memchr`), and a row before the next
+//! quote is split in one pass, 8 bytes at a time, finding `,` and `\n` at once (SWAR), in place
+//! (its cells are ranges of the chunk buffer, nothing is copied). (`memchr` per cell was tried:
+//! its set-up per call cost nearly as much as csv_core on cells of ~7 bytes.)
 //!
 //! Anything else goes to `csv_core` — the state machine the `csv` crate runs, configured as
 //! [`super::csv::CsvSource`] configured its reader (`,`, `"` quoting, records end at `\n`
@@ -29,6 +29,8 @@ enum Cells {
     /// Ranges of `out` (a record `csv_core` read and unquoted).
     InOut,
 }
+
+use memchr::memchr;
 
 /// What [`RowReader::split_plain`] found at `pos`.
 enum Plain {
@@ -76,6 +78,9 @@ pub(crate) struct RowReader<R> {
     /// The current record: one (start, end) range per cell, in `buf` or `out`.
     cells: Vec<(usize, usize)>,
     cells_in: Cells,
+    /// Index in `buf` of the first `"` at or after `pos` (`usize::MAX`: none in the bytes read);
+    /// stale (below `pos`) once a record with a quote was read.
+    quote_at: usize,
     /// A plain row (cells in `buf`) was all ASCII.
     ascii: bool,
     /// Scratch for the UTF-8 check of a non-ASCII plain row.
@@ -114,6 +119,7 @@ impl<R: Read> RowReader<R> {
             cells: Vec::with_capacity(64),
             cells_in: Cells::InBuf,
             ascii: true,
+            quote_at: memchr(b'"', pending).unwrap_or(usize::MAX),
             scratch: Vec::new(),
         }
     }
@@ -225,10 +231,14 @@ impl<R: Read> RowReader<R> {
         }
     }
 
-    /// Splits the row at `pos` on commas, in one pass over 8 bytes at a time looking for `,`,
-    /// `\n` and `"` at once (and noting any non-ASCII byte on the way).
+    /// Splits the row at `pos` on commas, in one pass over 8 bytes at a time finding `,` and
+    /// `\n` at once (and noting any non-ASCII byte on the way). Quotes were looked for once
+    /// per chunk (`quote_at`): a row reaching past the next quote is not plain.
     #[inline]
     fn split_plain(&mut self) -> Plain {
+        if self.quote_at < self.pos {
+            self.find_quote();
+        }
         let buf = &self.buf[..self.end];
         let start = self.pos;
         self.cells.clear();
@@ -237,29 +247,40 @@ impl<R: Read> RowReader<R> {
         let mut high = 0u64;
         while let Some(word) = buf.get(p..).and_then(|b| b.first_chunk::<8>()) {
             let w = u64::from_le_bytes(*word);
-            let mut m = eq_mask(w, b',') | eq_mask(w, b'\n') | eq_mask(w, b'"');
-            while m != 0 {
-                let k = (m.trailing_zeros() / 8) as usize;
-                m &= m - 1;
-                match word[k] {
-                    b',' => {
-                        self.cells.push((a, p + k));
-                        a = p + k + 1;
-                    }
-                    b'\n' => {
-                        self.cells.push((a, p + k));
-                        high |= w & ((1u64 << (8 * k)) - 1);
-                        self.ascii = high & HIGH == 0;
-                        return Plain::Row {
-                            len: p + k - start,
-                            nl: true,
-                        };
-                    }
-                    _ => return Plain::Quote,
+            let commas = eq_mask(w, b',');
+            let nls = eq_mask(w, b'\n');
+            if nls == 0 {
+                let mut m = commas;
+                while m != 0 {
+                    let i = p + (m.trailing_zeros() / 8) as usize;
+                    self.cells.push((a, i));
+                    a = i + 1;
+                    m &= m - 1;
                 }
+                high |= w;
+                p += 8;
+                continue;
             }
-            high |= w;
-            p += 8;
+            let nl = nls & nls.wrapping_neg();
+            let mut m = commas & (nl - 1);
+            while m != 0 {
+                let i = p + (m.trailing_zeros() / 8) as usize;
+                self.cells.push((a, i));
+                a = i + 1;
+                m &= m - 1;
+            }
+            let k = (nl.trailing_zeros() / 8) as usize;
+            let e = p + k;
+            if self.quote_at < e {
+                return Plain::Quote;
+            }
+            self.cells.push((a, e));
+            high |= w & ((1u64 << (8 * k)) - 1);
+            self.ascii = high & HIGH == 0;
+            return Plain::Row {
+                len: e - start,
+                nl: true,
+            };
         }
         for (i, &b) in buf.iter().enumerate().skip(p) {
             match b {
@@ -268,6 +289,9 @@ impl<R: Read> RowReader<R> {
                     a = i + 1;
                 }
                 b'\n' => {
+                    if self.quote_at < i {
+                        return Plain::Quote;
+                    }
                     self.cells.push((a, i));
                     self.ascii = high & HIGH == 0;
                     return Plain::Row {
@@ -275,12 +299,14 @@ impl<R: Read> RowReader<R> {
                         nl: true,
                     };
                 }
-                b'"' => return Plain::Quote,
                 _ => high |= u64::from(b),
             }
         }
         if !self.eof {
             return Plain::More;
+        }
+        if self.quote_at < buf.len() {
+            return Plain::Quote;
         }
         self.cells.push((a, buf.len()));
         self.ascii = high & HIGH == 0;
@@ -288,6 +314,12 @@ impl<R: Read> RowReader<R> {
             len: buf.len() - start,
             nl: false,
         }
+    }
+
+    /// `quote_at`: the first `"` at or after `pos` in the bytes read (`usize::MAX`: none).
+    fn find_quote(&mut self) {
+        self.quote_at =
+            memchr(b'"', &self.buf[self.pos..self.end]).map_or(usize::MAX, |i| self.pos + i);
     }
 
     /// The record at `pos` through `csv_core`, reading on as long as it needs.
@@ -352,11 +384,14 @@ impl<R: Read> RowReader<R> {
         loop {
             match self.rdr.read(&mut self.buf[self.end..]) {
                 Ok(0) => {
+                    // The bytes may have moved: `quote_at` is found again.
+                    self.find_quote();
                     self.eof = true;
                     return Ok(false);
                 }
                 Ok(n) => {
                     self.end += n;
+                    self.find_quote();
                     return Ok(true);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
