@@ -158,14 +158,14 @@ impl<R: Read> RowReader<R> {
     /// The record's cells joined without separators is valid UTF-8 (`Ok`), or `Err` with the
     /// length of its valid prefix — the check the `csv` crate's `ByteRecord` gets.
     pub(crate) fn check_utf8(&mut self) -> Result<(), usize> {
-        let (Some(&(first, _)), Some(&(_, last))) = (self.cells.first(), self.cells.last()) else {
+        let Some(&(_, last)) = self.cells.last() else {
             return Ok(());
         };
         let joined: &[u8] = match self.cells_in {
             Cells::InOut => self.out.get(..last).unwrap_or_default(),
             Cells::InBuf => {
-                // The commas between the cells are ASCII: an ASCII row is valid either way.
-                if self.ascii || self.buf.get(first..last).is_none_or(|row| row.is_ascii()) {
+                // Noted while splitting: an ASCII row is valid, commas or not.
+                if self.ascii {
                     return Ok(());
                 }
                 self.scratch.clear();
