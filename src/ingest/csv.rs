@@ -15,6 +15,7 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
+use super::csv_rows::{RowReader, Tee, CHUNK};
 use crate::sample::{InsPosition, InsSample, VUT};
 
 /// Fields a CSV column can feed.
@@ -349,12 +350,12 @@ impl std::error::Error for CsvError {}
 /// Streams [`InsSample`]s from a CSV file.
 pub struct CsvSource<R: Read = BufReader<File>> {
     file: PathBuf,
-    reader: csv::Reader<R>,
+    /// The rows after the header; the current row's cells are bytes, parsed without building
+    /// strings (see [`cell_f64`]).
+    splitter: RowReader<R>,
     header: Vec<String>,
     mapping: ColumnMapping,
     policy: BadRowPolicy,
-    /// The current row as bytes: cells are parsed without building strings (see [`cell_f64`]).
-    record: csv::ByteRecord,
     vehicle: crate::sample::VehicleId,
     last_time: Option<f64>,
     /// Physical plausibility (on by default): an implausible row is a bad row.
@@ -419,6 +420,17 @@ impl<R: Read> CsvSource<R> {
         explicit: &[ColumnSpec],
         policy: BadRowPolicy,
     ) -> Result<Self, CsvError> {
+        Self::from_reader_chunked(name, rdr, explicit, policy, CHUNK)
+    }
+
+    /// [`Self::from_reader`] reading the rows `chunk` bytes at a time (tests use tiny chunks).
+    pub(crate) fn from_reader_chunked(
+        name: &Path,
+        rdr: R,
+        explicit: &[ColumnSpec],
+        policy: BadRowPolicy,
+        chunk: usize,
+    ) -> Result<Self, CsvError> {
         let err = |line: u64, reason: String| CsvError {
             file: name.to_path_buf(),
             line,
@@ -431,7 +443,12 @@ impl<R: Read> CsvSource<R> {
             // Split on '\n' only so that line numbers stay right in CRLF files (the default
             // terminator miscounts them); the '\r' left on the last cell is trimmed like spaces.
             .terminator(csv::Terminator::Any(b'\n'))
-            .from_reader(rdr);
+            // The header is read by the `csv` crate; the rows after it by [`RowReader`],
+            // which takes over the bytes this reader read ahead (kept by the `Tee`).
+            .from_reader(Tee {
+                inner: rdr,
+                seen: Vec::new(),
+            });
         let mut record = csv::StringRecord::new();
         // Skip leading blank lines; the first non-empty record is the header.
         loop {
@@ -456,13 +473,19 @@ impl<R: Read> CsvSource<R> {
         let refs: Vec<&str> = header.iter().map(|s| s.as_str()).collect();
         let mapping =
             ColumnMapping::from_header(&refs, explicit).map_err(|r| err(header_line, r))?;
+        let (line, byte) = (reader.position().line(), reader.position().byte());
+        let tee = reader.into_inner();
+        let pending = usize::try_from(byte)
+            .ok()
+            .and_then(|b| tee.seen.get(b..))
+            .unwrap_or_default();
+        let splitter = RowReader::resume(tee.inner, pending, line, byte, chunk);
         Ok(CsvSource {
             file: name.to_path_buf(),
-            reader,
+            splitter,
             header,
             mapping,
             policy,
-            record: csv::ByteRecord::new(),
             vehicle: VUT.into(),
             last_time: None,
             plausibility: Some(super::plausibility::Plausibility::new(Default::default())),
@@ -503,7 +526,7 @@ impl<R: Read> CsvSource<R> {
 
     /// Bytes consumed so far (for progress display).
     pub fn byte_offset(&self) -> u64 {
-        self.reader.position().byte()
+        self.splitter.byte_offset()
     }
 
     pub fn path(&self) -> &Path {
@@ -517,31 +540,25 @@ impl<R: Read> CsvSource<R> {
             return None;
         }
         loop {
-            let line = self.reader.position().line();
-            match self.reader.read_byte_record(&mut self.record) {
+            let line = self.splitter.line();
+            match self.splitter.read_record() {
                 Ok(false) => {
                     self.done = true;
                     return None;
                 }
                 Ok(true) => {
-                    let line = self.record.position().map(|p| p.line()).unwrap_or(line);
-                    if self.record.len() <= 1 && self.record.iter().all(blank_cell) {
+                    let line = self.splitter.record_line();
+                    if self.splitter.len() <= 1 && self.splitter.get(0).is_none_or(blank_cell) {
                         continue; // blank line
                     }
                     // Rows are text: invalid UTF-8 anywhere in the row is a row error (as when
                     // rows were read as strings), following the policy.
-                    let bytes = self.record.as_slice();
-                    if let Err(e) = if bytes.is_ascii() {
-                        Ok("")
-                    } else {
-                        std::str::from_utf8(bytes)
-                    } {
+                    if let Err(valid_up_to) = self.splitter.check_utf8() {
                         let e = CsvError {
                             file: self.file.clone(),
                             line,
                             reason: format!(
-                                "unreadable row: invalid UTF-8 near byte {} of the row",
-                                e.valid_up_to()
+                                "unreadable row: invalid UTF-8 near byte {valid_up_to} of the row"
                             ),
                         };
                         if let Some(r) = self.on_bad(e) {
@@ -575,20 +592,13 @@ impl<R: Read> CsvSource<R> {
                 }
                 Err(err) => {
                     // An I/O error leaves the reader unable to continue: stop whatever the
-                    // policy. Other errors are per-row and follow the policy.
-                    let fatal = matches!(err.kind(), csv::ErrorKind::Io(_));
-                    let e = CsvError {
+                    // policy. (With flexible rows, the only error reading a byte record.)
+                    self.done = true;
+                    return Some(Err(CsvError {
                         file: self.file.clone(),
-                        line: line_of(&err).unwrap_or(line),
+                        line,
                         reason: format!("unreadable row: {err}"),
-                    };
-                    if fatal {
-                        self.done = true;
-                        return Some(Err(e));
-                    }
-                    if let Some(r) = self.on_bad(e) {
-                        return Some(Err(r));
-                    }
+                    }));
                 }
             }
         }
@@ -621,7 +631,7 @@ impl<R: Read> CsvSource<R> {
     /// The row as a sample; a refusal carries only what is needed to word it (built by
     /// [`Self::describe_fault`] on the error path, not per cell).
     fn parse_cells(&self) -> Result<InsSample, RowFault> {
-        if self.record.len() != self.header.len() {
+        if self.splitter.len() != self.header.len() {
             return Err(RowFault::FieldCount);
         }
         let time_s = self.need(Field::Time)?;
@@ -696,7 +706,7 @@ impl<R: Read> CsvSource<R> {
         let Some((idx, unit)) = self.mapping.index(f) else {
             return Ok(None);
         };
-        match cell_f64(self.record.get(idx).unwrap_or(b"")) {
+        match cell_f64(self.splitter.get(idx).unwrap_or(b"")) {
             Cell::Empty => Ok(None),
             Cell::Number(v) if v.is_finite() => Ok(Some(unit.to_si(v))),
             Cell::Number(_) => Err(RowFault::NotFinite(idx)),
@@ -715,20 +725,20 @@ impl<R: Read> CsvSource<R> {
         let cell = |idx: usize| {
             (
                 self.header.get(idx).map(|h| h.trim()).unwrap_or("?"),
-                String::from_utf8_lossy(self.record.get(idx).unwrap_or(b""))
+                String::from_utf8_lossy(self.splitter.get(idx).unwrap_or(b""))
                     .trim()
                     .to_string(),
             )
         };
         match fault {
-            RowFault::FieldCount if self.record.len() < self.header.len() => format!(
+            RowFault::FieldCount if self.splitter.len() < self.header.len() => format!(
                 "row has {} field(s), header has {} (truncated row?)",
-                self.record.len(),
+                self.splitter.len(),
                 self.header.len()
             ),
             RowFault::FieldCount => format!(
                 "row has {} fields, header has {}",
-                self.record.len(),
+                self.splitter.len(),
                 self.header.len()
             ),
             RowFault::NotANumber(idx) => {
