@@ -22,10 +22,21 @@ pub(crate) struct Window {
     s1: f64,
     min: [f64; 2],
     max: [f64; 2],
+    /// The lane section and the plan-view geometry in force at every s of [s0, s1) (windows
+    /// are cut at both kinds of start), or [`LOOK_UP`] where a degenerate cut left more than
+    /// one: map matching then looks them up as before.
+    sec: u32,
+    geom: u32,
     /// The box touches a box of another road, or of a part of its own road more than
     /// [`NEAR`] windows away: a warm start from this window could miss a candidate.
     shared: bool,
+    /// The lane ids of section `sec` run 1, 2, … and −1, −2, … outward
+    /// (see [`Road::lane_spans`]).
+    regular: bool,
 }
+
+/// [`Window::sec`] / [`Window::geom`] when there is no single one.
+const LOOK_UP: u32 = u32::MAX;
 
 /// Windows either side of the previous match a warm start looks at.
 const NEAR: usize = 6;
@@ -39,9 +50,10 @@ pub(crate) struct Index {
     tree: RTree<Entry>,
     /// First window of each road (windows are stored road by road, in s order), plus the end.
     road_start: Vec<usize>,
-    /// Per window, the reference line at its two ends as (x, y, sin h, cos h): the foot-point
-    /// search evaluates both ends for every candidate window, every sample.
-    ends: Vec<[[f64; 4]; 2]>,
+    /// Per window, the reference line at its two ends as (x, y, h, sin h, cos h), exactly as
+    /// [`Road::reference_sc`] gives it: the foot-point search evaluates both ends for every
+    /// candidate window, every sample.
+    ends: Vec<[[f64; 5]; 2]>,
     /// Per window that is not `shared`, the first and last window whose box touches its box
     /// (all of them on its road, within [`NEAR`]): every other window containing a point of this
     /// window's box lies in this range.
@@ -53,21 +65,25 @@ const STEP: f64 = 2.0;
 impl Index {
     pub(crate) fn build(roads: &[Road]) -> Index {
         let mut windows = Vec::new();
+        let mut ends = Vec::new();
         let mut road_start = Vec::with_capacity(roads.len() + 1);
+        let mut cuts: Vec<f64> = Vec::new();
+        let mut ss: Vec<f64> = Vec::new();
         for (ri, r) in roads.iter().enumerate() {
             road_start.push(windows.len());
-            let mut cuts: Vec<f64> = r
-                .plan_view
-                .iter()
-                .map(|g| g.s)
-                .chain(r.lane_sections.iter().map(|l| l.s))
-                .collect();
+            cuts.clear();
+            cuts.extend(
+                r.plan_view
+                    .iter()
+                    .map(|g| g.s)
+                    .chain(r.lane_sections.iter().map(|l| l.s)),
+            );
             cuts.push(0.0);
             cuts.push(r.length);
             cuts.retain(|s| s.is_finite() && *s >= 0.0 && *s <= r.length);
             cuts.sort_by(|a, b| a.total_cmp(b));
             cuts.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
-            let mut ss = Vec::new();
+            ss.clear();
             for w in cuts.windows(2) {
                 let n = (((w[1] - w[0]) / STEP).ceil().max(1.0) as usize).min(1_000_000);
                 for i in 0..n {
@@ -75,39 +91,63 @@ impl Index {
                 }
             }
             ss.push(r.length);
+            // The reference line at each cut point, evaluated once: it is the end of one window
+            // and the start of the next (for the box and for the `ends` cache alike).
+            let sc = |s: f64| {
+                let (x, y, h, sn, cs) = r.reference_sc(s);
+                [x, y, h, sn, cs]
+            };
+            let mut at0 = match ss.first() {
+                Some(&s) => sc(s),
+                None => continue,
+            };
             for w in ss.windows(2) {
                 let (s0, s1) = (w[0], w[1]);
+                let at1 = sc(s1);
+                // The far end is evaluated just inside the window so section (and geometry)
+                // boundaries use this window's.
+                let se1 = (s1 - 1e-9).max(s0);
+                let in1 = if se1 == s1 { at1 } else { sc(se1) };
                 let mut min = [f64::INFINITY; 2];
                 let mut max = [f64::NEG_INFINITY; 2];
                 let mut tabs: f64 = 0.0;
-                let mut heads = [0.0; 2];
-                for (k, s) in [s0, s1].into_iter().enumerate() {
-                    // Evaluate just inside the window so section boundaries use this window's section.
-                    let se = if k == 0 { s } else { (s - 1e-9).max(s0) };
+                for (se, at) in [(s0, &at0), (se1, &in1)] {
                     let (tmin, tmax) = extent(r, se);
-                    let (_, _, h) = r.reference(se);
-                    heads[k] = h;
                     for t in [tmin, tmax] {
-                        let (x, y) = r.st_to_xy(se, t);
+                        let (x, y) = (at[0] - at[3] * t, at[1] + at[4] * t);
                         min = [min[0].min(x), min[1].min(y)];
                         max = [max[0].max(x), max[1].max(y)];
                         tabs = tabs.max(t.abs());
                     }
                 }
-                let dh = wrap_angle(heads[1] - heads[0]).abs();
+                let dh = wrap_angle(in1[2] - at0[2]).abs();
                 let margin = 0.05 + dh * (tabs + (s1 - s0));
                 min = [min[0] - margin, min[1] - margin];
                 max = [max[0] + margin, max[1] + margin];
                 if min.iter().chain(max.iter()).all(|v| v.is_finite()) {
+                    // Both lookups are monotone in s: equal at s0 and just below s1, they are
+                    // constant on [s0, s1).
+                    let last = s1.next_down().max(s0);
+                    let one = |a: Option<usize>, b: Option<usize>| match (a, b) {
+                        (Some(a), Some(b)) if a == b => u32::try_from(a).unwrap_or(LOOK_UP),
+                        _ => LOOK_UP,
+                    };
+                    let sec = one(r.section_index(s0), r.section_index(last));
+                    let geom = one(r.geometry_index(s0), r.geometry_index(last));
                     windows.push(Window {
                         road: ri,
                         s0,
                         s1,
                         min,
                         max,
+                        sec,
+                        geom,
                         shared: false,
+                        regular: sec != LOOK_UP && r.lanes_regular(sec as usize),
                     });
+                    ends.push([at0, at1]);
                 }
+                at0 = at1;
             }
         }
         road_start.push(windows.len());
@@ -132,7 +172,6 @@ impl Index {
                 });
             reach.push(r);
         }
-        let ends = window_ends(roads, &windows);
         Index {
             windows,
             tree,
@@ -191,55 +230,31 @@ impl Index {
     }
 }
 
-/// The reference line at both ends of every window, exactly as [`Road::reference_sc`] gives it.
-fn window_ends(roads: &[Road], windows: &[Window]) -> Vec<[[f64; 4]; 2]> {
-    windows
-        .iter()
-        .map(|w| {
-            let end = |s: f64| match roads.get(w.road) {
-                Some(r) => {
-                    let (x, y, _, sn, cs) = r.reference_sc(s);
-                    [x, y, sn, cs]
-                }
-                None => [f64::NAN; 4],
-            };
-            [end(w.s0), end(w.s1)]
-        })
-        .collect()
-}
-
 /// Smallest and largest border t at s (all lanes, centre included).
 fn extent(r: &Road, s: f64) -> (f64, f64) {
     let Some(sec) = r.section_index(s) else {
         let o = r.lane_offset(s);
         return (o, o);
     };
-    let b = r.borders(sec, s);
-    let mut lo = 0.0f64;
-    let mut hi = 0.0f64;
-    for (_, t) in b {
-        lo = lo.min(t);
-        hi = hi.max(t);
-    }
-    (lo, hi)
+    r.border_extent(sec, s)
 }
 
 /// Solves (P − r(s))·T(s) = 0 on [a, b]; `None` when the foot point is not in the window.
-/// `ends` is the reference line at a and b (see [`window_ends`]). Returns s and, when it was
-/// evaluated there, the reference line at s as (x, y, sin h, cos h).
+/// `ends` is the reference line at a and b (see [`Index::ends`]). Returns s and, when it was
+/// evaluated there, the reference line at s as (x, y, h, sin h, cos h).
 fn foot(
     r: &Road,
     px: f64,
     py: f64,
     a: f64,
     b: f64,
-    ends: &[[f64; 4]; 2],
-) -> Option<(f64, Option<[f64; 4]>)> {
+    ends: &[[f64; 5]; 2],
+) -> Option<(f64, Option<[f64; 5]>)> {
     let f = |s: f64| {
-        let (x, y, _, sn, cs) = r.reference_sc(s);
-        ((px - x) * cs + (py - y) * sn, [x, y, sn, cs])
+        let (x, y, h, sn, cs) = r.reference_sc(s);
+        ((px - x) * cs + (py - y) * sn, [x, y, h, sn, cs])
     };
-    let at_end = |e: &[f64; 4]| (px - e[0]) * e[3] + (py - e[1]) * e[2];
+    let at_end = |e: &[f64; 5]| (px - e[0]) * e[4] + (py - e[1]) * e[3];
     let (mut a, mut b) = (a, b);
     let (mut fa, mut fb) = (at_end(&ends[0]), at_end(&ends[1]));
     const EPS: f64 = 1e-9;
@@ -290,6 +305,8 @@ struct Candidate {
     lane: i32,
     s: f64,
     t: f64,
+    /// Reference-line heading at s.
+    h: f64,
     centre_dist: f64,
     driving: bool,
 }
@@ -399,9 +416,9 @@ fn locate_with(
         {
             continue;
         }
-        let [rx, ry, sn, cs] = at.unwrap_or_else(|| {
-            let (x, y, _, sn, cs) = r.reference_sc(s);
-            [x, y, sn, cs]
+        let [rx, ry, rh, sn, cs] = at.unwrap_or_else(|| {
+            let (x, y, h, sn, cs) = r.reference_sc(s);
+            [x, y, h, sn, cs]
         });
         let t = -(x - rx) * sn + (y - ry) * cs;
         // Lane section: at a section start belonging to the window's side.
@@ -410,7 +427,12 @@ fn locate_with(
         } else {
             s
         };
-        let Some(sec) = r.section_index(se) else {
+        let known = w.sec != LOOK_UP && se >= w.s0 && se < w.s1;
+        let Some(sec) = (if known {
+            Some(w.sec as usize)
+        } else {
+            r.section_index(se)
+        }) else {
             continue;
         };
         let mut consider = |lane: &crate::model::Lane, o: f64, i: f64| {
@@ -424,12 +446,19 @@ fn locate_with(
                 lane: lane.id,
                 s,
                 t,
+                h: rh,
                 centre_dist: (t - 0.5 * (lo + hi)).abs(),
                 driving: lane.lane_type.eq_ignore_ascii_case("driving"),
             });
         };
         // Lane spans in one pass; the general lookup by id only for irregular lane ids.
-        if r.lane_spans_regular(sec, se, |lane, inner, outer| consider(lane, outer, inner)) {
+        let regular = if known {
+            w.regular
+        } else {
+            r.lanes_regular(sec)
+        };
+        if regular {
+            r.lane_spans(sec, se, |lane, inner, outer| consider(lane, outer, inner));
             continue;
         }
         r.borders_into(sec, se, borders);
@@ -451,7 +480,8 @@ fn locate_with(
             Some(yaw) => {
                 let r = &map.roads[c.road];
                 let forward = (c.lane < 0) == (r.rule == TrafficRule::Rht);
-                let (_, _, h) = r.reference(c.s);
+                // The foot point's heading: what `r.reference(c.s)` gives, bit for bit.
+                let h = c.h;
                 let dir = if forward { h } else { h + std::f64::consts::PI };
                 u8::from(wrap_angle(yaw - dir).abs() > std::f64::consts::FRAC_PI_2)
             }
@@ -472,7 +502,25 @@ fn locate_with(
     *hint = MatchHint(Some(best.window));
     let r = &map.roads[best.road];
     let heading_rel = match yaw {
-        Some(yaw) => wrap_angle(yaw - lane_center_heading(r, best.lane, best.s)),
+        Some(yaw) => {
+            // Inside the window (not at its end) its section and geometry are the ones a
+            // lookup at s would find, and the foot point's heading is the geometry's there.
+            let w = idx.windows.get(best.window as usize);
+            let known = w.filter(|w| best.s >= w.s0 && best.s < w.s1);
+            let closed = match known {
+                Some(w) if w.sec != LOOK_UP && w.geom != LOOK_UP => {
+                    r.plan_view.get(w.geom as usize).and_then(|g| {
+                        r.lane_center_heading_in(g, best.h, w.sec as usize, best.lane, best.s)
+                    })
+                }
+                _ => r.lane_center_heading(best.lane, best.s),
+            };
+            let hc = match closed {
+                Some(hc) => hc,
+                None => lane_center_heading_fd(r, best.lane, best.s),
+            };
+            wrap_angle(yaw - hc)
+        }
         None => 0.0,
     };
     Some(LanePosition {
@@ -484,12 +532,9 @@ fn locate_with(
     })
 }
 
-/// Heading of the lane centre line in the direction of increasing s: closed form where the
-/// reference line has one, else a finite difference.
-fn lane_center_heading(r: &Road, lane: i32, s: f64) -> f64 {
-    if let Some(h) = r.lane_center_heading(lane, s) {
-        return h;
-    }
+/// Heading of the lane centre line in the direction of increasing s where
+/// [`Road::lane_center_heading`] has no closed form: a finite difference.
+fn lane_center_heading_fd(r: &Road, lane: i32, s: f64) -> f64 {
     let d = 0.05f64.min(r.length * 0.5).max(1e-6);
     let a = (s - d).max(0.0);
     let b = (s + d).min(r.length);
