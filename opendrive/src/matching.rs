@@ -8,9 +8,7 @@
 //! bracketed secant/bisection, which cannot wander into a distant local minimum because every
 //! overlapping window — on every candidate road — is solved independently.
 
-use rstar::primitives::{GeomWithData, Rectangle};
-use rstar::{RTree, AABB};
-
+use crate::boxtree::BoxTree;
 use crate::model::{Road, TrafficRule};
 use crate::{wrap_angle, LanePosition, OpenDrive};
 
@@ -41,13 +39,11 @@ const LOOK_UP: u32 = u32::MAX;
 /// Windows either side of the previous match a warm start looks at.
 const NEAR: usize = 6;
 
-type Entry = GeomWithData<Rectangle<[f64; 2]>, u32>;
-
 /// Spatial index over road windows.
 #[derive(Debug)]
 pub(crate) struct Index {
     windows: Vec<Window>,
-    tree: RTree<Entry>,
+    tree: BoxTree,
     /// First window of each road (windows are stored road by road, in s order), plus the end.
     road_start: Vec<usize>,
     /// Per window, the reference line at its two ends as (x, y, h, sin h, cos h), exactly as
@@ -151,25 +147,24 @@ impl Index {
             }
         }
         road_start.push(windows.len());
-        let entries: Vec<Entry> = windows
+        let boxes: Vec<_> = windows
             .iter()
-            .enumerate()
-            .map(|(i, w)| GeomWithData::new(Rectangle::from_corners(w.min, w.max), i as u32))
+            .map(|w| [w.min[0], w.min[1], w.max[0], w.max[1]])
             .collect();
-        let tree = RTree::bulk_load(entries);
+        let tree = BoxTree::build(&boxes);
         let mut reach = Vec::with_capacity(windows.len());
         for i in 0..windows.len() {
             let w = windows[i];
             let mut r = (i as u32, i as u32);
-            windows[i].shared = tree
-                .locate_in_envelope_intersecting(&AABB::from_corners(w.min, w.max))
-                .any(|e| {
-                    let j = e.data as usize;
-                    let far =
-                        windows.get(j).is_none_or(|o| o.road != w.road) || j.abs_diff(i) > NEAR;
-                    r = (r.0.min(e.data), r.1.max(e.data));
-                    far
-                });
+            let mut shared = false;
+            // `reach` is only used for windows that are not shared, where it spans every
+            // touching box.
+            tree.query(&[w.min[0], w.min[1], w.max[0], w.max[1]], |d| {
+                let j = d as usize;
+                shared |= windows.get(j).is_none_or(|o| o.road != w.road) || j.abs_diff(i) > NEAR;
+                r = (r.0.min(d), r.1.max(d));
+            });
+            windows[i].shared = shared;
             reach.push(r);
         }
         Index {
@@ -390,11 +385,7 @@ fn locate_with(
         hits.extend(0..idx.windows.len() as u32);
     } else if !warm {
         hits.clear();
-        hits.extend(
-            idx.tree
-                .locate_in_envelope_intersecting(&AABB::from_point([x, y]))
-                .map(|e| e.data),
-        );
+        idx.tree.query(&[x, y, x, y], |d| hits.push(d));
     }
     hits.sort_unstable();
     for &h in hits.iter() {
