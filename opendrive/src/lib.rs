@@ -27,7 +27,7 @@ pub mod geo;
 pub mod geojson;
 
 pub use matching::MatchHint;
-mod boxtree;
+mod boxgrid;
 pub mod geometry;
 mod matching;
 pub mod model;

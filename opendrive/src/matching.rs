@@ -3,12 +3,12 @@
 //! Each road's reference line is cut into short windows (≤ 2 m, split at geometry and lane
 //! section starts). A window's bounding box covers the full lateral extent of all lanes at both
 //! ends, grown by the sagitta its heading change can cause, so any point inside a lane of that
-//! stretch of road lies inside the box. An R*-tree over the boxes gives the candidate windows in
-//! O(log n); in each window the foot point is found by solving (P − r(s))·T(s) = 0 with a
+//! stretch of road lies inside the box. A uniform grid over the boxes ([`BoxGrid`]) gives the
+//! candidate windows of a point from one cell; in each window the foot point is found by solving (P − r(s))·T(s) = 0 with a
 //! bracketed secant/bisection, which cannot wander into a distant local minimum because every
 //! overlapping window — on every candidate road — is solved independently.
 
-use crate::boxtree::BoxTree;
+use crate::boxgrid::BoxGrid;
 use crate::model::{Road, TrafficRule};
 use crate::{wrap_angle, LanePosition, OpenDrive};
 
@@ -43,7 +43,7 @@ const NEAR: usize = 6;
 #[derive(Debug)]
 pub(crate) struct Index {
     windows: Vec<Window>,
-    tree: BoxTree,
+    grid: BoxGrid,
     /// First window of each road (windows are stored road by road, in s order), plus the end.
     road_start: Vec<usize>,
     /// Per window, the reference line at its two ends as (x, y, h, sin h, cos h), exactly as
@@ -151,25 +151,26 @@ impl Index {
             .iter()
             .map(|w| [w.min[0], w.min[1], w.max[0], w.max[1]])
             .collect();
-        let tree = BoxTree::build(&boxes);
+        let grid = BoxGrid::build(&boxes);
         let mut reach = Vec::with_capacity(windows.len());
         for i in 0..windows.len() {
             let w = windows[i];
             let mut r = (i as u32, i as u32);
             let mut shared = false;
             // `reach` is only used for windows that are not shared, where it spans every
-            // touching box.
-            tree.query(&[w.min[0], w.min[1], w.max[0], w.max[1]], |d| {
+            // touching box; a shared window stops at the first far box.
+            grid.query_while(&[w.min[0], w.min[1], w.max[0], w.max[1]], |d| {
                 let j = d as usize;
-                shared |= windows.get(j).is_none_or(|o| o.road != w.road) || j.abs_diff(i) > NEAR;
+                shared = windows.get(j).is_none_or(|o| o.road != w.road) || j.abs_diff(i) > NEAR;
                 r = (r.0.min(d), r.1.max(d));
+                !shared
             });
             windows[i].shared = shared;
             reach.push(r);
         }
         Index {
             windows,
-            tree,
+            grid,
             road_start,
             ends,
             reach,
@@ -385,7 +386,7 @@ fn locate_with(
         hits.extend(0..idx.windows.len() as u32);
     } else if !warm {
         hits.clear();
-        idx.tree.query(&[x, y, x, y], |d| hits.push(d));
+        idx.grid.query(&[x, y, x, y], |d| hits.push(d));
     }
     hits.sort_unstable();
     for &h in hits.iter() {
