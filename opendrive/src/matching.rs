@@ -60,92 +60,39 @@ const STEP: f64 = 2.0;
 
 impl Index {
     pub(crate) fn build(roads: &[Road]) -> Index {
-        let mut windows = Vec::new();
-        let mut ends = Vec::new();
-        let mut road_start = Vec::with_capacity(roads.len() + 1);
-        let mut cuts: Vec<f64> = Vec::new();
-        let mut ss: Vec<f64> = Vec::new();
-        for (ri, r) in roads.iter().enumerate() {
-            road_start.push(windows.len());
-            cuts.clear();
-            cuts.extend(
-                r.plan_view
-                    .iter()
-                    .map(|g| g.s)
-                    .chain(r.lane_sections.iter().map(|l| l.s)),
-            );
-            cuts.push(0.0);
-            cuts.push(r.length);
-            cuts.retain(|s| s.is_finite() && *s >= 0.0 && *s <= r.length);
-            cuts.sort_by(|a, b| a.total_cmp(b));
-            cuts.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
-            ss.clear();
-            for w in cuts.windows(2) {
-                let n = (((w[1] - w[0]) / STEP).ceil().max(1.0) as usize).min(1_000_000);
-                for i in 0..n {
-                    ss.push(w[0] + (w[1] - w[0]) * i as f64 / n as f64);
-                }
-            }
-            ss.push(r.length);
-            // The reference line at each cut point, evaluated once: it is the end of one window
-            // and the start of the next (for the box and for the `ends` cache alike).
-            let sc = |s: f64| {
-                let (x, y, h, sn, cs) = r.reference_sc(s);
-                [x, y, h, sn, cs]
-            };
-            let mut at0 = match ss.first() {
-                Some(&s) => sc(s),
-                None => continue,
-            };
-            for w in ss.windows(2) {
-                let (s0, s1) = (w[0], w[1]);
-                let at1 = sc(s1);
-                // The far end is evaluated just inside the window so section (and geometry)
-                // boundaries use this window's.
-                let se1 = (s1 - 1e-9).max(s0);
-                let in1 = if se1 == s1 { at1 } else { sc(se1) };
-                let mut min = [f64::INFINITY; 2];
-                let mut max = [f64::NEG_INFINITY; 2];
-                let mut tabs: f64 = 0.0;
-                for (se, at) in [(s0, &at0), (se1, &in1)] {
-                    let (tmin, tmax) = extent(r, se);
-                    for t in [tmin, tmax] {
-                        let (x, y) = (at[0] - at[3] * t, at[1] + at[4] * t);
-                        min = [min[0].min(x), min[1].min(y)];
-                        max = [max[0].max(x), max[1].max(y)];
-                        tabs = tabs.max(t.abs());
-                    }
-                }
-                let dh = wrap_angle(in1[2] - at0[2]).abs();
-                let margin = 0.05 + dh * (tabs + (s1 - s0));
-                min = [min[0] - margin, min[1] - margin];
-                max = [max[0] + margin, max[1] + margin];
-                if min.iter().chain(max.iter()).all(|v| v.is_finite()) {
-                    // Both lookups are monotone in s: equal at s0 and just below s1, they are
-                    // constant on [s0, s1).
-                    let last = s1.next_down().max(s0);
-                    let one = |a: Option<usize>, b: Option<usize>| match (a, b) {
-                        (Some(a), Some(b)) if a == b => u32::try_from(a).unwrap_or(LOOK_UP),
-                        _ => LOOK_UP,
-                    };
-                    let sec = one(r.section_index(s0), r.section_index(last));
-                    let geom = one(r.geometry_index(s0), r.geometry_index(last));
-                    windows.push(Window {
-                        road: ri,
-                        s0,
-                        s1,
-                        min,
-                        max,
-                        sec,
-                        geom,
-                        shared: false,
-                        regular: sec != LOOK_UP && r.lanes_regular(sec as usize),
-                    });
-                    ends.push([at0, at1]);
-                }
-                at0 = at1;
-            }
-        }
+        // Roads are windowed independently: on a big map the second half of them (by length)
+        // is windowed on a second thread, and the parts are joined in road order — the same
+        // windows as one thread would give.
+        let total: f64 = roads.iter().map(|r| r.length.max(0.0)).sum();
+        let mut acc = 0.0;
+        let half = roads
+            .iter()
+            .position(|r| {
+                acc += r.length.max(0.0);
+                acc >= 0.5 * total
+            })
+            .map_or(roads.len(), |i| i + 1);
+        let parallel = total.is_finite() && total > PARALLEL_LENGTH && half < roads.len();
+        let (mut windows, ends, mut road_start) = if parallel {
+            let (first, rest) = roads.split_at(half);
+            let (a, b) = std::thread::scope(|scope| {
+                let helper =
+                    std::thread::Builder::new().spawn_scoped(scope, || road_windows(rest, half));
+                let a = road_windows(first, 0);
+                (a, helper.ok().and_then(|h| h.join().ok()))
+            });
+            // No helper thread (none could be started, or it panicked — it cannot on any input
+            // we know): the second half is done here.
+            let b = b.unwrap_or_else(|| road_windows(rest, half));
+            let (mut windows, mut ends, mut road_start) = a;
+            let base = windows.len();
+            windows.extend(b.0);
+            ends.extend(b.1);
+            road_start.extend(b.2.into_iter().map(|i| i + base));
+            (windows, ends, road_start)
+        } else {
+            road_windows(roads, 0)
+        };
         road_start.push(windows.len());
         let boxes: Vec<_> = windows
             .iter()
@@ -224,6 +171,104 @@ impl Index {
         }
         Some(())
     }
+}
+
+/// Total road length (m) above which [`Index::build`] windows the roads on two threads.
+const PARALLEL_LENGTH: f64 = 4_000.0;
+
+/// The windows of `roads` (road indices start at `first`), their reference-line ends and the
+/// first window of each road.
+#[allow(clippy::type_complexity)]
+fn road_windows(roads: &[Road], first: usize) -> (Vec<Window>, Vec<[[f64; 5]; 2]>, Vec<usize>) {
+    let mut windows = Vec::new();
+    let mut ends = Vec::new();
+    let mut road_start = Vec::with_capacity(roads.len() + 1);
+    let mut cuts: Vec<f64> = Vec::new();
+    let mut ss: Vec<f64> = Vec::new();
+    for (k, r) in roads.iter().enumerate() {
+        let ri = first + k;
+        road_start.push(windows.len());
+
+        cuts.clear();
+        cuts.extend(
+            r.plan_view
+                .iter()
+                .map(|g| g.s)
+                .chain(r.lane_sections.iter().map(|l| l.s)),
+        );
+        cuts.push(0.0);
+        cuts.push(r.length);
+        cuts.retain(|s| s.is_finite() && *s >= 0.0 && *s <= r.length);
+        cuts.sort_by(|a, b| a.total_cmp(b));
+        cuts.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
+        ss.clear();
+        for w in cuts.windows(2) {
+            let n = (((w[1] - w[0]) / STEP).ceil().max(1.0) as usize).min(1_000_000);
+            for i in 0..n {
+                ss.push(w[0] + (w[1] - w[0]) * i as f64 / n as f64);
+            }
+        }
+        ss.push(r.length);
+        // The reference line at each cut point, evaluated once: it is the end of one window
+        // and the start of the next (for the box and for the `ends` cache alike).
+        let sc = |s: f64| {
+            let (x, y, h, sn, cs) = r.reference_sc(s);
+            [x, y, h, sn, cs]
+        };
+        let mut at0 = match ss.first() {
+            Some(&s) => sc(s),
+            None => continue,
+        };
+        for w in ss.windows(2) {
+            let (s0, s1) = (w[0], w[1]);
+            let at1 = sc(s1);
+            // The far end is evaluated just inside the window so section (and geometry)
+            // boundaries use this window's.
+            let se1 = (s1 - 1e-9).max(s0);
+            let in1 = if se1 == s1 { at1 } else { sc(se1) };
+            let mut min = [f64::INFINITY; 2];
+            let mut max = [f64::NEG_INFINITY; 2];
+            let mut tabs: f64 = 0.0;
+            for (se, at) in [(s0, &at0), (se1, &in1)] {
+                let (tmin, tmax) = extent(r, se);
+                for t in [tmin, tmax] {
+                    let (x, y) = (at[0] - at[3] * t, at[1] + at[4] * t);
+                    min = [min[0].min(x), min[1].min(y)];
+                    max = [max[0].max(x), max[1].max(y)];
+                    tabs = tabs.max(t.abs());
+                }
+            }
+            let dh = wrap_angle(in1[2] - at0[2]).abs();
+            let margin = 0.05 + dh * (tabs + (s1 - s0));
+            min = [min[0] - margin, min[1] - margin];
+            max = [max[0] + margin, max[1] + margin];
+            if min.iter().chain(max.iter()).all(|v| v.is_finite()) {
+                // Both lookups are monotone in s: equal at s0 and just below s1, they are
+                // constant on [s0, s1).
+                let last = s1.next_down().max(s0);
+                let one = |a: Option<usize>, b: Option<usize>| match (a, b) {
+                    (Some(a), Some(b)) if a == b => u32::try_from(a).unwrap_or(LOOK_UP),
+                    _ => LOOK_UP,
+                };
+                let sec = one(r.section_index(s0), r.section_index(last));
+                let geom = one(r.geometry_index(s0), r.geometry_index(last));
+                windows.push(Window {
+                    road: ri,
+                    s0,
+                    s1,
+                    min,
+                    max,
+                    sec,
+                    geom,
+                    shared: false,
+                    regular: sec != LOOK_UP && r.lanes_regular(sec as usize),
+                });
+                ends.push([at0, at1]);
+            }
+            at0 = at1;
+        }
+    }
+    (windows, ends, road_start)
 }
 
 /// Smallest and largest border t at s (all lanes, centre included).
