@@ -99,20 +99,44 @@ impl Index {
             .map(|w| [w.min[0], w.min[1], w.max[0], w.max[1]])
             .collect();
         let grid = BoxGrid::build(&boxes);
-        let mut reach = Vec::with_capacity(windows.len());
-        for i in 0..windows.len() {
-            let w = windows[i];
-            let mut r = (i as u32, i as u32);
-            let mut shared = false;
-            // `reach` is only used for windows that are not shared, where it spans every
-            // touching box; a shared window stops at the first far box.
-            grid.query_while(&[w.min[0], w.min[1], w.max[0], w.max[1]], |d| {
-                let j = d as usize;
-                shared = windows.get(j).is_none_or(|o| o.road != w.road) || j.abs_diff(i) > NEAR;
-                r = (r.0.min(d), r.1.max(d));
-                !shared
+        // Which windows are shared, and each one's reach: independent per window, so a big map
+        // splits the range over two threads too.
+        let n = windows.len();
+        let touch = |range: std::ops::Range<usize>| -> Vec<(bool, (u32, u32))> {
+            range
+                .map(|i| {
+                    let Some(w) = windows.get(i) else {
+                        return (true, (i as u32, i as u32));
+                    };
+                    let mut r = (i as u32, i as u32);
+                    let mut shared = false;
+                    // `reach` is only used for windows that are not shared, where it spans
+                    // every touching box; a shared window stops at the first far box.
+                    grid.query_while(&[w.min[0], w.min[1], w.max[0], w.max[1]], |d| {
+                        let j = d as usize;
+                        shared =
+                            windows.get(j).is_none_or(|o| o.road != w.road) || j.abs_diff(i) > NEAR;
+                        r = (r.0.min(d), r.1.max(d));
+                        !shared
+                    });
+                    (shared, r)
+                })
+                .collect()
+        };
+        let flags = if parallel {
+            let (mut a, b) = std::thread::scope(|scope| {
+                let helper = std::thread::Builder::new().spawn_scoped(scope, || touch(n / 2..n));
+                let a = touch(0..n / 2);
+                (a, helper.ok().and_then(|h| h.join().ok()))
             });
-            windows[i].shared = shared;
+            a.extend(b.unwrap_or_else(|| touch(n / 2..n)));
+            a
+        } else {
+            touch(0..n)
+        };
+        let mut reach = Vec::with_capacity(n);
+        for (w, (shared, r)) in windows.iter_mut().zip(flags) {
+            w.shared = shared;
             reach.push(r);
         }
         Index {
