@@ -27,6 +27,7 @@ pub mod geo;
 pub mod geojson;
 
 pub use matching::MatchHint;
+mod boxgrid;
 pub mod geometry;
 mod matching;
 pub mod model;

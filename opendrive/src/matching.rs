@@ -3,14 +3,12 @@
 //! Each road's reference line is cut into short windows (≤ 2 m, split at geometry and lane
 //! section starts). A window's bounding box covers the full lateral extent of all lanes at both
 //! ends, grown by the sagitta its heading change can cause, so any point inside a lane of that
-//! stretch of road lies inside the box. An R*-tree over the boxes gives the candidate windows in
-//! O(log n); in each window the foot point is found by solving (P − r(s))·T(s) = 0 with a
+//! stretch of road lies inside the box. A uniform grid over the boxes ([`BoxGrid`]) gives the
+//! candidate windows of a point from one cell; in each window the foot point is found by solving (P − r(s))·T(s) = 0 with a
 //! bracketed secant/bisection, which cannot wander into a distant local minimum because every
 //! overlapping window — on every candidate road — is solved independently.
 
-use rstar::primitives::{GeomWithData, Rectangle};
-use rstar::{RTree, AABB};
-
+use crate::boxgrid::BoxGrid;
 use crate::model::{Road, TrafficRule};
 use crate::{wrap_angle, LanePosition, OpenDrive};
 
@@ -22,26 +20,36 @@ pub(crate) struct Window {
     s1: f64,
     min: [f64; 2],
     max: [f64; 2],
+    /// The lane section and the plan-view geometry in force at every s of [s0, s1) (windows
+    /// are cut at both kinds of start), or [`LOOK_UP`] where a degenerate cut left more than
+    /// one: map matching then looks them up as before.
+    sec: u32,
+    geom: u32,
     /// The box touches a box of another road, or of a part of its own road more than
     /// [`NEAR`] windows away: a warm start from this window could miss a candidate.
     shared: bool,
+    /// The lane ids of section `sec` run 1, 2, … and −1, −2, … outward
+    /// (see [`Road::lane_spans`]).
+    regular: bool,
 }
+
+/// [`Window::sec`] / [`Window::geom`] when there is no single one.
+const LOOK_UP: u32 = u32::MAX;
 
 /// Windows either side of the previous match a warm start looks at.
 const NEAR: usize = 6;
-
-type Entry = GeomWithData<Rectangle<[f64; 2]>, u32>;
 
 /// Spatial index over road windows.
 #[derive(Debug)]
 pub(crate) struct Index {
     windows: Vec<Window>,
-    tree: RTree<Entry>,
+    grid: BoxGrid,
     /// First window of each road (windows are stored road by road, in s order), plus the end.
     road_start: Vec<usize>,
-    /// Per window, the reference line at its two ends as (x, y, sin h, cos h): the foot-point
-    /// search evaluates both ends for every candidate window, every sample.
-    ends: Vec<[[f64; 4]; 2]>,
+    /// Per window, the reference line at its two ends as (x, y, h, sin h, cos h), exactly as
+    /// [`Road::reference_sc`] gives it: the foot-point search evaluates both ends for every
+    /// candidate window, every sample.
+    ends: Vec<[[f64; 5]; 2]>,
     /// Per window that is not `shared`, the first and last window whose box touches its box
     /// (all of them on its road, within [`NEAR`]): every other window containing a point of this
     /// window's box lies in this range.
@@ -52,90 +60,88 @@ const STEP: f64 = 2.0;
 
 impl Index {
     pub(crate) fn build(roads: &[Road]) -> Index {
-        let mut windows = Vec::new();
-        let mut road_start = Vec::with_capacity(roads.len() + 1);
-        for (ri, r) in roads.iter().enumerate() {
-            road_start.push(windows.len());
-            let mut cuts: Vec<f64> = r
-                .plan_view
-                .iter()
-                .map(|g| g.s)
-                .chain(r.lane_sections.iter().map(|l| l.s))
-                .collect();
-            cuts.push(0.0);
-            cuts.push(r.length);
-            cuts.retain(|s| s.is_finite() && *s >= 0.0 && *s <= r.length);
-            cuts.sort_by(|a, b| a.total_cmp(b));
-            cuts.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
-            let mut ss = Vec::new();
-            for w in cuts.windows(2) {
-                let n = (((w[1] - w[0]) / STEP).ceil().max(1.0) as usize).min(1_000_000);
-                for i in 0..n {
-                    ss.push(w[0] + (w[1] - w[0]) * i as f64 / n as f64);
-                }
-            }
-            ss.push(r.length);
-            for w in ss.windows(2) {
-                let (s0, s1) = (w[0], w[1]);
-                let mut min = [f64::INFINITY; 2];
-                let mut max = [f64::NEG_INFINITY; 2];
-                let mut tabs: f64 = 0.0;
-                let mut heads = [0.0; 2];
-                for (k, s) in [s0, s1].into_iter().enumerate() {
-                    // Evaluate just inside the window so section boundaries use this window's section.
-                    let se = if k == 0 { s } else { (s - 1e-9).max(s0) };
-                    let (tmin, tmax) = extent(r, se);
-                    let (_, _, h) = r.reference(se);
-                    heads[k] = h;
-                    for t in [tmin, tmax] {
-                        let (x, y) = r.st_to_xy(se, t);
-                        min = [min[0].min(x), min[1].min(y)];
-                        max = [max[0].max(x), max[1].max(y)];
-                        tabs = tabs.max(t.abs());
-                    }
-                }
-                let dh = wrap_angle(heads[1] - heads[0]).abs();
-                let margin = 0.05 + dh * (tabs + (s1 - s0));
-                min = [min[0] - margin, min[1] - margin];
-                max = [max[0] + margin, max[1] + margin];
-                if min.iter().chain(max.iter()).all(|v| v.is_finite()) {
-                    windows.push(Window {
-                        road: ri,
-                        s0,
-                        s1,
-                        min,
-                        max,
-                        shared: false,
-                    });
-                }
-            }
-        }
-        road_start.push(windows.len());
-        let entries: Vec<Entry> = windows
+        // Roads are windowed independently: on a big map the second half of them (by length)
+        // is windowed on a second thread, and the parts are joined in road order — the same
+        // windows as one thread would give.
+        let total: f64 = roads.iter().map(|r| r.length.max(0.0)).sum();
+        let mut acc = 0.0;
+        let half = roads
             .iter()
-            .enumerate()
-            .map(|(i, w)| GeomWithData::new(Rectangle::from_corners(w.min, w.max), i as u32))
+            .position(|r| {
+                acc += r.length.max(0.0);
+                acc >= 0.5 * total
+            })
+            .map_or(roads.len(), |i| i + 1);
+        let parallel = total.is_finite() && total > PARALLEL_LENGTH && half < roads.len();
+        let (mut windows, ends, mut road_start) = if parallel {
+            let (first, rest) = roads.split_at(half);
+            let (a, b) = std::thread::scope(|scope| {
+                let helper =
+                    std::thread::Builder::new().spawn_scoped(scope, || road_windows(rest, half));
+                let a = road_windows(first, 0);
+                (a, helper.ok().and_then(|h| h.join().ok()))
+            });
+            // No helper thread (none could be started, or it panicked — it cannot on any input
+            // we know): the second half is done here.
+            let b = b.unwrap_or_else(|| road_windows(rest, half));
+            let (mut windows, mut ends, mut road_start) = a;
+            let base = windows.len();
+            windows.extend(b.0);
+            ends.extend(b.1);
+            road_start.extend(b.2.into_iter().map(|i| i + base));
+            (windows, ends, road_start)
+        } else {
+            road_windows(roads, 0)
+        };
+        road_start.push(windows.len());
+        let boxes: Vec<_> = windows
+            .iter()
+            .map(|w| [w.min[0], w.min[1], w.max[0], w.max[1]])
             .collect();
-        let tree = RTree::bulk_load(entries);
-        let mut reach = Vec::with_capacity(windows.len());
-        for i in 0..windows.len() {
-            let w = windows[i];
-            let mut r = (i as u32, i as u32);
-            windows[i].shared = tree
-                .locate_in_envelope_intersecting(&AABB::from_corners(w.min, w.max))
-                .any(|e| {
-                    let j = e.data as usize;
-                    let far =
-                        windows.get(j).is_none_or(|o| o.road != w.road) || j.abs_diff(i) > NEAR;
-                    r = (r.0.min(e.data), r.1.max(e.data));
-                    far
-                });
+        let grid = BoxGrid::build(&boxes);
+        // Which windows are shared, and each one's reach: independent per window, so a big map
+        // splits the range over two threads too.
+        let n = windows.len();
+        let touch = |range: std::ops::Range<usize>| -> Vec<(bool, (u32, u32))> {
+            range
+                .map(|i| {
+                    let Some(w) = windows.get(i) else {
+                        return (true, (i as u32, i as u32));
+                    };
+                    let mut r = (i as u32, i as u32);
+                    let mut shared = false;
+                    // `reach` is only used for windows that are not shared, where it spans
+                    // every touching box; a shared window stops at the first far box.
+                    grid.query_while(&[w.min[0], w.min[1], w.max[0], w.max[1]], |d| {
+                        let j = d as usize;
+                        shared =
+                            windows.get(j).is_none_or(|o| o.road != w.road) || j.abs_diff(i) > NEAR;
+                        r = (r.0.min(d), r.1.max(d));
+                        !shared
+                    });
+                    (shared, r)
+                })
+                .collect()
+        };
+        let flags = if parallel {
+            let (mut a, b) = std::thread::scope(|scope| {
+                let helper = std::thread::Builder::new().spawn_scoped(scope, || touch(n / 2..n));
+                let a = touch(0..n / 2);
+                (a, helper.ok().and_then(|h| h.join().ok()))
+            });
+            a.extend(b.unwrap_or_else(|| touch(n / 2..n)));
+            a
+        } else {
+            touch(0..n)
+        };
+        let mut reach = Vec::with_capacity(n);
+        for (w, (shared, r)) in windows.iter_mut().zip(flags) {
+            w.shared = shared;
             reach.push(r);
         }
-        let ends = window_ends(roads, &windows);
         Index {
             windows,
-            tree,
+            grid,
             road_start,
             ends,
             reach,
@@ -191,21 +197,102 @@ impl Index {
     }
 }
 
-/// The reference line at both ends of every window, exactly as [`Road::reference_sc`] gives it.
-fn window_ends(roads: &[Road], windows: &[Window]) -> Vec<[[f64; 4]; 2]> {
-    windows
-        .iter()
-        .map(|w| {
-            let end = |s: f64| match roads.get(w.road) {
-                Some(r) => {
-                    let (x, y, _, sn, cs) = r.reference_sc(s);
-                    [x, y, sn, cs]
+/// Total road length (m) above which [`Index::build`] windows the roads on two threads.
+const PARALLEL_LENGTH: f64 = 4_000.0;
+
+/// The windows of `roads` (road indices start at `first`), their reference-line ends and the
+/// first window of each road.
+#[allow(clippy::type_complexity)]
+fn road_windows(roads: &[Road], first: usize) -> (Vec<Window>, Vec<[[f64; 5]; 2]>, Vec<usize>) {
+    let mut windows = Vec::new();
+    let mut ends = Vec::new();
+    let mut road_start = Vec::with_capacity(roads.len() + 1);
+    let mut cuts: Vec<f64> = Vec::new();
+    let mut ss: Vec<f64> = Vec::new();
+    for (k, r) in roads.iter().enumerate() {
+        let ri = first + k;
+        road_start.push(windows.len());
+
+        cuts.clear();
+        cuts.extend(
+            r.plan_view
+                .iter()
+                .map(|g| g.s)
+                .chain(r.lane_sections.iter().map(|l| l.s)),
+        );
+        cuts.push(0.0);
+        cuts.push(r.length);
+        cuts.retain(|s| s.is_finite() && *s >= 0.0 && *s <= r.length);
+        cuts.sort_by(|a, b| a.total_cmp(b));
+        cuts.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
+        ss.clear();
+        for w in cuts.windows(2) {
+            let n = (((w[1] - w[0]) / STEP).ceil().max(1.0) as usize).min(1_000_000);
+            for i in 0..n {
+                ss.push(w[0] + (w[1] - w[0]) * i as f64 / n as f64);
+            }
+        }
+        ss.push(r.length);
+        // The reference line at each cut point, evaluated once: it is the end of one window
+        // and the start of the next (for the box and for the `ends` cache alike).
+        let sc = |s: f64| {
+            let (x, y, h, sn, cs) = r.reference_sc(s);
+            [x, y, h, sn, cs]
+        };
+        let mut at0 = match ss.first() {
+            Some(&s) => sc(s),
+            None => continue,
+        };
+        for w in ss.windows(2) {
+            let (s0, s1) = (w[0], w[1]);
+            let at1 = sc(s1);
+            // The far end is evaluated just inside the window so section (and geometry)
+            // boundaries use this window's.
+            let se1 = (s1 - 1e-9).max(s0);
+            let in1 = if se1 == s1 { at1 } else { sc(se1) };
+            let mut min = [f64::INFINITY; 2];
+            let mut max = [f64::NEG_INFINITY; 2];
+            let mut tabs: f64 = 0.0;
+            for (se, at) in [(s0, &at0), (se1, &in1)] {
+                let (tmin, tmax) = extent(r, se);
+                for t in [tmin, tmax] {
+                    let (x, y) = (at[0] - at[3] * t, at[1] + at[4] * t);
+                    min = [min[0].min(x), min[1].min(y)];
+                    max = [max[0].max(x), max[1].max(y)];
+                    tabs = tabs.max(t.abs());
                 }
-                None => [f64::NAN; 4],
-            };
-            [end(w.s0), end(w.s1)]
-        })
-        .collect()
+            }
+            let dh = wrap_angle(in1[2] - at0[2]).abs();
+            let margin = 0.05 + dh * (tabs + (s1 - s0));
+            min = [min[0] - margin, min[1] - margin];
+            max = [max[0] + margin, max[1] + margin];
+            if min.iter().chain(max.iter()).all(|v| v.is_finite()) {
+                // Both lookups are monotone in s: equal at s0 and just below s1, they are
+                // constant on [s0, s1).
+                let last = s1.next_down().max(s0);
+                let one = |a: Option<usize>, b: Option<usize>| match (a, b) {
+                    (Some(a), Some(b)) if a == b => u32::try_from(a).unwrap_or(LOOK_UP),
+                    _ => LOOK_UP,
+                };
+                let sec = one(r.section_index(s0), r.section_index(last));
+                let geom = one(r.geometry_index(s0), r.geometry_index(last));
+                windows.push(Window {
+                    road: ri,
+                    s0,
+                    s1,
+                    min,
+                    max,
+                    sec,
+                    geom,
+                    shared: false,
+                    regular: sec != LOOK_UP && r.lanes_regular(sec as usize),
+                });
+                ends.push([at0, at1]);
+            }
+            at0 = at1;
+        }
+    }
+    (windows, ends, road_start)
 }
 
 /// Smallest and largest border t at s (all lanes, centre included).
@@ -214,32 +301,25 @@ fn extent(r: &Road, s: f64) -> (f64, f64) {
         let o = r.lane_offset(s);
         return (o, o);
     };
-    let b = r.borders(sec, s);
-    let mut lo = 0.0f64;
-    let mut hi = 0.0f64;
-    for (_, t) in b {
-        lo = lo.min(t);
-        hi = hi.max(t);
-    }
-    (lo, hi)
+    r.border_extent(sec, s)
 }
 
 /// Solves (P − r(s))·T(s) = 0 on [a, b]; `None` when the foot point is not in the window.
-/// `ends` is the reference line at a and b (see [`window_ends`]). Returns s and, when it was
-/// evaluated there, the reference line at s as (x, y, sin h, cos h).
+/// `ends` is the reference line at a and b (see [`Index::ends`]). Returns s and, when it was
+/// evaluated there, the reference line at s as (x, y, h, sin h, cos h).
 fn foot(
     r: &Road,
     px: f64,
     py: f64,
     a: f64,
     b: f64,
-    ends: &[[f64; 4]; 2],
-) -> Option<(f64, Option<[f64; 4]>)> {
+    ends: &[[f64; 5]; 2],
+) -> Option<(f64, Option<[f64; 5]>)> {
     let f = |s: f64| {
-        let (x, y, _, sn, cs) = r.reference_sc(s);
-        ((px - x) * cs + (py - y) * sn, [x, y, sn, cs])
+        let (x, y, h, sn, cs) = r.reference_sc(s);
+        ((px - x) * cs + (py - y) * sn, [x, y, h, sn, cs])
     };
-    let at_end = |e: &[f64; 4]| (px - e[0]) * e[3] + (py - e[1]) * e[2];
+    let at_end = |e: &[f64; 5]| (px - e[0]) * e[4] + (py - e[1]) * e[3];
     let (mut a, mut b) = (a, b);
     let (mut fa, mut fb) = (at_end(&ends[0]), at_end(&ends[1]));
     const EPS: f64 = 1e-9;
@@ -290,6 +370,8 @@ struct Candidate {
     lane: i32,
     s: f64,
     t: f64,
+    /// Reference-line heading at s.
+    h: f64,
     centre_dist: f64,
     driving: bool,
 }
@@ -373,11 +455,7 @@ fn locate_with(
         hits.extend(0..idx.windows.len() as u32);
     } else if !warm {
         hits.clear();
-        hits.extend(
-            idx.tree
-                .locate_in_envelope_intersecting(&AABB::from_point([x, y]))
-                .map(|e| e.data),
-        );
+        idx.grid.query(&[x, y, x, y], |d| hits.push(d));
     }
     hits.sort_unstable();
     for &h in hits.iter() {
@@ -399,9 +477,9 @@ fn locate_with(
         {
             continue;
         }
-        let [rx, ry, sn, cs] = at.unwrap_or_else(|| {
-            let (x, y, _, sn, cs) = r.reference_sc(s);
-            [x, y, sn, cs]
+        let [rx, ry, rh, sn, cs] = at.unwrap_or_else(|| {
+            let (x, y, h, sn, cs) = r.reference_sc(s);
+            [x, y, h, sn, cs]
         });
         let t = -(x - rx) * sn + (y - ry) * cs;
         // Lane section: at a section start belonging to the window's side.
@@ -410,7 +488,12 @@ fn locate_with(
         } else {
             s
         };
-        let Some(sec) = r.section_index(se) else {
+        let known = w.sec != LOOK_UP && se >= w.s0 && se < w.s1;
+        let Some(sec) = (if known {
+            Some(w.sec as usize)
+        } else {
+            r.section_index(se)
+        }) else {
             continue;
         };
         let mut consider = |lane: &crate::model::Lane, o: f64, i: f64| {
@@ -424,12 +507,19 @@ fn locate_with(
                 lane: lane.id,
                 s,
                 t,
+                h: rh,
                 centre_dist: (t - 0.5 * (lo + hi)).abs(),
                 driving: lane.lane_type.eq_ignore_ascii_case("driving"),
             });
         };
         // Lane spans in one pass; the general lookup by id only for irregular lane ids.
-        if r.lane_spans_regular(sec, se, |lane, inner, outer| consider(lane, outer, inner)) {
+        let regular = if known {
+            w.regular
+        } else {
+            r.lanes_regular(sec)
+        };
+        if regular {
+            r.lane_spans(sec, se, |lane, inner, outer| consider(lane, outer, inner));
             continue;
         }
         r.borders_into(sec, se, borders);
@@ -451,7 +541,8 @@ fn locate_with(
             Some(yaw) => {
                 let r = &map.roads[c.road];
                 let forward = (c.lane < 0) == (r.rule == TrafficRule::Rht);
-                let (_, _, h) = r.reference(c.s);
+                // The foot point's heading: what `r.reference(c.s)` gives, bit for bit.
+                let h = c.h;
                 let dir = if forward { h } else { h + std::f64::consts::PI };
                 u8::from(wrap_angle(yaw - dir).abs() > std::f64::consts::FRAC_PI_2)
             }
@@ -472,7 +563,25 @@ fn locate_with(
     *hint = MatchHint(Some(best.window));
     let r = &map.roads[best.road];
     let heading_rel = match yaw {
-        Some(yaw) => wrap_angle(yaw - lane_center_heading(r, best.lane, best.s)),
+        Some(yaw) => {
+            // Inside the window (not at its end) its section and geometry are the ones a
+            // lookup at s would find, and the foot point's heading is the geometry's there.
+            let w = idx.windows.get(best.window as usize);
+            let known = w.filter(|w| best.s >= w.s0 && best.s < w.s1);
+            let closed = match known {
+                Some(w) if w.sec != LOOK_UP && w.geom != LOOK_UP => {
+                    r.plan_view.get(w.geom as usize).and_then(|g| {
+                        r.lane_center_heading_in(g, best.h, w.sec as usize, best.lane, best.s)
+                    })
+                }
+                _ => r.lane_center_heading(best.lane, best.s),
+            };
+            let hc = match closed {
+                Some(hc) => hc,
+                None => lane_center_heading_fd(r, best.lane, best.s),
+            };
+            wrap_angle(yaw - hc)
+        }
         None => 0.0,
     };
     Some(LanePosition {
@@ -484,12 +593,9 @@ fn locate_with(
     })
 }
 
-/// Heading of the lane centre line in the direction of increasing s: closed form where the
-/// reference line has one, else a finite difference.
-fn lane_center_heading(r: &Road, lane: i32, s: f64) -> f64 {
-    if let Some(h) = r.lane_center_heading(lane, s) {
-        return h;
-    }
+/// Heading of the lane centre line in the direction of increasing s where
+/// [`Road::lane_center_heading`] has no closed form: a finite difference.
+fn lane_center_heading_fd(r: &Road, lane: i32, s: f64) -> f64 {
     let d = 0.05f64.min(r.length * 0.5).max(1e-6);
     let a = (s - d).max(0.0);
     let b = (s + d).min(r.length);

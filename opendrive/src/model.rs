@@ -195,6 +195,15 @@ impl Road {
         }
     }
 
+    /// Index of the plan-view geometry [`Road::reference`] evaluates at `s` (`None` without any).
+    pub(crate) fn geometry_index(&self, s: f64) -> Option<usize> {
+        let i = self
+            .plan_view
+            .partition_point(|g| g.s <= s)
+            .saturating_sub(1);
+        (i < self.plan_view.len()).then_some(i)
+    }
+
     /// [`Road::reference`] plus sin and cos of the heading.
     pub fn reference_sc(&self, s: f64) -> (f64, f64, f64, f64, f64) {
         let i = self
@@ -258,17 +267,36 @@ impl Road {
         }
     }
 
-    /// Calls `f(lane, inner t, outer t)` for every lane of section `sec` at `s`, left lanes then
-    /// right lanes, each side outward, with exactly the values [`Road::borders_into`] and a
-    /// lookup of the lane's and its inner neighbour's id give — when the ids run 1, 2, … and
-    /// −1, −2, … outward (as written by every tool we know). Returns `false`, having called
-    /// nothing, when they do not (the caller then takes the general path).
-    pub(crate) fn lane_spans_regular(
-        &self,
-        sec: usize,
-        s: f64,
-        mut f: impl FnMut(&Lane, f64, f64),
-    ) -> bool {
+    /// Smallest and largest of 0 and the [`Road::borders_into`] values of section `sec` at `s`
+    /// (the same arithmetic, without the buffer): the lateral extent of the road there.
+    pub(crate) fn border_extent(&self, sec: usize, s: f64) -> (f64, f64) {
+        let (mut lo, mut hi) = (0.0f64, 0.0f64);
+        let Some(ls) = self.lane_sections.get(sec) else {
+            return (lo, hi);
+        };
+        let off = self.lane_offset(s);
+        let ds = s - ls.s;
+        lo = lo.min(off);
+        hi = hi.max(off);
+        for (side, sign) in [(&ls.left, 1.0), (&ls.right, -1.0)] {
+            let mut t = off;
+            for lane in side.iter() {
+                if !lane.widths.is_empty() {
+                    let w = lane_record(&lane.widths, ds);
+                    t += sign * w;
+                } else if !lane.borders.is_empty() {
+                    t = off + lane_record(&lane.borders, ds);
+                }
+                lo = lo.min(t);
+                hi = hi.max(t);
+            }
+        }
+        (lo, hi)
+    }
+
+    /// Whether the lane ids of section `sec` run 1, 2, … and −1, −2, … outward (as written by
+    /// every tool we know), which [`Road::lane_spans`] relies on.
+    pub(crate) fn lanes_regular(&self, sec: usize) -> bool {
         let Some(ls) = self.lane_sections.get(sec) else {
             return false;
         };
@@ -277,9 +305,17 @@ impl Road {
                 .enumerate()
                 .all(|(k, l)| i64::from(l.id) == i64::from(sign) * (k as i64 + 1))
         };
-        if !regular(&ls.left, 1) || !regular(&ls.right, -1) {
-            return false;
-        }
+        regular(&ls.left, 1) && regular(&ls.right, -1)
+    }
+
+    /// Calls `f(lane, inner t, outer t)` for every lane of section `sec` at `s`, left lanes then
+    /// right lanes, each side outward, with exactly the values [`Road::borders_into`] and a
+    /// lookup of the lane's and its inner neighbour's id give — provided the caller has checked
+    /// [`Road::lanes_regular`] (map matching does so once per window, at load).
+    pub(crate) fn lane_spans(&self, sec: usize, s: f64, mut f: impl FnMut(&Lane, f64, f64)) {
+        let Some(ls) = self.lane_sections.get(sec) else {
+            return;
+        };
         let off = self.lane_offset(s);
         let ds = s - ls.s;
         for (side, sign) in [(&ls.left, 1.0), (&ls.right, -1.0)] {
@@ -295,7 +331,6 @@ impl Road {
                 f(lane, inner, t);
             }
         }
-        true
     }
 
     /// Outer border t of `lane_id` at `s` (laneOffset included); lane 0 gives the laneOffset.
@@ -353,14 +388,28 @@ impl Road {
         if lane_id == 0 {
             return None;
         }
-        let i = self
-            .plan_view
-            .partition_point(|g| g.s <= s)
-            .saturating_sub(1);
-        let g = self.plan_view.get(i)?;
+        let g = self.plan_view.get(self.geometry_index(s)?)?;
+        g.curvature(s)?;
+        let sec = self.section_index(s)?;
+        self.lane_center_heading_in(g, g.eval(s).2, sec, lane_id, s)
+    }
+
+    /// [`Road::lane_center_heading`] where the caller already knows the geometry `g` and lane
+    /// section `sec` in force at `s` and the reference heading `h` there (`g.eval(s).2`): map
+    /// matching has them from the foot-point search.
+    pub(crate) fn lane_center_heading_in(
+        &self,
+        g: &Geometry,
+        h: f64,
+        sec: usize,
+        lane_id: i32,
+        s: f64,
+    ) -> Option<f64> {
+        if lane_id == 0 {
+            return None;
+        }
         let kappa = g.curvature(s)?;
         let inner_id = inner_lane_id(lane_id);
-        let sec = self.section_index(s)?;
         let ls = self.lane_sections.get(sec)?;
         let (off, doff) = records_slope(&self.lane_offsets, s).unwrap_or((0.0, 0.0));
         let ds = s - ls.s;
@@ -390,7 +439,6 @@ impl Road {
         }
         let ((ti, dti), (to, dto)) = span?;
         let (tc, dtc) = (0.5 * (ti + to), 0.5 * (dti + dto));
-        let h = g.eval(s).2;
         Some(if dtc == 0.0 && kappa * tc < 1.0 {
             h
         } else {

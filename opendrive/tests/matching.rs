@@ -310,3 +310,59 @@ fn lane_center_heading_closed_form_matches_finite_difference() {
     assert!(checked > 5_000, "only {checked} points");
     eprintln!("lane centre heading: {checked} points, worst |closed form − finite difference| {worst:.2e} rad");
 }
+
+/// A match's `heading_rel` is the query yaw minus exactly what [`opendrive::Road::lane_center_heading`]
+/// gives at the returned road, lane and s (map matching takes the geometry, lane section and
+/// reference heading from its foot-point search instead of looking them up again: the bits must
+/// not change). Points on lane centres, wobbling, some of them exactly on lane-section starts.
+#[test]
+fn heading_rel_equals_lane_center_heading() {
+    let mut checked = 0usize;
+    for name in [
+        "opendrive/carla/Town03.xodr",
+        "opendrive/esmini/fabriksgatan.xodr",
+        "opendrive/maliput/cloverleaf.xodr",
+        "opendrive/proving_ground.xodr",
+    ] {
+        let map = common::load(name);
+        for road in &map.roads {
+            for ls in &road.lane_sections {
+                for lane in ls.left.iter().chain(ls.right.iter()) {
+                    for k in 0..60u32 {
+                        let s = ls.s + 0.7 * k as f64;
+                        if s >= road.length {
+                            break;
+                        }
+                        let Some((i, o)) = road.lane_span(lane.id, s) else {
+                            break;
+                        };
+                        let t = 0.5 * (i + o) + 0.2 * ((k as f64) * 1.3).sin();
+                        let (x, y) = road.st_to_xy(s, t);
+                        let yaw = road.reference(s).2 + 0.1;
+                        let Some(m) = map.locate(x, y, Some(yaw)) else {
+                            continue;
+                        };
+                        let Some(r) = map.road(&m.road_id) else {
+                            panic!("{name}: unknown road {}", m.road_id);
+                        };
+                        let Some(hc) = r.lane_center_heading(m.lane_id, m.s) else {
+                            continue;
+                        };
+                        let want = opendrive::wrap_angle(yaw - hc);
+                        assert_eq!(
+                            m.heading_rel.to_bits(),
+                            want.to_bits(),
+                            "{name}: road {} lane {} s {}: {} vs {want}",
+                            m.road_id,
+                            m.lane_id,
+                            m.s,
+                            m.heading_rel
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 5_000, "only {checked} matches checked");
+}
