@@ -244,15 +244,16 @@ impl Road {
         out
     }
 
-    /// [`Road::borders`] into a buffer the caller reuses (map matching calls this per sample).
-    pub fn borders_into(&self, sec: usize, s: f64, out: &mut Vec<(i32, f64)>) {
-        out.clear();
+    /// Calls `f(lane id, t)` for the reference line (id 0, the lane offset) and every lane
+    /// border of section `sec` at `s`, left side then right side, inner to outer: the one
+    /// place the border arithmetic is written.
+    fn for_each_border(&self, sec: usize, s: f64, mut f: impl FnMut(i32, f64)) {
         let Some(ls) = self.lane_sections.get(sec) else {
             return;
         };
         let off = self.lane_offset(s);
         let ds = s - ls.s;
-        out.push((0, off));
+        f(0, off);
         for (side, sign) in [(&ls.left, 1.0), (&ls.right, -1.0)] {
             let mut t = off;
             for lane in side.iter() {
@@ -262,35 +263,25 @@ impl Road {
                 } else if !lane.borders.is_empty() {
                     t = off + lane_record(&lane.borders, ds);
                 }
-                out.push((lane.id, t));
+                f(lane.id, t);
             }
         }
+    }
+
+    /// [`Road::borders`] into a buffer the caller reuses (map matching calls this per sample).
+    pub fn borders_into(&self, sec: usize, s: f64, out: &mut Vec<(i32, f64)>) {
+        out.clear();
+        self.for_each_border(sec, s, |id, t| out.push((id, t)));
     }
 
     /// Smallest and largest of 0 and the [`Road::borders_into`] values of section `sec` at `s`
     /// (the same arithmetic, without the buffer): the lateral extent of the road there.
     pub(crate) fn border_extent(&self, sec: usize, s: f64) -> (f64, f64) {
         let (mut lo, mut hi) = (0.0f64, 0.0f64);
-        let Some(ls) = self.lane_sections.get(sec) else {
-            return (lo, hi);
-        };
-        let off = self.lane_offset(s);
-        let ds = s - ls.s;
-        lo = lo.min(off);
-        hi = hi.max(off);
-        for (side, sign) in [(&ls.left, 1.0), (&ls.right, -1.0)] {
-            let mut t = off;
-            for lane in side.iter() {
-                if !lane.widths.is_empty() {
-                    let w = lane_record(&lane.widths, ds);
-                    t += sign * w;
-                } else if !lane.borders.is_empty() {
-                    t = off + lane_record(&lane.borders, ds);
-                }
-                lo = lo.min(t);
-                hi = hi.max(t);
-            }
-        }
+        self.for_each_border(sec, s, |_, t| {
+            lo = lo.min(t);
+            hi = hi.max(t);
+        });
         (lo, hi)
     }
 
