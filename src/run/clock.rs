@@ -8,8 +8,10 @@
 //!   and engine timers fire only when the next sample shows they are due.
 //! * [`Pace::Factor`]: recorded data, anchored at the first sample, each sample waits for its
 //!   instant (`wall = wall₀ + (t − t₀)/factor`).
-//! * [`Pace::Live`]: live data, re-anchored at every sample's arrival, so a timer between
-//!   samples fires at "last arrival + (t − last sample time)" and stale telemetry is noticed.
+//! * [`Pace::Live`]: live data, re-anchored at every sample's arrival (the instant its datagram
+//!   left the socket, when the source stamps it: [`crate::ingest::Received`]), so a timer
+//!   between samples fires at "last arrival + (t − last sample time)" and stale telemetry is
+//!   noticed.
 
 use std::str::FromStr;
 use std::time::Duration;

@@ -5,7 +5,8 @@
 //!   before it fire at their own instants (woken `strt_lead` early, which is safe because the
 //!   held sample is later than the instant). At `Max`: no waiting, timers fire when the next
 //!   sample shows they are due — same input, same output, at any pace.
-//! * Live data: samples are applied on arrival, the clock re-anchors at each, and timers
+//! * Live data: samples are applied on arrival, the clock re-anchors at each (at its socket
+//!   instant when the source stamps one, so the hops to this task do not delay), and timers
 //!   between samples (a predicted trigger, the stale-telemetry rule) fire on the wall clock.
 //! * A stop request (operator, or a sink such as the carriers) interrupts any wait: abort
 //!   aborts the engine at the current sample time (its Abort command reaches the carriers),
