@@ -87,6 +87,19 @@ fn telemetry(h: &ControlCentreHandle) -> Arc<AtomicBool> {
     on
 }
 
+/// Waits for the carrier's DISARMED, starts the 100 Hz telemetry and arms; the telemetry's
+/// switch is returned.
+async fn armed_with_telemetry(h: &ControlCentreHandle) -> Arc<AtomicBool> {
+    assert!(
+        h.wait_carrier_state("carrier-1", ObjectState::Disarmed, T)
+            .await
+    );
+    let feed = telemetry(h);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    h.arm(T).await.expect("arms");
+    feed
+}
+
 fn abort_reason(h: &ControlCentreHandle) -> Option<(f64, AbortReason)> {
     h.snapshot().events.iter().find_map(|e| match &e.kind {
         EventKind::Abort { reason } => Some((e.t_s, reason.clone())),
@@ -197,13 +210,7 @@ async fn arm_start_motion_then_stale_telemetry_aborts() {
 async fn missing_monr_aborts_after_n() {
     let mut sim = sim().await;
     let h = cc(&sim, CarrierMode::Trajectory, 5);
-    assert!(
-        h.wait_carrier_state("carrier-1", ObjectState::Disarmed, T)
-            .await
-    );
-    let feed = telemetry(&h);
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    h.arm(T).await.expect("arms");
+    let feed = armed_with_telemetry(&h).await;
     let paused_at = Instant::now().duration_since(h.epoch()).as_secs_f64();
     sim.pause_monr(true);
     assert!(
@@ -419,12 +426,7 @@ async fn malformed_datagrams_and_stream_bytes_are_counted_not_fatal() {
 async fn retime_moves_the_carrier_origin_within_bounds() {
     let mut sim = sim().await;
     let h = cc(&sim, CarrierMode::Trajectory, 10);
-    assert!(
-        h.wait_carrier_state("carrier-1", ObjectState::Disarmed, T)
-            .await
-    );
-    let feed = telemetry(&h);
-    h.arm(T).await.expect("arms");
+    let feed = armed_with_telemetry(&h).await;
 
     // Not started yet: refused by the control centre, nothing on the wire.
     h.retime("carrier-1", Instant::now());
@@ -552,13 +554,7 @@ async fn carrier_follows_a_lane_path_over_tcp() {
     };
     let mut sim = sim().await;
     let h = cc_with(&sim, CarrierMode::Trajectory, 10, profile, 0.5);
-    assert!(
-        h.wait_carrier_state("carrier-1", ObjectState::Disarmed, T)
-            .await
-    );
-    let feed = telemetry(&h);
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    h.arm(T).await.expect("arms");
+    let feed = armed_with_telemetry(&h).await;
     assert!(sim.wait_state(ObjectState::Armed, T).await, "sim ARMED");
     h.start_at(Instant::now() + Duration::from_millis(50));
     assert!(sim.wait_state(ObjectState::Running, T).await, "sim RUNNING");

@@ -514,21 +514,7 @@ mod tests {
         assert!(drain(&mut o)
             .iter()
             .any(|x| matches!(x, ObjectOutput::Monr(_))));
-        o.handle_tcp(
-            0.01,
-            &Message::Ostm(Ostm {
-                command: OstmCommand::Arm,
-            }),
-        );
-        assert_eq!(o.state(), ObjectState::Armed);
-        o.handle_tcp(
-            0.02,
-            &Message::Strt(Strt {
-                start_qms_of_week: STRT_NOW,
-                gps_week: None,
-            }),
-        );
-        assert_eq!(o.state(), ObjectState::Running);
+        arm_and_start(&mut o, 0.01, 0.02);
         o.handle_heab(0.05, &heab(CcStatus::Running));
         let y0 = o.monr(0.05).y_mm;
         o.handle_heab(1.0, &heab(CcStatus::Running));
@@ -568,23 +554,29 @@ mod tests {
         assert_eq!(o.state(), ObjectState::Disarmed);
     }
 
-    fn running(gps_base_s: f64) -> TestObject {
-        let mut o = TestObject::new(ObjectConfig::default(), gps_base_s);
-        o.handle_connected(0.0);
+    /// OSTM ARM at `t_arm`, STRT (now) at `t_strt`; the object is ARMED, then RUNNING.
+    fn arm_and_start(o: &mut TestObject, t_arm: f64, t_strt: f64) {
         o.handle_tcp(
-            0.0,
+            t_arm,
             &Message::Ostm(Ostm {
                 command: OstmCommand::Arm,
             }),
         );
+        assert_eq!(o.state(), ObjectState::Armed);
         o.handle_tcp(
-            1.0,
+            t_strt,
             &Message::Strt(Strt {
                 start_qms_of_week: STRT_NOW,
                 gps_week: None,
             }),
         );
         assert_eq!(o.state(), ObjectState::Running);
+    }
+
+    fn running(gps_base_s: f64) -> TestObject {
+        let mut o = TestObject::new(ObjectConfig::default(), gps_base_s);
+        o.handle_connected(0.0);
+        arm_and_start(&mut o, 0.0, 1.0);
         o
     }
 
@@ -665,19 +657,7 @@ mod tests {
             0.0,
         );
         o.handle_connected(0.0);
-        o.handle_tcp(
-            0.0,
-            &Message::Ostm(Ostm {
-                command: OstmCommand::Arm,
-            }),
-        );
-        o.handle_tcp(
-            1.0,
-            &Message::Strt(Strt {
-                start_qms_of_week: STRT_NOW,
-                gps_week: None,
-            }),
-        );
+        arm_and_start(&mut o, 0.0, 1.0);
         o.handle_tcp(
             1.5,
             &Message::Mtsp(Mtsp {
@@ -729,20 +709,7 @@ mod tests {
                     status: CcStatus::Ready,
                 },
             );
-            o.handle_tcp(
-                0.01,
-                &Message::Ostm(Ostm {
-                    command: OstmCommand::Arm,
-                }),
-            );
-            o.handle_tcp(
-                0.02,
-                &Message::Strt(Strt {
-                    start_qms_of_week: STRT_NOW,
-                    gps_week: None,
-                }),
-            );
-            assert_eq!(o.state(), ObjectState::Running);
+            arm_and_start(&mut o, 0.01, 0.02);
             let (mut worst_r, mut worst_yaw, mut worst_s) = (0.0f64, 0.0f64, 0.0f64);
             let mut t = 0.02;
             while t < 0.02 + profile.duration_s() + 0.5 {
