@@ -128,15 +128,9 @@ impl Run<'_> {
         // sample anchors at the instant it was received, so the time it spent reaching the
         // engine does not shift the wall instants of its timers (a predicted STRT).
         let now = received.unwrap_or_else(Instant::now);
-        self.d.clock.on_sample(s.time_s, now);
-        if self.d.samples == 0 {
-            self.engine.arm(s.time_s);
-        }
+        self.begin(s, now);
         // Timers due up to this sample fire first, at their own instants.
-        while let Some(t) = self.engine.poll_timeout() {
-            if t > s.time_s {
-                break;
-            }
+        while let Some(t) = self.due_before(s) {
             if !live {
                 if let Some(w) = self.d.clock.wall(t) {
                     let w = w.checked_sub(lead).unwrap_or(w);
@@ -147,8 +141,7 @@ impl Run<'_> {
                     }
                 }
             }
-            self.engine.handle_timeout(t);
-            if self.flush() {
+            if self.fire(t) {
                 return true;
             }
         }
@@ -161,17 +154,101 @@ impl Run<'_> {
                 }
             }
         }
-        self.apply(s, now)
-    }
-
-    fn apply(&mut self, s: &Sample, arrived: Instant) -> bool {
         // At a paced speed the sample waited for its instant above: that is when it is applied.
-        let now = if self.d.clock.is_paced() {
+        let applied = if self.d.clock.is_paced() {
             Instant::now()
         } else {
-            arrived
+            now
         };
-        self.d.last_sample_wall = Some(now);
+        self.d.last_sample_wall = Some(applied);
+        self.apply(s)
+    }
+
+    /// [`Run::on_sample`] at `Max` pace, where nothing waits: the same steps without a future
+    /// per sample and without a clock read per sample (the caller stamps the last sample's
+    /// wall instant when the loop ends, which at `Max` is the same instant).
+    fn on_sample_max(&mut self, s: &Sample) -> bool {
+        if self.d.samples == 0 {
+            self.begin(s, Instant::now());
+        }
+        while let Some(t) = self.due_before(s) {
+            if self.fire(t) {
+                return true;
+            }
+        }
+        self.apply(s)
+    }
+
+    /// Recorded data as fast as possible: nothing to wait for, so no select per sample; the
+    /// stop is checked between samples and the task yields now and then. True when the run
+    /// ended; false when the feed cannot be read without waiting (the caller's loop takes it).
+    async fn at_max_pace(
+        &mut self,
+        feed: &mut Feed,
+        iface: &crate::frame::Interface,
+        stop: &mut watch::Receiver<Option<StopRequest>>,
+    ) -> bool {
+        let mut n = 0u32;
+        loop {
+            if let Some(r) = stop.borrow_and_update().clone() {
+                self.stop(r);
+                return true;
+            }
+            let Some(item) = feed.next_now() else {
+                return false;
+            };
+            let s = match item {
+                None => {
+                    self.engine.finish(self.d.last_t.unwrap_or(0.0));
+                    self.flush();
+                    return true;
+                }
+                Some(Err(e)) => {
+                    self.d.error = Some(e);
+                    return true;
+                }
+                Some(Ok(ins)) => {
+                    let t = ins.time_s;
+                    match iface.into_map(ins) {
+                        Ok(s) => s,
+                        Err(e) => {
+                            self.d.error =
+                                Some(SourceError::Other(format!("sample at t={t}: {e}")));
+                            return true;
+                        }
+                    }
+                }
+            };
+            if self.on_sample_max(&s) {
+                return true;
+            }
+            n = n.wrapping_add(1);
+            if n.is_multiple_of(1024) {
+                tokio::task::yield_now().await;
+            }
+        }
+    }
+
+    /// Anchors the clock at `s` (received at `now`) and arms the engine at the first sample.
+    fn begin(&mut self, s: &Sample, now: Instant) {
+        self.d.clock.on_sample(s.time_s, now);
+        if self.d.samples == 0 {
+            self.engine.arm(s.time_s);
+        }
+    }
+
+    /// The engine's next timer if it is due no later than `s`.
+    fn due_before(&self, s: &Sample) -> Option<f64> {
+        self.engine.poll_timeout().filter(|&t| t <= s.time_s)
+    }
+
+    /// Fires the engine timer at `t`; true once the engine aborted.
+    fn fire(&mut self, t: f64) -> bool {
+        self.engine.handle_timeout(t);
+        self.flush()
+    }
+
+    fn apply(&mut self, s: &Sample) -> bool {
         if let Some(off) = self.live.and_then(|l| l.before_sample(s.time_s)) {
             self.engine.set_ttc_offset(off);
         }
@@ -237,43 +314,13 @@ pub async fn drive(
     };
 
     if !live && opts.pace == super::clock::Pace::Max {
-        // Recorded data as fast as possible: nothing to wait for, so no select per sample;
-        // the stop is checked between samples and the task yields now and then.
-        let mut n = 0u32;
-        loop {
-            if let Some(r) = stop.borrow_and_update().clone() {
-                run.stop(r);
-                return run.d;
-            }
-            let Some(item) = feed.next_now() else { break };
-            let s = match item {
-                None => {
-                    run.engine.finish(run.d.last_t.unwrap_or(0.0));
-                    run.flush();
-                    return run.d;
-                }
-                Some(Err(e)) => {
-                    run.d.error = Some(e);
-                    return run.d;
-                }
-                Some(Ok(ins)) => {
-                    let t = ins.time_s;
-                    match iface.into_map(ins) {
-                        Ok(s) => s,
-                        Err(e) => {
-                            run.d.error = Some(SourceError::Other(format!("sample at t={t}: {e}")));
-                            return run.d;
-                        }
-                    }
-                }
-            };
-            if run.on_sample(&s, None, stop, live, lead).await {
-                return run.d;
-            }
-            n = n.wrapping_add(1);
-            if n.is_multiple_of(1024) {
-                tokio::task::yield_now().await;
-            }
+        let ended = run.at_max_pace(feed, iface, stop).await;
+        // At `Max` the last sample was applied just now (see `on_sample_max`).
+        if run.d.samples > 0 {
+            run.d.last_sample_wall = Some(Instant::now());
+        }
+        if ended {
+            return run.d;
         }
     }
     let first_deadline = opts.first_sample_timeout.map(|d| Instant::now() + d);
