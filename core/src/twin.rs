@@ -4,13 +4,12 @@
 //! deterministic as its input. Derived quantities (acceleration, yaw rate) come from consecutive
 //! samples of the same vehicle when the source does not measure them.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::Serialize;
 
 use crate::frame::wrap_pi;
-use crate::sample::Sample;
+use crate::sample::{Sample, VehicleId};
 
 /// Where a vehicle is on the road network (from the OpenDRIVE map matcher).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -24,17 +23,18 @@ pub struct LaneMatch {
 }
 
 /// On the map or off it: being off the map is a state, not an error.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RoadState {
     /// No map loaded or not matched yet.
+    #[default]
     Unknown,
     OnLane(LaneMatch),
     OffMap,
 }
 
 /// State of one vehicle or object.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct VehicleState {
     pub time_s: f64,
     pub x: f64,
@@ -87,12 +87,25 @@ pub enum TwinError {
 /// The digital twin.
 #[derive(Default, Clone)]
 pub struct Twin {
-    /// Each vehicle's state, and its last map match to warm-start the next (one lookup per
-    /// sample for both).
-    vehicles: BTreeMap<String, (VehicleState, opendrive::MatchHint)>,
+    /// Each vehicle's state and its last map match (to warm-start the next), in the order the
+    /// vehicles appeared: a slot's index never changes, so the engine can keep it.
+    slots: Vec<Slot>,
+    /// Slot indices sorted by vehicle id: lookups by name, and the iteration order.
+    by_id: Vec<usize>,
     matcher: Option<Arc<dyn MapMatcher>>,
     /// Samples rejected as out of order.
     pub out_of_order: u64,
+}
+
+#[derive(Clone)]
+struct Slot {
+    id: String,
+    /// The shared id (`Arc<str>`) of this vehicle's latest sample. A source hands out one
+    /// shared id for all its samples, so comparing pointers finds the slot without a string
+    /// compare; holding the `Arc` keeps its address from being reused for another id.
+    seen: Option<VehicleId>,
+    state: VehicleState,
+    hint: opendrive::MatchHint,
 }
 
 impl std::fmt::Debug for Twin {
@@ -100,7 +113,7 @@ impl std::fmt::Debug for Twin {
         f.debug_struct("Twin")
             .field(
                 "vehicles",
-                &self.vehicles.values().map(|v| &v.0).collect::<Vec<_>>(),
+                &self.vehicles().map(|v| v.1).collect::<Vec<_>>(),
             )
             .finish()
     }
@@ -109,24 +122,81 @@ impl std::fmt::Debug for Twin {
 impl Twin {
     pub fn new(matcher: Option<Arc<dyn MapMatcher>>) -> Self {
         Twin {
-            vehicles: BTreeMap::new(),
+            slots: Vec::new(),
+            by_id: Vec::new(),
             matcher,
             out_of_order: 0,
         }
     }
 
     pub fn get(&self, id: &str) -> Option<&VehicleState> {
-        self.vehicles.get(id).map(|v| &v.0)
+        self.find(id).map(|i| &self.slots[i].state)
     }
 
+    /// Vehicles in id order.
     pub fn vehicles(&self) -> impl Iterator<Item = (&String, &VehicleState)> {
-        self.vehicles.iter().map(|(k, v)| (k, &v.0))
+        self.by_id
+            .iter()
+            .map(|&i| (&self.slots[i].id, &self.slots[i].state))
+    }
+
+    /// The slot of vehicle `id`, if it has one.
+    fn find(&self, id: &str) -> Option<usize> {
+        self.by_id
+            .binary_search_by(|&i| self.slots[i].id.as_str().cmp(id))
+            .ok()
+            .map(|k| self.by_id[k])
+    }
+
+    /// The slot of vehicle `id`, made (with `state`) when it has none.
+    fn slot_or_insert(&mut self, id: &str, state: impl FnOnce() -> VehicleState) -> usize {
+        match self
+            .by_id
+            .binary_search_by(|&i| self.slots[i].id.as_str().cmp(id))
+        {
+            Ok(k) => self.by_id[k],
+            Err(k) => {
+                let i = self.slots.len();
+                self.slots.push(Slot {
+                    id: id.to_string(),
+                    seen: None,
+                    state: state(),
+                    hint: opendrive::MatchHint::default(),
+                });
+                self.by_id.insert(k, i);
+                i
+            }
+        }
+    }
+
+    /// The slot of the sample's vehicle: by pointer when its shared id was seen before.
+    fn slot_of(&mut self, id: &VehicleId) -> Option<usize> {
+        if let Some(i) = self
+            .slots
+            .iter()
+            .position(|v| v.seen.as_ref().is_some_and(|a| Arc::ptr_eq(a, id)))
+        {
+            return Some(i);
+        }
+        let i = self.find(id)?;
+        self.slots[i].seen = Some(id.clone());
+        Some(i)
     }
 
     /// Applies a sample; returns the updated state.
     pub fn update(&mut self, s: &Sample) -> Result<&VehicleState, TwinError> {
-        match self.vehicles.get_mut(&*s.vehicle) {
-            Some((prev, hint)) => {
+        self.update_slot(s).map(|i| &self.slots[i].state)
+    }
+
+    /// [`Twin::update`] returning the vehicle's slot (stable for the twin's life; see
+    /// [`Twin::state_at`]).
+    pub fn update_slot(&mut self, s: &Sample) -> Result<usize, TwinError> {
+        let found = self.slot_of(&s.vehicle);
+        let matcher = self.matcher.as_deref();
+        match found {
+            Some(i) => {
+                let slot = &mut self.slots[i];
+                let prev = &slot.state;
                 let dt = s.time_s - prev.time_s;
                 if dt <= 0.0 || !dt.is_finite() {
                     self.out_of_order += 1;
@@ -141,12 +211,13 @@ impl Twin {
                     .yaw_rate_rps
                     .unwrap_or(wrap_pi(s.yaw_rad - prev.yaw_rad) / dt);
                 let n = prev.samples + 1;
-                let road = road_state(self.matcher.as_deref(), s, hint);
-                *prev = state_of(s, accel, yaw_rate, road, n);
+                let road = road_state(matcher, s, &mut slot.hint);
+                slot.state = state_of(s, accel, yaw_rate, road, n);
+                Ok(i)
             }
             None => {
                 let mut hint = opendrive::MatchHint::default();
-                let road = road_state(self.matcher.as_deref(), s, &mut hint);
+                let road = road_state(matcher, s, &mut hint);
                 let state = state_of(
                     s,
                     s.accel_mps2.unwrap_or(0.0),
@@ -154,28 +225,36 @@ impl Twin {
                     road,
                     1,
                 );
-                return Ok(&self
-                    .vehicles
-                    .entry(s.vehicle.to_string())
-                    .or_insert((state, hint))
-                    .0);
+                let i = self.slot_or_insert(&s.vehicle, || state);
+                let slot = &mut self.slots[i];
+                slot.hint = hint;
+                slot.seen = Some(s.vehicle.clone());
+                Ok(i)
             }
         }
-        Ok(&self
-            .vehicles
-            .get(&*s.vehicle)
-            .expect("present: updated above and not removed since")
-            .0)
+    }
+
+    /// The state in slot `i` (from [`Twin::update_slot`] or [`Twin::object_slot`]).
+    pub fn state_at(&self, i: usize) -> Option<&VehicleState> {
+        self.slots.get(i).map(|v| &v.state)
     }
 
     /// Sets a simulated or carrier-reported object directly (targets, dummies).
     pub fn set_object(&mut self, id: &str, state: VehicleState) {
-        match self.vehicles.get_mut(id) {
-            Some(v) => v.0 = state,
-            None => {
-                self.vehicles
-                    .insert(id.to_string(), (state, opendrive::MatchHint::default()));
-            }
+        let i = self.object_slot(id);
+        self.slots[i].state = state;
+    }
+
+    /// The slot of object `id`, made (in its default state) when it has none; an object set
+    /// every sample keeps it and writes with [`Twin::set_object_at`] without a lookup.
+    pub fn object_slot(&mut self, id: &str) -> usize {
+        self.slot_or_insert(id, VehicleState::default)
+    }
+
+    /// [`Twin::set_object`] by slot; a slot this twin never gave out is ignored.
+    pub fn set_object_at(&mut self, i: usize, state: VehicleState) {
+        if let Some(v) = self.slots.get_mut(i) {
+            v.state = state;
         }
     }
 }
@@ -232,5 +311,43 @@ mod tests {
         assert!(t.update(&sample(0.5, 5.0, 11.0, 0.0)).is_err());
         assert_eq!(t.out_of_order, 1);
         assert_eq!(t.get("vut").unwrap().samples, 2);
+    }
+
+    #[test]
+    fn slots_are_stable_and_found_by_name_or_shared_id() {
+        let mut t = Twin::default();
+        let dummy = t.object_slot("target");
+        let a = t.update_slot(&sample(0.0, 0.0, 1.0, 0.0)).unwrap();
+        // Another `Arc` with the same name (a second source) lands in the same slot.
+        let other: VehicleId = "vut".into();
+        let b = t
+            .update_slot(&Sample {
+                vehicle: other.clone(),
+                ..sample(0.1, 0.1, 1.0, 0.0)
+            })
+            .unwrap();
+        assert_eq!(a, b);
+        let c = t
+            .update_slot(&Sample {
+                vehicle: "aaa".into(),
+                ..sample(0.1, 0.1, 1.0, 0.0)
+            })
+            .unwrap();
+        assert_ne!(c, a);
+        // Slots keep their index as vehicles sorting before them arrive; iteration is by id.
+        assert_eq!(t.object_slot("target"), dummy);
+        t.set_object_at(
+            dummy,
+            VehicleState {
+                x: 7.0,
+                ..Default::default()
+            },
+        );
+        assert_eq!(t.get("target").unwrap().x, 7.0);
+        let ids: Vec<&str> = t.vehicles().map(|v| v.0.as_str()).collect();
+        assert_eq!(ids, ["aaa", "target", "vut"]);
+        assert_eq!(t.get("vut").unwrap().samples, 2);
+        assert_eq!(t.state_at(a).unwrap().time_s, 0.1);
+        assert!(t.get("nobody").is_none());
     }
 }

@@ -178,6 +178,8 @@ struct Track {
     measured: bool,
     /// The target's path when it does not move straight (resolved `path`, issue 11 item 2).
     path: Option<crate::scenario::path::Polyline>,
+    /// Its slot in the twin once the simulated dummy was first set there.
+    twin_slot: Option<usize>,
 }
 
 impl Track {
@@ -236,6 +238,9 @@ pub struct Engine {
     proto: protocol::State,
     /// Live parameter: triggers fire at threshold + this (s).
     ttc_offset_s: f64,
+    /// The VUT's slot in the twin once its first sample was applied: telling the VUT's
+    /// samples from others' by slot, not by comparing ids, every sample.
+    vut_slot: Option<usize>,
 }
 
 impl Engine {
@@ -260,6 +265,7 @@ impl Engine {
                 shift_s: 0.0,
                 sync_origin_s: None,
                 measured: false,
+                twin_slot: None,
                 path: match &t.path {
                     Some(crate::scenario::PathSpec::Points(p)) => {
                         crate::scenario::path::Polyline::new(&p.points)
@@ -284,6 +290,7 @@ impl Engine {
             samples: 0,
             proto,
             ttc_offset_s: 0.0,
+            vut_slot: None,
         }
     }
 
@@ -522,15 +529,28 @@ impl Engine {
 
     /// Applies one sample (any vehicle; triggers look at the VUT).
     pub fn handle_sample(&mut self, s: &Sample) {
-        if let Err(e) = self.twin.update(s) {
-            self.event(Event::SampleRejected {
-                time_s: s.time_s,
-                vehicle: s.vehicle.to_string(),
-                reason: e.to_string(),
-            });
-            return;
-        }
-        if *s.vehicle != *self.cfg.vut_id {
+        let slot = match self.twin.update_slot(s) {
+            Ok(i) => i,
+            Err(e) => {
+                self.event(Event::SampleRejected {
+                    time_s: s.time_s,
+                    vehicle: s.vehicle.to_string(),
+                    reason: e.to_string(),
+                });
+                return;
+            }
+        };
+        let is_vut = match self.vut_slot {
+            Some(v) => v == slot,
+            None => {
+                let is = *s.vehicle == *self.cfg.vut_id;
+                if is {
+                    self.vut_slot = Some(slot);
+                }
+                is
+            }
+        };
+        if !is_vut {
             if let Some(t) = self.tracks.iter_mut().find(|t| *t.spec.id == *s.vehicle) {
                 t.measured = true;
             }
@@ -707,11 +727,14 @@ impl Engine {
 
     /// Moves the simulated dummies in the twin to `now_s`.
     fn update_dummies(&mut self, now_s: f64) {
-        for t in self.tracks.iter().filter(|t| !t.measured) {
+        for t in self.tracks.iter_mut().filter(|t| !t.measured) {
             let tau = t.origin().map_or(0.0, |o| now_s - o);
             let (x, y, yaw) = t.pose(tau);
-            self.twin.set_object(
-                &t.spec.id,
+            let slot = *t
+                .twin_slot
+                .get_or_insert_with(|| self.twin.object_slot(&t.spec.id));
+            self.twin.set_object_at(
+                slot,
                 VehicleState {
                     time_s: now_s,
                     x,
