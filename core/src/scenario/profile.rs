@@ -17,6 +17,9 @@ pub struct Profile {
     pub brake: Option<(f64, f64)>,
     /// Closed-loop synchronisation: from `from_tau` on, the target moves at `v` (m/s).
     pub adjust: Option<Adjust>,
+    /// (yaw, cos, sin) worked out once: [`Profile::position`] runs every sample for every
+    /// simulated dummy, and `yaw` is a public field, so it is used only while `yaw` matches.
+    dir: (f64, f64, f64),
 }
 
 /// A speed correction of the remaining profile (closed-loop synchronisation).
@@ -97,6 +100,7 @@ impl Profile {
             yaw,
             brake: None,
             adjust: None,
+            dir: (yaw, yaw.cos(), yaw.sin()),
         }
     }
 
@@ -179,10 +183,11 @@ impl Profile {
     /// Map position `tau` seconds after the start.
     pub fn position(&self, tau: f64) -> (f64, f64) {
         let s = self.travel(tau);
-        (
-            self.start_x + s * self.yaw.cos(),
-            self.start_y + s * self.yaw.sin(),
-        )
+        let (c, sn) = match self.dir {
+            (y, c, sn) if y == self.yaw => (c, sn),
+            _ => (self.yaw.cos(), self.yaw.sin()),
+        };
+        (self.start_x + s * c, self.start_y + s * sn)
     }
 }
 
@@ -201,6 +206,7 @@ mod tests {
             yaw: 0.0,
             brake: None,
             adjust: None,
+            dir: (0.0, 1.0, 0.0),
         };
         assert!((p.travel(p.t_acc) - 1.0).abs() < 1e-12);
         assert!((p.travel(p.t_acc - 1e-9) - 1.0).abs() < 1e-8);
