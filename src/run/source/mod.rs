@@ -193,6 +193,21 @@ pub enum SourceError {
     Other(String),
 }
 
+/// A sample in the map frame, or why there is none.
+pub type MapItem = Result<crate::sample::Sample, SourceError>;
+
+/// Converts an INS sample to the map frame; a sample the interface block cannot convert (a
+/// WGS84 position on a map without a geo-reference) ends a recorded run with this error.
+pub(crate) fn to_map_frame(iface: &crate::frame::Interface, s: InsSample) -> MapItem {
+    let t = s.time_s;
+    iface
+        .into_map(s)
+        .map_err(|e| SourceError::Other(format!("sample at t={t}: {e}")))
+}
+
+/// Samples per [`Feed::next_batch_now`] from feeds that are not read ahead.
+const BATCH_NOW: usize = 256;
+
 /// What opening a source needs besides its spec.
 pub struct OpenCtx<'a> {
     /// Vehicle id of NCOM samples (the scenario's VUT).
@@ -430,6 +445,34 @@ impl Feed {
                 (item, _) => return Some(item),
             }
         }
+    }
+
+    /// The next samples in the map frame, without waiting, into `out` (replacing what it
+    /// held): the way a replay at `Max` pace reads. A file read ahead without injection is
+    /// converted on its reader thread and handed over a whole batch at a time. `out` is left
+    /// empty at the end of the feed, and an error is its last item; `None` for feeds that
+    /// wait (live, pushed, stepped), as [`Feed::next_now`].
+    pub fn next_batch_now(
+        &mut self,
+        iface: &crate::frame::Interface,
+        out: &mut Vec<MapItem>,
+    ) -> Option<()> {
+        if let (FeedKind::Prefetched(p), None) = (&mut self.inner, &self.inject) {
+            p.fill_map(iface, out);
+            return Some(());
+        }
+        out.clear();
+        while out.len() < BATCH_NOW {
+            match self.next_now()? {
+                None => break,
+                Some(Ok(s)) => out.push(to_map_frame(iface, s)),
+                Some(Err(e)) => {
+                    out.push(Err(e));
+                    break;
+                }
+            }
+        }
+        Some(())
     }
 
     async fn next_raw(&mut self) -> Option<Result<InsSample, SourceError>> {
