@@ -15,6 +15,7 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
+use super::csv_cells::{cell_f64, Cell};
 use super::csv_rows::{RowReader, Tee, CHUNK};
 use crate::sample::{InsPosition, InsSample, VUT};
 
@@ -277,6 +278,25 @@ impl ColumnMapping {
         self.by_field.get(f as usize).copied().flatten()
     }
 
+    /// The mapped fields a row's sample is built from (the position from PosX+PosY when both are
+    /// mapped, else from latitude, longitude and altitude), with their columns and units, in
+    /// column order: each row's cells are read in one pass along it.
+    fn read_plan(&self) -> Vec<(Field, usize, Unit)> {
+        let local = self.index(Field::X).is_some() && self.index(Field::Y).is_some();
+        let mut plan: Vec<(Field, usize, Unit)> = self
+            .columns
+            .iter()
+            .copied()
+            .filter(|(f, _, _)| match f {
+                Field::X | Field::Y => local,
+                Field::Lat | Field::Lon | Field::Alt => !local,
+                _ => true,
+            })
+            .collect();
+        plan.sort_by_key(|&(_, i, _)| i);
+        plan
+    }
+
     /// Human-readable description, e.g. for `--verbose` reports.
     pub fn describe(&self, header: &[&str]) -> String {
         self.columns
@@ -355,6 +375,9 @@ pub struct CsvSource<R: Read = BufReader<File>> {
     splitter: RowReader<R>,
     header: Vec<String>,
     mapping: ColumnMapping,
+    /// The cells a row is read from — (field, column, unit) of every mapped field
+    /// [`Self::parse_cells`] uses — in column order (see [`ColumnMapping::read_plan`]).
+    plan: Vec<(Field, usize, Unit)>,
     policy: BadRowPolicy,
     vehicle: crate::sample::VehicleId,
     last_time: Option<f64>,
@@ -484,6 +507,7 @@ impl<R: Read> CsvSource<R> {
             file: name.to_path_buf(),
             splitter,
             header,
+            plan: mapping.read_plan(),
             mapping,
             policy,
             vehicle: VUT.into(),
@@ -629,12 +653,43 @@ impl<R: Read> CsvSource<R> {
     }
 
     /// The row as a sample; a refusal carries only what is needed to word it (built by
-    /// [`Self::describe_fault`] on the error path, not per cell).
+    /// [`Self::describe_fault`] on the error path, not per cell). The cells of the plan are read
+    /// first, in one pass in column order; their faults are raised below in the order the fields
+    /// are checked, so a row with several bad cells is refused for the same one as ever.
     fn parse_cells(&self) -> Result<InsSample, RowFault> {
         if self.splitter.len() != self.header.len() {
             return Err(RowFault::FieldCount);
         }
-        let time_s = self.need(Field::Time)?;
+        let mut slots = [Slot::Empty; Field::ALL.len()];
+        let (ranges, bytes) = self.splitter.cells();
+        for &(f, idx, unit) in &self.plan {
+            let cell = ranges
+                .get(idx)
+                .and_then(|&(a, b)| bytes.get(a..b))
+                .unwrap_or_default();
+            let slot = match cell_f64(cell) {
+                Cell::Empty => Slot::Empty,
+                Cell::Number(v) if v.is_finite() => Slot::Value(unit.to_si(v)),
+                Cell::Number(_) => Slot::NotFinite(idx),
+                Cell::NotANumber => Slot::NotANumber(idx),
+            };
+            if let Some(s) = slots.get_mut(f as usize) {
+                *s = slot;
+            }
+        }
+        // The cell of field `f` in SI units; `None` when the field is not mapped or the cell
+        // empty.
+        let get = |f: Field| -> Result<Option<f64>, RowFault> {
+            match slots.get(f as usize).copied().unwrap_or(Slot::Empty) {
+                Slot::Empty => Ok(None),
+                Slot::Value(v) => Ok(Some(v)),
+                Slot::NotFinite(idx) => Err(RowFault::NotFinite(idx)),
+                Slot::NotANumber(idx) => Err(RowFault::NotANumber(idx)),
+            }
+        };
+        // `get` for a field the row must have.
+        let need = |f: Field| get(f)?.ok_or(RowFault::Empty(f));
+        let time_s = need(Field::Time)?;
         if let Some(prev) = self.last_time {
             if time_s <= prev {
                 return Err(RowFault::Other(format!(
@@ -645,12 +700,12 @@ impl<R: Read> CsvSource<R> {
         let position =
             if self.mapping.index(Field::X).is_some() && self.mapping.index(Field::Y).is_some() {
                 InsPosition::Local {
-                    x: self.need(Field::X)?,
-                    y: self.need(Field::Y)?,
+                    x: need(Field::X)?,
+                    y: need(Field::Y)?,
                 }
             } else {
-                let lat_deg = self.need(Field::Lat)?;
-                let lon_deg = self.need(Field::Lon)?;
+                let lat_deg = need(Field::Lat)?;
+                let lon_deg = need(Field::Lon)?;
                 if !(-90.0..=90.0).contains(&lat_deg) || !(-180.0..=360.0).contains(&lon_deg) {
                     return Err(RowFault::Other(format!(
                         "latitude/longitude {lat_deg}, {lon_deg} out of range"
@@ -659,17 +714,17 @@ impl<R: Read> CsvSource<R> {
                 InsPosition::Wgs84 {
                     lat_deg,
                     lon_deg,
-                    alt_m: self.get(Field::Alt)?,
+                    alt_m: get(Field::Alt)?,
                 }
             };
-        let speed_mps = self.need(Field::Speed)?;
+        let speed_mps = need(Field::Speed)?;
         if speed_mps < -0.5 {
             // Speed over ground is not negative; a small negative value is sensor noise at standstill.
             return Err(RowFault::Other(format!(
                 "negative speed {speed_mps:.3} m/s"
             )));
         }
-        let brake_light = match self.get(Field::Brake)? {
+        let brake_light = match get(Field::Brake)? {
             None => None,
             Some(v) if v == 0.0 => Some(false),
             Some(v) if v == 1.0 => Some(true),
@@ -679,7 +734,7 @@ impl<R: Read> CsvSource<R> {
                 )))
             }
         };
-        let fcw = match self.get(Field::Fcw)? {
+        let fcw = match get(Field::Fcw)? {
             None => None,
             Some(v) if v == 0.0 => Some(false),
             Some(v) if v == 1.0 => Some(true),
@@ -689,35 +744,15 @@ impl<R: Read> CsvSource<R> {
             time_s,
             vehicle: self.vehicle.clone(),
             position,
-            heading_deg: self.need(Field::Heading)?,
+            heading_deg: need(Field::Heading)?,
             speed_mps: speed_mps.max(0.0),
-            steering_wheel_deg: self.get(Field::Steering)?,
+            steering_wheel_deg: get(Field::Steering)?,
             brake_light,
             accel_mps2: None,
             yaw_rate_rps: None,
             wheel_speed_mps: None,
             fcw,
         })
-    }
-
-    /// The cell of field `f` in SI units; `None` when the field is not mapped or the cell empty.
-    #[inline]
-    fn get(&self, f: Field) -> Result<Option<f64>, RowFault> {
-        let Some((idx, unit)) = self.mapping.index(f) else {
-            return Ok(None);
-        };
-        match cell_f64(self.splitter.get(idx).unwrap_or(b"")) {
-            Cell::Empty => Ok(None),
-            Cell::Number(v) if v.is_finite() => Ok(Some(unit.to_si(v))),
-            Cell::Number(_) => Err(RowFault::NotFinite(idx)),
-            Cell::NotANumber => Err(RowFault::NotANumber(idx)),
-        }
-    }
-
-    /// [`Self::get`] for a field the row must have.
-    #[inline]
-    fn need(&self, f: Field) -> Result<f64, RowFault> {
-        self.get(f)?.ok_or(RowFault::Empty(f))
     }
 
     /// The reason of a refused row, in words.
@@ -763,6 +798,19 @@ impl<R: Read> CsvSource<R> {
     }
 }
 
+/// A planned cell of the current row, read; a fault is kept until its field is checked.
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    /// Empty, or the field is not read.
+    Empty,
+    /// The value in SI units.
+    Value(f64),
+    /// Not a number (column index).
+    NotANumber(usize),
+    /// A number but not finite (column index).
+    NotFinite(usize),
+}
+
 /// Why a row was refused; worded by [`CsvSource::describe_fault`].
 enum RowFault {
     /// More or fewer fields than the header.
@@ -782,79 +830,6 @@ impl<R: Read> Iterator for CsvSource<R> {
     fn next(&mut self) -> Option<Self::Item> {
         self.next_sample()
     }
-}
-
-/// A cell read as a number.
-#[derive(Debug, PartialEq)]
-enum Cell {
-    Empty,
-    Number(f64),
-    NotANumber,
-}
-
-/// Parses a cell's bytes as `f64` without building a string: ASCII blanks (and the '\r' of a
-/// CRLF line) are trimmed and the rest goes to a fast, correctly rounded float parser. Anything
-/// it does not take goes the old way (UTF-8, `str::trim`, `str::parse`), so the accepted inputs
-/// and their values are exactly those of `str::parse::<f64>` on the trimmed text.
-fn cell_f64(bytes: &[u8]) -> Cell {
-    let t = bytes.trim_ascii();
-    if t.is_empty() {
-        return Cell::Empty;
-    }
-    if let Some(v) = plain_decimal(t) {
-        return Cell::Number(v);
-    }
-    if let Ok(v) = fast_float2::parse::<f64, _>(t) {
-        return Cell::Number(v);
-    }
-    match std::str::from_utf8(bytes).map(str::trim) {
-        Ok("") => Cell::Empty,
-        Ok(s) => s.parse().map_or(Cell::NotANumber, Cell::Number),
-        Err(_) => Cell::NotANumber,
-    }
-}
-
-/// 10^0 ..= 10^22: every one exactly representable as an `f64`.
-const POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-];
-
-/// The common shape of a telemetry cell — an optional `-`, digits, an optional `.` and digits,
-/// at most 19 digits, no exponent — read in a few instructions (Clinger's fast path): the digits
-/// form an integer m ≤ 2^53 and the value is m / 10^k, one IEEE division of two exact numbers,
-/// hence correctly rounded — the same bits `str::parse::<f64>` gives. Anything else is `None`
-/// and goes to the general parser. A replay spends most of its reading time on this.
-fn plain_decimal(t: &[u8]) -> Option<f64> {
-    let (neg, digits) = match t.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, t),
-    };
-    if digits.len() > 20 {
-        return None;
-    }
-    let mut m: u64 = 0;
-    let mut dot = usize::MAX;
-    for (i, &b) in digits.iter().enumerate() {
-        let d = b.wrapping_sub(b'0');
-        if d < 10 {
-            // Wrapping only past 19 digits, which are refused below.
-            m = m.wrapping_mul(10).wrapping_add(u64::from(d));
-        } else if b == b'.' && dot == usize::MAX {
-            dot = i;
-        } else {
-            return None;
-        }
-    }
-    let (n, frac) = match dot {
-        usize::MAX => (digits.len(), 0),
-        d => (digits.len() - 1, digits.len() - 1 - d),
-    };
-    if n == 0 || n > 19 || m > (1u64 << 53) {
-        return None;
-    }
-    let v = m as f64 / *POW10.get(frac)?;
-    Some(if neg { -v } else { v })
 }
 
 fn blank_cell(c: &[u8]) -> bool {

@@ -155,6 +155,16 @@ impl<R: Read> RowReader<R> {
         }
     }
 
+    /// The record last read: one (start, end) range per cell, and the bytes they index.
+    #[inline]
+    pub(crate) fn cells(&self) -> (&[(usize, usize)], &[u8]) {
+        let bytes = match self.cells_in {
+            Cells::InBuf => &self.buf,
+            Cells::InOut => &self.out,
+        };
+        (&self.cells, bytes)
+    }
+
     /// The record's cells joined without separators is valid UTF-8 (`Ok`), or `Err` with the
     /// length of its valid prefix — the check the `csv` crate's `ByteRecord` gets.
     pub(crate) fn check_utf8(&mut self) -> Result<(), usize> {

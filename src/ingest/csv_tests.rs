@@ -95,39 +95,6 @@ fn invalid_utf8_row_is_a_row_error() {
 }
 
 #[test]
-fn cells_parse_like_str_parse() {
-    for (cell, want) in [
-        ("", Cell::Empty),
-        ("  \r", Cell::Empty),
-        ("\u{a0}", Cell::Empty),
-        (" 387000.040 ", Cell::Number(387000.04)),
-        ("-1.75\r", Cell::Number(-1.75)),
-        ("1e3", Cell::Number(1000.0)),
-        ("+.5", Cell::Number(0.5)),
-        ("\u{a0}2.5", Cell::Number(2.5)),
-        ("0x10", Cell::NotANumber),
-        ("1,5", Cell::NotANumber),
-        ("abc", Cell::NotANumber),
-        ("1.5.2", Cell::NotANumber),
-    ] {
-        assert_eq!(cell_f64(cell.as_bytes()), want, "{cell:?}");
-    }
-    // Same value, bit for bit, as the standard parser on awkward inputs.
-    for s in [
-        "0.1",
-        "387000.123456789",
-        "2.2250738585072014e-308",
-        "1e-400",
-        "9007199254740993",
-    ] {
-        let std: f64 = s.parse().unwrap();
-        assert_eq!(cell_f64(s.as_bytes()), Cell::Number(std), "{s}");
-    }
-    assert!(matches!(cell_f64(b"nan"), Cell::Number(v) if v.is_nan()));
-    assert_eq!(cell_f64(b"\xff1"), Cell::NotANumber);
-}
-
-#[test]
 fn crlf_rows_and_non_finite_cells() {
     let text = "Time,PosX,PosY,Heading,Velocity\r\n0,0,0,90,10\r\n0.04,inf,0,90,10\r\n";
     let mut s = src(text, BadRowPolicy::Stop).unwrap();
@@ -144,74 +111,4 @@ fn time_must_increase() {
     s.next();
     let e = s.next().unwrap().unwrap_err();
     assert!(e.reason.contains("does not increase"));
-}
-
-/// The fast path for plain decimals gives the standard parser's bits on every shape it takes
-/// (and declines the rest): random digits, dots, signs and lengths around its limits.
-#[test]
-fn plain_decimals_match_str_parse_bit_for_bit() {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    let mut fast = 0;
-    for i in 0..200_000 {
-        let r = next();
-        let len = 1 + (r % 24) as usize;
-        let mut s = String::new();
-        if r & (1 << 40) != 0 {
-            s.push('-');
-        }
-        let dot_at = (r >> 8) as usize % (len + 2);
-        for k in 0..len {
-            if k == dot_at {
-                s.push('.');
-            }
-            let d = (next() % 10) as u8;
-            // Runs of zeros and nines are where rounding goes wrong.
-            let d = match i % 3 {
-                0 => d,
-                1 if d < 5 => 0,
-                _ if d < 5 => 9,
-                _ => d,
-            };
-            s.push((b'0' + d) as char);
-        }
-        let want: f64 = s.parse().unwrap_or_else(|e| panic!("{s}: {e}"));
-        match plain_decimal(s.as_bytes()) {
-            Some(v) => {
-                fast += 1;
-                assert_eq!(v.to_bits(), want.to_bits(), "{s}");
-            }
-            None => assert!(
-                s.trim_start_matches('-').replace('.', "").len() > 15,
-                "{s} declined"
-            ),
-        }
-        assert_eq!(cell_f64(s.as_bytes()), Cell::Number(want), "{s}");
-    }
-    assert!(fast > 100_000, "only {fast} took the fast path");
-    for s in [
-        "-0",
-        "-0.0",
-        "0.",
-        ".5",
-        "-.5",
-        "007.50",
-        "9007199254740992",
-        "1e5",
-        "+1",
-        ".",
-    ] {
-        if let Some(v) = plain_decimal(s.as_bytes()) {
-            assert_eq!(v.to_bits(), s.parse::<f64>().unwrap().to_bits(), "{s}");
-        }
-    }
-    assert_eq!(plain_decimal(b"9007199254740993"), None);
-    assert_eq!(plain_decimal(b"."), None);
-    assert_eq!(plain_decimal(b"1e5"), None);
-    assert_eq!(plain_decimal(b"1.2.3"), None);
 }

@@ -3,6 +3,7 @@
 
 pub mod can;
 pub mod csv;
+mod csv_cells;
 mod csv_rows;
 pub mod fusion;
 pub mod health;
