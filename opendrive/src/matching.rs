@@ -54,6 +54,49 @@ pub(crate) struct Index {
     /// (all of them on its road, within [`NEAR`]): every other window containing a point of this
     /// window's box lies in this range.
     reach: Vec<(u32, u32)>,
+    /// Lane spans of the sections where they are the same at every s (see
+    /// [`Road::spans_constant`]: constant widths and lane offset, as on most test tracks):
+    /// worked out once here instead of from the width records every sample.
+    spans: SectionSpans,
+}
+
+/// Per lane section (`first[road] + sec`), the start in `spans` of its lanes' (inner, outer) t
+/// in [`Road::lane_spans`] order, or [`LOOK_UP`] when they vary along the section.
+#[derive(Debug, Default)]
+struct SectionSpans {
+    first: Vec<u32>,
+    start: Vec<u32>,
+    spans: Vec<(f64, f64)>,
+}
+
+impl SectionSpans {
+    fn build(roads: &[Road]) -> SectionSpans {
+        let mut out = SectionSpans::default();
+        for r in roads {
+            out.first.push(out.start.len() as u32);
+            for (k, ls) in r.lane_sections.iter().enumerate() {
+                let end = r.lane_sections.get(k + 1).map_or(r.length, |n| n.s);
+                let start = u32::try_from(out.spans.len()).unwrap_or(LOOK_UP);
+                if start != LOOK_UP && r.lanes_regular(k) && r.spans_constant(k, end) {
+                    r.lane_spans(k, ls.s, |_, inner, outer| out.spans.push((inner, outer)));
+                    out.start.push(start);
+                } else {
+                    out.start.push(LOOK_UP);
+                }
+            }
+        }
+        out
+    }
+
+    /// The spans of section `sec` of road `road`, when they are constant.
+    fn of(&self, road: usize, sec: usize, lanes: usize) -> Option<&[(f64, f64)]> {
+        let k = *self.first.get(road)? as usize + sec;
+        let start = *self.start.get(k)?;
+        if start == LOOK_UP {
+            return None;
+        }
+        self.spans.get(start as usize..start as usize + lanes)
+    }
 }
 
 const STEP: f64 = 2.0;
@@ -145,6 +188,7 @@ impl Index {
             road_start,
             ends,
             reach,
+            spans: SectionSpans::build(roads),
         }
     }
 
@@ -519,7 +563,22 @@ fn locate_with(
             r.lanes_regular(sec)
         };
         if regular {
-            r.lane_spans(sec, se, |lane, inner, outer| consider(lane, outer, inner));
+            let constant = r.lane_sections.get(sec).and_then(|ls| {
+                let n = ls.left.len() + ls.right.len();
+                (se >= ls.s)
+                    .then(|| idx.spans.of(w.road, sec, n))
+                    .flatten()
+                    .map(|sp| (ls, sp))
+            });
+            match constant {
+                // The same values `lane_spans` gives at `se` (see `Road::spans_constant`).
+                Some((ls, sp)) => {
+                    for (lane, &(inner, outer)) in ls.left.iter().chain(&ls.right).zip(sp) {
+                        consider(lane, outer, inner);
+                    }
+                }
+                None => r.lane_spans(sec, se, |lane, inner, outer| consider(lane, outer, inner)),
+            }
             continue;
         }
         r.borders_into(sec, se, borders);
@@ -606,5 +665,114 @@ fn lane_center_heading_fd(r: &Road, lane: i32, s: f64) -> f64 {
     match (p(a), p(b)) {
         (Some(pa), Some(pb)) if b > a => (pb.1 - pa.1).atan2(pb.0 - pa.0),
         _ => r.reference(s).2,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `.xodr` under the shared maps directory.
+    fn shared_maps() -> Vec<std::path::PathBuf> {
+        let root = std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/opendrive"
+        ));
+        let mut out = Vec::new();
+        let mut dirs = vec![root.clone()];
+        while let Some(d) = dirs.pop() {
+            let entries = std::fs::read_dir(&d)
+                .unwrap_or_else(|e| panic!("shared maps missing at {}: {e}", d.display()));
+            for e in entries.flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "xodr") {
+                    out.push(p);
+                }
+            }
+        }
+        out.sort();
+        assert!(
+            out.len() >= 8,
+            "{} maps under {}",
+            out.len(),
+            root.display()
+        );
+        out
+    }
+
+    /// The spans worked out once per section are, bit for bit, what `lane_spans` gives at
+    /// every s of the section (its start, its end, and many points between), on every shared
+    /// map; and a section with a varying width is not taken as constant.
+    #[test]
+    fn constant_section_spans_equal_lane_spans_everywhere_in_the_section() {
+        let (mut constant, mut varying) = (0usize, 0usize);
+        let mut loaded = 0;
+        for path in shared_maps() {
+            // Some shared maps are bad on purpose (their errors are tested elsewhere).
+            let Ok(map) = OpenDrive::from_path(&path) else {
+                continue;
+            };
+            loaded += 1;
+            for (ri, r) in map.roads.iter().enumerate() {
+                for (k, ls) in r.lane_sections.iter().enumerate() {
+                    let n = ls.left.len() + ls.right.len();
+                    let end = r.lane_sections.get(k + 1).map_or(r.length, |x| x.s);
+                    let Some(sp) = map.index.spans.of(ri, k, n) else {
+                        varying += 1;
+                        continue;
+                    };
+                    constant += 1;
+                    let mut ss: Vec<f64> = (0..=64)
+                        .map(|i| ls.s + (end - ls.s) * f64::from(i) / 64.0)
+                        .collect();
+                    ss.extend([end.next_down().max(ls.s), end]);
+                    for s in ss {
+                        let mut got = Vec::with_capacity(n);
+                        r.lane_spans(k, s, |_, i, o| got.push((i.to_bits(), o.to_bits())));
+                        let want: Vec<_> =
+                            sp.iter().map(|(i, o)| (i.to_bits(), o.to_bits())).collect();
+                        assert_eq!(
+                            got,
+                            want,
+                            "{} road {} section {k} at s={s}",
+                            path.display(),
+                            r.id
+                        );
+                    }
+                }
+            }
+        }
+        assert!(loaded >= 8, "{loaded} maps loaded");
+        assert!(
+            constant > 50 && varying > 0,
+            "constant {constant}, varying {varying}"
+        );
+    }
+
+    #[test]
+    fn a_width_that_changes_is_not_constant() {
+        let xml = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/opendrive/proving_ground.xodr"
+        ))
+        .expect("proving ground map");
+        let map = OpenDrive::from_str(&xml).expect("loads");
+        let r = &map.roads[0];
+        let end = r.lane_sections.get(1).map_or(r.length, |x| x.s);
+        assert!(r.spans_constant(0, end));
+        // A slope on one width (b ≠ 0), then a −0 width: neither is constant any more.
+        let sloped = xml.replacen(
+            r#"<width a="3.5" b="0.0""#,
+            r#"<width a="3.5" b="0.001""#,
+            1,
+        );
+        let m = OpenDrive::from_str(&sloped).expect("loads");
+        assert!(!m.roads[0].spans_constant(0, end));
+        assert!(m.index.spans.of(0, 0, 4).is_none());
+        let neg_zero = xml.replacen(r#"<width a="3.5""#, r#"<width a="-0.0""#, 1);
+        let m = OpenDrive::from_str(&neg_zero).expect("loads");
+        assert!(!m.roads[0].spans_constant(0, end));
     }
 }

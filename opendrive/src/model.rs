@@ -324,6 +324,42 @@ impl Road {
         }
     }
 
+    /// Whether [`Road::lane_spans`] of section `sec` gives the same values, bit for bit, at
+    /// every s from the section start to `end`: the lane offset and every lane's width (or
+    /// border) record stay the same one over that stretch, and each is a constant (b, c and d
+    /// zero). `a + ds·(b + ds·(c + ds·d))` is then exactly `a` for any finite ds ≥ 0 (the
+    /// product is a signed zero, and `a + ±0 = a` — except for `a = −0`, which is refused).
+    pub(crate) fn spans_constant(&self, sec: usize, end: f64) -> bool {
+        let Some(ls) = self.lane_sections.get(sec) else {
+            return false;
+        };
+        if !(end >= ls.s) {
+            return false;
+        }
+        let flat = |records: &[Poly3], x0: f64, x1: f64| {
+            let i0 = records.partition_point(|r| r.s <= x0);
+            let i1 = records.partition_point(|r| r.s <= x1);
+            i0 == i1
+                && (i0 == 0
+                    || records.get(i0 - 1).is_some_and(|r| {
+                        r.b == 0.0
+                            && r.c == 0.0
+                            && r.d == 0.0
+                            && r.a.is_finite()
+                            && !(r.a == 0.0 && r.a.is_sign_negative())
+                    }))
+        };
+        let len = end - ls.s;
+        flat(&self.lane_offsets, ls.s, end)
+            && ls.left.iter().chain(&ls.right).all(|l| {
+                if l.widths.is_empty() {
+                    flat(&l.borders, 0.0, len)
+                } else {
+                    flat(&l.widths, 0.0, len)
+                }
+            })
+    }
+
     /// Outer border t of `lane_id` at `s` (laneOffset included); lane 0 gives the laneOffset.
     pub fn border_t(&self, lane_id: i32, s: f64) -> Option<f64> {
         let sec = self.section_index(s)?;
