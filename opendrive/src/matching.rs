@@ -630,7 +630,9 @@ fn locate_with(
             let closed = match known {
                 Some(w) if w.sec != LOOK_UP && w.geom != LOOK_UP => {
                     r.plan_view.get(w.geom as usize).and_then(|g| {
-                        r.lane_center_heading_in(g, best.h, w.sec as usize, best.lane, best.s)
+                        constant_centre_heading(idx, w, r, g, best).or_else(|| {
+                            r.lane_center_heading_in(g, best.h, w.sec as usize, best.lane, best.s)
+                        })
                     })
                 }
                 _ => r.lane_center_heading(best.lane, best.s),
@@ -650,6 +652,32 @@ fn locate_with(
         t: best.t,
         heading_rel,
     })
+}
+
+/// [`Road::lane_center_heading_in`] in a section whose spans are constant (see
+/// [`Road::spans_constant`]): every width and offset slope there is a signed zero, so the lane
+/// centre's t' is zero and the closed form `h + atan2(t_c', 1 − κ·t_c)` is exactly `h` while
+/// `κ·t_c < 1`. `None` (the full computation) otherwise.
+fn constant_centre_heading(
+    idx: &Index,
+    w: &Window,
+    r: &Road,
+    g: &crate::geometry::Geometry,
+    best: &Candidate,
+) -> Option<f64> {
+    if !w.regular {
+        return None;
+    }
+    let sec = w.sec as usize;
+    let ls = r.lane_sections.get(sec)?;
+    let spans = idx.spans.of(w.road, sec, ls.left.len() + ls.right.len())?;
+    let kappa = g.curvature(best.s)?;
+    // Regular ids: lane ±k is the k-th of its side, left lanes first.
+    let k = (best.lane.unsigned_abs() as usize).checked_sub(1)?;
+    let at = if best.lane > 0 { k } else { ls.left.len() + k };
+    let (inner, outer) = *spans.get(at)?;
+    let tc = 0.5 * (inner + outer);
+    (kappa * tc < 1.0).then_some(best.h)
 }
 
 /// Heading of the lane centre line in the direction of increasing s where
