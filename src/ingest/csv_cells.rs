@@ -72,13 +72,15 @@ pub(super) fn cell_f64_at(bytes: &[u8], a: usize, b: usize) -> Cell {
 
 /// The digits (at most one `.`) of a cell's first `n` bytes — 16 bytes from its start in
 /// `first` then `second` (little-endian); the bytes past `n` are the next cell's and are
-/// ignored — as a number; `None` when they are not such digits, 0 or more than
-/// 16 bytes, or the padded integer is past 2^53.
+/// ignored — as a number; `None` when they are not such digits, or 0 or more than 16 bytes.
 ///
 /// The `n` bytes are read left-aligned and padded with `'0'` to 8 or 16 digits: the integer m'
-/// is the cell's digits m times 10^p, p the padding, and the value m / 10^k is m' / 10^(k+p) —
-/// both exact in an `f64` (m' ≤ 2^53, k + p ≤ 16), so the one correctly rounded division gives
-/// the same bits as m / 10^k (and as `str::parse::<f64>`).
+/// is the cell's digits m times 10^p, p the padding (and 1 for a `.`), and the value m / 10^k
+/// is m' / 10^(k+p), k + p ≤ 16. m' is exact in an `f64` whenever p ≥ 1: it is a multiple of
+/// 10 (even) below 10^16 < 2^54, where every even integer is an `f64`. With p = 0 (16 digits,
+/// no `.`) the value is m' itself, rounded once by the conversion. Either way one correctly
+/// rounded operation on exact operands: the same bits as `str::parse::<f64>` — no 2^53 limit
+/// is needed here (unlike [`plain_decimal`], which reads m right-aligned).
 #[inline(always)]
 fn plain_decimal_padded(mut first: u64, second: u64, n: usize) -> Option<f64> {
     match n {
@@ -124,10 +126,8 @@ fn plain_decimal_padded(mut first: u64, second: u64, n: usize) -> Option<f64> {
             if !all_digits(first) || !all_digits(second) {
                 return None;
             }
+            // m' < 10^16 < 2^54 and need not be ≤ 2^53 (see the note above).
             let m = eight_digits(first) * 100_000_000 + eight_digits(second);
-            if m > (1u64 << 53) {
-                return None;
-            }
             let p = 16 - n + usize::from(dots_a | dots_b != 0);
             Some(m as f64 / *POW10.get(frac + p)?)
         }

@@ -414,36 +414,36 @@ fn mantissas_just_above_2_53_leave_the_fast_path() {
     assert!(twice_rounded_wrong > 0, "no case would have gone wrong");
 }
 
-/// The padded path's own limit: it reads a cell's digits padded with zeros to 16, m' = m ·
-/// 10^p, and must decline when m' is past 2^53 even when m is not — 15 digits and a `.` (16
-/// bytes, p = 1) with 10·m just above 2^53. Just below, it takes them, with `str::parse`'s bits.
+/// The padded path needs no 2^53 limit (see [`plain_decimal_padded`]): its integer m' = m ·
+/// 10^p is exact whenever p ≥ 1 (even, below 2^54), and with p = 0 the value is m' rounded
+/// once. Checked where it would matter: 16-byte cells whose padded integer is just above 2^53
+/// (15 digits and a `.`: p = 1) and 16-digit integers above 2^53 (p = 0), bit for bit.
 #[test]
-fn padded_mantissas_just_above_2_53_leave_the_padded_path() {
-    let limit = (1u64 << 53) / 10; // 900719925474099: 10 · it ≤ 2^53 < 10 · (it + 1)
-    let mut twice_rounded_wrong = 0;
-    let (mut taken, mut declined) = (0, 0);
-    for m in limit - 3_000..limit + 3_000 {
+fn padded_mantissas_above_2_53_read_exactly() {
+    let word = |w: &[u8]| u64::from_le_bytes(w.try_into().expect("8 bytes"));
+    let padded = |s: &str| {
+        let (w0, w1) = s.as_bytes().split_at(8);
+        plain_decimal_padded(word(w0), word(w1), 16)
+    };
+    let limit = (1u64 << 53) / 10; // 10 · limit ≤ 2^53 < 10 · (limit + 1)
+    for m in limit - 2_000..limit + 4_000 {
         let digits = m.to_string();
-        for at in 1..digits.len() {
+        for at in 0..=digits.len() {
             let mut s = digits.clone();
             s.insert(at, '.');
-            let (w0, w1) = s.as_bytes().split_at(8);
-            let word = |w: &[u8]| u64::from_le_bytes(w.try_into().expect("8 bytes"));
             let want: f64 = s.parse().expect("decimal");
-            let got = plain_decimal_padded(word(w0), word(w1), 16);
-            if m > limit {
-                assert_eq!(got, None, "{s} took the padded path");
-                declined += 1;
-                let padded = m * 10;
-                let p = POW10[digits.len() - at + 1];
-                twice_rounded_wrong += usize::from((padded as f64 / p).to_bits() != want.to_bits());
-            } else {
-                assert_eq!(got.map(f64::to_bits), Some(want.to_bits()), "{s}");
-                taken += 1;
-            }
+            assert_eq!(padded(&s).map(f64::to_bits), Some(want.to_bits()), "{s}");
             check_at(s.as_bytes());
         }
     }
-    assert!(taken > 0 && declined > 0);
-    assert!(twice_rounded_wrong > 0, "no case would have gone wrong");
+    for m in (1u64 << 53) - 100..(1u64 << 53) + 4_000 {
+        let s = m.to_string();
+        let want: f64 = s.parse().expect("integer");
+        assert_eq!(padded(&s).map(f64::to_bits), Some(want.to_bits()), "{s}");
+        check_at(s.as_bytes());
+    }
+    for s in ["9999999999999999", "99999999999999.9", ".999999999999999", "999999999999999."] {
+        let want: f64 = s.parse().expect("decimal");
+        assert_eq!(padded(s).map(f64::to_bits), Some(want.to_bits()), "{s}");
+    }
 }
