@@ -9,6 +9,12 @@
 //! division of two exact numbers, hence correctly rounded (Clinger's fast path): the same bits
 //! as `str::parse::<f64>`. Anything else goes to the general parsers, so the accepted inputs and
 //! their values are exactly those of `str::parse::<f64>` on the trimmed text.
+//!
+//! The replay reads its cells with [`cell_f64_at`]: a cell inside the row buffer is loaded as
+//! whole words from its start (the bytes after it are masked off), left-aligned, and the
+//! padding is added to the exponent instead of shifted away ([`plain_decimal_padded`]); a cell
+//! that path does not take (blanks, a sign other than `-`, an exponent, more than 16 digits, the
+//! end of the buffer) goes to [`cell_f64`] as above.
 
 /// A cell read as a number.
 #[derive(Debug, PartialEq)]
