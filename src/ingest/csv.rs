@@ -15,7 +15,7 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use super::csv_cells::{cell_f64, Cell};
+use super::csv_cells::{cell_f64_at, Cell};
 use super::csv_rows::{RowReader, Tee, CHUNK};
 use crate::sample::{InsPosition, InsSample, VUT};
 
@@ -590,28 +590,24 @@ impl<R: Read> CsvSource<R> {
                         }
                         continue;
                     }
-                    let parsed = self.parse_record(line).and_then(|s| {
-                        let file = &self.file;
-                        match self.plausibility.as_mut().map(|p| p.admit(&s)) {
-                            Some(Err(reason)) => Err(CsvError {
-                                file: file.clone(),
+                    // The sample is checked where it is built and moved out once.
+                    let fault = match self.parse_record(line) {
+                        Ok(s) => match self.plausibility.as_mut().map(|p| p.admit(&s)) {
+                            Some(Err(reason)) => CsvError {
+                                file: self.file.clone(),
                                 line,
                                 reason,
-                            }),
-                            _ => Ok(s),
-                        }
-                    });
-                    match parsed {
-                        Ok(s) => {
-                            self.rows += 1;
-                            self.last_time = Some(s.time_s);
-                            return Some(Ok(s));
-                        }
-                        Err(e) => {
-                            if let Some(r) = self.on_bad(e) {
-                                return Some(Err(r));
+                            },
+                            _ => {
+                                self.rows += 1;
+                                self.last_time = Some(s.time_s);
+                                return Some(Ok(s));
                             }
-                        }
+                        },
+                        Err(e) => e,
+                    };
+                    if let Some(r) = self.on_bad(fault) {
+                        return Some(Err(r));
                     }
                 }
                 Err(err) => {
@@ -663,11 +659,8 @@ impl<R: Read> CsvSource<R> {
         let mut slots = [Slot::Empty; Field::ALL.len()];
         let (ranges, bytes) = self.splitter.cells();
         for &(f, idx, unit) in &self.plan {
-            let cell = ranges
-                .get(idx)
-                .and_then(|&(a, b)| bytes.get(a..b))
-                .unwrap_or_default();
-            let slot = match cell_f64(cell) {
+            let (a, b) = ranges.get(idx).copied().unwrap_or_default();
+            let slot = match cell_f64_at(bytes, a, b) {
                 Cell::Empty => Slot::Empty,
                 Cell::Number(v) if v.is_finite() => Slot::Value(unit.to_si(v)),
                 Cell::Number(_) => Slot::NotFinite(idx),

@@ -9,6 +9,12 @@
 //! division of two exact numbers, hence correctly rounded (Clinger's fast path): the same bits
 //! as `str::parse::<f64>`. Anything else goes to the general parsers, so the accepted inputs and
 //! their values are exactly those of `str::parse::<f64>` on the trimmed text.
+//!
+//! The replay reads its cells with [`cell_f64_at`]: a cell inside the row buffer is loaded as
+//! whole words from its start (the bytes after it are masked off), left-aligned, and the
+//! padding is added to the exponent instead of shifted away ([`plain_decimal_padded`]); a cell
+//! that path does not take (blanks, a sign other than `-`, an exponent, more than 16 digits, the
+//! end of the buffer) goes to [`cell_f64`] as above.
 
 /// A cell read as a number.
 #[derive(Debug, PartialEq)]
@@ -36,6 +42,112 @@ pub(super) fn cell_f64(bytes: &[u8]) -> Cell {
         return Cell::Number(v);
     }
     general(bytes, t)
+}
+
+/// [`cell_f64`] of `bytes[a..b]`, reading the bytes after the cell too when the buffer has them:
+/// a plain decimal of up to 16 digits (and a `-`) is then loaded as whole words from the
+/// buffer, left-aligned, without a load shaped by its length (see [`plain_decimal_padded`]).
+/// The same results as [`cell_f64`] of the cell: the fast path takes only digits, one `.` and
+/// a leading `-` (no blank to trim), everything else goes to [`cell_f64`].
+#[inline]
+pub(super) fn cell_f64_at(bytes: &[u8], a: usize, b: usize) -> Cell {
+    let n = b.wrapping_sub(a);
+    if let Some(w) = bytes
+        .get(a..a.wrapping_add(17))
+        .and_then(|r| r.first_chunk::<17>())
+    {
+        let (w0, rest) = w.split_at(8);
+        let (w1, w2) = rest.split_at(8);
+        let mut first = u64::from_le_bytes(w0.try_into().unwrap_or_default());
+        let mut second = u64::from_le_bytes(w1.try_into().unwrap_or_default());
+        let neg = first & 0xff == u64::from(b'-');
+        let mut len = n;
+        if neg {
+            // The digits start one byte on.
+            let third = w2.first().map_or(0, |&x| u64::from(x));
+            first = (first >> 8) | (second << 56);
+            second = (second >> 8) | (third << 56);
+            len = n.wrapping_sub(1);
+        }
+        if let Some(v) = plain_decimal_padded(first, second, len) {
+            return Cell::Number(if neg { -v } else { v });
+        }
+    }
+    cell_f64(bytes.get(a..b).unwrap_or_default())
+}
+
+/// The digits (at most one `.`) of a cell's first `n` bytes — 16 bytes from its start in
+/// `first` then `second` (little-endian); the bytes past `n` are the next cell's and are
+/// ignored — as a number; `None` when they are not such digits, or 0 or more than 16 bytes.
+///
+/// The `n` bytes are read left-aligned and padded with `'0'` to 8 or 16 digits: the integer m'
+/// is the cell's digits m times 10^p, p the padding (and 1 for a `.`), and the value m / 10^k
+/// is m' / 10^(k+p), k + p ≤ 16. m' is exact in an `f64` whenever p ≥ 1: it is a multiple of
+/// 10 (even) below 10^16 < 2^54, where every even integer is an `f64`. With p = 0 (16 digits,
+/// no `.`) the value is m' itself, rounded once by the conversion. Either way one correctly
+/// rounded operation on exact operands: the same bits as `str::parse::<f64>` — no 2^53 limit
+/// is needed here (unlike [`plain_decimal`], which reads m right-aligned).
+#[inline(always)]
+fn plain_decimal_padded(mut first: u64, second: u64, n: usize) -> Option<f64> {
+    match n {
+        1..=8 => {
+            // Keep the first n bytes, '0' above them.
+            let keep = u64::MAX >> (8 * (8 - n as u32)); // n ≥ 1: shift ≤ 56
+            first = (first & keep) | (ZEROS & !keep);
+            let dots = eq_mask(first, b'.');
+            let mut frac = 0;
+            if dots != 0 {
+                let k = dots.trailing_zeros() / 8;
+                first = squeeze_down(first, k, ZEROS);
+                frac = n - 1 - k as usize;
+                if n == 1 {
+                    return None; // "." alone
+                }
+            }
+            // A second '.', a sign or any other byte is not a digit here.
+            if !all_digits(first) {
+                return None;
+            }
+            // frac ≤ 7, padding 8 - n (+ 1 for the dot): at most 15 → in POW10.
+            let p = 8 - n + usize::from(dots != 0);
+            Some(eight_digits(first) as f64 / *POW10.get(frac + p)?)
+        }
+        9..=16 => {
+            let keep = u64::MAX >> (8 * (16 - n as u32)); // n ≥ 9: shift ≤ 56
+            let mut second = (second & keep) | (ZEROS & !keep);
+            let mut frac = 0;
+            let dots_a = eq_mask(first, b'.');
+            let dots_b = eq_mask(second, b'.');
+            if dots_a != 0 {
+                let k = dots_a.trailing_zeros() / 8;
+                // The first byte of `second` moves into the top of `first`.
+                first = squeeze_down(first, k, (second & 0xff) << 56);
+                second = (second >> 8) | (u64::from(b'0') << 56);
+                frac = n - 1 - k as usize;
+            } else if dots_b != 0 {
+                let k = dots_b.trailing_zeros() / 8;
+                second = squeeze_down(second, k, ZEROS);
+                frac = n - 9 - k as usize;
+            }
+            if !all_digits(first) || !all_digits(second) {
+                return None;
+            }
+            // m' < 10^16 < 2^54 and need not be ≤ 2^53 (see the note above).
+            let m = eight_digits(first) * 100_000_000 + eight_digits(second);
+            let p = 16 - n + usize::from(dots_a | dots_b != 0);
+            Some(m as f64 / *POW10.get(frac + p)?)
+        }
+        _ => None,
+    }
+}
+
+/// `w` without its byte `k` (a `.`): the bytes above it move down by one and the top byte of
+/// `fill` comes in at the top.
+#[inline(always)]
+fn squeeze_down(w: u64, k: u32, fill: u64) -> u64 {
+    let below = (1u64 << (8 * k)) - 1; // k ≤ 7
+    let above = !((below << 8) | 0xff);
+    (w & below) | ((w & above) >> 8) | (fill & 0xff00_0000_0000_0000)
 }
 
 /// The cells [`plain_decimal`] does not take (kept out of line: rare).
@@ -172,17 +284,17 @@ fn long_digits(d: &[u8]) -> Option<(u64, usize)> {
     let (a, b) = d.split_at(d.len().checked_sub(8)?);
     let mut hi = load_right(a);
     let mut lo = u64::from_le_bytes(*b.first_chunk::<8>()?);
-    let dots_lo = eq_mask(lo, b'.');
-    let frac = if dots_lo != 0 {
-        let k = dots_lo.trailing_zeros() / 8;
+    let dots_a = eq_mask(lo, b'.');
+    let frac = if dots_a != 0 {
+        let k = dots_a.trailing_zeros() / 8;
         // The last byte of `hi` moves into `lo`.
         lo = squeeze(lo, k, hi >> 56);
         hi = (hi << 8) | u64::from(b'0');
         7 - k as usize
     } else {
-        let dots_hi = eq_mask(hi, b'.');
-        if dots_hi != 0 {
-            let k = dots_hi.trailing_zeros() / 8;
+        let dots_b = eq_mask(hi, b'.');
+        if dots_b != 0 {
+            let k = dots_b.trailing_zeros() / 8;
             hi = squeeze(hi, k, u64::from(b'0'));
             15 - k as usize
         } else {

@@ -265,3 +265,185 @@ fn shared_replay_cells_parse_like_str_parse() {
     }
     assert!(files > 0 && cells > 1000, "{files} files, {cells} cells");
 }
+
+/// [`cell_f64_at`] of a cell inside a buffer: the same as [`cell_f64`] of the cell alone, whatever
+/// follows it (digits, dots, another cell, nothing) — the bytes past the cell are read but
+/// must not count.
+fn check_at(cell: &[u8]) {
+    let want = reference(cell);
+    for tail in [
+        &b""[..],
+        b"9",
+        b",1.5",
+        b"...............",
+        b"0000000000000000",
+        b"\xff\xfe",
+        b"-",
+    ] {
+        let mut buf = b"7,".to_vec();
+        buf.extend_from_slice(cell);
+        let (a, b) = (2, 2 + cell.len());
+        buf.extend_from_slice(tail);
+        let got = cell_f64_at(&buf, a, b);
+        let ok = match (&got, &want) {
+            (Cell::Number(x), Cell::Number(y)) => {
+                x.to_bits() == y.to_bits() || x.is_nan() && y.is_nan()
+            }
+            _ => got == want,
+        };
+        assert!(
+            ok,
+            "{:?} then {:?}: got {got:?}, want {want:?}",
+            String::from_utf8_lossy(cell),
+            String::from_utf8_lossy(tail)
+        );
+    }
+}
+
+#[test]
+fn cells_in_a_buffer_parse_like_str_parse() {
+    for s in [
+        "",
+        " ",
+        "-",
+        ".",
+        "-.",
+        "0",
+        "-0",
+        "-0.0",
+        "0.",
+        ".5",
+        "-.5",
+        "+1",
+        "1e3",
+        "387000.040",
+        "20.3359",
+        "-1.7500",
+        "90.000",
+        "30.208",
+        "0.1",
+        "12345678",
+        "1234567.8",
+        ".1234567",
+        "1234567.",
+        "123456789",
+        "12345678.9",
+        "1.23456789",
+        "123456789.",
+        "1234567890123456",
+        "123456789012345.6",
+        ".123456789012345",
+        "-9007199254740992",
+        "9007199254740993",
+        "900719925474099.3",
+        "9999999999999999",
+        "99999999.99999999",
+        "950000.000",
+        "1..5",
+        "1.5.",
+        "12345678..",
+        "1 2",
+        " 1",
+        "1\r",
+        "\u{a0}2.5",
+        "inf",
+        "nan",
+        "12345678901234567",
+        "1.2345678901234567",
+        "0000000000000001",
+        "-00000000.0000001",
+    ] {
+        check_at(s.as_bytes());
+    }
+    check_at(b"12\xff4");
+    check_at(b"-1\xff");
+    // Every digit/dot string of 1..=17 bytes with one or two dots, random digits.
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..100_000 {
+        let r = next();
+        let len = 1 + (r % 17) as usize;
+        let mut s: Vec<u8> = (0..len).map(|_| b'0' + (next() % 10) as u8).collect();
+        for bit in [8, 9] {
+            if r & (1 << bit) != 0 {
+                let at = (next() % len as u64) as usize;
+                s[at] = b'.';
+            }
+        }
+        if r & (1 << 10) != 0 {
+            s.insert(0, b'-');
+        }
+        check_at(&s);
+    }
+}
+
+/// The fast paths' limit m ≤ 2^53: decimals of 16–19 digits whose digits, read as an integer,
+/// are just above 2^53 are declined by the fast path (their integer is not exact in an `f64`)
+/// and still read bit for bit as `str::parse` reads them; some of them would come out wrong
+/// without the limit (rounding m to an `f64` first, then dividing, rounds twice).
+#[test]
+fn mantissas_just_above_2_53_leave_the_fast_path() {
+    let mut twice_rounded_wrong = 0;
+    for m in (1u64 << 53) + 1..(1u64 << 53) + 3_000 {
+        for extra in 0..4usize {
+            // 16 digits, then 17–19 by appending digits (still just above 2^53 · 10^extra).
+            let digits = format!("{m}{}", "7".repeat(extra));
+            let mant: u64 = digits.parse().expect("digits");
+            for at in 1..digits.len() {
+                let mut s = digits.clone();
+                s.insert(at, '.');
+                let want: f64 = s.parse().expect("decimal");
+                assert_eq!(plain_decimal(s.as_bytes()), None, "{s} took the fast path");
+                match cell_f64(s.as_bytes()) {
+                    Cell::Number(v) => assert_eq!(v.to_bits(), want.to_bits(), "{s}"),
+                    other => panic!("{s}: {other:?}"),
+                }
+                check_at(s.as_bytes());
+                if let Some(p) = POW10.get(digits.len() - at) {
+                    twice_rounded_wrong +=
+                        usize::from((mant as f64 / p).to_bits() != want.to_bits());
+                }
+            }
+        }
+    }
+    assert!(twice_rounded_wrong > 0, "no case would have gone wrong");
+}
+
+/// The padded path needs no 2^53 limit (see [`plain_decimal_padded`]): its integer m' = m ·
+/// 10^p is exact whenever p ≥ 1 (even, below 2^54), and with p = 0 the value is m' rounded
+/// once. Checked where it would matter: 16-byte cells whose padded integer is just above 2^53
+/// (15 digits and a `.`: p = 1) and 16-digit integers above 2^53 (p = 0), bit for bit.
+#[test]
+fn padded_mantissas_above_2_53_read_exactly() {
+    let word = |w: &[u8]| u64::from_le_bytes(w.try_into().expect("8 bytes"));
+    let padded = |s: &str| {
+        let (w0, w1) = s.as_bytes().split_at(8);
+        plain_decimal_padded(word(w0), word(w1), 16)
+    };
+    let limit = (1u64 << 53) / 10; // 10 · limit ≤ 2^53 < 10 · (limit + 1)
+    for m in limit - 2_000..limit + 4_000 {
+        let digits = m.to_string();
+        for at in 0..=digits.len() {
+            let mut s = digits.clone();
+            s.insert(at, '.');
+            let want: f64 = s.parse().expect("decimal");
+            assert_eq!(padded(&s).map(f64::to_bits), Some(want.to_bits()), "{s}");
+            check_at(s.as_bytes());
+        }
+    }
+    for m in (1u64 << 53) - 100..(1u64 << 53) + 4_000 {
+        let s = m.to_string();
+        let want: f64 = s.parse().expect("integer");
+        assert_eq!(padded(&s).map(f64::to_bits), Some(want.to_bits()), "{s}");
+        check_at(s.as_bytes());
+    }
+    for s in ["9999999999999999", "99999999999999.9", ".999999999999999", "999999999999999."] {
+        let want: f64 = s.parse().expect("decimal");
+        assert_eq!(padded(s).map(f64::to_bits), Some(want.to_bits()), "{s}");
+    }
+}

@@ -167,7 +167,19 @@ impl<R: Read> RowReader<R> {
 
     /// The record's cells joined without separators is valid UTF-8 (`Ok`), or `Err` with the
     /// length of its valid prefix — the check the `csv` crate's `ByteRecord` gets.
+    #[inline]
     pub(crate) fn check_utf8(&mut self) -> Result<(), usize> {
+        // Noted while splitting: a plain ASCII row is valid, commas or not (the usual row,
+        // answered here without a call).
+        if self.cells_in == Cells::InBuf && self.ascii {
+            return Ok(());
+        }
+        self.check_utf8_joined()
+    }
+
+    /// [`Self::check_utf8`] of a row with a quote or a non-ASCII byte.
+    #[inline(never)]
+    fn check_utf8_joined(&mut self) -> Result<(), usize> {
         let Some(&(_, last)) = self.cells.last() else {
             return Ok(());
         };

@@ -112,3 +112,29 @@ fn time_must_increase() {
     let e = s.next().unwrap().unwrap_err();
     assert!(e.reason.contains("does not increase"));
 }
+
+/// An implausible row is a bad row with its line: skipped and counted under Skip (the next
+/// good row is read and counted), the end of the source under Stop.
+#[test]
+fn implausible_rows_follow_the_policy_with_their_line() {
+    let text = "Time,PosX,PosY,Heading,Velocity\n0.00,0,0,90,36\n0.04,0.4,0,90,3600000\n\n0.08,0.8,0,90,36\n";
+    let mut s = src(text, BadRowPolicy::Skip).unwrap();
+    assert_eq!(s.next().unwrap().unwrap().time_s, 0.0);
+    assert_eq!(s.next().unwrap().unwrap().time_s, 0.08);
+    assert!(s.next().is_none());
+    assert_eq!((s.rows, s.skipped, s.implausible()), (2, 1, 1));
+    assert_eq!(s.skipped_errors[0].line, 3);
+    assert!(
+        s.skipped_errors[0].reason.contains("implausible speed"),
+        "{:?}",
+        s.skipped_errors
+    );
+
+    let mut s = src(text, BadRowPolicy::Stop).unwrap();
+    assert!(s.next().unwrap().is_ok());
+    let e = s.next().unwrap().unwrap_err();
+    assert_eq!((e.line, e.file.as_path()), (3, Path::new("t.csv")));
+    assert!(e.reason.starts_with("implausible speed"), "{e}");
+    assert!(s.next().is_none());
+    assert_eq!(s.rows, 1);
+}
