@@ -366,6 +366,28 @@ fn clamp_s(r: &Road, s: f64) -> Option<f64> {
     Some(s.clamp(0.0, r.length))
 }
 
+/// Every `*.xodr` file under `dir`, recursively, sorted (unreadable directories are skipped):
+/// how the map benchmark and the tests walk a directory of maps.
+pub fn xodr_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "xodr") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// Wraps an angle to (-π, π].
 pub fn wrap_angle(a: f64) -> f64 {
     let mut r = rem_tau(a);

@@ -702,31 +702,9 @@ mod tests {
 
     /// Every `.xodr` under the shared maps directory.
     fn shared_maps() -> Vec<std::path::PathBuf> {
-        let root = std::path::PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/opendrive"
-        ));
-        let mut out = Vec::new();
-        let mut dirs = vec![root.clone()];
-        while let Some(d) = dirs.pop() {
-            let entries = std::fs::read_dir(&d)
-                .unwrap_or_else(|e| panic!("shared maps missing at {}: {e}", d.display()));
-            for e in entries.flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    dirs.push(p);
-                } else if p.extension().is_some_and(|x| x == "xodr") {
-                    out.push(p);
-                }
-            }
-        }
-        out.sort();
-        assert!(
-            out.len() >= 8,
-            "{} maps under {}",
-            out.len(),
-            root.display()
-        );
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/opendrive");
+        let out = crate::xodr_files(std::path::Path::new(root));
+        assert!(out.len() >= 8, "{} maps under {root}", out.len());
         out
     }
 

@@ -139,26 +139,7 @@ pub fn measure(path: &Path, min_loads: usize) -> anyhow::Result<MapFigures> {
     })
 }
 
-/// `*.xodr` files under `dir`, recursively, sorted.
-pub fn xodr_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "xodr") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
+pub use opendrive::xodr_files;
 
 impl std::fmt::Display for MapFigures {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

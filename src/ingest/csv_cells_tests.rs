@@ -73,13 +73,7 @@ fn cells_parse_like_str_parse() {
 /// (and declines the rest): random digits, dots, signs and lengths around its limits.
 #[test]
 fn plain_decimals_match_str_parse_bit_for_bit() {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = crate::ingest::xorshift(0x9E37_79B9_7F4A_7C15u64);
     let mut fast = 0;
     for i in 0..200_000 {
         let r = next();
@@ -423,13 +417,7 @@ fn cells_in_a_buffer_parse_like_str_parse() {
     check_at(b"12\xff4");
     check_at(b"-1\xff");
     // Every digit/dot string of 1..=17 bytes with one or two dots, random digits.
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = crate::ingest::xorshift(0x2545_F491_4F6C_DD1Du64);
     for _ in 0..100_000 {
         let r = next();
         let len = 1 + (r % 17) as usize;

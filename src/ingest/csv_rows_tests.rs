@@ -134,13 +134,7 @@ fn edge_cases_split_as_the_csv_crate_does() {
 #[test]
 fn random_bytes_split_as_the_csv_crate_does() {
     let alphabet = b"a1,,,\"\n\n\r \xc3\xa9\xff";
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = crate::ingest::xorshift(0x2545_F491_4F6C_DD1Du64);
     for _ in 0..3000 {
         let len = (next() % 60) as usize;
         let bytes: Vec<u8> = (0..len)

@@ -18,3 +18,14 @@ pub struct Received {
     pub sample: crate::sample::InsSample,
     pub at: tokio::time::Instant,
 }
+
+/// A small deterministic generator (xorshift64) for the reader tests' random inputs.
+#[cfg(test)]
+pub(crate) fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
