@@ -406,8 +406,14 @@ impl Row {
             (None, []) => 0.5,
             (None, list) => list[list.len() / 2],
             (Some(v), list) => {
-                if !list.is_empty() && !list.iter().any(|x| (x - v).abs() < 1e-9) {
-                    return Err(format!("{id}: impact {v} is not one of {list:?}"));
+                // Any location within the row's range (the grid's cells, or one between them).
+                let (lo, hi) = list
+                    .iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+                        (a.min(*x), b.max(*x))
+                    });
+                if !v.is_finite() || (!list.is_empty() && !(v >= lo - 1e-9 && v <= hi + 1e-9)) {
+                    return Err(format!("{id}: impact {v} is outside the row's {lo}..{hi}"));
                 }
                 v
             }
