@@ -25,6 +25,31 @@ pub struct CatalogueArgs {
 pub enum CatalogueCommand {
     /// Write a scenario file for one catalogue entry on a map.
     Instantiate(InstantiateArgs),
+    /// Run the whole prediction grid (every placeable row × every cell) on the simulated VUT.
+    Grid(GridArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct GridArgs {
+    /// Map for the straight rows.
+    #[arg(long)]
+    pub straight_map: PathBuf,
+    /// Map with a junction for the turning and crossing-path rows.
+    #[arg(long)]
+    pub junction_map: PathBuf,
+    /// AEB model of the simulated VUT (`ttc=1.2,decel=8,delay_ms=150`); default: none
+    /// (drive-through).
+    #[arg(long)]
+    pub aeb: Option<crate::sim::AebParams>,
+    /// Parallel runs (default: the machine's cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Only rows whose id contains this (case-insensitive).
+    #[arg(long)]
+    pub only: Option<String>,
+    /// Write the results as CSV.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -86,6 +111,7 @@ pub fn run(a: CatalogueArgs) -> anyhow::Result<ExitCode> {
     let cat = Catalogue::bundled();
     match a.command {
         Some(CatalogueCommand::Instantiate(i)) => instantiate(&cat, &i),
+        Some(CatalogueCommand::Grid(g)) => grid(&cat, &g),
         None => {
             if a.json {
                 println!("{}", serde_json::to_string(&cat.row)?);
@@ -242,4 +268,62 @@ fn instantiate(cat: &Catalogue, a: &InstantiateArgs) -> anyhow::Result<ExitCode>
     std::fs::write(&out, text).with_context(|| format!("cannot write {}", out.display()))?;
     eprintln!("wrote {} ({})", out.display(), sc.name);
     Ok(ExitCode::SUCCESS)
+}
+
+fn grid(cat: &Catalogue, a: &GridArgs) -> anyhow::Result<ExitCode> {
+    use crate::sweep::catalogue_grid as g;
+    let load = |p: &Path| -> anyhow::Result<std::sync::Arc<crate::map::Map>> {
+        Ok(std::sync::Arc::new(
+            crate::map::Map::load(p).with_context(|| format!("map {}", p.display()))?,
+        ))
+    };
+    let (straight, junction) = (load(&a.straight_map)?, load(&a.junction_map)?);
+    let mut cells = g::cells(cat);
+    if let Some(only) = &a.only {
+        let o = only.to_lowercase();
+        cells.retain(|c| cat.row[c.row].id.to_lowercase().contains(&o));
+    }
+    let jobs = a.jobs.unwrap_or_else(crate::sweep::default_jobs);
+    // The baseline of this machine, measured in the same run.
+    let bare = g::bare_step_rate(2_000_000);
+    let bar = indicatif::ProgressBar::new(cells.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cells {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let out = g::run(cat, &cells, &straight, &junction, a.aeb, jobs, &|n| {
+        bar.set_position(n as u64)
+    });
+    bar.finish_and_clear();
+    let n = out.results.len();
+    let hits = out.results.iter().filter(|r| r.impacted).count();
+    let errors = out.results.iter().filter(|r| r.error.is_some()).count();
+    let valid = out.results.iter().filter(|r| r.valid == Some(true)).count();
+    let rate = n as f64 / out.elapsed_s.max(1e-9);
+    println!(
+        "grid     {n} cells of {} rows on {jobs} threads in {:.1} s: {rate:.1} runs/s",
+        cells
+            .iter()
+            .map(|c| c.row)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len(),
+        out.elapsed_s
+    );
+    println!(
+        "baseline bare simulated-VUT step rate {:.0} steps/s (one thread); grid {:.1} runs/s = {:.2e} of it",
+        bare,
+        rate,
+        rate / bare
+    );
+    println!("result   {hits} impacts, {valid} valid verdicts, {errors} errors");
+    if let Some(p) = &a.out {
+        std::fs::write(p, g::csv(&out.results))
+            .with_context(|| format!("cannot write {}", p.display()))?;
+        eprintln!("wrote {}", p.display());
+    }
+    Ok(if errors == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    })
 }

@@ -15,6 +15,7 @@
 //! `vut_speed`, `aeb.ttc`, `aeb.decel` (simulated VUT, issue 12 seam).
 
 pub mod backend;
+pub mod catalogue_grid;
 pub mod grid;
 pub mod report;
 pub mod results;

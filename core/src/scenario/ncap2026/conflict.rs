@@ -84,7 +84,9 @@ impl Setup<'_> {
     /// point (s_ref on the VUT path, q_ref on the target's).
     pub fn solve(&self, location: f64, s_ref: f64, q_ref: f64) -> Result<(f64, f64), String> {
         let (from, to) = (s_ref - 25.0, s_ref + 25.0);
-        let span = 15.0_f64.max(3.0 * self.footprint.0);
+        let span = 15.0_f64
+            .max(3.0 * self.footprint.0)
+            .max(15.0 * self.v_target / self.v_vut);
         let n = 600;
         let mut prev: Option<(f64, f64)> = None;
         let mut best: Option<(f64, f64)> = None;
