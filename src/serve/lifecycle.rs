@@ -371,7 +371,7 @@ pub async fn create_and_start(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
         set_state(st, &run, &mut r, RunState::Armed);
         st.store.update_run(&r).await?;
     }
-    start(st, &row.id).await
+    start(st, &row.id, None).await
 }
 
 /// True while run `id` is not terminal.
@@ -383,9 +383,18 @@ fn active(st: &AppState, id: &str) -> Option<Arc<ActiveRun>> {
     lock(&st.runs).get(id).cloned()
 }
 
-async fn not_active_error(st: &AppState, id: &str, action: &str) -> ApiError {
+async fn not_active_error(
+    st: &AppState,
+    id: &str,
+    action: &str,
+    expect: Option<RunState>,
+) -> ApiError {
     match st.store.get_run(id).await {
-        Ok(Some(r)) => ApiError::Conflict(format!("cannot {action} run '{id}': it is {}", r.state)),
+        Ok(Some(r)) => ApiError::Conflict(format!(
+            "cannot {action} run '{id}': it is {}{}",
+            r.state,
+            expected_note(expect)
+        )),
         Ok(None) => ApiError::not_found("run", id),
         Err(e) => e.into(),
     }
@@ -406,13 +415,39 @@ fn state_of(row: &RunRow) -> Option<RunState> {
     RunState::parse(&row.state)
 }
 
+fn expected_note(expect: Option<RunState>) -> String {
+    match expect {
+        Some(e) => format!(", not {} as the request expected", e.as_str()),
+        None => String::new(),
+    }
+}
+
+/// The control names the state the operator saw (`expect_state`): refused with 409 when the
+/// run has moved on since (checked under the row lock, so no transition slips in between).
+fn check_expected(
+    id: &str,
+    action: &str,
+    row: &RunRow,
+    expect: Option<RunState>,
+) -> ApiResult<()> {
+    match expect {
+        Some(e) if state_of(row) != Some(e) => Err(ApiError::Conflict(format!(
+            "cannot {action} run '{id}': it is {}{}",
+            row.state,
+            expected_note(expect)
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Loads the scenario, map and source: `created → armed`.
-pub async fn arm(st: &AppState, id: &str) -> ApiResult<RunRow> {
+pub async fn arm(st: &AppState, id: &str, expect: Option<RunState>) -> ApiResult<RunRow> {
     let run = match active(st, id) {
         Some(r) => r,
-        None => return Err(not_active_error(st, id, "arm").await),
+        None => return Err(not_active_error(st, id, "arm", expect).await),
     };
     let mut row = run.row.lock().await;
+    check_expected(id, "arm", &row, expect)?;
     if state_of(&row) != Some(RunState::Created) {
         return Err(ApiError::Conflict(format!(
             "cannot arm run '{id}': it is {}",
@@ -532,12 +567,13 @@ fn publish_prepared(st: &AppState, run: &ActiveRun, row: &RunRow, p: &Prepared) 
 }
 
 /// `armed → running`: spawns the session.
-pub async fn start(st: &AppState, id: &str) -> ApiResult<RunRow> {
+pub async fn start(st: &AppState, id: &str, expect: Option<RunState>) -> ApiResult<RunRow> {
     let run = match active(st, id) {
         Some(r) => r,
-        None => return Err(not_active_error(st, id, "start").await),
+        None => return Err(not_active_error(st, id, "start", expect).await),
     };
     let mut row = run.row.lock().await;
+    check_expected(id, "start", &row, expect)?;
     if state_of(&row) != Some(RunState::Armed) {
         return Err(ApiError::Conflict(format!(
             "cannot start run '{id}': it is {} (arm it first)",
@@ -560,13 +596,19 @@ pub async fn start(st: &AppState, id: &str) -> ApiResult<RunRow> {
 
 /// Operator abort: a running run's engine aborts at its current sample time; a created/armed
 /// run goes straight to `aborted`.
-pub async fn abort(st: &AppState, id: &str, reason: &str) -> ApiResult<RunRow> {
+pub async fn abort(
+    st: &AppState,
+    id: &str,
+    reason: &str,
+    expect: Option<RunState>,
+) -> ApiResult<RunRow> {
     let reason = crate::store::bound_reason(reason);
     let run = match active(st, id) {
         Some(r) => r,
-        None => return Err(not_active_error(st, id, "abort").await),
+        None => return Err(not_active_error(st, id, "abort", expect).await),
     };
     let mut row = run.row.lock().await;
+    check_expected(id, "abort", &row, expect)?;
     match state_of(&row) {
         Some(RunState::Running) => {
             run.stop.abort(&reason, Stopper::Operator);
@@ -593,14 +635,30 @@ pub async fn abort(st: &AppState, id: &str, reason: &str) -> ApiResult<RunRow> {
     }
 }
 
+/// Emergency: aborts every active run (created, armed or running) at once; answers the runs it
+/// aborted (a running one ends at its current sample time, as with a single abort).
+pub async fn abort_all(st: &AppState, reason: &str) -> Vec<RunRow> {
+    let ids: Vec<String> = lock(&st.runs).keys().cloned().collect();
+    let aborts = ids.iter().map(|id| abort(st, id, reason, None));
+    let mut out: Vec<RunRow> = futures_util::future::join_all(aborts)
+        .await
+        .into_iter()
+        // A run that ended meanwhile is not in the list.
+        .filter_map(Result::ok)
+        .collect();
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out
+}
+
 /// Operator finish: a running run ends normally at its current sample time (the engine settles
 /// its results; real carriers get NORMAL_STOP). The way a live run ends; a replay ends by itself.
-pub async fn finish(st: &AppState, id: &str) -> ApiResult<RunRow> {
+pub async fn finish(st: &AppState, id: &str, expect: Option<RunState>) -> ApiResult<RunRow> {
     let run = match active(st, id) {
         Some(r) => r,
-        None => return Err(not_active_error(st, id, "finish").await),
+        None => return Err(not_active_error(st, id, "finish", expect).await),
     };
     let row = run.row.lock().await;
+    check_expected(id, "finish", &row, expect)?;
     if state_of(&row) != Some(RunState::Running) {
         return Err(ApiError::Conflict(format!(
             "cannot finish run '{id}': it is {} (abort a run that is not running)",

@@ -26,6 +26,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod replays;
 pub mod reports;
+pub mod run_control;
 pub mod run_health;
 pub mod run_params;
 pub mod run_sinks;
@@ -58,6 +59,7 @@ pub fn app(state: AppState) -> Router {
     let limits = &state.config.limits;
     let api = Router::new()
         .merge(runs::router())
+        .merge(run_control::router())
         .merge(run_params::router())
         .merge(exports::router())
         .merge(replays::router(limits.upload_max_bytes))
@@ -247,8 +249,8 @@ pub async fn demo_loop(st: AppState) {
                 },
             )
             .await?;
-            runner::arm(&st, &row.id).await?;
-            runner::start(&st, &row.id).await?;
+            runner::arm(&st, &row.id, None).await?;
+            runner::start(&st, &row.id, None).await?;
             eprintln!("demo: run {n} ({}) started", row.id);
             let done = runner::wait_done(&st, &row.id, Duration::from_secs(600)).await?;
             let result = st.store.get_result(&row.id).await?.unwrap_or_default();

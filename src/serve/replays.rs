@@ -196,8 +196,8 @@ async fn upload(
     )
     .await?;
     if start {
-        runner::arm(&st, &row.id).await?;
-        row = runner::start(&st, &row.id).await?;
+        runner::arm(&st, &row.id, None).await?;
+        row = runner::start(&st, &row.id, None).await?;
     }
     let mut v = run_json(&row);
     v["replay_id"] = json!(replay_id);

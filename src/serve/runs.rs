@@ -1,9 +1,10 @@
-//! `/runs`: create, list, read, arm/start/abort, events, results, telemetry.
+//! `/runs`: create, list, read, events, results, telemetry (the controls are
+//! [`super::run_control`]).
 
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::get;
 use axum::Router;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -20,10 +21,6 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/runs", get(list).post(create))
         .route("/runs/{id}", get(get_one))
-        .route("/runs/{id}/arm", post(arm))
-        .route("/runs/{id}/start", post(start))
-        .route("/runs/{id}/abort", post(abort))
-        .route("/runs/{id}/finish", post(finish))
         .route("/runs/{id}/events", get(events))
         .route("/runs/{id}/results", get(results))
         .route("/runs/{id}/telemetry", get(telemetry))
@@ -202,56 +199,6 @@ async fn get_one(
         .await?
         .ok_or_else(|| ApiError::not_found("run", &id))?;
     Ok(axum::Json(run_json(&r)).into_response())
-}
-
-async fn arm(
-    State(st): State<AppState>,
-    _op: Operator,
-    Path(id): Path<String>,
-) -> ApiResult<Response> {
-    let r = runner::arm(&st, &id).await?;
-    Ok(axum::Json(run_json(&r)).into_response())
-}
-
-async fn start(
-    State(st): State<AppState>,
-    _op: Operator,
-    Path(id): Path<String>,
-) -> ApiResult<Response> {
-    let r = runner::start(&st, &id).await?;
-    Ok(axum::Json(run_json(&r)).into_response())
-}
-
-async fn finish(
-    State(st): State<AppState>,
-    _op: Operator,
-    Path(id): Path<String>,
-) -> ApiResult<Response> {
-    let r = runner::finish(&st, &id).await?;
-    Ok((StatusCode::ACCEPTED, axum::Json(run_json(&r))).into_response())
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AbortBody {
-    reason: Option<String>,
-}
-
-async fn abort(
-    State(st): State<AppState>,
-    _op: Operator,
-    Path(id): Path<String>,
-    body: axum::body::Bytes,
-) -> ApiResult<Response> {
-    let parsed: AbortBody = if body.iter().all(|b| b.is_ascii_whitespace()) {
-        AbortBody::default()
-    } else {
-        serde_json::from_slice(&body)
-            .map_err(|e| ApiError::Unprocessable(format!("abort body: {e}")))?
-    };
-    let reason = parsed.reason.unwrap_or_else(|| "operator abort".into());
-    let r = runner::abort(&st, &id, &reason).await?;
-    Ok((StatusCode::ACCEPTED, axum::Json(run_json(&r))).into_response())
 }
 
 #[derive(Debug, Deserialize)]
