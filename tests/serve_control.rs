@@ -36,11 +36,17 @@ async fn a_control_for_a_run_in_another_state_is_refused() {
 
     // The page showed `armed`, the run is `created`: no start, with both states named.
     let (s, v) = c
-        .post(&format!("/runs/{id}/start"), json!({"expect_state": "armed"}))
+        .post(
+            &format!("/runs/{id}/start"),
+            json!({"expect_state": "armed"}),
+        )
         .await;
     assert_eq!(s, StatusCode::CONFLICT, "{v}");
     let d = detail(&v);
-    assert!(d.contains(&id) && d.contains("it is created") && d.contains("not armed"), "{d}");
+    assert!(
+        d.contains(&id) && d.contains("it is created") && d.contains("not armed"),
+        "{d}"
+    );
     // The same through the header, for an abort.
     let r = c
         .http
@@ -53,7 +59,11 @@ async fn a_control_for_a_run_in_another_state_is_refused() {
     assert_eq!(r.status(), StatusCode::CONFLICT);
     let v: Value = r.json().await.expect("json");
     assert!(detail(&v).contains("it is created, not running"), "{v}");
-    assert_eq!(c.get(&format!("/runs/{id}")).await.1["state"], "created", "nothing happened");
+    assert_eq!(
+        c.get(&format!("/runs/{id}")).await.1["state"],
+        "created",
+        "nothing happened"
+    );
     // Body and header must agree; a state that does not exist is named.
     let r = c
         .http
@@ -77,12 +87,18 @@ async fn a_control_for_a_run_in_another_state_is_refused() {
 
     // In the state the page showed: accepted.
     let (s, v) = c
-        .post(&format!("/runs/{id}/arm"), json!({"expect_state": "created"}))
+        .post(
+            &format!("/runs/{id}/arm"),
+            json!({"expect_state": "created"}),
+        )
         .await;
     assert_eq!(s, StatusCode::OK, "{v}");
     assert_eq!(v["state"], "armed");
     let (s, v) = c
-        .post(&format!("/runs/{id}/start"), json!({"expect_state": "armed"}))
+        .post(
+            &format!("/runs/{id}/start"),
+            json!({"expect_state": "armed"}),
+        )
         .await;
     assert_eq!(s, StatusCode::OK, "{v}");
     assert_eq!(v["state"], "running");
@@ -104,7 +120,10 @@ async fn a_control_for_a_run_in_another_state_is_refused() {
     assert_eq!(s, StatusCode::OK, "{v}");
     // A stale `armed` page cannot abort the running run; a page that shows `running` can.
     let (s, v) = c
-        .post(&format!("/runs/{id}/abort"), json!({"expect_state": "armed"}))
+        .post(
+            &format!("/runs/{id}/abort"),
+            json!({"expect_state": "armed"}),
+        )
         .await;
     assert_eq!(s, StatusCode::CONFLICT, "{v}");
     assert_eq!(c.get(&format!("/runs/{id}")).await.1["state"], "running");
@@ -119,7 +138,10 @@ async fn a_control_for_a_run_in_another_state_is_refused() {
     assert_eq!(done["state"], "aborted");
     // A terminal run: refused naming its state and the expected one.
     let (s, v) = c
-        .post(&format!("/runs/{id}/finish"), json!({"expect_state": "running"}))
+        .post(
+            &format!("/runs/{id}/finish"),
+            json!({"expect_state": "running"}),
+        )
         .await;
     assert_eq!(s, StatusCode::CONFLICT, "{v}");
     assert!(detail(&v).contains("it is aborted, not running"), "{v}");
@@ -144,9 +166,7 @@ async fn abort_all_stops_every_active_run() {
     let running2 = new_run(&c, json!(0.5), true).await;
 
     // Operators only.
-    let (s, _) = c
-        .send(Method::POST, "/runs/abort-all", None, None)
-        .await;
+    let (s, _) = c.send(Method::POST, "/runs/abort-all", None, None).await;
     assert_eq!(s, StatusCode::UNAUTHORIZED);
 
     let (s, v) = c
@@ -160,7 +180,12 @@ async fn abort_all_stops_every_active_run() {
         .map(|r| r["id"].as_str().expect("id").to_string())
         .collect();
     ids.sort();
-    let mut want = vec![created.clone(), armed.clone(), running1.clone(), running2.clone()];
+    let mut want = vec![
+        created.clone(),
+        armed.clone(),
+        running1.clone(),
+        running2.clone(),
+    ];
     want.sort();
     assert_eq!(ids, want, "{v}");
     for id in &want {
@@ -168,7 +193,10 @@ async fn abort_all_stops_every_active_run() {
         assert_eq!(run["state"], "aborted", "{run}");
         assert_eq!(run["error"], "emergency", "{run}");
     }
-    assert_eq!(c.get(&format!("/runs/{done_id}")).await.1["state"], "finished");
+    assert_eq!(
+        c.get(&format!("/runs/{done_id}")).await.1["state"],
+        "finished"
+    );
     // Nothing active any more: an empty list.
     let (s, v) = c.post_empty("/runs/abort-all").await;
     assert_eq!(s, StatusCode::ACCEPTED);

@@ -130,6 +130,9 @@ pub struct ActiveRun {
     pub done: tokio::sync::watch::Sender<bool>,
     /// Live parameters (`PATCH …/parameters`), in the session's options.
     pub params: crate::run::LiveParams,
+    /// What the live stream has said so far (for clients that join late); its lock is held
+    /// while a frame is recorded and broadcast.
+    pub history: Mutex<super::history::History>,
 }
 
 impl ActiveRun {
@@ -146,13 +149,24 @@ impl ActiveRun {
             record: std::sync::atomic::AtomicBool::new(false),
             done: tokio::sync::watch::channel(false).0,
             params: crate::run::LiveParams::new(),
+            history: Mutex::new(super::history::History::default()),
         }
     }
 
+    /// Records a frame in the run's history and broadcasts it (serialised only when someone
+    /// listens).
     pub fn send(&self, v: &Value) {
+        let mut h = lock(&self.history);
+        h.record(v);
         if self.tx.receiver_count() > 0 {
             let _ = self.tx.send(frame(v));
         }
+    }
+
+    /// The history so far and a receiver of every later frame, taken at one instant.
+    pub fn join(&self) -> (super::history::History, broadcast::Receiver<Frame>) {
+        let h = lock(&self.history);
+        (h.clone(), self.tx.subscribe())
     }
 }
 
@@ -173,6 +187,10 @@ pub struct NewRun {
     pub sync: bool,
     /// Record the run to `<storage_dir>/recordings/<id>.mcap` (served by `export.mcap`).
     pub record: bool,
+    /// The track (one of the service's `tracks`; `None`: the default track).
+    pub track: Option<String>,
+    /// A run of the demo: on the demo's own track, marked `demo`.
+    pub demo: bool,
 }
 
 pub fn speed_to_db(s: Pace) -> Option<f64> {
@@ -190,8 +208,25 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// The track of a new run: the demo's own, a configured one, or the default; 422 otherwise.
+fn track_of(st: &AppState, req: &NewRun) -> ApiResult<String> {
+    let c = &st.config;
+    if req.demo {
+        return Ok(c.demo.track.clone());
+    }
+    match &req.track {
+        None => Ok(c.default_track().to_string()),
+        Some(t) if c.is_track(t) => Ok(t.clone()),
+        Some(t) => Err(ApiError::Unprocessable(format!(
+            "track '{t}' is not a track of this service (tracks: {})",
+            c.tracks.join(", ")
+        ))),
+    }
+}
+
 /// Checks a new run against the store (scenario, map, replay, DBC, carriers).
 async fn validate(st: &AppState, req: &NewRun) -> ApiResult<Option<String>> {
+    track_of(st, req)?;
     let sc = st
         .store
         .get_scenario(&req.scenario_id)
@@ -296,7 +331,7 @@ fn carrier_specs(carriers: &[CarrierSpec]) -> ApiResult<Vec<String>> {
         .collect()
 }
 
-fn new_row(req: &NewRun, map_id: Option<String>) -> ApiResult<RunRow> {
+fn new_row(st: &AppState, req: &NewRun, map_id: Option<String>) -> ApiResult<RunRow> {
     let now = Utc::now();
     let stored = StoredSource {
         ins: req.source.clone(),
@@ -320,6 +355,8 @@ fn new_row(req: &NewRun, map_id: Option<String>) -> ApiResult<RunRow> {
         armed_at: None,
         started_at: None,
         finished_at: None,
+        track: Some(track_of(st, req)?),
+        demo: req.demo,
     })
 }
 
@@ -347,7 +384,7 @@ fn register(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> Arc<Active
 /// Creates a run (state `created`).
 pub async fn create(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
     let map_id = validate(st, &req).await?;
-    let row = new_row(&req, map_id)?;
+    let row = new_row(st, &req, map_id)?;
     st.store.insert_run(&row).await?;
     let run = register(st, &row, &req.carriers);
     run.record.store(req.record, Ordering::Relaxed);
@@ -358,7 +395,7 @@ pub async fn create(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
 /// bound) before the run is stored, so a failure leaves nothing behind.
 pub async fn create_and_start(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
     let map_id = validate(st, &req).await?;
-    let row = new_row(&req, map_id)?;
+    let row = new_row(st, &req, map_id)?;
     let prepared = prepare(st, &row, &req.carriers).await?;
     st.store.insert_run(&row).await?;
     let run = register(st, &row, &req.carriers);
@@ -424,12 +461,7 @@ fn expected_note(expect: Option<RunState>) -> String {
 
 /// The control names the state the operator saw (`expect_state`): refused with 409 when the
 /// run has moved on since (checked under the row lock, so no transition slips in between).
-fn check_expected(
-    id: &str,
-    action: &str,
-    row: &RunRow,
-    expect: Option<RunState>,
-) -> ApiResult<()> {
+fn check_expected(id: &str, action: &str, row: &RunRow, expect: Option<RunState>) -> ApiResult<()> {
     match expect {
         Some(e) if state_of(row) != Some(e) => Err(ApiError::Conflict(format!(
             "cannot {action} run '{id}': it is {}{}",
@@ -586,7 +618,7 @@ pub async fn start(st: &AppState, id: &str, expect: Option<RunState>) -> ApiResu
     row.started_at = Some(Utc::now());
     set_state(st, &run, &mut row, RunState::Running);
     st.store.update_run(&row).await?;
-    st.hub.set_active(id);
+    st.hub.run_started(&row);
     let speed = speed_of(&row);
     let out = row.clone();
     drop(row);

@@ -19,6 +19,7 @@ pub mod exports;
 pub mod foxglove;
 pub mod geojson_cache;
 pub mod health;
+pub mod history;
 pub mod lifecycle;
 pub mod live;
 pub mod maps;
@@ -225,7 +226,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The demo: the bundled 30 km/h CPNA run, real time, again and again.
+/// The demo: the bundled 30 km/h CPNA run, real time, again and again, on the demo's own track
+/// (`[demo] track`), its runs marked `demo`; only the newest `[demo] keep_runs` are kept.
 pub async fn demo_loop(st: AppState) {
     let mut n = 0u64;
     loop {
@@ -246,6 +248,8 @@ pub async fn demo_loop(st: AppState) {
                     carriers: Vec::new(),
                     sync: false,
                     record: false,
+                    track: None,
+                    demo: true,
                 },
             )
             .await?;
@@ -268,6 +272,14 @@ pub async fn demo_loop(st: AppState) {
         .await;
         if let Err(e) = res {
             eprintln!("demo: run {n}: {e}");
+        }
+        // The demo keeps only its newest runs (`[demo] keep_runs`).
+        match st.store.prune_demo_runs(st.config.demo.keep_runs).await {
+            Ok(gone) if !gone.is_empty() => {
+                tracing::info!("demo: deleted {} older demo run(s)", gone.len())
+            }
+            Ok(_) => {}
+            Err(e) => eprintln!("demo: cannot delete older demo runs: {e}"),
         }
         tokio::time::sleep(Duration::from_secs(3)).await;
     }

@@ -192,6 +192,8 @@ async fn upload(
             carriers: Vec::new(),
             sync: false,
             record: false,
+            track: None,
+            demo: false,
         },
     )
     .await?;

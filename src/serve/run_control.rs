@@ -82,7 +82,11 @@ fn control_args(
             "{action} body: only an abort takes a reason"
         )));
     }
-    let from_body = parsed.expect_state.as_deref().map(parse_expect).transpose()?;
+    let from_body = parsed
+        .expect_state
+        .as_deref()
+        .map(parse_expect)
+        .transpose()?;
     let from_header = header_expect(headers)?;
     let expect = match (from_body, from_header) {
         (Some(b), Some(h)) if b != h => {
