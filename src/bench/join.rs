@@ -97,7 +97,7 @@ async fn bare_once(payload: &str) -> anyhow::Result<f64> {
     let server = tokio::spawn(async move {
         if let Ok((tcp, _)) = listener.accept().await {
             if let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await {
-                let _ = ws.send(Message::Text(body.into())).await;
+                let _ = ws.send(Message::Text(body)).await;
                 let _ = ws.next().await;
             }
         }

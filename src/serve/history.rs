@@ -176,7 +176,7 @@ impl History {
 mod tests {
     use super::*;
 
-    fn s(vehicle: &str, kind: &'static str, t: f64) -> SampleIn<'_> {
+    fn s<'a>(vehicle: &'a str, kind: &'static str, t: f64) -> SampleIn<'a> {
         SampleIn {
             vehicle,
             kind,
@@ -185,7 +185,7 @@ mod tests {
             y: 0.0,
             yaw: 0.0,
             speed_mps: 1.0,
-            brake: Some(t > 1.0),
+            brake: Some(t > 100.5),
         }
     }
 

@@ -61,9 +61,12 @@ async fn current(
     .into_response())
 }
 
+/// Parameter changes `(name, value)`, in the body's order.
+type Changes = Vec<(String, f64)>;
+
 /// The body as `(name, value)` pairs, in order, and the body's `expect_state` (the state the
 /// operator saw); 422 naming what is wrong.
-fn parse_body(body: &[u8]) -> ApiResult<(Vec<(String, f64)>, Option<RunState>)> {
+fn parse_body(body: &[u8]) -> ApiResult<(Changes, Option<RunState>)> {
     let mut v: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::Unprocessable(format!("parameters body: {e}")))?;
     let expect = match v.as_object_mut().and_then(|o| o.remove("expect_state")) {
