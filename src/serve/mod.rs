@@ -226,12 +226,25 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Deletes older demo runs (with their telemetry, events and results), keeping `keep`.
+async fn prune_demo(st: &AppState, keep: u32) {
+    match st.store.prune_demo_runs(keep).await {
+        Ok(gone) if !gone.is_empty() => {
+            tracing::info!("demo: deleted {} older demo run(s)", gone.len())
+        }
+        Ok(_) => {}
+        Err(e) => eprintln!("demo: cannot delete older demo runs: {e}"),
+    }
+}
+
 /// The demo: the bundled 30 km/h CPNA run, real time, again and again, on the demo's own track
 /// (`[demo] track`), its runs marked `demo`; only the newest `[demo] keep_runs` are kept.
 pub async fn demo_loop(st: AppState) {
     let mut n = 0u64;
     loop {
         n += 1;
+        // Room for the run about to start: with it, at most `keep_runs` stored demo runs.
+        prune_demo(&st, st.config.demo.keep_runs.saturating_sub(1)).await;
         let res = async {
             let row = runner::create(
                 &st,
@@ -273,14 +286,7 @@ pub async fn demo_loop(st: AppState) {
         if let Err(e) = res {
             eprintln!("demo: run {n}: {e}");
         }
-        // The demo keeps only its newest runs (`[demo] keep_runs`).
-        match st.store.prune_demo_runs(st.config.demo.keep_runs).await {
-            Ok(gone) if !gone.is_empty() => {
-                tracing::info!("demo: deleted {} older demo run(s)", gone.len())
-            }
-            Ok(_) => {}
-            Err(e) => eprintln!("demo: cannot delete older demo runs: {e}"),
-        }
+        prune_demo(&st, st.config.demo.keep_runs).await;
         tokio::time::sleep(Duration::from_secs(3)).await;
     }
 }

@@ -144,8 +144,8 @@ async fn list(
     Ok(axum::Json(list).into_response())
 }
 
+/// (Unknown keys are ignored: `?token=` authenticates browser GETs.)
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct ListQuery {
     limit: Option<i64>,
     /// `true`: only created/armed/running runs (each with `t_s`, its latest sample time).
