@@ -81,6 +81,8 @@ async fn stored_run_exports_as_parquet_and_mcap() {
             armed_at: None,
             started_at: None,
             finished_at: Some(now),
+            track: None,
+            demo: false,
         })
         .await
         .expect("run");

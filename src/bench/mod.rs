@@ -4,6 +4,7 @@
 pub mod cosim;
 pub mod dispatch;
 pub mod ingest;
+pub mod join;
 pub mod loop_latency;
 pub mod map;
 pub mod replay;

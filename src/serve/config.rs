@@ -8,6 +8,12 @@
 //! storage_dir = "scil-data"                 # uploads are stored here under generated names
 //! data_dir = "/usr/share/scil/data"         # bundled maps/scenarios/replays (default: built-in)
 //! foxglove_bind = "127.0.0.1:8765"          # Foxglove/Lichtblick live view (default: off)
+//! tracks = ["main"]                         # the proving ground's tracks; a run belongs to one
+//! default_track = "main"                    # a run without `track` (default: the first)
+//!
+//! [demo]
+//! track = "demo"                            # the demo's own track (not one of `tracks`)
+//! keep_runs = 5                             # stored demo runs kept (older ones deleted)
 //!
 //! [auth]
 //! operator_tokens = ["…"]                   # may arm/start/abort runs, upload, register
@@ -36,9 +42,33 @@ pub struct Config {
     pub data_dir: Option<PathBuf>,
     /// `foxglove.websocket.v1` server address (issue 14); `None` = off.
     pub foxglove_bind: Option<String>,
+    /// The proving ground's tracks (names); every run belongs to one.
+    pub tracks: Vec<String>,
+    /// The track of a run created without one (default: the first of `tracks`).
+    pub default_track: Option<String>,
+    pub demo: DemoConfig,
     pub auth: AuthConfig,
     pub limits: Limits,
     pub telemetry: TelemetryConfig,
+}
+
+/// `scil serve --demo` (and `scil` with no arguments).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DemoConfig {
+    /// The demo's own track; its runs are marked `demo`.
+    pub track: String,
+    /// Stored demo runs kept; older ones are deleted with their telemetry and events.
+    pub keep_runs: u32,
+}
+
+impl Default for DemoConfig {
+    fn default() -> Self {
+        DemoConfig {
+            track: "demo".into(),
+            keep_runs: 5,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -87,6 +117,9 @@ impl Default for Config {
             storage_dir: PathBuf::from("scil-data"),
             data_dir: None,
             foxglove_bind: None,
+            tracks: vec!["main".into()],
+            default_track: None,
+            demo: DemoConfig::default(),
             auth: AuthConfig::default(),
             limits: Limits::default(),
             telemetry: TelemetryConfig::default(),
@@ -142,6 +175,10 @@ impl Config {
             None => Config::default(),
         };
         c.apply_env(|k| std::env::var(k).ok());
+        c.validate().map_err(|e| match path {
+            Some(p) => anyhow::anyhow!("{}: {e}", p.display()),
+            None => e,
+        })?;
         Ok(c)
     }
 
@@ -178,6 +215,53 @@ impl Config {
         }
     }
 
+    /// The track of a run created without one.
+    pub fn default_track(&self) -> &str {
+        match &self.default_track {
+            Some(t) => t,
+            None => self.tracks.first().map_or("main", String::as_str),
+        }
+    }
+
+    /// A track a run may be created on (`demo`: the demo's own track only).
+    pub fn is_track(&self, name: &str) -> bool {
+        self.tracks.iter().any(|t| t == name)
+    }
+
+    /// Checks the track names: at least one, unique, usable in URLs, the default among them,
+    /// the demo's track not among them.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        if self.tracks.is_empty() {
+            anyhow::bail!("tracks: name at least one track");
+        }
+        for (i, t) in self.tracks.iter().enumerate() {
+            if !super::context::valid_id(t) {
+                anyhow::bail!("tracks: '{t}' is not a usable name (letters, digits, _ - .)");
+            }
+            if self.tracks[..i].contains(t) {
+                anyhow::bail!("tracks: '{t}' is listed twice");
+            }
+        }
+        if let Some(d) = &self.default_track {
+            if !self.is_track(d) {
+                anyhow::bail!(
+                    "default_track '{d}' is not one of tracks ({})",
+                    self.tracks.join(", ")
+                );
+            }
+        }
+        if !super::context::valid_id(&self.demo.track) {
+            anyhow::bail!("demo.track '{}' is not a usable name", self.demo.track);
+        }
+        if self.is_track(&self.demo.track) {
+            anyhow::bail!(
+                "demo.track '{}' is also in tracks: the demo needs a track of its own",
+                self.demo.track
+            );
+        }
+        Ok(())
+    }
+
     pub fn data_dir(&self) -> PathBuf {
         self.data_dir.clone().unwrap_or_else(crate::data_dir)
     }
@@ -206,5 +290,26 @@ mod tests {
         assert_eq!(c.foxglove_bind, None);
         let f: Config = toml::from_str("foxglove_bind = \"127.0.0.1:8765\"").unwrap();
         assert_eq!(f.foxglove_bind.as_deref(), Some("127.0.0.1:8765"));
+    }
+
+    #[test]
+    fn tracks_are_checked() {
+        let c = Config::default();
+        assert_eq!(c.default_track(), "main");
+        c.validate().unwrap();
+        let t: Config = toml::from_str("tracks = [\"A\", \"B\"]\n[demo]\nkeep_runs = 2\n").unwrap();
+        assert_eq!(t.default_track(), "A");
+        assert_eq!(t.demo.keep_runs, 2);
+        t.validate().unwrap();
+        for bad in [
+            "tracks = []",
+            "tracks = [\"A\", \"A\"]",
+            "tracks = [\"a b\"]",
+            "tracks = [\"A\"]\ndefault_track = \"B\"",
+            "tracks = [\"demo\"]",
+        ] {
+            let c: Config = toml::from_str(bad).unwrap();
+            assert!(c.validate().is_err(), "{bad}");
+        }
     }
 }

@@ -106,6 +106,7 @@ impl AppState {
     /// Connects the store, starts the writer, registers the bundled data and fails runs left
     /// active by a previous process.
     pub async fn start(config: Config) -> anyhow::Result<AppState> {
+        config.validate()?;
         let store = Store::connect(&config.database_url).await?;
         let hub = Hub::new();
         let hub_for_errors = hub.clone();

@@ -130,6 +130,9 @@ pub struct ActiveRun {
     pub done: tokio::sync::watch::Sender<bool>,
     /// Live parameters (`PATCH …/parameters`), in the session's options.
     pub params: crate::run::LiveParams,
+    /// What the live stream has said so far (for clients that join late); its lock is held
+    /// while a frame is recorded and broadcast.
+    pub history: Mutex<super::history::History>,
 }
 
 impl ActiveRun {
@@ -146,13 +149,24 @@ impl ActiveRun {
             record: std::sync::atomic::AtomicBool::new(false),
             done: tokio::sync::watch::channel(false).0,
             params: crate::run::LiveParams::new(),
+            history: Mutex::new(super::history::History::default()),
         }
     }
 
+    /// Records a frame in the run's history and broadcasts it (serialised only when someone
+    /// listens).
     pub fn send(&self, v: &Value) {
+        let mut h = lock(&self.history);
+        h.record(v);
         if self.tx.receiver_count() > 0 {
             let _ = self.tx.send(frame(v));
         }
+    }
+
+    /// The history so far and a receiver of every later frame, taken at one instant.
+    pub fn join(&self) -> (super::history::History, broadcast::Receiver<Frame>) {
+        let h = lock(&self.history);
+        (h.clone(), self.tx.subscribe())
     }
 }
 
@@ -173,6 +187,10 @@ pub struct NewRun {
     pub sync: bool,
     /// Record the run to `<storage_dir>/recordings/<id>.mcap` (served by `export.mcap`).
     pub record: bool,
+    /// The track (one of the service's `tracks`; `None`: the default track).
+    pub track: Option<String>,
+    /// A run of the demo: on the demo's own track, marked `demo`.
+    pub demo: bool,
 }
 
 pub fn speed_to_db(s: Pace) -> Option<f64> {
@@ -190,8 +208,25 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// The track of a new run: the demo's own, a configured one, or the default; 422 otherwise.
+fn track_of(st: &AppState, req: &NewRun) -> ApiResult<String> {
+    let c = &st.config;
+    if req.demo {
+        return Ok(c.demo.track.clone());
+    }
+    match &req.track {
+        None => Ok(c.default_track().to_string()),
+        Some(t) if c.is_track(t) => Ok(t.clone()),
+        Some(t) => Err(ApiError::Unprocessable(format!(
+            "track '{t}' is not a track of this service (tracks: {})",
+            c.tracks.join(", ")
+        ))),
+    }
+}
+
 /// Checks a new run against the store (scenario, map, replay, DBC, carriers).
 async fn validate(st: &AppState, req: &NewRun) -> ApiResult<Option<String>> {
+    track_of(st, req)?;
     let sc = st
         .store
         .get_scenario(&req.scenario_id)
@@ -296,7 +331,7 @@ fn carrier_specs(carriers: &[CarrierSpec]) -> ApiResult<Vec<String>> {
         .collect()
 }
 
-fn new_row(req: &NewRun, map_id: Option<String>) -> ApiResult<RunRow> {
+fn new_row(st: &AppState, req: &NewRun, map_id: Option<String>) -> ApiResult<RunRow> {
     let now = Utc::now();
     let stored = StoredSource {
         ins: req.source.clone(),
@@ -320,6 +355,8 @@ fn new_row(req: &NewRun, map_id: Option<String>) -> ApiResult<RunRow> {
         armed_at: None,
         started_at: None,
         finished_at: None,
+        track: Some(track_of(st, req)?),
+        demo: req.demo,
     })
 }
 
@@ -347,7 +384,7 @@ fn register(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> Arc<Active
 /// Creates a run (state `created`).
 pub async fn create(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
     let map_id = validate(st, &req).await?;
-    let row = new_row(&req, map_id)?;
+    let row = new_row(st, &req, map_id)?;
     st.store.insert_run(&row).await?;
     let run = register(st, &row, &req.carriers);
     run.record.store(req.record, Ordering::Relaxed);
@@ -358,7 +395,7 @@ pub async fn create(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
 /// bound) before the run is stored, so a failure leaves nothing behind.
 pub async fn create_and_start(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
     let map_id = validate(st, &req).await?;
-    let row = new_row(&req, map_id)?;
+    let row = new_row(st, &req, map_id)?;
     let prepared = prepare(st, &row, &req.carriers).await?;
     st.store.insert_run(&row).await?;
     let run = register(st, &row, &req.carriers);
@@ -371,7 +408,7 @@ pub async fn create_and_start(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
         set_state(st, &run, &mut r, RunState::Armed);
         st.store.update_run(&r).await?;
     }
-    start(st, &row.id).await
+    start(st, &row.id, None).await
 }
 
 /// True while run `id` is not terminal.
@@ -383,9 +420,18 @@ fn active(st: &AppState, id: &str) -> Option<Arc<ActiveRun>> {
     lock(&st.runs).get(id).cloned()
 }
 
-async fn not_active_error(st: &AppState, id: &str, action: &str) -> ApiError {
+async fn not_active_error(
+    st: &AppState,
+    id: &str,
+    action: &str,
+    expect: Option<RunState>,
+) -> ApiError {
     match st.store.get_run(id).await {
-        Ok(Some(r)) => ApiError::Conflict(format!("cannot {action} run '{id}': it is {}", r.state)),
+        Ok(Some(r)) => ApiError::Conflict(format!(
+            "cannot {action} run '{id}': it is {}{}",
+            r.state,
+            expected_note(expect)
+        )),
         Ok(None) => ApiError::not_found("run", id),
         Err(e) => e.into(),
     }
@@ -406,13 +452,34 @@ fn state_of(row: &RunRow) -> Option<RunState> {
     RunState::parse(&row.state)
 }
 
+fn expected_note(expect: Option<RunState>) -> String {
+    match expect {
+        Some(e) => format!(", not {} as the request expected", e.as_str()),
+        None => String::new(),
+    }
+}
+
+/// The control names the state the operator saw (`expect_state`): refused with 409 when the
+/// run has moved on since (checked under the row lock, so no transition slips in between).
+fn check_expected(id: &str, action: &str, row: &RunRow, expect: Option<RunState>) -> ApiResult<()> {
+    match expect {
+        Some(e) if state_of(row) != Some(e) => Err(ApiError::Conflict(format!(
+            "cannot {action} run '{id}': it is {}{}",
+            row.state,
+            expected_note(expect)
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Loads the scenario, map and source: `created → armed`.
-pub async fn arm(st: &AppState, id: &str) -> ApiResult<RunRow> {
+pub async fn arm(st: &AppState, id: &str, expect: Option<RunState>) -> ApiResult<RunRow> {
     let run = match active(st, id) {
         Some(r) => r,
-        None => return Err(not_active_error(st, id, "arm").await),
+        None => return Err(not_active_error(st, id, "arm", expect).await),
     };
     let mut row = run.row.lock().await;
+    check_expected(id, "arm", &row, expect)?;
     if state_of(&row) != Some(RunState::Created) {
         return Err(ApiError::Conflict(format!(
             "cannot arm run '{id}': it is {}",
@@ -532,12 +599,13 @@ fn publish_prepared(st: &AppState, run: &ActiveRun, row: &RunRow, p: &Prepared) 
 }
 
 /// `armed → running`: spawns the session.
-pub async fn start(st: &AppState, id: &str) -> ApiResult<RunRow> {
+pub async fn start(st: &AppState, id: &str, expect: Option<RunState>) -> ApiResult<RunRow> {
     let run = match active(st, id) {
         Some(r) => r,
-        None => return Err(not_active_error(st, id, "start").await),
+        None => return Err(not_active_error(st, id, "start", expect).await),
     };
     let mut row = run.row.lock().await;
+    check_expected(id, "start", &row, expect)?;
     if state_of(&row) != Some(RunState::Armed) {
         return Err(ApiError::Conflict(format!(
             "cannot start run '{id}': it is {} (arm it first)",
@@ -550,7 +618,7 @@ pub async fn start(st: &AppState, id: &str) -> ApiResult<RunRow> {
     row.started_at = Some(Utc::now());
     set_state(st, &run, &mut row, RunState::Running);
     st.store.update_run(&row).await?;
-    st.hub.set_active(id);
+    st.hub.run_started(&row);
     let speed = speed_of(&row);
     let out = row.clone();
     drop(row);
@@ -560,13 +628,19 @@ pub async fn start(st: &AppState, id: &str) -> ApiResult<RunRow> {
 
 /// Operator abort: a running run's engine aborts at its current sample time; a created/armed
 /// run goes straight to `aborted`.
-pub async fn abort(st: &AppState, id: &str, reason: &str) -> ApiResult<RunRow> {
+pub async fn abort(
+    st: &AppState,
+    id: &str,
+    reason: &str,
+    expect: Option<RunState>,
+) -> ApiResult<RunRow> {
     let reason = crate::store::bound_reason(reason);
     let run = match active(st, id) {
         Some(r) => r,
-        None => return Err(not_active_error(st, id, "abort").await),
+        None => return Err(not_active_error(st, id, "abort", expect).await),
     };
     let mut row = run.row.lock().await;
+    check_expected(id, "abort", &row, expect)?;
     match state_of(&row) {
         Some(RunState::Running) => {
             run.stop.abort(&reason, Stopper::Operator);
@@ -593,14 +667,30 @@ pub async fn abort(st: &AppState, id: &str, reason: &str) -> ApiResult<RunRow> {
     }
 }
 
+/// Emergency: aborts every active run (created, armed or running) at once; answers the runs it
+/// aborted (a running one ends at its current sample time, as with a single abort).
+pub async fn abort_all(st: &AppState, reason: &str) -> Vec<RunRow> {
+    let ids: Vec<String> = lock(&st.runs).keys().cloned().collect();
+    let aborts = ids.iter().map(|id| abort(st, id, reason, None));
+    let mut out: Vec<RunRow> = futures_util::future::join_all(aborts)
+        .await
+        .into_iter()
+        // A run that ended meanwhile is not in the list.
+        .filter_map(Result::ok)
+        .collect();
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out
+}
+
 /// Operator finish: a running run ends normally at its current sample time (the engine settles
 /// its results; real carriers get NORMAL_STOP). The way a live run ends; a replay ends by itself.
-pub async fn finish(st: &AppState, id: &str) -> ApiResult<RunRow> {
+pub async fn finish(st: &AppState, id: &str, expect: Option<RunState>) -> ApiResult<RunRow> {
     let run = match active(st, id) {
         Some(r) => r,
-        None => return Err(not_active_error(st, id, "finish").await),
+        None => return Err(not_active_error(st, id, "finish", expect).await),
     };
     let row = run.row.lock().await;
+    check_expected(id, "finish", &row, expect)?;
     if state_of(&row) != Some(RunState::Running) {
         return Err(ApiError::Conflict(format!(
             "cannot finish run '{id}': it is {} (abort a run that is not running)",

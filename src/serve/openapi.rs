@@ -37,6 +37,23 @@ fn id_param() -> Value {
     json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}])
 }
 
+/// Tracks, the emergency abort, the track follower and the DBC files.
+fn track_paths() -> serde_json::Map<String, Value> {
+    let reason = json!({"requestBody": {"required": false, "content": {"application/json": {"schema": {"type": "object", "properties": {"reason": {"type": "string"}}}}}}});
+    let track = json!({"parameters": [{"name": "track", "in": "query", "schema": {"type": "string"}, "description": "a configured track or the demo's (default: the default track)"}]});
+    let mut m = serde_json::Map::new();
+    m.insert("/runs/abort-all".into(), json!({"post": op("Abort every active run (created, armed or running) on every track: {\"aborted\": [run, …]}", "runs", true, "202", reason)}));
+    m.insert("/tracks".into(), json!({"get": op("The service's tracks, the default one, the demo's, and the latest started run of each", "runs", false, "200", json!({}))}));
+    let dbc_body = json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["id", "text"], "properties": {
+        "id": {"type": "string", "example": "vut2"}, "file_name": {"type": "string"}, "text": {"type": "string", "description": "the DBC file's text"}}}}}}});
+    m.insert("/dbcs".into(), json!({
+        "get": op("Registered DBC files (bundled and uploaded)", "dbcs", false, "200", json!({})),
+        "post": op("Register a DBC (422 naming the parser's line and reason; 409 if the id exists)", "dbcs", true, "201", dbc_body)}));
+    m.insert("/dbcs/{id}".into(), json!({"get": op("A registered DBC", "dbcs", false, "200", json!({"parameters": id_param()}))}));
+    m.insert("/live".into(), json!({"get": op("WebSocket: hello, the run's history, then its live frames — of the latest run of a track (switches when a new run starts there)", "live", false, "101", track)}));
+    m
+}
+
 pub fn document() -> Value {
     let run_ref = json!({"$ref": "#/components/schemas/Run"});
     let mut doc = json!({
@@ -143,6 +160,7 @@ pub fn document() -> Value {
     if let Some(paths) = doc["paths"].as_object_mut() {
         paths.extend(sweep_paths());
         paths.extend(parameter_paths());
+        paths.extend(track_paths());
     }
     if let Some(one_of) = doc["components"]["schemas"]["RunSource"]["oneOf"].as_array_mut() {
         one_of.push(sim_vut_schema());

@@ -192,12 +192,14 @@ async fn upload(
             carriers: Vec::new(),
             sync: false,
             record: false,
+            track: None,
+            demo: false,
         },
     )
     .await?;
     if start {
-        runner::arm(&st, &row.id).await?;
-        row = runner::start(&st, &row.id).await?;
+        runner::arm(&st, &row.id, None).await?;
+        row = runner::start(&st, &row.id, None).await?;
     }
     let mut v = run_json(&row);
     v["replay_id"] = json!(replay_id);

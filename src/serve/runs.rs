@@ -1,9 +1,10 @@
-//! `/runs`: create, list, read, arm/start/abort, events, results, telemetry.
+//! `/runs`: create, list, read, events, results, telemetry (the controls are
+//! [`super::run_control`]).
 
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::get;
 use axum::Router;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -14,16 +15,13 @@ use super::error::{ApiError, ApiJson, ApiQuery, ApiResult};
 use super::lifecycle::{self as runner, CarrierSpec, NewRun, RunSource};
 use crate::ingest::can::CanMapping;
 use crate::run::{CanSpec, Pace};
-use crate::store::RunRow;
+use crate::store::{RunFilter, RunRow};
 
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/runs", get(list).post(create))
+        .route("/tracks", get(tracks))
         .route("/runs/{id}", get(get_one))
-        .route("/runs/{id}/arm", post(arm))
-        .route("/runs/{id}/start", post(start))
-        .route("/runs/{id}/abort", post(abort))
-        .route("/runs/{id}/finish", post(finish))
         .route("/runs/{id}/events", get(events))
         .route("/runs/{id}/results", get(results))
         .route("/runs/{id}/telemetry", get(telemetry))
@@ -43,6 +41,8 @@ pub fn run_json(r: &RunRow) -> Value {
         "finished_at": r.finished_at,
         "speed": match r.speed { Some(f) => json!(f), None => json!("max") },
         "error": r.error,
+        "track": r.track,
+        "demo": r.demo,
     })
 }
 
@@ -104,6 +104,9 @@ pub struct CreateRun {
     /// the recording itself.
     #[serde(default)]
     pub record: bool,
+    /// The track (one of the service's `tracks`; default: the default track).
+    #[serde(default)]
+    pub track: Option<String>,
 }
 
 async fn list(
@@ -111,16 +114,64 @@ async fn list(
     _r: Reader,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> ApiResult<Response> {
-    let rows = st
-        .store
-        .list_runs(q.limit.unwrap_or(100).clamp(1, 1000))
-        .await?;
-    Ok(axum::Json(rows.iter().map(run_json).collect::<Vec<_>>()).into_response())
+    let filter = RunFilter {
+        active: q.active,
+        demo: q.demo,
+        track: q.track,
+        limit: q.limit.unwrap_or(100).clamp(1, 1000),
+    };
+    let rows = st.store.list_runs_filtered(&filter).await?;
+    let list: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            let mut v = run_json(r);
+            // An active run's own time: its latest sample on the run's axis.
+            let run = st
+                .runs
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(&r.id)
+                .cloned();
+            if let Some(run) = run {
+                let h = run.history.lock().unwrap_or_else(|p| p.into_inner());
+                if let (Some(t0), Some(t)) = (h.t0, h.last_t) {
+                    v["t_s"] = json!(t - t0);
+                }
+            }
+            v
+        })
+        .collect();
+    Ok(axum::Json(list).into_response())
 }
 
+/// (Unknown keys are ignored: `?token=` authenticates browser GETs.)
 #[derive(Debug, Deserialize)]
 struct ListQuery {
     limit: Option<i64>,
+    /// `true`: only created/armed/running runs (each with `t_s`, its latest sample time).
+    active: Option<bool>,
+    /// `false`: hide the demo's runs.
+    demo: Option<bool>,
+    track: Option<String>,
+}
+
+/// `GET /tracks`: the service's tracks, the default one, the demo's, and the latest started
+/// run of each.
+async fn tracks(State(st): State<AppState>, _r: Reader) -> ApiResult<Response> {
+    let c = &st.config;
+    let latest: serde_json::Map<String, Value> = c
+        .tracks
+        .iter()
+        .chain(std::iter::once(&c.demo.track))
+        .filter_map(|t| st.hub.active(t).map(|id| (t.clone(), json!(id))))
+        .collect();
+    Ok(axum::Json(json!({
+        "tracks": c.tracks,
+        "default": c.default_track(),
+        "demo": c.demo.track,
+        "latest_run": latest,
+    }))
+    .into_response())
 }
 
 /// Resolves a replay id (or the id of a replay run) to a source.
@@ -181,6 +232,8 @@ async fn create(
         carriers: req.carriers,
         sync: req.sync,
         record: req.record,
+        track: req.track,
+        demo: false,
     };
     // With start: created, armed and started at once, or nothing is left behind.
     let row = if req.start {
@@ -202,56 +255,6 @@ async fn get_one(
         .await?
         .ok_or_else(|| ApiError::not_found("run", &id))?;
     Ok(axum::Json(run_json(&r)).into_response())
-}
-
-async fn arm(
-    State(st): State<AppState>,
-    _op: Operator,
-    Path(id): Path<String>,
-) -> ApiResult<Response> {
-    let r = runner::arm(&st, &id).await?;
-    Ok(axum::Json(run_json(&r)).into_response())
-}
-
-async fn start(
-    State(st): State<AppState>,
-    _op: Operator,
-    Path(id): Path<String>,
-) -> ApiResult<Response> {
-    let r = runner::start(&st, &id).await?;
-    Ok(axum::Json(run_json(&r)).into_response())
-}
-
-async fn finish(
-    State(st): State<AppState>,
-    _op: Operator,
-    Path(id): Path<String>,
-) -> ApiResult<Response> {
-    let r = runner::finish(&st, &id).await?;
-    Ok((StatusCode::ACCEPTED, axum::Json(run_json(&r))).into_response())
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AbortBody {
-    reason: Option<String>,
-}
-
-async fn abort(
-    State(st): State<AppState>,
-    _op: Operator,
-    Path(id): Path<String>,
-    body: axum::body::Bytes,
-) -> ApiResult<Response> {
-    let parsed: AbortBody = if body.iter().all(|b| b.is_ascii_whitespace()) {
-        AbortBody::default()
-    } else {
-        serde_json::from_slice(&body)
-            .map_err(|e| ApiError::Unprocessable(format!("abort body: {e}")))?
-    };
-    let reason = parsed.reason.unwrap_or_else(|| "operator abort".into());
-    let r = runner::abort(&st, &id, &reason).await?;
-    Ok((StatusCode::ACCEPTED, axum::Json(run_json(&r))).into_response())
 }
 
 #[derive(Debug, Deserialize)]

@@ -97,7 +97,9 @@ macro_rules! telemetry_insert {
 
 // After the macro: the module uses it.
 pub mod dbcs;
+pub mod run_list;
 pub use dbcs::DbcRow;
+pub use run_list::RunFilter;
 
 pub type StoreResult<T> = Result<T, sqlx::Error>;
 
@@ -176,6 +178,10 @@ pub struct RunRow {
     pub armed_at: Option<DateTime<Utc>>,
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
+    /// The track the run belongs to (`None`: stored before tracks existed).
+    pub track: Option<String>,
+    /// A run of the demo (`scil serve --demo`).
+    pub demo: bool,
 }
 
 #[derive(Debug, Clone, Serialize, FromRow)]
@@ -416,7 +422,8 @@ impl Store {
         on_db!(&self.db, |p, DB| {
             sqlx::query(
                 "INSERT INTO runs (id, state, scenario_id, map_id, source, speed, error, created_at, \
-                 armed_at, started_at, finished_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                 armed_at, started_at, finished_at, track, demo) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
             )
             .bind(&r.id)
             .bind(&r.state)
@@ -429,6 +436,8 @@ impl Store {
             .bind(r.armed_at)
             .bind(r.started_at)
             .bind(r.finished_at)
+            .bind(&r.track)
+            .bind(r.demo)
             .execute(p)
             .await
             .map(|_| ())
