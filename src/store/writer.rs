@@ -141,6 +141,9 @@ enum Item {
     Discard(String, oneshot::Sender<u64>),
 }
 
+/// Most telemetry rows in one SQLite transaction (~0.5 MB of write-ahead log).
+const SQLITE_TX_ROWS: usize = 2_000;
+
 /// The writer checkpoints SQLite's log itself once it is larger than this after a batch.
 const CHECKPOINT_ABOVE_BYTES: u64 = super::SQLITE_JOURNAL_SIZE_LIMIT;
 
@@ -349,7 +352,14 @@ async fn run(
                 first_buffered = None;
                 continue;
             }
-            let n = tel.len().min(cfg.batch_rows * 4);
+            // SQLite: one transaction's rows all go to the write-ahead log before a checkpoint
+            // can copy them out, so transactions are capped to keep the log small.
+            let cap = if store.backend() == "sqlite" {
+                SQLITE_TX_ROWS
+            } else {
+                usize::MAX
+            };
+            let n = tel.len().min(cfg.batch_rows * 4).min(cap);
             let res = store.write_batch(&evs, &tel[..n]).await;
             match res {
                 Ok(()) => {
