@@ -107,6 +107,9 @@ pub struct TelemetryConfig {
     pub max_delay_ms: u64,
     pub channel: usize,
     pub max_buffer_rows: usize,
+    /// How long an ended run waits for its telemetry to be committed before it is marked
+    /// `failed` with the rows lost, seconds.
+    pub settle_timeout_s: f64,
 }
 
 impl Default for Config {
@@ -148,11 +151,16 @@ impl Default for TelemetryConfig {
             max_delay_ms: w.max_delay.as_millis() as u64,
             channel: w.channel,
             max_buffer_rows: w.max_buffer_rows,
+            settle_timeout_s: 300.0,
         }
     }
 }
 
 impl TelemetryConfig {
+    pub fn settle_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.settle_timeout_s.clamp(0.0, 86_400.0))
+    }
+
     pub fn writer(&self) -> crate::store::writer::WriterConfig {
         crate::store::writer::WriterConfig {
             channel: self.channel.max(16),

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
+use super::carrier_claims::{claim_error, claims_for};
 use super::context::AppState;
 use super::error::{ApiError, ApiResult};
 use super::live::{frame, Frame, RUN_CHANNEL};
@@ -133,6 +134,8 @@ pub struct ActiveRun {
     /// What the live stream has said so far (for clients that join late); its lock is held
     /// while a frame is recorded and broadcast.
     pub history: Mutex<super::history::History>,
+    /// Telemetry rows handed to the writer (the run is `finished` only if all are stored).
+    pub rows_sent: std::sync::atomic::AtomicU64,
 }
 
 impl ActiveRun {
@@ -150,6 +153,7 @@ impl ActiveRun {
             done: tokio::sync::watch::channel(false).0,
             params: crate::run::LiveParams::new(),
             history: Mutex::new(super::history::History::default()),
+            rows_sent: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -381,11 +385,32 @@ fn register(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> Arc<Active
     run
 }
 
+/// Inserts the run with its carrier claims (one transaction; 409 when a carrier is taken).
+async fn insert_claiming(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> ApiResult<()> {
+    let claims = claims_for(carriers).await?;
+    st.store
+        .insert_run_claiming(row, &claims)
+        .await
+        .map_err(claim_error)
+}
+
+/// The run still holds its carriers (arm and start check; a restart may have released them).
+async fn hold_claims(st: &AppState, run: &ActiveRun) -> ApiResult<()> {
+    if run.carriers.is_empty() {
+        return Ok(());
+    }
+    let claims = claims_for(&run.carriers).await?;
+    st.store
+        .ensure_claims(&run.id, &claims)
+        .await
+        .map_err(claim_error)
+}
+
 /// Creates a run (state `created`).
 pub async fn create(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
     let map_id = validate(st, &req).await?;
     let row = new_row(st, &req, map_id)?;
-    st.store.insert_run(&row).await?;
+    insert_claiming(st, &row, &req.carriers).await?;
     let run = register(st, &row, &req.carriers);
     run.record.store(req.record, Ordering::Relaxed);
     Ok(row)
@@ -396,8 +421,12 @@ pub async fn create(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
 pub async fn create_and_start(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
     let map_id = validate(st, &req).await?;
     let row = new_row(st, &req, map_id)?;
+    let claims = claims_for(&req.carriers).await?;
     let prepared = prepare(st, &row, &req.carriers).await?;
-    st.store.insert_run(&row).await?;
+    st.store
+        .insert_run_claiming(&row, &claims)
+        .await
+        .map_err(claim_error)?;
     let run = register(st, &row, &req.carriers);
     run.record.store(req.record, Ordering::Relaxed);
     {
@@ -486,6 +515,7 @@ pub async fn arm(st: &AppState, id: &str, expect: Option<RunState>) -> ApiResult
             row.state
         )));
     }
+    hold_claims(st, &run).await?;
     let prepared = prepare(st, &row, &run.carriers).await?;
     publish_prepared(st, &run, &row, &prepared);
     *lock(&run.prepared) = Some(prepared);
@@ -612,6 +642,7 @@ pub async fn start(st: &AppState, id: &str, expect: Option<RunState>) -> ApiResu
             row.state
         )));
     }
+    hold_claims(st, &run).await?;
     let prepared = lock(&run.prepared).take().ok_or_else(|| {
         ApiError::Internal(anyhow::anyhow!("armed run without a prepared source"))
     })?;
@@ -803,29 +834,46 @@ pub fn recording_path(st: &AppState, id: &str) -> std::path::PathBuf {
         .join(format!("{id}.mcap"))
 }
 
-/// Flush attempts of 10 s each before a run is ended with uncommitted telemetry.
-const FLUSH_ATTEMPTS: u32 = 30;
-
 async fn settle(st: &AppState, run: &Arc<ActiveRun>, report: RunReport, real_carriers: bool) {
     let outcome = crate::run::session::outcome_of(&report);
-    // Telemetry and events first: a run is marked finished only once its data is committed
-    // (the writer keeps retrying through a full disk or a database restart). After
-    // FLUSH_ATTEMPTS the run ends anyway, with the loss named in its error.
-    let mut stored = false;
-    for attempt in 1..=FLUSH_ATTEMPTS {
-        if st.writer.flush(Duration::from_secs(10)).await {
-            stored = true;
+    // Telemetry and events first: a run is marked finished only once every row it sent is
+    // committed (the writer keeps retrying through a full disk or a database restart, for
+    // `telemetry.settle_timeout_s` at most).
+    let deadline = Instant::now() + st.config.telemetry.settle_timeout();
+    let mut committed = false;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if st.writer.flush(left.min(Duration::from_secs(10))).await {
+            committed = true;
+            break;
+        }
+        if left.is_zero() {
             break;
         }
         tracing::warn!(
-            "run {}: telemetry not yet committed (database slow or failing), attempt {attempt}/{FLUSH_ATTEMPTS}; kept buffered",
-            run.id
+            "run {}: telemetry not yet committed (database slow or failing); kept buffered, \
+             {:.0} s left",
+            run.id,
+            left.as_secs_f64()
         );
     }
-    let result_json = serde_json::to_string(&report).unwrap_or_else(|_| "{}".into());
-    if let Err(e) = st.store.put_result(&run.id, &result_json).await {
-        tracing::error!("run {}: cannot store the result: {e}", run.id);
-    }
+    let storage = telemetry_accounting(st, run, committed).await;
+    let loss = storage.loss();
+    let result_json = {
+        let mut v = serde_json::to_value(&report).unwrap_or_else(|_| json!({}));
+        v["storage"] = serde_json::to_value(&storage).unwrap_or(Value::Null);
+        v.to_string()
+    };
+    let result_pending = match st.store.put_result(&run.id, &result_json).await {
+        Ok(()) => None,
+        Err(e) => {
+            tracing::error!(
+                "run {}: cannot store the result (kept, retried): {e}",
+                run.id
+            );
+            Some(result_json)
+        }
+    };
     if real_carriers {
         // The control centre is gone: the carriers keep their last state, disconnected.
         let mut cs = lock(&st.carriers);
@@ -838,20 +886,29 @@ async fn settle(st: &AppState, run: &Arc<ActiveRun>, report: RunReport, real_car
     }
     let mut row = run.row.lock().await;
     row.finished_at = Some(Utc::now());
-    row.error = report
-        .error
-        .clone()
-        .or_else(|| report.aborted.clone())
-        .or_else(|| {
-            (!stored).then(|| "telemetry not all committed: the database kept failing".to_string())
-        })
-        .map(|r| crate::store::bound_reason(&r));
-    let state = RunState::from(outcome);
+    let reason = report.error.clone().or_else(|| report.aborted.clone());
+    row.error = match (reason, &loss) {
+        (Some(r), Some(l)) => Some(format!("{r}; {l}")),
+        (r, l) => r.or_else(|| l.clone()),
+    }
+    .map(|r| crate::store::bound_reason(&r));
+    // Never `finished` with rows missing.
+    let state = match RunState::from(outcome) {
+        RunState::Finished if loss.is_some() => RunState::Failed,
+        s => s,
+    };
     set_state(st, run, &mut row, state);
     // The final state event is written before the row says terminal.
     st.writer.flush(Duration::from_secs(5)).await;
-    if let Err(e) = st.store.update_run(&row).await {
-        tracing::error!("run {}: cannot store the final state: {e}", run.id);
+    let stored = st.store.update_run(&row).await;
+    if let Err(e) = &stored {
+        tracing::error!(
+            "run {}: cannot store the final state (kept, retried): {e}",
+            run.id
+        );
+    }
+    if stored.is_err() || result_pending.is_some() {
+        super::unsaved::keep(st, row.clone(), result_pending);
     }
     drop(row);
     match state {
@@ -862,4 +919,51 @@ async fn settle(st: &AppState, run: &Arc<ActiveRun>, report: RunReport, real_car
     .fetch_add(1, Ordering::Relaxed);
     lock(&st.runs).remove(&run.id);
     let _ = run.done.send(true);
+}
+
+/// What became of a run's telemetry: rows sent to the writer, rows the database holds.
+#[derive(Debug, Serialize)]
+struct Storage {
+    rows_sent: u64,
+    /// None: the database did not answer the count.
+    rows_stored: Option<u64>,
+    rows_lost: Option<u64>,
+}
+
+impl Storage {
+    /// Why the run cannot be `finished`, if it cannot.
+    fn loss(&self) -> Option<String> {
+        match self.rows_lost {
+            Some(0) => None,
+            Some(n) => Some(format!(
+                "{n} of {} telemetry rows lost: the database kept failing",
+                self.rows_sent
+            )),
+            None => Some(format!(
+                "telemetry of {} rows unverified: the database does not answer",
+                self.rows_sent
+            )),
+        }
+    }
+}
+
+/// Counts the run's stored rows. When the writer could not commit them in time, the rows it
+/// still holds are given up first, so the count is final and the loss exact.
+async fn telemetry_accounting(st: &AppState, run: &ActiveRun, committed: bool) -> Storage {
+    if !committed {
+        let n = st.writer.discard_run(&run.id).await.unwrap_or(0);
+        tracing::error!("run {}: {n} buffered telemetry rows given up", run.id);
+    }
+    let rows_sent = run.rows_sent.load(Ordering::Relaxed);
+    let rows_stored = st
+        .store
+        .telemetry_count(&run.id)
+        .await
+        .ok()
+        .map(|n| n.max(0) as u64);
+    Storage {
+        rows_sent,
+        rows_stored,
+        rows_lost: rows_stored.map(|n| rows_sent.saturating_sub(n)),
+    }
 }

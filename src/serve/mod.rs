@@ -9,6 +9,7 @@
 //! Persistence is [`crate::store`].
 
 pub mod auth;
+pub mod carrier_claims;
 pub mod carriers;
 pub mod catalogue;
 pub mod config;
@@ -35,6 +36,7 @@ pub mod runs;
 pub mod scenarios;
 pub mod sim_run;
 pub mod sweeps;
+pub mod unsaved;
 pub mod web;
 
 use std::net::SocketAddr;

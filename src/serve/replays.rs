@@ -164,7 +164,7 @@ async fn upload(
         &uuid::Uuid::new_v4().simple().to_string()[..12]
     );
     st.store
-        .upsert_replay(&ReplayRow {
+        .insert_replay(&ReplayRow {
             id: replay_id.clone(),
             name: up.name.clone(),
             scenario_id: Some(scenario_id.clone()),
@@ -174,7 +174,8 @@ async fn upload(
             bundled: false,
             created_at: Utc::now(),
         })
-        .await?;
+        .await
+        .map_err(|e| super::error::conflict_on_duplicate(e, "replay", &replay_id))?;
     cleanup.0 = None; // registered: keep the file
     st.metrics.uploads.fetch_add(1, Ordering::Relaxed);
     let mut row = runner::create(

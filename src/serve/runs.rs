@@ -120,7 +120,8 @@ async fn list(
         track: q.track,
         limit: q.limit.unwrap_or(100).clamp(1, 1000),
     };
-    let rows = st.store.list_runs_filtered(&filter).await?;
+    let mut rows = st.store.list_runs_filtered(&filter).await?;
+    st.unsaved.overlay(&mut rows);
     let list: Vec<Value> = rows
         .iter()
         .map(|r| {
@@ -249,12 +250,19 @@ async fn get_one(
     _r: Reader,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let r = st
-        .store
-        .get_run(&id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("run", &id))?;
+    let r = run_row(&st, &id).await?;
     Ok(axum::Json(run_json(&r)).into_response())
+}
+
+/// The run's row: its final state from memory while the database has not taken it.
+async fn run_row(st: &AppState, id: &str) -> ApiResult<RunRow> {
+    if let Some(r) = st.unsaved.row(id) {
+        return Ok(r);
+    }
+    st.store
+        .get_run(id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("run", id))
 }
 
 #[derive(Debug, Deserialize)]
@@ -295,12 +303,14 @@ async fn results(
     _r: Reader,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let run = st
-        .store
-        .get_run(&id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("run", &id))?;
-    match st.store.get_result(&id).await? {
+    let run = run_row(&st, &id).await?;
+    let text = match st.unsaved.result(&id) {
+        Some(t) => Some(t),
+        None => st.store.get_result(&id).await?,
+    };
+    // Every ended run answers: one without a stored result (ended before it started, or by
+    // a restart) gets the result its row implies.
+    match text.or_else(|| super::unsaved::derived_result(&run)) {
         Some(text) => Ok(([(header::CONTENT_TYPE, "application/json")], text).into_response()),
         None => Err(ApiError::NotFound(format!(
             "run '{id}' has no results yet (it is {})",
