@@ -81,6 +81,7 @@ async fn stored_run_exports_as_parquet_and_mcap() {
             armed_at: None,
             started_at: None,
             finished_at: Some(now),
+            instance: None,
         })
         .await
         .expect("run");

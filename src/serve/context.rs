@@ -55,6 +55,8 @@ pub struct Inner {
     pub sweeps: super::sweeps::Registry,
     /// The Foxglove live view's hub when `foxglove_bind` is set: every run publishes into it.
     pub foxglove: Option<Arc<super::foxglove::FoxgloveHub>>,
+    /// This instance among those sharing the database (its id and lease).
+    pub instance: super::instance::Instance,
 }
 
 /// Last known state of a target carrier (from the engine's commands in the latest run).
@@ -106,6 +108,7 @@ impl AppState {
     /// Connects the store, starts the writer, registers the bundled data and fails runs left
     /// active by a previous process.
     pub async fn start(config: Config) -> anyhow::Result<AppState> {
+        let instance = super::instance::Instance::from_config(&config)?;
         let store = Store::connect(&config.database_url).await?;
         let hub = Hub::new();
         let hub_for_errors = hub.clone();
@@ -151,11 +154,17 @@ impl AppState {
             upload_dir,
             sweeps: Default::default(),
             foxglove: config_foxglove,
+            instance,
         }));
-        let n = state.store.fail_unfinished_runs(Utc::now()).await?;
-        if n > 0 {
-            tracing::warn!("{n} run(s) left active by a previous process marked failed");
-        }
+        // Runs of this instance's previous process and of instances whose lease expired; a
+        // live instance's runs are left alone.
+        let failed = state.instance.claim(&state.store).await?;
+        super::instance::report_failed(
+            &state,
+            &failed,
+            "left active by a stopped process (this instance's previous one, or one whose lease expired)",
+        );
+        super::instance::spawn_heartbeat(&state);
         state.register_bundled().await?;
         state.refresh_carriers().await?;
         Ok(state)

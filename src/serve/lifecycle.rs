@@ -296,7 +296,7 @@ fn carrier_specs(carriers: &[CarrierSpec]) -> ApiResult<Vec<String>> {
         .collect()
 }
 
-fn new_row(req: &NewRun, map_id: Option<String>) -> ApiResult<RunRow> {
+fn new_row(st: &AppState, req: &NewRun, map_id: Option<String>) -> ApiResult<RunRow> {
     let now = Utc::now();
     let stored = StoredSource {
         ins: req.source.clone(),
@@ -320,6 +320,7 @@ fn new_row(req: &NewRun, map_id: Option<String>) -> ApiResult<RunRow> {
         armed_at: None,
         started_at: None,
         finished_at: None,
+        instance: Some(st.instance.id.clone()),
     })
 }
 
@@ -347,7 +348,7 @@ fn register(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> Arc<Active
 /// Creates a run (state `created`).
 pub async fn create(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
     let map_id = validate(st, &req).await?;
-    let row = new_row(&req, map_id)?;
+    let row = new_row(st, &req, map_id)?;
     st.store.insert_run(&row).await?;
     let run = register(st, &row, &req.carriers);
     run.record.store(req.record, Ordering::Relaxed);
@@ -358,7 +359,7 @@ pub async fn create(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
 /// bound) before the run is stored, so a failure leaves nothing behind.
 pub async fn create_and_start(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
     let map_id = validate(st, &req).await?;
-    let row = new_row(&req, map_id)?;
+    let row = new_row(st, &req, map_id)?;
     let prepared = prepare(st, &row, &req.carriers).await?;
     st.store.insert_run(&row).await?;
     let run = register(st, &row, &req.carriers);
@@ -385,7 +386,9 @@ fn active(st: &AppState, id: &str) -> Option<Arc<ActiveRun>> {
 
 async fn not_active_error(st: &AppState, id: &str, action: &str) -> ApiError {
     match st.store.get_run(id).await {
-        Ok(Some(r)) => ApiError::Conflict(format!("cannot {action} run '{id}': it is {}", r.state)),
+        Ok(Some(r)) => super::instance::foreign_owner(st, &r, action).unwrap_or_else(|| {
+            ApiError::Conflict(format!("cannot {action} run '{id}': it is {}", r.state))
+        }),
         Ok(None) => ApiError::not_found("run", id),
         Err(e) => e.into(),
     }
@@ -732,7 +735,15 @@ async fn settle(st: &AppState, run: &Arc<ActiveRun>, report: RunReport, real_car
             run.id
         );
     }
-    let result_json = serde_json::to_string(&report).unwrap_or_else(|_| "{}".into());
+    // The result names the instance that ran it (several may share the database).
+    let result_json = match serde_json::to_value(&report) {
+        Ok(Value::Object(mut m)) => {
+            m.insert("instance".into(), json!(st.instance.id));
+            Value::Object(m).to_string()
+        }
+        Ok(v) => v.to_string(),
+        Err(_) => "{}".into(),
+    };
     if let Err(e) = st.store.put_result(&run.id, &result_json).await {
         tracing::error!("run {}: cannot store the result: {e}", run.id);
     }

@@ -19,6 +19,7 @@ pub mod exports;
 pub mod foxglove;
 pub mod geojson_cache;
 pub mod health;
+pub mod instance;
 pub mod lifecycle;
 pub mod live;
 pub mod maps;
@@ -66,6 +67,7 @@ pub fn app(state: AppState) -> Router {
         .merge(carriers::router())
         .merge(dbcs::router())
         .merge(health::router())
+        .merge(instance::router())
         .merge(metrics::router())
         .merge(live::router())
         .merge(sweeps::router())

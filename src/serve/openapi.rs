@@ -94,6 +94,7 @@ pub fn document() -> Value {
             "/maps/{id}/geojson": {"get": op("Lanes as a GeoJSON FeatureCollection", "maps", false, "200", json!({"parameters": [id_param()[0].clone(), {"name": "wgs84", "in": "query", "schema": {"type": "boolean"}}]}))},
             "/carriers": {"get": op("Target carriers and their last known state (`mode`: simulated, or iso22133 for real carriers of a run, with `address` and `connected`)", "carriers", false, "200", json!({}))},
             "/health": {"get": op("Service health (503 when the database does not answer)", "service", false, "200", json!({}))},
+            "/instances": {"get": op("Instances sharing the database: id, host, lease (`lease_until`, `live`); `this` is the one answering", "service", false, "200", json!({}))},
             "/metrics": {"get": {"summary": "Prometheus metrics", "tags": ["service"], "responses": {"200": {"description": "OK", "content": {"text/plain": {}}}}}},
             "/openapi.json": {"get": {"summary": "This document", "tags": ["service"], "responses": {"200": {"description": "OK"}}}}
         },
@@ -113,7 +114,8 @@ pub fn document() -> Value {
                     "started_at": {"type": "string", "format": "date-time", "nullable": true},
                     "finished_at": {"type": "string", "format": "date-time", "nullable": true},
                     "speed": {"oneOf": [{"type": "number"}, {"type": "string", "enum": ["max"]}]},
-                    "error": {"type": "string", "nullable": true}}},
+                    "error": {"type": "string", "nullable": true},
+                    "instance": {"type": "string", "nullable": true, "description": "the scil instance that executes the run; control requests go to it (409 from the others)"}}},
                 "CreateRun": {"type": "object", "required": ["scenario_id"], "properties": {
                     "scenario_id": {"type": "string"},
                     "map_id": {"type": "string"},

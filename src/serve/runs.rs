@@ -43,6 +43,7 @@ pub fn run_json(r: &RunRow) -> Value {
         "finished_at": r.finished_at,
         "speed": match r.speed { Some(f) => json!(f), None => json!("max") },
         "error": r.error,
+        "instance": r.instance,
     })
 }
 

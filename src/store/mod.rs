@@ -97,7 +97,9 @@ macro_rules! telemetry_insert {
 
 // After the macro: the module uses it.
 pub mod dbcs;
+pub mod instances;
 pub use dbcs::DbcRow;
+pub use instances::InstanceRow;
 
 pub type StoreResult<T> = Result<T, sqlx::Error>;
 
@@ -176,6 +178,9 @@ pub struct RunRow {
     pub armed_at: Option<DateTime<Utc>>,
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
+    /// The instance that executes the run (holds its lease; see [`instances`]).
+    #[sqlx(default)]
+    pub instance: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, FromRow)]
@@ -416,7 +421,8 @@ impl Store {
         on_db!(&self.db, |p, DB| {
             sqlx::query(
                 "INSERT INTO runs (id, state, scenario_id, map_id, source, speed, error, created_at, \
-                 armed_at, started_at, finished_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                 armed_at, started_at, finished_at, instance) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
             )
             .bind(&r.id)
             .bind(&r.state)
@@ -429,6 +435,7 @@ impl Store {
             .bind(r.armed_at)
             .bind(r.started_at)
             .bind(r.finished_at)
+            .bind(&r.instance)
             .execute(p)
             .await
             .map(|_| ())
@@ -472,20 +479,6 @@ impl Store {
             .bind(limit)
             .fetch_all(p)
             .await
-        })
-    }
-
-    /// Runs left in a non-terminal state by a previous process (marked failed at startup).
-    pub async fn fail_unfinished_runs(&self, now: DateTime<Utc>) -> StoreResult<u64> {
-        on_db!(&self.db, |p, DB| {
-            sqlx::query(
-                "UPDATE runs SET state = 'failed', error = 'service restarted while the run was active', \
-                 finished_at = $1 WHERE state IN ('created', 'armed', 'running')",
-            )
-            .bind(now)
-            .execute(p)
-            .await
-            .map(|r| r.rows_affected())
         })
     }
 
