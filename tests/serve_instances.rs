@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 mod support;
 use support::http::Api;
-use support::tempdir;
+use support::{data, tempdir};
 
 const OP: &str = "instances-op-token";
 /// Short, so that the test waits seconds: renewed every second.
@@ -96,7 +96,33 @@ async fn two_instances_share_one_postgres() {
         return;
     };
     let dir = tempdir("instances");
+    // An upload from before the database held files: a row naming a file in A's storage
+    // directory. A moves it into the database when it starts.
+    let store = scil::store::Store::connect(&db).await.expect("store");
+    let legacy_id = format!("legacy-{}", uuid::Uuid::new_v4().simple());
+    let legacy_file = dir.join("inst-a").join("uploads").join("legacy.csv");
+    std::fs::create_dir_all(legacy_file.parent().expect("dir")).expect("dir");
+    std::fs::copy(data("replays/cpna75_30kmh.csv"), &legacy_file).expect("copy");
+    store
+        .upsert_replay(&scil::store::ReplayRow {
+            id: legacy_id.clone(),
+            name: "legacy.csv".into(),
+            scenario_id: Some("cpna75_30kmh".into()),
+            path: legacy_file.display().to_string(),
+            bytes: std::fs::metadata(&legacy_file).expect("meta").len() as i64,
+            row_count: 660,
+            bundled: false,
+            created_at: chrono::Utc::now(),
+        })
+        .await
+        .expect("legacy replay row");
     let a = start("inst-a", &db, &dir).await;
+    let migrated = store
+        .get_replay(&legacy_id)
+        .await
+        .expect("get")
+        .expect("row");
+    assert!(migrated.path.starts_with("db:"), "{}", migrated.path);
     let (s, r1) = a
         .api
         .post(
@@ -206,6 +232,68 @@ async fn two_instances_share_one_postgres() {
         .await
         .expect("body");
     assert!(pq.len() > 1000 && pq.starts_with(b"PAR1") && pq.ends_with(b"PAR1"));
+
+    // A replay uploaded through A runs on B (recorded); the recording is exported through A.
+    let form = reqwest::multipart::Form::new()
+        .text("scenario_id", "cpna75_50kmh")
+        .text("start", "false")
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(
+                std::fs::read(data("replays/cpna75_50kmh.csv")).expect("csv"),
+            )
+            .file_name("track_a_50.csv"),
+        );
+    let up = a
+        .api
+        .http
+        .post(a.api.url("/replays"))
+        .bearer_auth(OP)
+        .multipart(form)
+        .send()
+        .await
+        .expect("upload");
+    assert_eq!(up.status(), StatusCode::CREATED);
+    let up: Value = up.json().await.expect("json");
+    let uploaded = up["replay_id"].as_str().expect("replay id").to_string();
+    let mut ttc = Vec::new();
+    for replay in [uploaded.as_str(), "cpna75_50kmh", legacy_id.as_str()] {
+        let scenario = if replay == legacy_id {
+            "cpna75_30kmh"
+        } else {
+            "cpna75_50kmh"
+        };
+        let (s, r) = b
+            .api
+            .post(
+                "/runs",
+                json!({"scenario_id": scenario, "replay": replay, "speed": "max", "start": true, "record": true}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{replay}: {r}");
+        let id = r["id"].as_str().expect("id").to_string();
+        let done = b.api.wait_terminal(&id, Duration::from_secs(60)).await;
+        assert_eq!(done["state"], "finished", "{replay} on B: {done}");
+        assert_eq!(done["instance"], "inst-b");
+        let (s, res) = b.api.get(&format!("/runs/{id}/results")).await;
+        assert_eq!(s, StatusCode::OK);
+        ttc.push(res["triggers"][0]["ttc_s"].as_f64().expect("trigger"));
+        if replay == uploaded {
+            let get = |api: &Api| {
+                api.http
+                    .get(api.url(&format!("/runs/{id}/export.mcap")))
+                    .send()
+            };
+            let on_b = get(&b.api).await.expect("mcap").bytes().await.expect("b");
+            let on_a = get(&a.api).await.expect("mcap");
+            assert_eq!(on_a.status(), StatusCode::OK);
+            let on_a = on_a.bytes().await.expect("a");
+            assert!(on_b.starts_with(b"\x89MCAP0\r\n"), "an MCAP file");
+            assert_eq!(on_a, on_b, "A serves B's recording byte for byte");
+        }
+    }
+    // The uploaded bytes are the bundled file's: the same trigger.
+    assert_eq!(ttc[0], ttc[1]);
 
     // A second run on A; A is killed. B fails it once A's lease has expired, not before.
     let (s, r2) = a

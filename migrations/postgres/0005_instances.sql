@@ -12,3 +12,21 @@ CREATE TABLE instances (
     heartbeat_ms    BIGINT NOT NULL,
     lease_until_ms  BIGINT NOT NULL
 );
+
+-- Files every instance can read (uploaded replays, run recordings; maps, scenarios and DBCs
+-- are stored as text in their own tables): chunks of at most 1 MiB, visible once complete.
+CREATE TABLE blobs (
+    id          TEXT PRIMARY KEY,
+    kind        TEXT NOT NULL,
+    bytes       BIGINT NOT NULL,
+    chunks      BIGINT NOT NULL,
+    complete    BOOLEAN NOT NULL DEFAULT FALSE,
+    created_ms  BIGINT NOT NULL
+);
+
+CREATE TABLE blob_chunks (
+    blob_id  TEXT NOT NULL,
+    seq      BIGINT NOT NULL,
+    data     BYTEA NOT NULL,
+    PRIMARY KEY (blob_id, seq)
+);

@@ -165,6 +165,12 @@ impl AppState {
             "left active by a stopped process (this instance's previous one, or one whose lease expired)",
         );
         super::instance::spawn_heartbeat(&state);
+        let (replays, recordings) = super::shared_files::migrate_local(&state).await?;
+        if replays + recordings > 0 {
+            tracing::warn!(
+                "moved {replays} uploaded replay(s) and {recordings} recording(s) from the local storage directory into the database"
+            );
+        }
         state.register_bundled().await?;
         state.refresh_carriers().await?;
         Ok(state)

@@ -467,7 +467,7 @@ async fn prepare(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> ApiRe
                 .await?
                 .ok_or_else(|| ApiError::not_found("replay", replay_id))?;
             InsSpec::Csv {
-                path: r.path.into(),
+                path: super::shared_files::replay_path(st, &r).await?,
                 columns: Vec::new(),
                 // Same default as `scil replay`: stop at the first unreadable row.
                 on_bad_row: BadRowPolicy::Stop,
@@ -734,6 +734,10 @@ async fn settle(st: &AppState, run: &Arc<ActiveRun>, report: RunReport, real_car
             "run {}: telemetry not yet committed (database slow or failing), attempt {attempt}/{FLUSH_ATTEMPTS}; kept buffered",
             run.id
         );
+    }
+    // The recording goes into the database before the run is seen finished.
+    if run.record.load(Ordering::Relaxed) {
+        super::shared_files::share_recording(st, &run.id).await;
     }
     // The result names the instance that ran it (several may share the database).
     let result_json = match serde_json::to_value(&report) {

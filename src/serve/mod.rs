@@ -32,6 +32,7 @@ pub mod run_params;
 pub mod run_sinks;
 pub mod runs;
 pub mod scenarios;
+pub mod shared_files;
 pub mod sim_run;
 pub mod sweeps;
 pub mod web;

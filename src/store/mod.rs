@@ -96,6 +96,7 @@ macro_rules! telemetry_insert {
 }
 
 // After the macro: the module uses it.
+pub mod blobs;
 pub mod dbcs;
 pub mod instances;
 pub use dbcs::DbcRow;
