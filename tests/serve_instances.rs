@@ -232,6 +232,15 @@ async fn two_instances_share_one_postgres() {
         .await
         .expect("body");
     assert!(pq.len() > 1000 && pq.starts_with(b"PAR1") && pq.ends_with(b"PAR1"));
+    let report = b
+        .api
+        .http
+        .get(b.api.url(&format!("/reports?runs={id1}")))
+        .send()
+        .await
+        .expect("report");
+    assert_eq!(report.status(), StatusCode::OK);
+    assert!(report.text().await.unwrap_or_default().contains(&id1));
 
     // A replay uploaded through A runs on B (recorded); the recording is exported through A.
     let form = reqwest::multipart::Form::new()
@@ -354,5 +363,73 @@ async fn two_instances_share_one_postgres() {
     // Run 1 (finished) is untouched by the sweep.
     assert_eq!(run(&b.api, &id1).await["state"], "finished");
     drop(b);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The run list pages by key: following `x-next-cursor` visits every run once, newest first,
+/// also across runs created in the same instant (the id breaks the tie).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_list_pages_by_key() {
+    let dir = tempdir("pages");
+    let (srv, base) = support::service::spawn(&dir, OP).await;
+    let t0 = chrono::Utc::now();
+    for i in 0..250i64 {
+        // Five runs per instant.
+        let at = t0 - chrono::Duration::milliseconds(i / 5);
+        srv.state
+            .store
+            .insert_run(&scil::store::RunRow {
+                id: format!("run-page-{i:04}"),
+                state: "finished".into(),
+                scenario_id: "cpna75_30kmh".into(),
+                map_id: None,
+                source: "{}".into(),
+                speed: None,
+                error: None,
+                created_at: at,
+                armed_at: None,
+                started_at: None,
+                finished_at: Some(at),
+                instance: Some("elsewhere".into()),
+            })
+            .await
+            .expect("insert");
+    }
+    let http = reqwest::Client::new();
+    let mut seen: Vec<String> = Vec::new();
+    let mut url = format!("{base}/runs?limit=100");
+    loop {
+        let r = http.get(&url).send().await.expect("list");
+        assert_eq!(r.status(), StatusCode::OK);
+        let next = r
+            .headers()
+            .get("x-next-cursor")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let page: Vec<Value> = r.json().await.expect("json");
+        assert!(page.len() <= 100);
+        seen.extend(
+            page.iter()
+                .filter_map(|r| r["id"].as_str().map(str::to_string)),
+        );
+        match next {
+            Some(c) => url = format!("{base}/runs?limit=100&cursor={c}"),
+            None => break,
+        }
+    }
+    let all: Vec<String> = (0..250).map(|i| format!("run-page-{i:04}")).collect();
+    let mut want = all.clone();
+    // Newest first; within an instant the greater id first.
+    want.sort_by_key(|id| {
+        let i: i64 = id[9..].parse().expect("n");
+        (i / 5, std::cmp::Reverse(id.clone()))
+    });
+    assert_eq!(seen, want);
+    let r = http
+        .get(format!("{base}/runs?cursor=nonsense"))
+        .send()
+        .await
+        .expect("list");
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
     let _ = std::fs::remove_dir_all(&dir);
 }

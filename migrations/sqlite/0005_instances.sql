@@ -30,3 +30,7 @@ CREATE TABLE blob_chunks (
     data     BLOB NOT NULL,
     PRIMARY KEY (blob_id, seq)
 );
+
+-- The run list pages by key (created_at, id), newest first.
+CREATE INDEX runs_created_id ON runs (created_at, id);
+DROP INDEX runs_created;

@@ -112,16 +112,51 @@ async fn list(
     _r: Reader,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> ApiResult<Response> {
+    let limit = q.limit.unwrap_or(100).clamp(1, 1000);
+    let after = match q.cursor.as_deref() {
+        Some(c) => Some(parse_cursor(c)?),
+        None => None,
+    };
     let rows = st
         .store
-        .list_runs(q.limit.unwrap_or(100).clamp(1, 1000))
+        .list_runs_page(limit, after.as_ref().map(|(t, id)| (*t, id.as_str())))
         .await?;
-    Ok(axum::Json(rows.iter().map(run_json).collect::<Vec<_>>()).into_response())
+    let mut resp = axum::Json(rows.iter().map(run_json).collect::<Vec<_>>()).into_response();
+    // A full page: the next one starts after its last run.
+    if let Some(last) = rows.last().filter(|_| rows.len() as i64 == limit) {
+        if let Some(ns) = last.created_at.timestamp_nanos_opt() {
+            let cursor = format!("{ns}_{}", last.id);
+            let link = format!("</api/v1/runs?limit={limit}&cursor={cursor}>; rel=\"next\"");
+            for (k, v) in [("x-next-cursor", cursor), ("link", link)] {
+                if let Ok(v) = header::HeaderValue::from_str(&v) {
+                    resp.headers_mut().insert(k, v);
+                }
+            }
+        }
+    }
+    Ok(resp)
+}
+
+/// `NANOS_ID`: the creation time (ns since the epoch) and id of the previous page's last run.
+fn parse_cursor(c: &str) -> ApiResult<(chrono::DateTime<chrono::Utc>, String)> {
+    let bad = || {
+        ApiError::BadRequest(format!(
+            "cursor '{c}': expected the x-next-cursor of the previous page"
+        ))
+    };
+    let (ns, id) = c.split_once('_').ok_or_else(bad)?;
+    let ns: i64 = ns.parse().map_err(|_| bad())?;
+    if id.is_empty() {
+        return Err(bad());
+    }
+    Ok((chrono::DateTime::from_timestamp_nanos(ns), id.to_string()))
 }
 
 #[derive(Debug, Deserialize)]
 struct ListQuery {
     limit: Option<i64>,
+    /// The previous page's `x-next-cursor` (key-based pagination, newest first).
+    cursor: Option<String>,
 }
 
 /// Resolves a replay id (or the id of a replay run) to a source.

@@ -473,13 +473,37 @@ impl Store {
 
     /// Newest first.
     pub async fn list_runs(&self, limit: i64) -> StoreResult<Vec<RunRow>> {
-        on_db!(&self.db, |p, DB| {
-            sqlx::query_as::<DB, RunRow>(
-                "SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT $1",
-            )
-            .bind(limit)
-            .fetch_all(p)
-            .await
+        self.list_runs_page(limit, None).await
+    }
+
+    /// Newest first, after the key `(created_at, id)` of the previous page's last run when
+    /// given (key-based pagination on the index `runs_created_id`: a page costs the same at any
+    /// depth).
+    pub async fn list_runs_page(
+        &self,
+        limit: i64,
+        after: Option<(DateTime<Utc>, &str)>,
+    ) -> StoreResult<Vec<RunRow>> {
+        on_db!(&self.db, |p, DB| match after {
+            None => {
+                sqlx::query_as::<DB, RunRow>(
+                    "SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT $1",
+                )
+                .bind(limit)
+                .fetch_all(p)
+                .await
+            }
+            Some((at, id)) => {
+                sqlx::query_as::<DB, RunRow>(
+                    "SELECT * FROM runs WHERE (created_at, id) < ($2, $3) \
+                     ORDER BY created_at DESC, id DESC LIMIT $1",
+                )
+                .bind(limit)
+                .bind(at)
+                .bind(id)
+                .fetch_all(p)
+                .await
+            }
         })
     }
 
