@@ -2,7 +2,8 @@
 -- each instance holds a lease (renewed by its heartbeat) on the runs it owns. Times in
 -- milliseconds since the Unix epoch (compared across instances; keep their clocks in NTP sync).
 ALTER TABLE runs ADD COLUMN instance TEXT;
-CREATE INDEX runs_instance_state ON runs (instance, state);
+-- Unfinished runs are few: the lease checks find them by state.
+CREATE INDEX runs_state_instance ON runs (state, instance);
 
 CREATE TABLE instances (
     id              TEXT PRIMARY KEY,

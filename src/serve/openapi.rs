@@ -49,7 +49,7 @@ pub fn document() -> Value {
         "servers": [{"url": "/api/v1"}],
         "paths": {
             "/runs": {
-                "get": op("List runs (newest first)", "runs", false, "200", json!({"parameters": [{"name": "limit", "in": "query", "schema": {"type": "integer"}}]})),
+                "get": op("List runs (newest first); a full page has an `x-next-cursor` header (and `Link: rel=next`) for the next", "runs", false, "200", json!({"parameters": [{"name": "limit", "in": "query", "schema": {"type": "integer"}}, {"name": "cursor", "in": "query", "schema": {"type": "string"}, "description": "the previous page's x-next-cursor"}]})),
                 "post": op("Create a run", "runs", true, "201", json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CreateRun"}}}}}))
             },
             "/runs/{id}": {"get": op("A run", "runs", false, "200", json!({"parameters": id_param()}))},

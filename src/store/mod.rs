@@ -443,6 +443,35 @@ impl Store {
         })
     }
 
+    /// Inserts many runs in one transaction (imports, benchmarks).
+    pub async fn insert_runs(&self, runs: &[RunRow]) -> StoreResult<()> {
+        on_db!(&self.db, |p, DB| {
+            let mut tx = p.begin().await?;
+            for chunk in runs.chunks(1000) {
+                let mut qb = QueryBuilder::<DB>::new(
+                    "INSERT INTO runs (id, state, scenario_id, map_id, source, speed, error, \
+                     created_at, armed_at, started_at, finished_at, instance) ",
+                );
+                qb.push_values(chunk, |mut b, r: &RunRow| {
+                    b.push_bind(r.id.as_str())
+                        .push_bind(r.state.as_str())
+                        .push_bind(r.scenario_id.as_str())
+                        .push_bind(r.map_id.as_deref())
+                        .push_bind(r.source.as_str())
+                        .push_bind(r.speed)
+                        .push_bind(r.error.as_deref().map(bound_reason))
+                        .push_bind(r.created_at)
+                        .push_bind(r.armed_at)
+                        .push_bind(r.started_at)
+                        .push_bind(r.finished_at)
+                        .push_bind(r.instance.as_deref());
+                });
+                qb.build().execute(&mut *tx).await?;
+            }
+            tx.commit().await
+        })
+    }
+
     /// Writes the run's state and timestamps.
     pub async fn update_run(&self, r: &RunRow) -> StoreResult<()> {
         on_db!(&self.db, |p, DB| {
