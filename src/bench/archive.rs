@@ -210,9 +210,10 @@ async fn serve(url: &str, runs: usize) -> anyhow::Result<Served> {
 /// Both archives, requests alternating between them (machine load drifts alike for both);
 /// medians.
 async fn measure(small: Served, large: Served, n: usize) -> anyhow::Result<(Figures, Figures)> {
-    let mut med = [[Duration::ZERO; 3]; 2];
+    // Per measured path: the medians of (small, large).
+    let mut meds: Vec<[Duration; 2]> = Vec::new();
     let mut bytes = [0usize; 2];
-    for m in 0..3 {
+    for (m, last) in [(0, false), (1, false), (2, true)] {
         let mut times: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
         for s in [&small, &large] {
             timed(s.server.addr, &s.paths[m]).await?; // warm-up
@@ -221,15 +222,15 @@ async fn measure(small: Served, large: Served, n: usize) -> anyhow::Result<(Figu
             for (k, s) in [&small, &large].into_iter().enumerate() {
                 let (dt, b) = timed(s.server.addr, &s.paths[m]).await?;
                 times[k].push(dt);
-                if m == 2 {
+                if last {
                     bytes[k] = b;
                 }
             }
         }
-        for k in 0..2 {
-            times[k].sort();
-            med[k][m] = times[k][times[k].len() / 2];
+        for t in times.iter_mut() {
+            t.sort();
         }
+        meds.push([times[0][times[0].len() / 2], times[1][times[1].len() / 2]]);
     }
     for s in [small, large] {
         s.server.task.abort();
@@ -237,9 +238,9 @@ async fn measure(small: Served, large: Served, n: usize) -> anyhow::Result<(Figu
         let _ = std::fs::remove_dir_all(&s.storage);
     }
     let fig = |k: usize| Figures {
-        first_page: med[k][0],
-        deep_page: med[k][1],
-        export: med[k][2],
+        first_page: meds[0][k],
+        deep_page: meds[1][k],
+        export: meds[2][k],
         export_bytes: bytes[k],
     };
     Ok((fig(0), fig(1)))
