@@ -361,6 +361,7 @@ fn new_row(st: &AppState, req: &NewRun, map_id: Option<String>) -> ApiResult<Run
         finished_at: None,
         track: Some(track_of(st, req)?),
         demo: req.demo,
+        instance: Some(st.instance.id.clone()),
     })
 }
 
@@ -456,11 +457,13 @@ async fn not_active_error(
     expect: Option<RunState>,
 ) -> ApiError {
     match st.store.get_run(id).await {
-        Ok(Some(r)) => ApiError::Conflict(format!(
-            "cannot {action} run '{id}': it is {}{}",
-            r.state,
-            expected_note(expect)
-        )),
+        Ok(Some(r)) => super::instance::foreign_owner(st, &r, action).unwrap_or_else(|| {
+            ApiError::Conflict(format!(
+                "cannot {action} run '{id}': it is {}{}",
+                r.state,
+                expected_note(expect)
+            ))
+        }),
         Ok(None) => ApiError::not_found("run", id),
         Err(e) => e.into(),
     }
@@ -561,7 +564,7 @@ async fn prepare(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> ApiRe
                 .await?
                 .ok_or_else(|| ApiError::not_found("replay", replay_id))?;
             InsSpec::Csv {
-                path: r.path.into(),
+                path: super::shared_files::replay_path(st, &r).await?,
                 columns: Vec::new(),
                 // Same default as `scil replay`: stop at the first unreadable row.
                 on_bad_row: BadRowPolicy::Stop,
@@ -857,11 +860,17 @@ async fn settle(st: &AppState, run: &Arc<ActiveRun>, report: RunReport, real_car
             left.as_secs_f64()
         );
     }
+    // The recording goes into the database before the run is seen finished.
+    if run.record.load(Ordering::Relaxed) {
+        super::shared_files::share_recording(st, &run.id).await;
+    }
     let storage = telemetry_accounting(st, run, committed).await;
     let loss = storage.loss();
     let result_json = {
         let mut v = serde_json::to_value(&report).unwrap_or_else(|_| json!({}));
         v["storage"] = serde_json::to_value(&storage).unwrap_or(Value::Null);
+        // The result names the instance that ran it (several may share the database).
+        v["instance"] = json!(st.instance.id);
         v.to_string()
     };
     let result_pending = match st.store.put_result(&run.id, &result_json).await {

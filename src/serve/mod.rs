@@ -21,6 +21,7 @@ pub mod foxglove;
 pub mod geojson_cache;
 pub mod health;
 pub mod history;
+pub mod instance;
 pub mod lifecycle;
 pub mod live;
 pub mod maps;
@@ -34,6 +35,7 @@ pub mod run_params;
 pub mod run_sinks;
 pub mod runs;
 pub mod scenarios;
+pub mod shared_files;
 pub mod sim_run;
 pub mod sweeps;
 pub mod unsaved;
@@ -71,6 +73,7 @@ pub fn app(state: AppState) -> Router {
         .merge(carriers::router())
         .merge(dbcs::router())
         .merge(health::router())
+        .merge(instance::router())
         .merge(metrics::router())
         .merge(live::router())
         .merge(sweeps::router())
