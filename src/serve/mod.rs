@@ -21,6 +21,7 @@ pub mod foxglove;
 pub mod geojson_cache;
 pub mod health;
 pub mod history;
+pub mod plan;
 pub mod instance;
 pub mod lifecycle;
 pub mod live;
