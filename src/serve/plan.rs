@@ -77,3 +77,29 @@ pub async fn of_run(st: &AppState, run: &RunRow) -> Value {
     }
     of(&sc)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::ncap2026::{Catalogue, Params};
+
+    #[test]
+    fn plan_of_a_turning_test_has_paths_and_the_conflict_point() {
+        let map = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/osc-ncap/OpenDRIVE/NCAP/X-Intersection_NCAP.xodr");
+        let Ok(od) = opendrive::OpenDrive::from_path(&map) else {
+            return; // the shared data is beside the checkout in CI and here
+        };
+        let cat = Catalogue::bundled();
+        let (row, _) = cat.find("CCFtap").expect("row");
+        let sc = row.instantiate(&Params::new(15.0), &od).expect("placed");
+        let p = of(&sc);
+        assert!(p["vut_path"].as_array().is_some_and(|v| v.len() > 100), "{p}");
+        let t = &p["targets"][0];
+        assert!(t["path"].as_array().is_some_and(|v| v.len() > 10));
+        let c = t["conflict_point"].as_array().expect("conflict point");
+        // Near the junction's centre (261.5, 0).
+        let (x, y) = (c[0].as_f64().unwrap_or(0.0), c[1].as_f64().unwrap_or(0.0));
+        assert!((x - 261.5).abs() < 15.0 && y.abs() < 15.0, "{x} {y}");
+    }
+}
