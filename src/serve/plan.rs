@@ -94,7 +94,10 @@ mod tests {
         let (row, _) = cat.find("CCFtap").expect("row");
         let sc = row.instantiate(&Params::new(15.0), &od).expect("placed");
         let p = of(&sc);
-        assert!(p["vut_path"].as_array().is_some_and(|v| v.len() > 100), "{p}");
+        assert!(
+            p["vut_path"].as_array().is_some_and(|v| v.len() > 100),
+            "{p}"
+        );
         let t = &p["targets"][0];
         assert!(t["path"].as_array().is_some_and(|v| v.len() > 10));
         let c = t["conflict_point"].as_array().expect("conflict point");
