@@ -1,10 +1,9 @@
 //! Instances sharing a database. Two scil instances (`scil serve` child processes) on one
-//! PostgreSQL (runs when
-//! SCIL_TEST_POSTGRES_URL is set): a run on A keeps running while B starts and restarts; B
-//! lists A's run, serves its results and export while it runs and after, and answers control
-//! requests for it with 409 naming A; after A is killed (SIGKILL) B marks A's running run
-//! failed once A's lease has expired, and not before.
-
+//! PostgreSQL (runs when SCIL_TEST_POSTGRES_URL is set): a run on A keeps running while B starts
+//! and restarts; B lists A's run, serves its results, report and exports while it runs and
+//! after, and answers control requests for it with 409 naming A; a replay uploaded through A
+//! runs on B; after A is killed (SIGKILL) B marks A's running run failed once A's lease has
+//! expired, and not before. Also (SQLite): the startup rules and key-based run list pages.
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
