@@ -4,6 +4,7 @@
 //! after, and answers control requests for it with 409 naming A; a replay uploaded through A
 //! runs on B; after A is killed (SIGKILL) B marks A's running run failed once A's lease has
 //! expired, and not before. Also (SQLite): the startup rules and key-based run list pages.
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
