@@ -1,8 +1,9 @@
-//! Two scil instances (`scil serve` child processes) on one PostgreSQL (runs when
-//! SCIL_TEST_POSTGRES_URL is set): a run on A keeps running while B starts and restarts; B
-//! lists A's run, serves its results and export while it runs and after, and answers control
-//! requests for it with 409 naming A; after A is killed (SIGKILL) B marks A's running run
-//! failed once A's lease has expired, and not before.
+//! Instances sharing a database. Two scil instances (`scil serve` child processes) on one
+//! PostgreSQL (runs when SCIL_TEST_POSTGRES_URL is set): a run on A keeps running while B starts
+//! and restarts; B lists A's run, serves its results, report and exports while it runs and
+//! after, and answers control requests for it with 409 naming A; a replay uploaded through A
+//! runs on B; after A is killed (SIGKILL) B marks A's running run failed once A's lease has
+//! expired, and not before. Also (SQLite): the startup rules and key-based run list pages.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -433,5 +434,85 @@ async fn run_list_pages_by_key() {
         .await
         .expect("list");
     assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// At startup an instance fails its own unfinished runs, runs without an owner and runs whose
+/// owner's lease has expired; a run of an instance with a live lease is left alone (SQLite:
+/// the same rules as on a shared PostgreSQL).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn startup_fails_only_own_and_expired_runs() {
+    let dir = tempdir("startup");
+    let url = format!("sqlite://{}?mode=rwc", dir.join("scil.db").display());
+    let store = scil::store::Store::connect(&url).await.expect("store");
+    let now = chrono::Utc::now();
+    let row = |id: &str, instance: Option<&str>| scil::store::RunRow {
+        id: id.into(),
+        state: "running".into(),
+        scenario_id: "cpna75_30kmh".into(),
+        map_id: None,
+        source: "{}".into(),
+        speed: None,
+        error: None,
+        created_at: now,
+        armed_at: Some(now),
+        started_at: Some(now),
+        finished_at: None,
+        instance: instance.map(str::to_string),
+    };
+    let runs = [
+        row("run-own", Some("me")),
+        row("run-legacy", None),
+        row("run-expired", Some("gone")),
+        row("run-live", Some("alive")),
+    ];
+    store.insert_runs(&runs).await.expect("runs");
+    let ms = now.timestamp_millis();
+    for (id, until) in [("gone", ms - 1000), ("alive", ms + 600_000)] {
+        store
+            .put_instance(&scil::store::InstanceRow {
+                id: id.into(),
+                host: "elsewhere".into(),
+                pid: 1,
+                started_ms: ms - 60_000,
+                heartbeat_ms: until - 15_000,
+                lease_until_ms: until,
+            })
+            .await
+            .expect("lease");
+    }
+    store.close().await;
+    let mut config = scil::serve::Config {
+        bind: "127.0.0.1:0".into(),
+        database_url: url,
+        storage_dir: dir.join("storage"),
+        data_dir: Some(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data"))),
+        instance_id: Some("me".into()),
+        ..scil::serve::Config::default()
+    };
+    config.auth.operator_tokens = vec![OP.into()];
+    let srv = scil::serve::spawn(config).await.expect("starts");
+    let api = Api::new(format!("http://{}/api/v1", srv.addr), OP);
+    for (id, state, why) in [
+        ("run-own", "failed", "instance me restarted"),
+        ("run-legacy", "failed", "service restarted"),
+        (
+            "run-expired",
+            "failed",
+            "instance gone stopped renewing its lease",
+        ),
+        ("run-live", "running", ""),
+    ] {
+        let r = run(&api, id).await;
+        assert_eq!(r["state"], state, "{id}: {r}");
+        assert!(
+            r["error"].as_str().unwrap_or_default().contains(why),
+            "{id}: {r}"
+        );
+    }
+    // The live instance's run is controlled there.
+    let (s, e) = api.post("/runs/run-live/abort", json!({})).await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    assert!(e.to_string().contains("instance 'alive'"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -157,12 +157,14 @@ pub fn axis_specs(grid: &Grid) -> Vec<AxisSpec> {
         .collect()
 }
 
-/// The sweep's id: SHA-256 over the grid (keys, values, repeat, first seed) and the bytes of
-/// every input file (scenario, map, replays), each with its role. Shards started with the same
+/// The sweep's id: SHA-256 over the scil version, the grid (keys, values, repeat, first seed)
+/// and the bytes of every input file (scenario, map, replays), each with its role. Shards started with the same
 /// command line on the same files share it; any change to a file or to the grid changes it.
 pub fn sweep_id(grid: &Grid, inputs: &[(&str, &Path)]) -> std::io::Result<String> {
     let mut h = Sha256::new();
     h.update(b"scil-sweep/1\n");
+    // Another scil version may compute other rows.
+    h.update(concat!("scil ", env!("CARGO_PKG_VERSION"), "\n").as_bytes());
     let spec = serde_json::json!({
         "axes": axis_specs(grid),
         "repeat": grid.repeat,
