@@ -301,9 +301,6 @@ impl Ctx {
                 if segments.is_empty() {
                     return Err(sh.err("a clothoid spline needs segments"));
                 }
-                if segments[0].position_start.is_none() {
-                    return Err(sh.children[0].err("the first segment needs a <PositionStart>"));
-                }
                 Shape::ClothoidSpline {
                     segments,
                     time_end: opt_num(sh, s, "timeEnd")?,
@@ -451,9 +448,6 @@ impl Ctx {
             }
             "RoutePosition" => {
                 x.check(&[], &["RouteRef", "Orientation", "InRoutePosition"])?;
-                if x.child("Orientation").is_some() {
-                    return Err(x.req("Orientation")?.err("an orientation on a route position is not supported"));
-                }
                 let rr = x.req("RouteRef")?;
                 rr.check(&[], &["Route", "CatalogReference"])?;
                 let route = self.route_choice(rr.only_child()?, s)?;
@@ -475,7 +469,7 @@ impl Ctx {
                     }
                     _ => return Err(c.err("a route position from the current entity is not supported")),
                 };
-                Position::Route { route: Box::new(route), in_route }
+                Position::Route { route: Box::new(route), in_route, orientation: orient(x)? }
             }
             "TrajectoryPosition" => {
                 x.check(&["s", "t"], &["TrajectoryRef", "Orientation"])?;

@@ -174,7 +174,7 @@ impl<'a> Placer<'a> {
                 let hdg = r.reference(s).2;
                 Ok(orient(Pose { x, y, h: hdg }, orientation))
             }
-            Position::Route { route, in_route } => {
+            Position::Route { route, in_route, orientation } => {
                 let legs = self.route_legs(route)?;
                 let (path_s, lane, t) = match in_route {
                     InRoute::Lane { path_s, lane, lane_offset } => (*path_s, Some(*lane), *lane_offset),
@@ -197,7 +197,7 @@ impl<'a> Placer<'a> {
                         };
                         let hdg = self.road(&l.road)?.reference(s.clamp(0.0, self.road(&l.road)?.length)).2;
                         pose.h = if l.dir() > 0.0 { hdg } else { hdg + std::f64::consts::PI };
-                        return Ok(pose);
+                        return Ok(orient(pose, orientation));
                     }
                     acc += l.len();
                 }
@@ -320,6 +320,12 @@ impl<'a> Placer<'a> {
     /// Samples a trajectory by arc length: a polyline at its vertices, a clothoid spline every
     /// [`CLOTHOID_STEP_M`] (and at every segment end).
     pub fn sample(&self, t: &Trajectory) -> Result<Vec<Sample>, Error> {
+        self.sample_from(t, None)
+    }
+
+    /// [`Placer::sample`] for an entity at `current` (a clothoid spline whose first segment
+    /// has no start position starts there, as the standard says).
+    pub fn sample_from(&self, t: &Trajectory, current: Option<Pose>) -> Result<Vec<Sample>, Error> {
         match &t.shape {
             Shape::Polyline { vertices } => {
                 let mut out: Vec<Sample> = Vec::with_capacity(vertices.len());
@@ -345,7 +351,12 @@ impl<'a> Placer<'a> {
                 let mut out: Vec<Sample> = Vec::new();
                 let mut pose = match &segments[0].position_start {
                     Some(p) => self.pose(p)?,
-                    None => return Err(gerr("the first clothoid segment needs a start position")),
+                    None => current.ok_or_else(|| {
+                        gerr(format!(
+                            "trajectory '{}' starts at the entity's position, which is not known here",
+                            t.name
+                        ))
+                    })?,
                 };
                 let mut s_acc = 0.0;
                 for (k, seg) in segments.iter().enumerate() {

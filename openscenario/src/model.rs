@@ -228,7 +228,7 @@ pub enum Position {
     RelativeRoad { entity: String, ds: f64, dt: f64, orientation: Option<Orientation> },
     RelativeObject { entity: String, dx: f64, dy: f64, orientation: Option<Orientation> },
     RelativeWorld { entity: String, dx: f64, dy: f64, orientation: Option<Orientation> },
-    Route { route: Box<Route>, in_route: InRoute },
+    Route { route: Box<Route>, in_route: InRoute, orientation: Option<Orientation> },
     Trajectory { trajectory: Box<Trajectory>, s: f64, t: f64, orientation: Option<Orientation> },
 }
 
@@ -273,5 +273,6 @@ pub struct ClothoidSegment {
     pub length: f64,
     pub h_offset: f64,
     pub time_start: Option<f64>,
+    /// None: continues from the previous segment (the first: from the entity's position).
     pub position_start: Option<Position>,
 }
