@@ -10,9 +10,30 @@ use crate::Error;
 
 impl Ctx {
     pub(crate) fn global_action(&self, g: &Node, s: &Scope) -> Result<Action, Error> {
-        g.check(&[], &["EnvironmentAction", "VariableAction"])?;
+        g.check(&[], &["EnvironmentAction", "VariableAction", "EntityAction"])?;
         let a = g.only_child()?;
         match a.name.as_str() {
+            "EntityAction" => {
+                // Adding and deleting entities: kept as events.
+                a.check(&["entityRef"], &["AddEntityAction", "DeleteEntityAction"])?;
+                let x = a.only_child()?;
+                let mut attributes = BTreeMap::new();
+                attributes.insert("entityRef".to_string(), str_attr(a, s, "entityRef")?);
+                if x.name == "DeleteEntityAction" {
+                    x.check(&[], &[])?;
+                } else {
+                    x.check(&[], &["Position"])?;
+                    let p = self.position(x.req("Position")?, s)?;
+                    attributes.insert(
+                        "position".to_string(),
+                        serde_json::to_string(&p).unwrap_or_default(),
+                    );
+                }
+                Ok(Action::Event {
+                    element: x.name.clone(),
+                    attributes,
+                })
+            }
             "EnvironmentAction" => {
                 a.check(&[], &["Environment", "CatalogReference"])?;
                 let c = a.only_child()?;

@@ -52,14 +52,14 @@ pub struct Leg {
 }
 
 impl Leg {
-    fn dir(&self) -> f64 {
+    pub fn dir(&self) -> f64 {
         if self.s1 >= self.s0 {
             1.0
         } else {
             -1.0
         }
     }
-    fn len(&self) -> f64 {
+    pub fn len(&self) -> f64 {
         (self.s1 - self.s0).abs()
     }
 }
@@ -176,32 +176,7 @@ impl<'a> Placer<'a> {
             }
             Position::Route { route, in_route, orientation } => {
                 let legs = self.route_legs(route)?;
-                let (path_s, lane, t) = match in_route {
-                    InRoute::Lane { path_s, lane, lane_offset } => (*path_s, Some(*lane), *lane_offset),
-                    InRoute::Road { path_s, t } => (*path_s, None, *t),
-                };
-                let mut acc = 0.0;
-                for (i, l) in legs.iter().enumerate() {
-                    if path_s <= acc + l.len() + 1e-9 || i + 1 == legs.len() {
-                        if path_s > acc + l.len() + 1e-6 || path_s < -1e-6 {
-                            return Err(gerr(format!(
-                                "pathS = {path_s} is outside route '{}' (length {:.3})",
-                                route.name,
-                                acc + l.len()
-                            )));
-                        }
-                        let s = l.s0 + l.dir() * (path_s - acc);
-                        let mut pose = match lane {
-                            Some(lane) => self.lane_pose(&l.road, lane, s, t)?,
-                            None => self.road_pose(&l.road, s, l.dir() * t)?,
-                        };
-                        let hdg = self.road(&l.road)?.reference(s.clamp(0.0, self.road(&l.road)?.length)).2;
-                        pose.h = if l.dir() > 0.0 { hdg } else { hdg + std::f64::consts::PI };
-                        return Ok(orient(pose, orientation));
-                    }
-                    acc += l.len();
-                }
-                Err(gerr(format!("route '{}' is empty", route.name)))
+                Ok(orient(self.route_point(&legs, &route.name, in_route)?, orientation))
             }
             Position::Trajectory { trajectory, s, t, orientation } => {
                 let samples = self.sample(trajectory)?;
@@ -213,6 +188,40 @@ impl<'a> Placer<'a> {
                 Ok(orient(base, orientation))
             }
         }
+    }
+
+    /// The pose at a route position, given the route's legs; heading along the route.
+    pub fn route_point(&self, legs: &[Leg], name: &str, in_route: &InRoute) -> Result<Pose, Error> {
+        let (path_s, lane, t) = match in_route {
+            InRoute::Lane { path_s, lane, lane_offset } => (*path_s, Some(*lane), *lane_offset),
+            InRoute::Road { path_s, t } => (*path_s, None, *t),
+        };
+        let total: f64 = legs.iter().map(Leg::len).sum();
+        if path_s < -1e-6 || path_s > total + 1e-6 {
+            return Err(gerr(format!(
+                "pathS = {path_s} is outside route '{name}' (length {total:.3})"
+            )));
+        }
+        let mut acc = 0.0;
+        for (i, l) in legs.iter().enumerate() {
+            if path_s <= acc + l.len() || i + 1 == legs.len() {
+                let s = (l.s0 + l.dir() * (path_s - acc)).clamp(l.s0.min(l.s1), l.s0.max(l.s1));
+                let mut pose = match lane {
+                    Some(lane) => self.lane_pose(&l.road, lane, s, t)?,
+                    None => self.road_pose(&l.road, s, l.dir() * t)?,
+                };
+                let hdg = self.road(&l.road)?.reference(s).2;
+                pose.h = if l.dir() > 0.0 { hdg } else { hdg + std::f64::consts::PI };
+                return Ok(pose);
+            }
+            acc += l.len();
+        }
+        Err(gerr(format!("route '{name}' is empty")))
+    }
+
+    /// Total length of route legs.
+    pub fn legs_length(legs: &[Leg]) -> f64 {
+        legs.iter().map(Leg::len).sum()
     }
 
     /// The legs of a route: waypoint to waypoint along roads (the shortest way through the
@@ -314,7 +323,7 @@ impl<'a> Placer<'a> {
                 }
             }
         }
-        best.map(|(_, l)| l.into_iter().filter(|l| l.len() > 0.0 || true).collect())
+        best.map(|(_, l)| l)
     }
 
     /// Samples a trajectory by arc length: a polyline at its vertices, a clothoid spline every

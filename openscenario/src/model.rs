@@ -141,6 +141,8 @@ pub enum ConditionKind {
         value: f64,
     },
     Collision { entities: Vec<String>, any: bool, with: String },
+    /// Heading within `tolerance` of `angle` (rad).
+    Angle { entities: Vec<String>, any: bool, angle: f64, tolerance: f64, coordinate_system: String },
     SimulationTime { rule: String, value: f64 },
     StoryboardElementState { element_type: String, element: String, state: String },
     Variable { variable: String, rule: String, value: String },

@@ -196,6 +196,7 @@ fn condition(c: &Node, s: &Scope) -> Result<Condition, Error> {
                     "RelativeSpeedCondition",
                     "RelativeDistanceCondition",
                     "CollisionCondition",
+                    "AngleCondition",
                 ],
             )?;
             let x = ec.only_child()?;
@@ -214,6 +215,20 @@ fn condition(c: &Node, s: &Scope) -> Result<Condition, Error> {
                         return Err(x.err("a directional speed condition is not supported"));
                     }
                     ConditionKind::Speed { entities, any, rule: rule(x, s)?, value: num(x, s, "value")? }
+                }
+                "AngleCondition" => {
+                    x.check(&["angle", "angleType", "angleTolerance", "coordinateSystem"], &[])?;
+                    let angle_type = str_attr(x, s, "angleType")?;
+                    if angle_type != "heading" {
+                        return Err(x.err(format!("angleType '{angle_type}' is not supported (heading is)")));
+                    }
+                    ConditionKind::Angle {
+                        entities,
+                        any,
+                        angle: num(x, s, "angle")?,
+                        tolerance: num(x, s, "angleTolerance")?,
+                        coordinate_system: x.attr("coordinateSystem").map(|_| str_attr(x, s, "coordinateSystem")).transpose()?.unwrap_or_else(|| "entity".into()),
+                    }
                 }
                 "RelativeSpeedCondition" => {
                     x.check(&["value", "rule", "entityRef"], &[])?;

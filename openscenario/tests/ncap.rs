@@ -139,3 +139,35 @@ fn unsupported_elements_and_attributes_name_file_and_line() {
     let e = edited("s=\"$Ego_initS\"", "s=\"$Nope\"").unwrap_err().to_string();
     assert!(e.contains("Nope"), "{e}");
 }
+
+/// Further files in the same style (e.g. a newer checkout of the set): every `.xosc` under
+/// `$OSC_NCAP_EXTRA` that is a scenario or variation file imports. Skipped when unset.
+#[test]
+fn extra_files_import_when_given() {
+    let Ok(dir) = std::env::var("OSC_NCAP_EXTRA") else {
+        return;
+    };
+    fn walk(d: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "xosc") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(Path::new(&dir), &mut files);
+    files.sort();
+    let mut n = 0;
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        if text.contains("<Catalog ") {
+            continue;
+        }
+        let all = import(&f, &BTreeMap::new()).unwrap_or_else(|e| panic!("{e}"));
+        n += all.len();
+    }
+    eprintln!("{n} concrete scenarios under {dir}");
+}
