@@ -32,8 +32,9 @@ use crate::scenario::{
 
 /// Sampling step of route and lane paths (m).
 const STEP_M: f64 = 0.5;
-/// Largest distance of a synchronisation position from its entity's path (m).
-const OFF_PATH_M: f64 = 1.0;
+/// Largest distance of a synchronisation position from its entity's path (m): a position on
+/// the road's reference line beside the lane the entity drives still names its s.
+const OFF_PATH_M: f64 = 5.0;
 
 #[derive(Default, Clone)]
 struct Motion {
@@ -293,6 +294,11 @@ fn points(samples: &[Sample]) -> PathSpec {
     })
 }
 
+/// m/s → km/h without the float noise of `/3.6·3.6`.
+fn kmh(v: f64) -> f64 {
+    (v * 3.6 * 1e9).round() / 1e9
+}
+
 fn kind(e: &m::Entity) -> TargetKind {
     match (e.kind, e.category.as_str()) {
         (EntityKind::Pedestrian, _) => TargetKind::Pedestrian,
@@ -369,7 +375,7 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
     };
     let v_ego = ego_motion.speed.abs();
     let mut vut = VutSpec::new(ego.bounding_box.width, ego.bounding_box.length, front(ego));
-    vut.speed_kmh = Some(v_ego * 3.6);
+    vut.speed_kmh = Some(kmh(v_ego));
     vut.path = Some(points(&vut_path));
     vut.reverse = reverse;
     if front_axle {
@@ -430,7 +436,7 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
             let v = fs.absolute.ok_or_else(|| anyhow!("{}: a final speed relative to the master has no counterpart in scil's engine", st.at))?;
             let steady = fs.steady_state_distance.or(fs.steady_state_time.map(|t| t * v));
             t.accel_distance_m = steady.map_or(0.0, |d| (target_s - d).clamp(0.0, target_s));
-            t.speed_kmh = v * 3.6;
+            t.speed_kmh = kmh(v);
             // Impact location: the target's reference point across the VUT front, from its
             // right (nearside) edge.
             let lateral = -(tp.x - mp.x) * mp.h.sin() + (tp.y - mp.y) * mp.h.cos();
@@ -477,7 +483,7 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
                 bail!("{}: the VUT starts past the point where '{}' starts", st.at, e.name);
             }
             t.activation = Activation::Conflict;
-            t.speed_kmh = v * 3.6;
+            t.speed_kmh = kmh(*v);
             t.accel_distance_m = a_d;
             t.path = Some(points(&tpath));
             t.conflict = Some(ConflictSpec { vut_s: vut_s_trigger + v_ego * a_t, target_s: a_d.max(1e-3) });
@@ -490,7 +496,7 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
             }
         } else if mo.speed > 0.0 {
             t.activation = Activation::Begin;
-            t.speed_kmh = mo.speed * 3.6;
+            t.speed_kmh = kmh(mo.speed);
             t.path = Some(points(&shift_along(&cx.path(&e.name)?, -rear(e))));
             t.start = Point { x: f64::NAN, y: f64::NAN };
             t.heading_deg = f64::NAN;
