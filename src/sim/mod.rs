@@ -92,7 +92,12 @@ impl SimOptions {
 pub fn vehicle(setup: &RunSetup, opts: &SimOptions) -> (SimVut, f64) {
     let (path, s_line) = Path::for_scenario(setup);
     let v = opts.vut_speed_kmh / 3.6;
-    let run_up = opts.run_up_m.unwrap_or((8.0 * v).max(100.0));
+    // With a planned path the VUT starts where the path starts (its file's start position).
+    let run_up = match (&opts.run_up_m, &setup.scenario.vut.path) {
+        (Some(r), _) => *r,
+        (None, Some(_)) => s_line,
+        (None, None) => (8.0 * v).max(100.0),
+    };
     let vs = &setup.scenario.vut;
     let p = VutParams {
         set_speed_mps: v,

@@ -115,6 +115,25 @@ impl Path {
     /// line of the lane at P, in the lane's driving direction; else a straight line through P.
     /// Returns the path and the arc length of P on it.
     pub fn for_scenario(setup: &RunSetup) -> (Path, f64) {
+        // A planned VUT path (resolved to points when the setup was made): the VUT follows it;
+        // P is the first conflict point on it (else the first target's start projected).
+        if let Some(crate::scenario::PathSpec::Points(pp)) = &setup.scenario.vut.path {
+            let pts: Vec<(f64, f64)> = pp.points.iter().map(|p| (p.x, p.y)).collect();
+            if let Some(path) = Path::from_points(&pts, "vut.path") {
+                let s = setup
+                    .scenario
+                    .targets
+                    .iter()
+                    .filter_map(|t| t.conflict.map(|c| c.vut_s))
+                    .fold(None, |a: Option<f64>, v| Some(a.map_or(v, |a| a.min(v))))
+                    .or_else(|| {
+                        let t = setup.scenario.targets.first()?;
+                        Some(path.project(t.start.x, t.start.y))
+                    })
+                    .unwrap_or(0.0);
+                return (path, s);
+            }
+        }
         let Some(t) = setup.scenario.targets.first() else {
             let p = Path::straight(0.0, 0.0, 0.0, 0.0, 1000.0);
             return (p, 500.0);

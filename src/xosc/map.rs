@@ -518,6 +518,13 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
             let r = rear(e);
             t.start = Point { x: pose.x - r * pose.h.cos(), y: pose.y - r * pose.h.sin() };
         }
+        if let (Activation::Conflict, Some(c)) = (t.activation, &t.conflict) {
+            // The trigger threshold: the target's time from its start to its conflict point
+            // (run-up at constant acceleration, then its speed).
+            let v = t.speed_kmh / 3.6;
+            let a = t.accel_distance_m.min(c.target_s);
+            t.ttc_s = Some(2.0 * a / v + (c.target_s - a) / v);
+        }
         if t.activation != Activation::Static {
             carriers += 1;
             t.carrier = Some(format!("carrier-{carriers}"));
