@@ -531,6 +531,33 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
         }
         targets.push(t);
     }
+    // A target whose run-up and steady state take longer than the VUT needs from its start to
+    // the conflict could not be started in time: the VUT path then begins with a straight
+    // run-up (along its initial heading) that leaves the trigger one second.
+    let need = targets
+        .iter()
+        .filter_map(|t| Some(t.ttc_s? * v_ego + v_ego - t.conflict?.vut_s))
+        .fold(0.0f64, f64::max);
+    if need > 0.0 && v_ego > 0.0 {
+        let p0 = vut_path[0].pose;
+        let pre = Sample {
+            pose: Pose {
+                x: p0.x - need * p0.h.cos(),
+                y: p0.y - need * p0.h.sin(),
+                h: p0.h,
+            },
+            s: 0.0,
+            time: None,
+        };
+        let mut longer = vec![pre];
+        longer.extend(vut_path.iter().map(|p| Sample { s: p.s + need, ..*p }));
+        vut.path = Some(points(&longer));
+        for t in &mut targets {
+            if let Some(c) = &mut t.conflict {
+                c.vut_s += need;
+            }
+        }
+    }
     let name = sc
         .parameters
         .get("Scenario_ID")
