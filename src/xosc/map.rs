@@ -32,6 +32,9 @@ use crate::scenario::{
 
 /// Sampling step of route and lane paths (m).
 const STEP_M: f64 = 0.5;
+/// A braking action to at most this speed (m/s) is the engine's braking to a stop (the Euro
+/// NCAP files brake the lead vehicle to 2 km/h; scil's targets brake to standstill).
+const BRAKE_TO_STOP_MPS: f64 = 1.0;
 /// Largest distance of a synchronisation position from its entity's path (m): a position on
 /// the road's reference line beside the lane the entity drives still names its s.
 const OFF_PATH_M: f64 = 5.0;
@@ -503,7 +506,7 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
             for s in &mine {
                 match (s.action, &s.start) {
                     (Action::Speed { dynamics, target: m::SpeedTarget::Absolute { value } }, Start::At(after))
-                        if dynamics.dimension == "rate" && dynamics.shape == "linear" && *value <= 1e-3 && t.brake.is_none() =>
+                        if dynamics.dimension == "rate" && dynamics.shape == "linear" && *value <= BRAKE_TO_STOP_MPS && t.brake.is_none() =>
                     {
                         t.brake = Some(BrakeSpec { after_s: *after, decel_mps2: dynamics.value.abs() });
                     }
