@@ -125,3 +125,135 @@ fn ccrs_maps_a_static_target_and_ccrm_a_moving_one() {
     assert_eq!(s.targets[0].activation, Activation::Begin);
     assert!((s.targets[0].speed_kmh - 20.0).abs() < 1e-9);
 }
+
+/// `scil export RUN --xosc` writes a stored run that reads back (map beside it) to the same
+/// trajectories within 1 cm.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_exported_run_imports_to_the_same_trajectories() {
+    use scil::store::{MapRow, RunRow, ScenarioRow, Store, TelemetryRow};
+    let dir = std::env::temp_dir().join(format!("scil-xosc-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let url = format!("sqlite://{}", dir.join("t.db").display());
+    let store = Store::connect(&url).await.unwrap();
+    let now = chrono::Utc::now();
+    let xodr_path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/osc-ncap/OpenDRIVE/NCAP/StraightRoad_NCAP_noRoadmarks.xodr");
+    let xodr = std::fs::read_to_string(&xodr_path).unwrap();
+    store
+        .upsert_map(&MapRow {
+            id: "ncap-straight".into(),
+            name: "ncap-straight".into(),
+            file_name: "StraightRoad_NCAP_noRoadmarks.xodr".into(),
+            bytes: xodr.len() as i64,
+            xodr,
+            roads: 1,
+            geo_reference: None,
+            bundled: false,
+            created_at: now,
+        })
+        .await
+        .unwrap();
+    let sc = scil::xosc::load_scenario_file(
+        &set_dir().join("AEB_VRU_2023/NCAP_AEB_VRU_CPNA_2023.xosc"),
+    )
+    .unwrap();
+    store
+        .upsert_scenario(&ScenarioRow {
+            id: "cpna".into(),
+            name: sc.name.clone(),
+            map_id: Some("ncap-straight".into()),
+            toml: toml::to_string(&sc).unwrap(),
+            bundled: false,
+            created_at: now,
+        })
+        .await
+        .unwrap();
+    let id = "run-xosc-1";
+    store
+        .insert_run(&RunRow {
+            id: id.into(),
+            state: "finished".into(),
+            scenario_id: "cpna".into(),
+            map_id: Some("ncap-straight".into()),
+            source: "{}".into(),
+            speed: None,
+            error: None,
+            created_at: now,
+            armed_at: None,
+            started_at: Some(now),
+            finished_at: Some(now),
+        })
+        .await
+        .unwrap();
+    let mut rows = Vec::new();
+    let mut want: BTreeMap<String, Vec<(f64, f64, f64)>> = BTreeMap::new();
+    for k in 0..800 {
+        let t = 0.01 * k as f64;
+        let row = |vehicle: &str, kind: &str, x: f64, y: f64, yaw: f64| TelemetryRow {
+            run_id: id.into(),
+            seq: 0,
+            t,
+            vehicle: vehicle.into(),
+            kind: kind.into(),
+            x,
+            y,
+            yaw,
+            speed_mps: 8.33,
+            steering_wheel_deg: None,
+            brake_light: None,
+            road_id: None,
+            lane_id: None,
+            road_s: None,
+            road_t: None,
+            wheel_speed_mps: None,
+        };
+        let (vx, vy) = (50.0 + 8.33 * t, -14.0 + 0.05 * (t * 1.3).sin());
+        let (px, py) = (100.0, -18.0 + 1.39 * (t - 2.0).max(0.0));
+        rows.push(row("vut", "vut", vx, vy, 0.0));
+        rows.push(row("VRU", "target", px, py, std::f64::consts::FRAC_PI_2));
+        want.entry("vut".into()).or_default().push((t, vx, vy));
+        want.entry("VRU".into()).or_default().push((t, px, py));
+    }
+    for (i, r) in rows.iter_mut().enumerate() {
+        r.seq = i as i64;
+    }
+    store.insert_telemetry(&rows).await.unwrap();
+    store.close().await;
+    let out = dir.join("run.xosc");
+    let st = std::process::Command::new(env!("CARGO_BIN_EXE_scil"))
+        .args(["export", id, "--xosc"])
+        .arg(&out)
+        .arg("--database-url")
+        .arg(&url)
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let back = openscenario::read_scenario(&out, &BTreeMap::new()).unwrap();
+    assert!(back.road_network.as_ref().unwrap().exists());
+    let vru = back.entities.iter().find(|e| e.name == "VRU").unwrap();
+    assert_eq!(vru.kind, openscenario::model::EntityKind::Pedestrian);
+    let mut checked = 0;
+    for g in &back.stories[0].acts[0].groups {
+        let name = &g.actors[0];
+        let openscenario::model::Action::FollowTrajectory { trajectory, .. } =
+            &g.maneuvers[0].events[0].actions[0].action
+        else {
+            panic!()
+        };
+        let openscenario::model::Shape::Polyline { vertices } = &trajectory.shape else {
+            panic!()
+        };
+        let w = &want[name];
+        assert_eq!(vertices.len(), w.len());
+        for (v, (t, x, y)) in vertices.iter().zip(w) {
+            let openscenario::model::Position::World { x: vx, y: vy, .. } = v.position else {
+                panic!()
+            };
+            assert!((vx - x).hypot(vy - y) <= 0.01);
+            assert!((v.time.unwrap() - t).abs() < 1e-9);
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 2);
+    std::fs::remove_dir_all(&dir).ok();
+}

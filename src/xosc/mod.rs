@@ -3,6 +3,7 @@
 //! the VUT with its planned path; the other entities are targets on carriers or static
 //! obstructions; synchronize actions and the file's start triggers become start rules).
 
+pub mod export;
 pub mod map;
 mod plan;
 
