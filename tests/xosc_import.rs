@@ -153,10 +153,9 @@ async fn an_exported_run_imports_to_the_same_trajectories() {
         })
         .await
         .unwrap();
-    let sc = scil::xosc::load_scenario_file(
-        &set_dir().join("AEB_VRU_2023/NCAP_AEB_VRU_CPNA_2023.xosc"),
-    )
-    .unwrap();
+    let sc =
+        scil::xosc::load_scenario_file(&set_dir().join("AEB_VRU_2023/NCAP_AEB_VRU_CPNA_2023.xosc"))
+            .unwrap();
     store
         .upsert_scenario(&ScenarioRow {
             id: "cpna".into(),
@@ -227,7 +226,11 @@ async fn an_exported_run_imports_to_the_same_trajectories() {
         .arg(&url)
         .output()
         .unwrap();
-    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
     let back = openscenario::read_scenario(&out, &BTreeMap::new()).unwrap();
     assert!(back.road_network.as_ref().unwrap().exists());
     let vru = back.entities.iter().find(|e| e.name == "VRU").unwrap();

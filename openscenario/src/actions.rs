@@ -10,7 +10,10 @@ use crate::Error;
 
 impl Ctx {
     pub(crate) fn global_action(&self, g: &Node, s: &Scope) -> Result<Action, Error> {
-        g.check(&[], &["EnvironmentAction", "VariableAction", "EntityAction"])?;
+        g.check(
+            &[],
+            &["EnvironmentAction", "VariableAction", "EntityAction"],
+        )?;
         let a = g.only_child()?;
         match a.name.as_str() {
             "EntityAction" => {
@@ -77,11 +80,21 @@ impl Ctx {
                     self.speed_action(x, s)
                 } else {
                     x.check(
-                        &["entityRef", "freespace", "continuous", "distance", "timeGap", "displacement", "coordinateSystem"],
+                        &[
+                            "entityRef",
+                            "freespace",
+                            "continuous",
+                            "distance",
+                            "timeGap",
+                            "displacement",
+                            "coordinateSystem",
+                        ],
                         &["DynamicConstraints"],
                     )?;
                     if let Some(d) = x.child("DynamicConstraints") {
-                        return Err(d.err("dynamic constraints of a distance action are not supported"));
+                        return Err(
+                            d.err("dynamic constraints of a distance action are not supported")
+                        );
                     }
                     let distance = opt_num(x, s, "distance")?;
                     let time_gap = opt_num(x, s, "timeGap")?;
@@ -94,8 +107,16 @@ impl Ctx {
                         continuous: boolean(x, s, "continuous", false)?,
                         distance,
                         time_gap,
-                        displacement: x.attr("displacement").map(|_| str_attr(x, s, "displacement")).transpose()?.unwrap_or_else(|| "any".into()),
-                        coordinate_system: x.attr("coordinateSystem").map(|_| str_attr(x, s, "coordinateSystem")).transpose()?.unwrap_or_else(|| "entity".into()),
+                        displacement: x
+                            .attr("displacement")
+                            .map(|_| str_attr(x, s, "displacement"))
+                            .transpose()?
+                            .unwrap_or_else(|| "any".into()),
+                        coordinate_system: x
+                            .attr("coordinateSystem")
+                            .map(|_| str_attr(x, s, "coordinateSystem"))
+                            .transpose()?
+                            .unwrap_or_else(|| "entity".into()),
                     })
                 }
             }
@@ -135,14 +156,25 @@ impl Ctx {
     fn speed_action(&self, x: &Node, s: &Scope) -> Result<Action, Error> {
         x.check(&[], &["SpeedActionDynamics", "SpeedActionTarget"])?;
         let d = x.req("SpeedActionDynamics")?;
-        d.check(&["dynamicsDimension", "dynamicsShape", "value", "followingMode"], &[])?;
+        d.check(
+            &[
+                "dynamicsDimension",
+                "dynamicsShape",
+                "value",
+                "followingMode",
+            ],
+            &[],
+        )?;
         let dynamics = Dynamics {
             dimension: str_attr(d, s, "dynamicsDimension")?,
             shape: str_attr(d, s, "dynamicsShape")?,
             value: num(d, s, "value")?,
         };
         if !["time", "rate", "distance"].contains(&dynamics.dimension.as_str()) {
-            return Err(d.err(format!("unknown dynamicsDimension '{}'", dynamics.dimension)));
+            return Err(d.err(format!(
+                "unknown dynamicsDimension '{}'",
+                dynamics.dimension
+            )));
         }
         if !["step", "linear", "cubic", "sinusoidal"].contains(&dynamics.shape.as_str()) {
             return Err(d.err(format!("unknown dynamicsShape '{}'", dynamics.shape)));
@@ -152,9 +184,14 @@ impl Ctx {
         let c = t.only_child()?;
         let target = if c.name == "AbsoluteTargetSpeed" {
             c.check(&["value"], &[])?;
-            SpeedTarget::Absolute { value: num(c, s, "value")? }
+            SpeedTarget::Absolute {
+                value: num(c, s, "value")?,
+            }
         } else {
-            c.check(&["entityRef", "value", "speedTargetValueType", "continuous"], &[])?;
+            c.check(
+                &["entityRef", "value", "speedTargetValueType", "continuous"],
+                &[],
+            )?;
             SpeedTarget::Relative {
                 entity: str_attr(c, s, "entityRef")?,
                 value: num(c, s, "value")?,
@@ -168,7 +205,13 @@ impl Ctx {
     fn synchronize(&self, a: &Node, s: &Scope) -> Result<Action, Error> {
         a.check(
             &["masterEntityRef"],
-            &["TargetPositionMaster", "TargetPosition", "FinalSpeed", "TargetToleranceMaster", "TargetTolerance"],
+            &[
+                "TargetPositionMaster",
+                "TargetPosition",
+                "FinalSpeed",
+                "TargetToleranceMaster",
+                "TargetTolerance",
+            ],
         )?;
         let pos = |name: &str| -> Result<Position, Error> {
             let n = a.req(name)?;
@@ -186,11 +229,18 @@ impl Ctx {
                     steady_state_time: None,
                 };
                 if c.name == "AbsoluteSpeed" {
-                    c.check(&["value"], &["TargetDistanceSteadyState", "TargetTimeSteadyState"])?;
+                    c.check(
+                        &["value"],
+                        &["TargetDistanceSteadyState", "TargetTimeSteadyState"],
+                    )?;
                     fs.absolute = Some(num(c, s, "value")?);
                 } else {
-                    c.check(&["value", "speedTargetValueType"], &["TargetDistanceSteadyState", "TargetTimeSteadyState"])?;
-                    fs.relative_to_master = Some((num(c, s, "value")?, str_attr(c, s, "speedTargetValueType")?));
+                    c.check(
+                        &["value", "speedTargetValueType"],
+                        &["TargetDistanceSteadyState", "TargetTimeSteadyState"],
+                    )?;
+                    fs.relative_to_master =
+                        Some((num(c, s, "value")?, str_attr(c, s, "speedTargetValueType")?));
                 }
                 if c.children.len() > 1 {
                     return Err(c.children[1].err("give one steady state"));
@@ -223,7 +273,13 @@ impl Ctx {
     fn follow_trajectory(&self, x: &Node, s: &Scope) -> Result<Action, Error> {
         x.check(
             &["initialDistanceOffset"],
-            &["TrajectoryRef", "Trajectory", "CatalogReference", "TimeReference", "TrajectoryFollowingMode"],
+            &[
+                "TrajectoryRef",
+                "Trajectory",
+                "CatalogReference",
+                "TimeReference",
+                "TrajectoryFollowingMode",
+            ],
         )?;
         let trajectory = if let Some(r) = x.child("TrajectoryRef") {
             self.trajectory_ref(r, s)?
@@ -271,6 +327,19 @@ impl Ctx {
     }
 
     pub(crate) fn trajectory(&self, t: &Node, s: &Scope) -> Result<Trajectory, Error> {
+        let d = self.depth.get();
+        if d >= crate::read::MAX_DEPTH {
+            return Err(t.err(
+                "trajectories and routes nest too deep (does a catalog entry refer to itself?)",
+            ));
+        }
+        self.depth.set(d + 1);
+        let r = self.trajectory_inner(t, s);
+        self.depth.set(d);
+        r
+    }
+
+    fn trajectory_inner(&self, t: &Node, s: &Scope) -> Result<Trajectory, Error> {
         t.check(&["name", "closed"], &["ParameterDeclarations", "Shape"])?;
         let shape_n = t.req("Shape")?;
         shape_n.check(&[], &["Polyline", "ClothoidSpline", "Clothoid", "Nurbs"])?;
@@ -296,16 +365,35 @@ impl Ctx {
                 let mut segments = Vec::new();
                 for g in &sh.children {
                     g.check(
-                        &["curvatureStart", "curvatureEnd", "length", "hOffset", "timeStart"],
+                        &[
+                            "curvatureStart",
+                            "curvatureEnd",
+                            "length",
+                            "hOffset",
+                            "timeStart",
+                        ],
                         &["PositionStart"],
                     )?;
                     let length = num(g, s, "length")?;
-                    if !(length > 0.0) {
+                    if length.is_nan() || length <= 0.0 {
                         return Err(g.err("a segment's length must be positive"));
                     }
                     let position_start = match g.child("PositionStart") {
                         Some(p) => {
-                            p.check(&[], &["WorldPosition", "LanePosition", "RoadPosition", "RelativeLanePosition", "RelativeRoadPosition", "RelativeObjectPosition", "RelativeWorldPosition", "RoutePosition", "TrajectoryPosition"])?;
+                            p.check(
+                                &[],
+                                &[
+                                    "WorldPosition",
+                                    "LanePosition",
+                                    "RoadPosition",
+                                    "RelativeLanePosition",
+                                    "RelativeRoadPosition",
+                                    "RelativeObjectPosition",
+                                    "RelativeWorldPosition",
+                                    "RoutePosition",
+                                    "TrajectoryPosition",
+                                ],
+                            )?;
                             Some(self.position_choice(p.only_child()?, s)?)
                         }
                         None => None,
@@ -327,7 +415,11 @@ impl Ctx {
                     time_end: opt_num(sh, s, "timeEnd")?,
                 }
             }
-            _ => return Err(sh.err("this trajectory shape is not supported (Polyline and ClothoidSpline are)")),
+            _ => {
+                return Err(sh.err(
+                    "this trajectory shape is not supported (Polyline and ClothoidSpline are)",
+                ))
+            }
         };
         Ok(Trajectory {
             name: str_attr(t, s, "name")?,
@@ -346,6 +438,19 @@ impl Ctx {
     }
 
     fn route(&self, r: &Node, s: &Scope) -> Result<Route, Error> {
+        let d = self.depth.get();
+        if d >= crate::read::MAX_DEPTH {
+            return Err(r.err(
+                "trajectories and routes nest too deep (does a catalog entry refer to itself?)",
+            ));
+        }
+        self.depth.set(d + 1);
+        let out = self.route_inner(r, s);
+        self.depth.set(d);
+        out
+    }
+
+    fn route_inner(&self, r: &Node, s: &Scope) -> Result<Route, Error> {
         r.check(&["name", "closed"], &["ParameterDeclarations", "Waypoint"])?;
         let mut waypoints = Vec::new();
         for w in r.children_named("Waypoint") {
@@ -368,7 +473,20 @@ impl Ctx {
 
     /// `<Position>` (one child).
     pub(crate) fn position(&self, p: &Node, s: &Scope) -> Result<Position, Error> {
-        p.check(&[], &["WorldPosition", "LanePosition", "RoadPosition", "RelativeLanePosition", "RelativeRoadPosition", "RelativeObjectPosition", "RelativeWorldPosition", "RoutePosition", "TrajectoryPosition"])?;
+        p.check(
+            &[],
+            &[
+                "WorldPosition",
+                "LanePosition",
+                "RoadPosition",
+                "RelativeLanePosition",
+                "RelativeRoadPosition",
+                "RelativeObjectPosition",
+                "RelativeWorldPosition",
+                "RoutePosition",
+                "TrajectoryPosition",
+            ],
+        )?;
         self.position_choice(p.only_child()?, s)
     }
 
@@ -380,7 +498,9 @@ impl Ctx {
                     o.check(&["h", "p", "r", "type"], &[])?;
                     for a in ["p", "r"] {
                         if opt_num(o, s, a)?.is_some_and(|v| v != 0.0) {
-                            return Err(o.err(format!("a non-zero '{a}' (pitch/roll) is not supported")));
+                            return Err(
+                                o.err(format!("a non-zero '{a}' (pitch/roll) is not supported"))
+                            );
                         }
                     }
                     let ty = o.attr("type").map(|_| str_attr(o, s, "type")).transpose()?;
@@ -389,7 +509,9 @@ impl Ctx {
                         relative: match ty.as_deref() {
                             None | Some("relative") => true,
                             Some("absolute") => false,
-                            Some(o2) => return Err(o.err(format!("unknown orientation type '{o2}'"))),
+                            Some(o2) => {
+                                return Err(o.err(format!("unknown orientation type '{o2}'")))
+                            }
                         },
                     }))
                 }
@@ -400,7 +522,9 @@ impl Ctx {
                 x.check(&["x", "y", "z", "h", "p", "r"], &[])?;
                 for a in ["p", "r"] {
                     if opt_num(x, s, a)?.is_some_and(|v| v != 0.0) {
-                        return Err(x.err(format!("a non-zero '{a}' (pitch/roll) is not supported")));
+                        return Err(
+                            x.err(format!("a non-zero '{a}' (pitch/roll) is not supported"))
+                        );
                     }
                 }
                 Position::World {
@@ -430,7 +554,10 @@ impl Ctx {
                 }
             }
             "RelativeLanePosition" => {
-                x.check(&["entityRef", "dLane", "ds", "dsLane", "offset"], &["Orientation"])?;
+                x.check(
+                    &["entityRef", "dLane", "ds", "dsLane", "offset"],
+                    &["Orientation"],
+                )?;
                 let ds = opt_num(x, s, "ds")?;
                 let ds_lane = opt_num(x, s, "dsLane")?;
                 if ds.is_some() == ds_lane.is_some() {
@@ -459,12 +586,26 @@ impl Ctx {
                 if opt_num(x, s, "dz")?.is_some_and(|v| v != 0.0) {
                     return Err(x.err("a non-zero 'dz' is not supported"));
                 }
-                let (entity, dx, dy, orientation) =
-                    (str_attr(x, s, "entityRef")?, num(x, s, "dx")?, num(x, s, "dy")?, orient(x)?);
+                let (entity, dx, dy, orientation) = (
+                    str_attr(x, s, "entityRef")?,
+                    num(x, s, "dx")?,
+                    num(x, s, "dy")?,
+                    orient(x)?,
+                );
                 if x.name == "RelativeObjectPosition" {
-                    Position::RelativeObject { entity, dx, dy, orientation }
+                    Position::RelativeObject {
+                        entity,
+                        dx,
+                        dy,
+                        orientation,
+                    }
                 } else {
-                    Position::RelativeWorld { entity, dx, dy, orientation }
+                    Position::RelativeWorld {
+                        entity,
+                        dx,
+                        dy,
+                        orientation,
+                    }
                 }
             }
             "RoutePosition" => {
@@ -473,7 +614,14 @@ impl Ctx {
                 rr.check(&[], &["Route", "CatalogReference"])?;
                 let route = self.route_choice(rr.only_child()?, s)?;
                 let ir = x.req("InRoutePosition")?;
-                ir.check(&[], &["FromLaneCoordinates", "FromRoadCoordinates", "FromCurrentEntity"])?;
+                ir.check(
+                    &[],
+                    &[
+                        "FromLaneCoordinates",
+                        "FromRoadCoordinates",
+                        "FromCurrentEntity",
+                    ],
+                )?;
                 let c = ir.only_child()?;
                 let in_route = match c.name.as_str() {
                     "FromLaneCoordinates" => {
@@ -486,11 +634,22 @@ impl Ctx {
                     }
                     "FromRoadCoordinates" => {
                         c.check(&["pathS", "t"], &[])?;
-                        InRoute::Road { path_s: num(c, s, "pathS")?, t: num(c, s, "t")? }
+                        InRoute::Road {
+                            path_s: num(c, s, "pathS")?,
+                            t: num(c, s, "t")?,
+                        }
                     }
-                    _ => return Err(c.err("a route position from the current entity is not supported")),
+                    _ => {
+                        return Err(
+                            c.err("a route position from the current entity is not supported")
+                        )
+                    }
                 };
-                Position::Route { route: Box::new(route), in_route, orientation: orient(x)? }
+                Position::Route {
+                    route: Box::new(route),
+                    in_route,
+                    orientation: orient(x)?,
+                }
             }
             "TrajectoryPosition" => {
                 x.check(&["s", "t"], &["TrajectoryRef", "Orientation"])?;
@@ -507,7 +666,12 @@ impl Ctx {
 }
 
 /// Attributes of an element and its descendants as `path.attr` → evaluated value.
-fn flatten(n: &Node, s: &Scope, prefix: &str, out: &mut BTreeMap<String, String>) -> Result<(), Error> {
+fn flatten(
+    n: &Node,
+    s: &Scope,
+    prefix: &str,
+    out: &mut BTreeMap<String, String>,
+) -> Result<(), Error> {
     for (k, _) in &n.attrs {
         out.insert(format!("{prefix}{k}"), str_attr(n, s, k)?);
     }

@@ -1,20 +1,19 @@
-//! OpenSCENARIO parameter expressions: `$name` references and `${…}` expressions with
-//! + - * / %, unary minus, parentheses, `pi`, the functions round floor ceil sqrt pow sin cos
-//! tan asin acos atan sign abs min max, and the boolean `not`/`and`/`or` with `true`/`false`.
+//! OpenSCENARIO parameter expressions: `$name` references and `${…}` expressions with the
+//! operators `+ - * / %`, unary minus, parentheses, `pi`, the functions `round floor ceil sqrt
+//! pow sin cos tan asin acos atan sign abs min max`, and `not`/`and`/`or` with `true`/`false`.
 
 use crate::params::Value;
 
 /// Evaluates the inside of `${…}`; `lookup` resolves `$name`.
 pub fn eval(src: &str, lookup: &dyn Fn(&str) -> Option<Value>) -> Result<Value, String> {
     let toks = lex(src)?;
-    let mut p = Parser {
-        toks,
-        i: 0,
-        lookup,
-    };
+    let mut p = Parser { toks, i: 0, lookup };
     let v = p.or()?;
     if p.i != p.toks.len() {
-        return Err(format!("unexpected '{}' in expression '{src}'", p.toks[p.i]));
+        return Err(format!(
+            "unexpected '{}' in expression '{src}'",
+            p.toks[p.i]
+        ));
     }
     Ok(v)
 }
@@ -46,7 +45,9 @@ fn lex(src: &str) -> Result<Vec<Tok>, String> {
         let ch = c[i];
         if ch.is_whitespace() {
             i += 1;
-        } else if ch.is_ascii_digit() || (ch == '.' && c.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+        } else if ch.is_ascii_digit()
+            || (ch == '.' && c.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+        {
             let s = i;
             while i < c.len() && (c[i].is_ascii_digit() || c[i] == '.') {
                 i += 1;
@@ -64,10 +65,9 @@ fn lex(src: &str) -> Result<Vec<Tok>, String> {
                 }
             }
             let text: String = c[s..i].iter().collect();
-            out.push(Tok::Num(
-                text.parse()
-                    .map_err(|_| format!("bad number '{text}' in expression '{src}'"))?,
-            ));
+            out.push(Tok::Num(text.parse().map_err(|_| {
+                format!("bad number '{text}' in expression '{src}'")
+            })?));
         } else if ch == '$' || ch.is_alphabetic() || ch == '_' {
             let param = ch == '$';
             if param {
@@ -79,9 +79,15 @@ fn lex(src: &str) -> Result<Vec<Tok>, String> {
             }
             let name: String = c[s..i].iter().collect();
             if name.is_empty() {
-                return Err(format!("'$' without a parameter name in expression '{src}'"));
+                return Err(format!(
+                    "'$' without a parameter name in expression '{src}'"
+                ));
             }
-            out.push(if param { Tok::Param(name) } else { Tok::Ident(name) });
+            out.push(if param {
+                Tok::Param(name)
+            } else {
+                Tok::Ident(name)
+            });
         } else if "+-*/%(),".contains(ch) {
             out.push(Tok::Op(ch));
             i += 1;
@@ -259,7 +265,10 @@ fn call(f: &str, a: &[f64]) -> Result<f64, String> {
 }
 
 fn join(a: &[f64]) -> String {
-    a.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
+    a.iter()
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn num(v: &Value) -> Result<f64, String> {
@@ -300,7 +309,10 @@ mod tests {
         assert_eq!(ev("2--1"), 3.0);
         assert_eq!(ev("0.6/2-0.36"), 0.6 / 2.0 - 0.36);
         assert_eq!(ev("pow($a, 3)"), 8.0);
-        assert_eq!(ev("sqrt(16)+abs(-1)+floor(1.5)+ceil(1.2)+round(2.5)"), 4.0 + 1.0 + 1.0 + 2.0 + 3.0);
+        assert_eq!(
+            ev("sqrt(16)+abs(-1)+floor(1.5)+ceil(1.2)+round(2.5)"),
+            4.0 + 1.0 + 1.0 + 2.0 + 3.0
+        );
         assert!((ev("cos(pi)") + 1.0).abs() < 1e-12);
         assert!((ev("acos(0)") - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
         assert!((ev("atan(1)*4") - std::f64::consts::PI).abs() < 1e-12);

@@ -126,10 +126,29 @@ pub struct Condition {
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ConditionKind {
-    TraveledDistance { entities: Vec<String>, any: bool, value: f64 },
-    StandStill { entities: Vec<String>, any: bool, duration_s: f64 },
-    Speed { entities: Vec<String>, any: bool, rule: String, value: f64 },
-    RelativeSpeed { entities: Vec<String>, any: bool, entity: String, rule: String, value: f64 },
+    TraveledDistance {
+        entities: Vec<String>,
+        any: bool,
+        value: f64,
+    },
+    StandStill {
+        entities: Vec<String>,
+        any: bool,
+        duration_s: f64,
+    },
+    Speed {
+        entities: Vec<String>,
+        any: bool,
+        rule: String,
+        value: f64,
+    },
+    RelativeSpeed {
+        entities: Vec<String>,
+        any: bool,
+        entity: String,
+        rule: String,
+        value: f64,
+    },
     RelativeDistance {
         entities: Vec<String>,
         any: bool,
@@ -140,20 +159,50 @@ pub enum ConditionKind {
         rule: String,
         value: f64,
     },
-    Collision { entities: Vec<String>, any: bool, with: String },
+    Collision {
+        entities: Vec<String>,
+        any: bool,
+        with: String,
+    },
     /// Heading within `tolerance` of `angle` (rad).
-    Angle { entities: Vec<String>, any: bool, angle: f64, tolerance: f64, coordinate_system: String },
-    SimulationTime { rule: String, value: f64 },
-    StoryboardElementState { element_type: String, element: String, state: String },
-    Variable { variable: String, rule: String, value: String },
-    Parameter { parameter: String, rule: String, value: String },
+    Angle {
+        entities: Vec<String>,
+        any: bool,
+        angle: f64,
+        tolerance: f64,
+        coordinate_system: String,
+    },
+    SimulationTime {
+        rule: String,
+        value: f64,
+    },
+    StoryboardElementState {
+        element_type: String,
+        element: String,
+        state: String,
+    },
+    Variable {
+        variable: String,
+        rule: String,
+        value: String,
+    },
+    Parameter {
+        parameter: String,
+        rule: String,
+        value: String,
+    },
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Action {
-    Teleport { position: Position },
-    Speed { dynamics: Dynamics, target: SpeedTarget },
+    Teleport {
+        position: Position,
+    },
+    Speed {
+        dynamics: Dynamics,
+        target: SpeedTarget,
+    },
     Synchronize {
         master: String,
         master_position: Position,
@@ -167,7 +216,9 @@ pub enum Action {
         following_mode: String,
         initial_distance_offset: f64,
     },
-    AssignRoute { route: Route },
+    AssignRoute {
+        route: Route,
+    },
     LongitudinalDistance {
         entity: String,
         freespace: bool,
@@ -178,10 +229,18 @@ pub enum Action {
         coordinate_system: String,
     },
     /// Environment (kept by name).
-    Environment { name: String },
-    SetVariable { variable: String, value: String },
+    Environment {
+        name: String,
+    },
+    SetVariable {
+        variable: String,
+        value: String,
+    },
     /// Light state and appearance actions: kept as events (element name and attributes).
-    Event { element: String, attributes: BTreeMap<String, String> },
+    Event {
+        element: String,
+        attributes: BTreeMap<String, String>,
+    },
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -194,8 +253,15 @@ pub struct Dynamics {
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SpeedTarget {
-    Absolute { value: f64 },
-    Relative { entity: String, value: f64, value_type: String, continuous: bool },
+    Absolute {
+        value: f64,
+    },
+    Relative {
+        entity: String,
+        value: f64,
+        value_type: String,
+        continuous: bool,
+    },
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -223,22 +289,76 @@ pub struct Orientation {
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Position {
-    World { x: f64, y: f64, z: f64, h: Option<f64> },
-    Lane { road: String, lane: i32, s: f64, offset: f64, orientation: Option<Orientation> },
-    Road { road: String, s: f64, t: f64, orientation: Option<Orientation> },
-    RelativeLane { entity: String, dlane: i32, ds: Option<f64>, ds_lane: Option<f64>, offset: f64, orientation: Option<Orientation> },
-    RelativeRoad { entity: String, ds: f64, dt: f64, orientation: Option<Orientation> },
-    RelativeObject { entity: String, dx: f64, dy: f64, orientation: Option<Orientation> },
-    RelativeWorld { entity: String, dx: f64, dy: f64, orientation: Option<Orientation> },
-    Route { route: Box<Route>, in_route: InRoute, orientation: Option<Orientation> },
-    Trajectory { trajectory: Box<Trajectory>, s: f64, t: f64, orientation: Option<Orientation> },
+    World {
+        x: f64,
+        y: f64,
+        z: f64,
+        h: Option<f64>,
+    },
+    Lane {
+        road: String,
+        lane: i32,
+        s: f64,
+        offset: f64,
+        orientation: Option<Orientation>,
+    },
+    Road {
+        road: String,
+        s: f64,
+        t: f64,
+        orientation: Option<Orientation>,
+    },
+    RelativeLane {
+        entity: String,
+        dlane: i32,
+        ds: Option<f64>,
+        ds_lane: Option<f64>,
+        offset: f64,
+        orientation: Option<Orientation>,
+    },
+    RelativeRoad {
+        entity: String,
+        ds: f64,
+        dt: f64,
+        orientation: Option<Orientation>,
+    },
+    RelativeObject {
+        entity: String,
+        dx: f64,
+        dy: f64,
+        orientation: Option<Orientation>,
+    },
+    RelativeWorld {
+        entity: String,
+        dx: f64,
+        dy: f64,
+        orientation: Option<Orientation>,
+    },
+    Route {
+        route: Box<Route>,
+        in_route: InRoute,
+        orientation: Option<Orientation>,
+    },
+    Trajectory {
+        trajectory: Box<Trajectory>,
+        s: f64,
+        t: f64,
+        orientation: Option<Orientation>,
+    },
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum InRoute {
-    Lane { path_s: f64, lane: i32, lane_offset: f64 },
-    Road { path_s: f64, t: f64 },
+    Lane {
+        path_s: f64,
+        lane: i32,
+        lane_offset: f64,
+    },
+    Road {
+        path_s: f64,
+        t: f64,
+    },
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -258,8 +378,13 @@ pub struct Trajectory {
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Shape {
-    Polyline { vertices: Vec<Vertex> },
-    ClothoidSpline { segments: Vec<ClothoidSegment>, time_end: Option<f64> },
+    Polyline {
+        vertices: Vec<Vertex>,
+    },
+    ClothoidSpline {
+        segments: Vec<ClothoidSegment>,
+        time_end: Option<f64>,
+    },
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -94,7 +94,9 @@ impl Scope {
                     Value::Str(v.clone())
                 }
                 None => {
-                    let raw = d.attr("value").ok_or_else(|| d.err("missing attribute 'value'"))?;
+                    let raw = d
+                        .attr("value")
+                        .ok_or_else(|| d.err("missing attribute 'value'"))?;
                     self.eval(raw)
                         .map_err(|e| d.err(format!("parameter '{name}': {e}")))?
                 }
@@ -147,8 +149,12 @@ fn check_constraints(d: &Node, name: &str, v: &Value) -> Result<(), Error> {
         let mut ok = true;
         for c in &g.children {
             c.check(&["rule", "value"], &[])?;
-            let rule = c.attr("rule").ok_or_else(|| c.err("missing attribute 'rule'"))?;
-            let want = c.attr("value").ok_or_else(|| c.err("missing attribute 'value'"))?;
+            let rule = c
+                .attr("rule")
+                .ok_or_else(|| c.err("missing attribute 'rule'"))?;
+            let want = c
+                .attr("value")
+                .ok_or_else(|| c.err("missing attribute 'value'"))?;
             let pass = match (v.as_f64(), want.trim().parse::<f64>()) {
                 (Some(a), Ok(b)) => match rule {
                     "equalTo" => a == b,

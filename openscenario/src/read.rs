@@ -15,7 +15,13 @@ pub struct Ctx {
     pub catalogs: HashMap<String, HashMap<String, Node>>,
     /// Directories per catalog type, for error messages.
     pub catalog_dirs: Vec<(String, PathBuf)>,
+    /// Nesting of trajectories and routes being read (a catalog entry that refers to itself
+    /// through a trajectory position would never end).
+    pub(crate) depth: std::cell::Cell<usize>,
 }
+
+/// Deepest nesting of trajectories and routes inside each other.
+pub(crate) const MAX_DEPTH: usize = 16;
 
 const CATALOG_TYPES: &[&str] = &[
     "VehicleCatalog",
@@ -48,7 +54,12 @@ pub(crate) fn header(root: &Node) -> Result<String, Error> {
         &["License", "Properties"],
     )?;
     let major = h.attr("revMajor").unwrap_or("");
-    let minor: u32 = h.attr("revMinor").unwrap_or("").trim().parse().unwrap_or(99);
+    let minor: u32 = h
+        .attr("revMinor")
+        .unwrap_or("")
+        .trim()
+        .parse()
+        .unwrap_or(99);
     if major.trim() != "1" || minor > 3 {
         return Err(h.err(format!(
             "OpenSCENARIO {major}.{minor} is not supported (1.0 to 1.3 are)"
@@ -70,7 +81,11 @@ pub(crate) fn header(root: &Node) -> Result<String, Error> {
 
 const ROOT_ATTRS: &[&str] = &["xmlns:xsi", "xsi:noNamespaceSchemaLocation"];
 
-fn read_root(root: &Node, path: &Path, overrides: &BTreeMap<String, String>) -> Result<Scenario, Error> {
+fn read_root(
+    root: &Node,
+    path: &Path,
+    overrides: &BTreeMap<String, String>,
+) -> Result<Scenario, Error> {
     check_root(root)?;
     root.check(
         ROOT_ATTRS,
@@ -123,6 +138,7 @@ fn read_root(root: &Node, path: &Path, overrides: &BTreeMap<String, String>) -> 
         dir: dir.clone(),
         catalogs: HashMap::new(),
         catalog_dirs: Vec::new(),
+        depth: std::cell::Cell::new(0),
     };
     if let Some(cl) = root.child("CatalogLocations") {
         cl.check(&[], CATALOG_TYPES)?;
@@ -137,7 +153,10 @@ fn read_root(root: &Node, path: &Path, overrides: &BTreeMap<String, String>) -> 
     }
     let road_network = match root.child("RoadNetwork") {
         Some(rn) => {
-            rn.check(&[], &["LogicFile", "SceneGraphFile", "TrafficSignals", "UsedArea"])?;
+            rn.check(
+                &[],
+                &["LogicFile", "SceneGraphFile", "TrafficSignals", "UsedArea"],
+            )?;
             for c in &rn.children {
                 if c.name != "LogicFile" {
                     return Err(c.err("unsupported element inside <RoadNetwork>"));
@@ -205,10 +224,12 @@ pub(crate) fn str_attr(n: &Node, s: &Scope, a: &str) -> Result<String, Error> {
 pub(crate) fn opt_num(n: &Node, s: &Scope, a: &str) -> Result<Option<f64>, Error> {
     match value(n, s, a)? {
         None => Ok(None),
-        Some(v) => v
-            .as_f64()
-            .map(Some)
-            .ok_or_else(|| n.err(format!("attribute '{a}': '{}' is not a number", v.as_string()))),
+        Some(v) => v.as_f64().map(Some).ok_or_else(|| {
+            n.err(format!(
+                "attribute '{a}': '{}' is not a number",
+                v.as_string()
+            ))
+        }),
     }
 }
 
@@ -244,7 +265,10 @@ impl Ctx {
             .map_err(|e| at.err(format!("catalog directory {}: {e}", dir.display())))?;
         let mut files: Vec<PathBuf> = rd
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("xosc")))
+            .filter(|p| {
+                p.extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("xosc"))
+            })
             .collect();
         files.sort();
         for f in files {
@@ -266,10 +290,14 @@ impl Ctx {
                     "Route",
                 ],
             )?;
-            let name = cat.attr("name").ok_or_else(|| cat.err("missing attribute 'name'"))?;
+            let name = cat
+                .attr("name")
+                .ok_or_else(|| cat.err("missing attribute 'name'"))?;
             let entries = self.catalogs.entry(name.to_string()).or_default();
             for e in &cat.children {
-                let en = e.attr("name").ok_or_else(|| e.err("missing attribute 'name'"))?;
+                let en = e
+                    .attr("name")
+                    .ok_or_else(|| e.err("missing attribute 'name'"))?;
                 entries.insert(en.to_string(), e.clone());
             }
         }
@@ -278,7 +306,12 @@ impl Ctx {
 
     /// Resolves a `<CatalogReference>`: the entry element and its parameter scope (the entry's
     /// declarations with the reference's assignments, evaluated in the caller's scope).
-    pub fn catalog_entry(&self, r: &Node, scope: &Scope, kind: &[&str]) -> Result<(Node, Scope), Error> {
+    pub fn catalog_entry(
+        &self,
+        r: &Node,
+        scope: &Scope,
+        kind: &[&str],
+    ) -> Result<(Node, Scope), Error> {
         r.check(&["catalogName", "entryName"], &["ParameterAssignments"])?;
         let cat = str_attr(r, scope, "catalogName")?;
         let entry = str_attr(r, scope, "entryName")?;
@@ -317,7 +350,9 @@ impl Ctx {
         let mut used = Vec::new();
         inner.declare(node.child("ParameterDeclarations"), &assigned, &mut used)?;
         if let Some(u) = assigned.keys().find(|k| !used.contains(k)) {
-            return Err(r.err(format!("catalog entry '{entry}' declares no parameter '{u}'")));
+            return Err(r.err(format!(
+                "catalog entry '{entry}' declares no parameter '{u}'"
+            )));
         }
         Ok((node.clone(), inner))
     }
@@ -330,7 +365,13 @@ impl Ctx {
         for so in &e.children {
             so.check(
                 &["name"],
-                &["CatalogReference", "Vehicle", "Pedestrian", "MiscObject", "ObjectController"],
+                &[
+                    "CatalogReference",
+                    "Vehicle",
+                    "Pedestrian",
+                    "MiscObject",
+                    "ObjectController",
+                ],
             )?;
             let name = str_attr(so, scope, "name")?;
             let mut ent = None;
@@ -347,7 +388,8 @@ impl Ctx {
                     _ => ent = Some(object(c, scope, &name)?),
                 }
             }
-            let mut ent = ent.ok_or_else(|| so.err("an entity needs a vehicle, pedestrian or object"))?;
+            let mut ent =
+                ent.ok_or_else(|| so.err("an entity needs a vehicle, pedestrian or object"))?;
             for oc in so.children_named("ObjectController") {
                 oc.check(&[], &["Controller", "CatalogReference"])?;
                 let c = oc.only_child()?;
@@ -356,13 +398,18 @@ impl Ctx {
                 } else {
                     (c.clone(), scope.clone())
                 };
-                node.check(&["name", "controllerType"], &["ParameterDeclarations", "Properties"])?;
+                node.check(
+                    &["name", "controllerType"],
+                    &["ParameterDeclarations", "Properties"],
+                )?;
                 if let Some(p) = node.child("Properties") {
                     p.check(&[], &["Property"])?;
                     for pr in &p.children {
                         pr.check(&["name", "value"], &[])?;
-                        ent.controller_properties
-                            .insert(str_attr(pr, &inner, "name")?, str_attr(pr, &inner, "value")?);
+                        ent.controller_properties.insert(
+                            str_attr(pr, &inner, "name")?,
+                            str_attr(pr, &inner, "value")?,
+                        );
                     }
                 }
             }
@@ -380,7 +427,13 @@ fn object(n: &Node, s: &Scope, name: &str) -> Result<Entity, Error> {
     };
     n.check(
         &["name", cat_attr, "mass", "model", "model3d", "role"],
-        &["ParameterDeclarations", "BoundingBox", "Performance", "Axles", "Properties"],
+        &[
+            "ParameterDeclarations",
+            "BoundingBox",
+            "Performance",
+            "Axles",
+            "Properties",
+        ],
     )?;
     let bb = n.req("BoundingBox")?;
     bb.check(&[], &["Center", "Dimensions"])?;
@@ -397,13 +450,31 @@ fn object(n: &Node, s: &Scope, name: &str) -> Result<Entity, Error> {
         height: num(d, s, "height")?,
     };
     if let Some(p) = n.child("Performance") {
-        p.check(&["maxSpeed", "maxAcceleration", "maxDeceleration", "maxAccelerationRate", "maxDecelerationRate"], &[])?;
+        p.check(
+            &[
+                "maxSpeed",
+                "maxAcceleration",
+                "maxDeceleration",
+                "maxAccelerationRate",
+                "maxDecelerationRate",
+            ],
+            &[],
+        )?;
     }
     let (mut front, mut rear) = (None, None);
     if let Some(ax) = n.child("Axles") {
         ax.check(&[], &["FrontAxle", "RearAxle", "AdditionalAxle"])?;
         for a in &ax.children {
-            a.check(&["maxSteering", "wheelDiameter", "trackWidth", "positionX", "positionZ"], &[])?;
+            a.check(
+                &[
+                    "maxSteering",
+                    "wheelDiameter",
+                    "trackWidth",
+                    "positionX",
+                    "positionZ",
+                ],
+                &[],
+            )?;
             let x = num(a, s, "positionX")?;
             match a.name.as_str() {
                 "FrontAxle" => front = Some(x),
@@ -424,7 +495,11 @@ fn object(n: &Node, s: &Scope, name: &str) -> Result<Entity, Error> {
         name: name.to_string(),
         entry: None,
         kind,
-        category: n.attr(cat_attr).map(|_| str_attr(n, s, cat_attr)).transpose()?.unwrap_or_default(),
+        category: n
+            .attr(cat_attr)
+            .map(|_| str_attr(n, s, cat_attr))
+            .transpose()?
+            .unwrap_or_default(),
         bounding_box,
         front_axle_x: front,
         rear_axle_x: rear,

@@ -51,8 +51,14 @@ impl Ctx {
             acts.push(Act {
                 name: str_attr(a, s, "name")?,
                 groups,
-                start_trigger: a.child("StartTrigger").map(|t| self.trigger(t, s)).transpose()?,
-                stop_trigger: a.child("StopTrigger").map(|t| self.trigger(t, s)).transpose()?,
+                start_trigger: a
+                    .child("StartTrigger")
+                    .map(|t| self.trigger(t, s))
+                    .transpose()?,
+                stop_trigger: a
+                    .child("StopTrigger")
+                    .map(|t| self.trigger(t, s))
+                    .transpose()?,
             });
         }
         Ok(Story {
@@ -103,7 +109,10 @@ impl Ctx {
             )?;
             let mut actions = Vec::new();
             for a in e.children_named("Action") {
-                a.check(&["name"], &["GlobalAction", "UserDefinedAction", "PrivateAction"])?;
+                a.check(
+                    &["name"],
+                    &["GlobalAction", "UserDefinedAction", "PrivateAction"],
+                )?;
                 let inner = a.only_child()?;
                 let action = match inner.name.as_str() {
                     "GlobalAction" => self.global_action(inner, s)?,
@@ -117,10 +126,17 @@ impl Ctx {
             }
             events.push(Event {
                 name: str_attr(e, s, "name")?,
-                priority: e.attr("priority").map(|_| str_attr(e, s, "priority")).transpose()?.unwrap_or_else(|| "override".into()),
+                priority: e
+                    .attr("priority")
+                    .map(|_| str_attr(e, s, "priority"))
+                    .transpose()?
+                    .unwrap_or_else(|| "override".into()),
                 maximum_execution_count: count(e, s)?,
                 actions,
-                start_trigger: e.child("StartTrigger").map(|t| self.trigger(t, s)).transpose()?,
+                start_trigger: e
+                    .child("StartTrigger")
+                    .map(|t| self.trigger(t, s))
+                    .transpose()?,
             });
         }
         Ok(Maneuver {
@@ -160,7 +176,8 @@ fn count(n: &Node, s: &Scope) -> Result<u32, Error> {
 fn rule(n: &Node, s: &Scope) -> Result<String, Error> {
     let r = str_attr(n, s, "rule")?;
     match r.as_str() {
-        "greaterThan" | "lessThan" | "equalTo" | "greaterOrEqual" | "lessOrEqual" | "notEqualTo" => Ok(r),
+        "greaterThan" | "lessThan" | "equalTo" | "greaterOrEqual" | "lessOrEqual"
+        | "notEqualTo" => Ok(r),
         _ => Err(n.err(format!("unknown rule '{r}'"))),
     }
 }
@@ -203,31 +220,53 @@ fn condition(c: &Node, s: &Scope) -> Result<Condition, Error> {
             match x.name.as_str() {
                 "TraveledDistanceCondition" => {
                     x.check(&["value"], &[])?;
-                    ConditionKind::TraveledDistance { entities, any, value: num(x, s, "value")? }
+                    ConditionKind::TraveledDistance {
+                        entities,
+                        any,
+                        value: num(x, s, "value")?,
+                    }
                 }
                 "StandStillCondition" => {
                     x.check(&["duration"], &[])?;
-                    ConditionKind::StandStill { entities, any, duration_s: num(x, s, "duration")? }
+                    ConditionKind::StandStill {
+                        entities,
+                        any,
+                        duration_s: num(x, s, "duration")?,
+                    }
                 }
                 "SpeedCondition" => {
                     x.check(&["value", "rule", "direction"], &[])?;
                     if x.attr("direction").is_some() {
                         return Err(x.err("a directional speed condition is not supported"));
                     }
-                    ConditionKind::Speed { entities, any, rule: rule(x, s)?, value: num(x, s, "value")? }
+                    ConditionKind::Speed {
+                        entities,
+                        any,
+                        rule: rule(x, s)?,
+                        value: num(x, s, "value")?,
+                    }
                 }
                 "AngleCondition" => {
-                    x.check(&["angle", "angleType", "angleTolerance", "coordinateSystem"], &[])?;
+                    x.check(
+                        &["angle", "angleType", "angleTolerance", "coordinateSystem"],
+                        &[],
+                    )?;
                     let angle_type = str_attr(x, s, "angleType")?;
                     if angle_type != "heading" {
-                        return Err(x.err(format!("angleType '{angle_type}' is not supported (heading is)")));
+                        return Err(x.err(format!(
+                            "angleType '{angle_type}' is not supported (heading is)"
+                        )));
                     }
                     ConditionKind::Angle {
                         entities,
                         any,
                         angle: num(x, s, "angle")?,
                         tolerance: num(x, s, "angleTolerance")?,
-                        coordinate_system: x.attr("coordinateSystem").map(|_| str_attr(x, s, "coordinateSystem")).transpose()?.unwrap_or_else(|| "entity".into()),
+                        coordinate_system: x
+                            .attr("coordinateSystem")
+                            .map(|_| str_attr(x, s, "coordinateSystem"))
+                            .transpose()?
+                            .unwrap_or_else(|| "entity".into()),
                     }
                 }
                 "RelativeSpeedCondition" => {
@@ -242,7 +281,15 @@ fn condition(c: &Node, s: &Scope) -> Result<Condition, Error> {
                 }
                 "RelativeDistanceCondition" => {
                     x.check(
-                        &["value", "rule", "entityRef", "freespace", "relativeDistanceType", "coordinateSystem", "routingAlgorithm"],
+                        &[
+                            "value",
+                            "rule",
+                            "entityRef",
+                            "freespace",
+                            "relativeDistanceType",
+                            "coordinateSystem",
+                            "routingAlgorithm",
+                        ],
                         &[],
                     )?;
                     if x.attr("routingAlgorithm").is_some() {
@@ -254,7 +301,11 @@ fn condition(c: &Node, s: &Scope) -> Result<Condition, Error> {
                         entity: str_attr(x, s, "entityRef")?,
                         distance_type: str_attr(x, s, "relativeDistanceType")?,
                         freespace: boolean(x, s, "freespace", false)?,
-                        coordinate_system: x.attr("coordinateSystem").map(|_| str_attr(x, s, "coordinateSystem")).transpose()?.unwrap_or_else(|| "entity".into()),
+                        coordinate_system: x
+                            .attr("coordinateSystem")
+                            .map(|_| str_attr(x, s, "coordinateSystem"))
+                            .transpose()?
+                            .unwrap_or_else(|| "entity".into()),
                         rule: rule(x, s)?,
                         value: num(x, s, "value")?,
                     }
@@ -266,7 +317,11 @@ fn condition(c: &Node, s: &Scope) -> Result<Condition, Error> {
                         return Err(e.err("collision by object type is not supported"));
                     }
                     e.check(&["entityRef"], &[])?;
-                    ConditionKind::Collision { entities, any, with: str_attr(e, s, "entityRef")? }
+                    ConditionKind::Collision {
+                        entities,
+                        any,
+                        with: str_attr(e, s, "entityRef")?,
+                    }
                 }
             }
         }
@@ -284,10 +339,16 @@ fn condition(c: &Node, s: &Scope) -> Result<Condition, Error> {
             match x.name.as_str() {
                 "SimulationTimeCondition" => {
                     x.check(&["value", "rule"], &[])?;
-                    ConditionKind::SimulationTime { rule: rule(x, s)?, value: num(x, s, "value")? }
+                    ConditionKind::SimulationTime {
+                        rule: rule(x, s)?,
+                        value: num(x, s, "value")?,
+                    }
                 }
                 "StoryboardElementStateCondition" => {
-                    x.check(&["storyboardElementType", "storyboardElementRef", "state"], &[])?;
+                    x.check(
+                        &["storyboardElementType", "storyboardElementRef", "state"],
+                        &[],
+                    )?;
                     ConditionKind::StoryboardElementState {
                         element_type: str_attr(x, s, "storyboardElementType")?,
                         element: str_attr(x, s, "storyboardElementRef")?,

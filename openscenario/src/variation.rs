@@ -11,6 +11,9 @@ use crate::read::{check_root, header, num, str_attr};
 use crate::xml::{self, Node};
 use crate::Error;
 
+/// Most combinations a variation file may have.
+pub const MAX_COMBINATIONS: usize = 100_000;
+
 /// A variation file: the scenario it varies and one parameter assignment per combination.
 #[derive(Debug, Clone)]
 pub struct Variation {
@@ -48,7 +51,10 @@ pub fn read_variation(path: &Path) -> Result<Variation, Error> {
     let det = pvd.req("Deterministic")?;
     det.check(
         &[],
-        &["DeterministicSingleParameterDistribution", "DeterministicMultiParameterDistribution"],
+        &[
+            "DeterministicSingleParameterDistribution",
+            "DeterministicMultiParameterDistribution",
+        ],
     )?;
     let mut dists: Vec<Vec<Vec<(String, String)>>> = Vec::new();
     for d in &det.children {
@@ -58,6 +64,12 @@ pub fn read_variation(path: &Path) -> Result<Variation, Error> {
             multi(d, &s)?
         });
     }
+    let total = dists.iter().try_fold(1usize, |a, d| a.checked_mul(d.len()));
+    if total.is_none_or(|t| t > MAX_COMBINATIONS) {
+        return Err(det.err(format!(
+            "the distributions have more than {MAX_COMBINATIONS} combinations"
+        )));
+    }
     let mut combinations = vec![BTreeMap::new()];
     for dist in &dists {
         let mut next = Vec::with_capacity(combinations.len() * dist.len());
@@ -66,7 +78,9 @@ pub fn read_variation(path: &Path) -> Result<Variation, Error> {
                 let mut c2: BTreeMap<String, String> = c.clone();
                 for (k, v) in values {
                     if c2.insert(k.clone(), v.clone()).is_some() {
-                        return Err(det.err(format!("parameter '{k}' is varied by more than one distribution")));
+                        return Err(det.err(format!(
+                            "parameter '{k}' is varied by more than one distribution"
+                        )));
                     }
                 }
                 next.push(c2);
@@ -84,7 +98,11 @@ pub fn read_variation(path: &Path) -> Result<Variation, Error> {
 fn single(d: &Node, s: &Scope) -> Result<Vec<Vec<(String, String)>>, Error> {
     d.check(
         &["parameterName"],
-        &["DistributionSet", "DistributionRange", "UserDefinedDistribution"],
+        &[
+            "DistributionSet",
+            "DistributionRange",
+            "UserDefinedDistribution",
+        ],
     )?;
     let name = str_attr(d, s, "parameterName")?;
     let c = d.only_child()?;
@@ -104,21 +122,26 @@ fn single(d: &Node, s: &Scope) -> Result<Vec<Vec<(String, String)>>, Error> {
             let r = c.req("Range")?;
             r.check(&["lowerLimit", "upperLimit"], &[])?;
             let (lo, hi) = (num(r, s, "lowerLimit")?, num(r, s, "upperLimit")?);
-            if !(step > 0.0) || hi < lo {
+            if step.is_nan() || step <= 0.0 || hi < lo {
                 return Err(c.err("a range needs stepWidth > 0 and lowerLimit ≤ upperLimit"));
             }
             let n = ((hi - lo) / step + 1e-9).floor() as usize;
             if n > 100_000 {
                 return Err(c.err("the range has more than 100000 values"));
             }
-            (0..=n).map(|i| fmt_num(round12(lo + i as f64 * step))).collect()
+            (0..=n)
+                .map(|i| fmt_num(round12(lo + i as f64 * step)))
+                .collect()
         }
         _ => return Err(c.err("user-defined distributions are not supported")),
     };
     if values.is_empty() {
         return Err(c.err(format!("the distribution of '{name}' has no values")));
     }
-    Ok(values.into_iter().map(|v| vec![(name.clone(), v)]).collect())
+    Ok(values
+        .into_iter()
+        .map(|v| vec![(name.clone(), v)])
+        .collect())
 }
 
 /// Removes float noise of `lo + i·step` (10 + 3·0.1 → 10.3, not 10.300000000000001).

@@ -55,7 +55,11 @@ fn world(out: &mut String, ind: &str, x: f64, y: f64, h: f64) {
 
 /// The document. Actors without samples are left out.
 pub fn write(rec: &Recording) -> String {
-    let actors: Vec<&Actor> = rec.actors.iter().filter(|a| !a.samples.is_empty()).collect();
+    let actors: Vec<&Actor> = rec
+        .actors
+        .iter()
+        .filter(|a| !a.samples.is_empty())
+        .collect();
     let t0 = actors
         .iter()
         .filter_map(|a| a.samples.first().map(|s| s.0))
@@ -121,7 +125,9 @@ pub fn write(rec: &Recording) -> String {
             escape(a.name.as_str())
         );
         world(&mut o, "              ", x, y, h);
-        o.push_str("            </TeleportAction>\n          </PrivateAction>\n        </Private>\n");
+        o.push_str(
+            "            </TeleportAction>\n          </PrivateAction>\n        </Private>\n",
+        );
     }
     o.push_str("      </Actions>\n    </Init>\n    <Story name=\"recorded_run\">\n      <Act name=\"replay\">\n");
     for a in &actors {
@@ -136,7 +142,11 @@ pub fn write(rec: &Recording) -> String {
             samples.push(samples[0]);
         }
         for &(t, x, y, h) in &samples {
-            let _ = writeln!(o, "                              <Vertex time=\"{}\">", n(t - t0));
+            let _ = writeln!(
+                o,
+                "                              <Vertex time=\"{}\">",
+                n(t - t0)
+            );
             world(&mut o, "                                ", x, y, h);
             o.push_str("                              </Vertex>\n");
         }

@@ -71,10 +71,10 @@ impl Node {
         match self.children.as_slice() {
             [c] => Ok(c),
             [] => Err(self.err("expected one child element, found none")),
-            _ => Err(self.children[1].err(format!(
-                "<{}> takes exactly one child element",
-                self.name
-            ))),
+            _ => {
+                Err(self.children[1]
+                    .err(format!("<{}> takes exactly one child element", self.name)))
+            }
         }
     }
 
@@ -127,10 +127,11 @@ pub fn parse_str(src: &str, path: &Path) -> Result<Node, Error> {
             }
         };
         // The event starts after leading whitespace: count lines up to its '<'.
-        let start = pos + bytes[pos.min(bytes.len())..]
-            .iter()
-            .take_while(|b| b.is_ascii_whitespace())
-            .count();
+        let start = pos
+            + bytes[pos.min(bytes.len())..]
+                .iter()
+                .take_while(|b| b.is_ascii_whitespace())
+                .count();
         let l = line_at(start);
         let xml_err = |reason: String| Error::Xml {
             at: format!("{}:{l}", file.display()),

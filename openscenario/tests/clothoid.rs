@@ -80,7 +80,13 @@ fn check(placer: &Placer, t: &Trajectory, start: Option<Pose>) -> usize {
             .rposition(|(s, _)| *s <= smp.s + 1e-9)
             .unwrap();
         let g = &segments[i];
-        let (x, y, _) = independent(starts[i].1, g.curvature_start, g.curvature_end, g.length, smp.s - starts[i].0);
+        let (x, y, _) = independent(
+            starts[i].1,
+            g.curvature_start,
+            g.curvature_end,
+            g.length,
+            smp.s - starts[i].0,
+        );
         worst = worst.max((x - smp.pose.x).hypot(y - smp.pose.y));
     }
     assert!(worst <= 0.01, "{}: {worst} m off", t.name);
@@ -94,9 +100,15 @@ fn imported_clothoid_splines_match_the_fresnel_integrals() {
     for (file, over) in [
         ("AEB_VRU_2023/NCAP_AEB_VRU_CPTA_2023.xosc", vec![]),
         ("AEB_C2C_2023/NCAP_AEB_C2C_CCFtap_2023.xosc", vec![]),
-        ("AEB_VRU_2023/NCAP_AEB_VRU_CPTA_2023.xosc", vec![("Ego_speed_kph", "20")]),
+        (
+            "AEB_VRU_2023/NCAP_AEB_VRU_CPTA_2023.xosc",
+            vec![("Ego_speed_kph", "20")],
+        ),
     ] {
-        let o: BTreeMap<String, String> = over.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let o: BTreeMap<String, String> = over
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         let sc = openscenario::read_scenario(&dir.join(file), &o).unwrap();
         let od = opendrive::OpenDrive::from_path(sc.road_network.as_ref().unwrap()).unwrap();
         let placer = Placer::new(&od);
@@ -115,7 +127,8 @@ fn imported_clothoid_splines_match_the_fresnel_integrals() {
 #[test]
 fn steep_and_sign_changing_clothoids_match_the_fresnel_integrals() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/osc-ncap/OpenDRIVE/NCAP");
-    let od = opendrive::OpenDrive::from_path(dir.join("StraightRoad_NCAP_noRoadmarks.xodr")).unwrap();
+    let od =
+        opendrive::OpenDrive::from_path(dir.join("StraightRoad_NCAP_noRoadmarks.xodr")).unwrap();
     let placer = Placer::new(&od);
     let seg = |k0: f64, k1: f64, length: f64, h_offset: f64| ClothoidSegment {
         curvature_start: k0,
@@ -132,17 +145,41 @@ fn steep_and_sign_changing_clothoids_match_the_fresnel_integrals() {
         seg(-0.05, 0.0, 40.0, 0.0),
         seg(0.0, 0.0, 12.5, 0.0),
     ];
-    segments[0].position_start = Some(Position::World { x: 12.0, y: -3.0, z: 0.0, h: Some(0.7) });
+    segments[0].position_start = Some(Position::World {
+        x: 12.0,
+        y: -3.0,
+        z: 0.0,
+        h: Some(0.7),
+    });
     let t = Trajectory {
         name: "synthetic".into(),
         closed: false,
-        shape: Shape::ClothoidSpline { segments, time_end: None },
+        shape: Shape::ClothoidSpline {
+            segments,
+            time_end: None,
+        },
     };
     assert!(check(&placer, &t, None) > 1000);
     // A spline without a start position starts at the entity.
-    let Shape::ClothoidSpline { mut segments, .. } = t.shape.clone() else { unreachable!() };
+    let Shape::ClothoidSpline { mut segments, .. } = t.shape.clone() else {
+        unreachable!()
+    };
     segments[0].position_start = None;
-    let t2 = Trajectory { shape: Shape::ClothoidSpline { segments, time_end: None }, ..t };
-    let n = check(&placer, &t2, Some(Pose { x: -5.0, y: 8.0, h: -2.0 }));
+    let t2 = Trajectory {
+        shape: Shape::ClothoidSpline {
+            segments,
+            time_end: None,
+        },
+        ..t
+    };
+    let n = check(
+        &placer,
+        &t2,
+        Some(Pose {
+            x: -5.0,
+            y: 8.0,
+            h: -2.0,
+        }),
+    );
     assert!(n > 1000);
 }

@@ -38,9 +38,17 @@ fn every_scenario_file_imports() {
     assert_eq!(files.len(), 13);
     for f in files {
         let sc = read_scenario(&f, &BTreeMap::new()).unwrap_or_else(|e| panic!("{e}"));
-        assert!(sc.entities.iter().any(|e| e.name == "Ego"), "{}", f.display());
+        assert!(
+            sc.entities.iter().any(|e| e.name == "Ego"),
+            "{}",
+            f.display()
+        );
         assert!(!sc.init.is_empty());
-        assert!(sc.road_network.as_ref().is_some_and(|p| p.exists()), "{}", f.display());
+        assert!(
+            sc.road_network.as_ref().is_some_and(|p| p.exists()),
+            "{}",
+            f.display()
+        );
     }
 }
 
@@ -74,10 +82,16 @@ fn every_variation_expands_to_the_product_of_its_distributions() {
 #[test]
 fn a_range_distribution_counts_its_steps() {
     // CPNA-25 variation: Ego_speed_kph 10..60 step 5 = 11 values.
-    let v = read_variation(&set_dir().join("AEB_VRU_2023/Variations/NCAP_AEB_VRU_CPNA-25_Variation_2023.xosc")).unwrap();
+    let v = read_variation(
+        &set_dir().join("AEB_VRU_2023/Variations/NCAP_AEB_VRU_CPNA-25_Variation_2023.xosc"),
+    )
+    .unwrap();
     assert!(v.distribution_sizes.contains(&11));
-    let speeds: std::collections::BTreeSet<String> =
-        v.combinations.iter().map(|c| c["Ego_speed_kph"].clone()).collect();
+    let speeds: std::collections::BTreeSet<String> = v
+        .combinations
+        .iter()
+        .map(|c| c["Ego_speed_kph"].clone())
+        .collect();
     assert_eq!(speeds.len(), 11);
     assert!(speeds.contains("10") && speeds.contains("60") && speeds.contains("35"));
 }
@@ -101,14 +115,23 @@ fn a_violated_constraint_names_the_parameter() {
     let mut o = BTreeMap::new();
     o.insert("VRU_trajectoryOrientation".to_string(), "0".to_string());
     let e = read_scenario(&f, &o).unwrap_err().to_string();
-    assert!(e.contains("VRU_trajectoryOrientation") && e.contains("NCAP_AEB_VRU_CPNA_2023.xosc:"), "{e}");
+    assert!(
+        e.contains("VRU_trajectoryOrientation") && e.contains("NCAP_AEB_VRU_CPNA_2023.xosc:"),
+        "{e}"
+    );
     let mut o = BTreeMap::new();
     o.insert("Ego_initTTC".to_string(), "2".to_string());
     let e = read_scenario(&f, &o).unwrap_err().to_string();
-    assert!(e.contains("Ego_initTTC") && e.contains("greaterThan"), "{e}");
+    assert!(
+        e.contains("Ego_initTTC") && e.contains("greaterThan"),
+        "{e}"
+    );
     let mut o = BTreeMap::new();
     o.insert("No_such".to_string(), "2".to_string());
-    assert!(read_scenario(&f, &o).unwrap_err().to_string().contains("No_such"));
+    assert!(read_scenario(&f, &o)
+        .unwrap_err()
+        .to_string()
+        .contains("No_such"));
 }
 
 /// Copies the CPNA file next to the catalogs with one edit and reads it.
@@ -128,15 +151,30 @@ fn edited(find: &str, replace: &str) -> Result<openscenario::Scenario, Error> {
 
 #[test]
 fn unsupported_elements_and_attributes_name_file_and_line() {
-    let e = edited("<StandStillCondition duration=\"0.1\" />", "<AccelerationCondition value=\"1\" rule=\"greaterThan\" />")
+    let e = edited(
+        "<StandStillCondition duration=\"0.1\" />",
+        "<AccelerationCondition value=\"1\" rule=\"greaterThan\" />",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("AccelerationCondition") && e.contains(".xosc:218"),
+        "{e}"
+    );
+    let e = edited("<TeleportAction>", "<TeleportAction bogus=\"1\">")
         .unwrap_err()
         .to_string();
-    assert!(e.contains("AccelerationCondition") && e.contains(".xosc:218"), "{e}");
-    let e = edited("<TeleportAction>", "<TeleportAction bogus=\"1\">").unwrap_err().to_string();
-    assert!(e.contains("bogus") && e.contains("<TeleportAction>") && e.contains(".xosc:"), "{e}");
-    let e = edited("s=\"$Ego_initS\"", "s=\"${$Ego_initS + foo(1)}\"").unwrap_err().to_string();
+    assert!(
+        e.contains("bogus") && e.contains("<TeleportAction>") && e.contains(".xosc:"),
+        "{e}"
+    );
+    let e = edited("s=\"$Ego_initS\"", "s=\"${$Ego_initS + foo(1)}\"")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("foo"), "{e}");
-    let e = edited("s=\"$Ego_initS\"", "s=\"$Nope\"").unwrap_err().to_string();
+    let e = edited("s=\"$Ego_initS\"", "s=\"$Nope\"")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("Nope"), "{e}");
 }
 

@@ -95,7 +95,8 @@ async fn export(url: &str, a: &ExportArgs) -> anyhow::Result<()> {
             Some(m) => store.get_map(m).await?.map(|r| r.xodr),
             None => None,
         };
-        let n = crate::xosc::export::write_files(out, &run, &rows, scenario.as_ref(), xodr.as_deref())?;
+        let n =
+            crate::xosc::export::write_files(out, &run, &rows, scenario.as_ref(), xodr.as_deref())?;
         eprintln!("{}: {n} actors", out.display());
     }
     store.close().await;

@@ -109,7 +109,10 @@ impl<'a> Ctx<'a> {
                 if current.is_none() {
                     let samples = self.placer.sample_from(trajectory, None)?;
                     let p = geom::at_s(&samples, *initial_distance_offset).ok_or_else(|| {
-                        anyhow!("{at}: initialDistanceOffset is beyond trajectory '{}'", trajectory.name)
+                        anyhow!(
+                            "{at}: initialDistanceOffset is beyond trajectory '{}'",
+                            trajectory.name
+                        )
                     })?;
                     self.set_pose(name, p);
                 }
@@ -140,7 +143,11 @@ impl<'a> Ctx<'a> {
                 };
                 let me = entity(self.sc, name)?;
                 let re = entity(self.sc, reference)?;
-                let sign = if displacement == "trailingReferencedEntity" { -1.0 } else { 1.0 };
+                let sign = if displacement == "trailingReferencedEntity" {
+                    -1.0
+                } else {
+                    1.0
+                };
                 let along = if *freespace {
                     if sign > 0.0 {
                         front(re) + d + rear(me)
@@ -168,7 +175,9 @@ impl<'a> Ctx<'a> {
             Action::LongitudinalDistance { .. } => {
                 bail!("{at}: a continuous LongitudinalDistanceAction (keeping a distance to another entity) has no counterpart in scil's engine")
             }
-            Action::Synchronize { .. } => bail!("{at}: a SynchronizeAction in Init is not supported"),
+            Action::Synchronize { .. } => {
+                bail!("{at}: a SynchronizeAction in Init is not supported")
+            }
         }
         Ok(())
     }
@@ -180,7 +189,9 @@ impl<'a> Ctx<'a> {
             .motion
             .get(name)
             .ok_or_else(|| anyhow!("entity '{name}' has no position"))?;
-        let pose = mo.pose.ok_or_else(|| anyhow!("entity '{name}' has no position"))?;
+        let pose = mo
+            .pose
+            .ok_or_else(|| anyhow!("entity '{name}' has no position"))?;
         let base = if let Some((t, _)) = &mo.trajectory {
             self.placer.sample_from(t, Some(pose))?
         } else if let Some(r) = &mo.route {
@@ -200,7 +211,11 @@ impl<'a> Ctx<'a> {
             let along = lp.heading_rel.cos() >= 0.0;
             let ahead = if lp.lane_id > 0 { !along } else { along };
             let end = if ahead { road.length } else { 0.0 };
-            let legs = [Leg { road: lp.road_id.to_string(), s0: lp.s, s1: end }];
+            let legs = [Leg {
+                road: lp.road_id.to_string(),
+                s0: lp.s,
+                s1: end,
+            }];
             self.sample_legs(&legs, &lp.road_id)?
         };
         cut_at(&base, pose).ok_or_else(|| anyhow!("entity '{name}': its path is empty"))
@@ -212,10 +227,14 @@ impl<'a> Ctx<'a> {
         let mut out = Vec::with_capacity(n + 1);
         for i in 0..=n {
             let s = total * i as f64 / n as f64;
-            let pose = self
-                .placer
-                .route_point(legs, name, &m::InRoute::Road { path_s: s, t: 0.0 })?;
-            out.push(Sample { pose, s, time: None });
+            let pose =
+                self.placer
+                    .route_point(legs, name, &m::InRoute::Road { path_s: s, t: 0.0 })?;
+            out.push(Sample {
+                pose,
+                s,
+                time: None,
+            });
         }
         Ok(out)
     }
@@ -226,7 +245,11 @@ fn cut_at(samples: &[Sample], pose: Pose) -> Option<Vec<Sample>> {
     let (s0, _) = geom::project(samples, pose.x, pose.y)?;
     let foot = geom::at_s(samples, s0)?;
     let lateral = -(pose.x - foot.x) * foot.h.sin() + (pose.y - foot.y) * foot.h.cos();
-    let mut out = vec![Sample { pose: foot, s: s0, time: None }];
+    let mut out = vec![Sample {
+        pose: foot,
+        s: s0,
+        time: None,
+    }];
     out.extend(samples.iter().filter(|p| p.s > s0 + 1e-9).copied());
     let shifted: Vec<Sample> = out
         .iter()
@@ -255,7 +278,11 @@ fn shift_along(samples: &[Sample], d: f64) -> Vec<Sample> {
         let s = out
             .last()
             .map_or(0.0, |q| q.s + (pose.x - q.pose.x).hypot(pose.y - q.pose.y));
-        out.push(Sample { pose, s, time: p.time });
+        out.push(Sample {
+            pose,
+            s,
+            time: p.time,
+        });
     }
     out
 }
@@ -283,6 +310,9 @@ fn points(samples: &[Sample]) -> PathSpec {
         }
     }
     let n = samples.len();
+    if n == 0 {
+        return PathSpec::Points(PointsPath { points: Vec::new() });
+    }
     let mut keep = vec![false; n];
     keep[0] = true;
     keep[n - 1] = true;
@@ -292,7 +322,10 @@ fn points(samples: &[Sample]) -> PathSpec {
             .iter()
             .zip(&keep)
             .filter(|(_, k)| **k)
-            .map(|(p, _)| Point { x: p.pose.x, y: p.pose.y })
+            .map(|(p, _)| Point {
+                x: p.pose.x,
+                y: p.pose.y,
+            })
             .collect(),
     })
 }
@@ -318,7 +351,9 @@ fn run_up(d: &m::Dynamics, v: f64) -> Result<(f64, f64)> {
         ("time", "linear") => (0.5 * v * d.value, d.value),
         ("rate", "linear") if d.value > 0.0 => (v * v / (2.0 * d.value), v / d.value),
         ("distance", "linear") if v > 0.0 => (d.value, 2.0 * d.value / v),
-        (dim, shape) => bail!("a {shape} speed change by {dim} has no counterpart in scil's engine"),
+        (dim, shape) => {
+            bail!("a {shape} speed change by {dim} has no counterpart in scil's engine")
+        }
     })
 }
 
@@ -352,11 +387,21 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
     for st in &steps {
         let placing = matches!(
             st.action,
-            Action::Teleport { .. } | Action::LongitudinalDistance { continuous: false, .. }
+            Action::Teleport { .. }
+                | Action::LongitudinalDistance {
+                    continuous: false,
+                    ..
+                }
         );
         match (&st.start, placing) {
             (Start::Never, _) => {}
-            (Start::At(t), true) if *t <= 1e-9 || st.actors.iter().all(|a| cx.motion.get(a).is_none_or(|m| m.speed == 0.0)) => {
+            (Start::At(t), true)
+                if *t <= 1e-9
+                    || st
+                        .actors
+                        .iter()
+                        .all(|a| cx.motion.get(a).is_none_or(|m| m.speed == 0.0)) =>
+            {
                 for a in &st.actors {
                     cx.apply_initial(a, st.action, &st.at)?;
                 }
@@ -368,10 +413,20 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
     let ego = entity(sc, &ego_name)?;
     let ego_motion = cx.motion.get(&ego_name).cloned().unwrap_or_default();
     let front_axle = front_axle_control(ego);
-    let ahead = if front_axle { ego.front_axle_x.unwrap_or(0.0) } else { 0.0 };
+    let ahead = if front_axle {
+        ego.front_axle_x.unwrap_or(0.0)
+    } else {
+        0.0
+    };
     let ego_ref_path = cx.path(&ego_name)?;
-    let vut_path = if ahead != 0.0 { shift_along(&ego_ref_path, ahead) } else { ego_ref_path.clone() };
-    let ego_pose = ego_motion.pose.ok_or_else(|| anyhow!("the VUT '{ego_name}' has no position"))?;
+    let vut_path = if ahead != 0.0 {
+        shift_along(&ego_ref_path, ahead)
+    } else {
+        ego_ref_path.clone()
+    };
+    let ego_pose = ego_motion
+        .pose
+        .ok_or_else(|| anyhow!("the VUT '{ego_name}' has no position"))?;
     let reverse = {
         let p0 = vut_path[0].pose;
         (p0.h - ego_pose.h).cos() < 0.0
@@ -402,17 +457,43 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
         let mine: Vec<_> = later
             .iter()
             .filter(|s| s.actors.contains(&e.name))
-            .filter(|s| !matches!(s.action, Action::SetVariable { .. } | Action::Environment { .. } | Action::Event { .. }))
+            .filter(|s| {
+                !matches!(
+                    s.action,
+                    Action::SetVariable { .. } | Action::Environment { .. } | Action::Event { .. }
+                )
+            })
             .collect();
         let mo = cx.motion.get(&e.name).cloned().unwrap_or_default();
-        let pose = mo.pose.ok_or_else(|| anyhow!("entity '{}' has no position", e.name))?;
-        let mut t = TargetSpec::new(&e.name, kind(e), Point { x: pose.x, y: pose.y }, yaw_to_heading(pose.h));
+        let pose = mo
+            .pose
+            .ok_or_else(|| anyhow!("entity '{}' has no position", e.name))?;
+        let mut t = TargetSpec::new(
+            &e.name,
+            kind(e),
+            Point {
+                x: pose.x,
+                y: pose.y,
+            },
+            yaw_to_heading(pose.h),
+        );
         t.length_m = Some(e.bounding_box.length);
         t.width_m = Some(e.bounding_box.width);
-        let sync = mine.iter().find(|s| matches!(s.action, Action::Synchronize { .. }));
-        let speed_starts: Vec<_> = mine.iter().filter(|s| matches!(s.action, Action::Speed { .. })).collect();
+        let sync = mine
+            .iter()
+            .find(|s| matches!(s.action, Action::Synchronize { .. }));
+        let speed_starts: Vec<_> = mine
+            .iter()
+            .filter(|s| matches!(s.action, Action::Speed { .. }))
+            .collect();
         if let Some(st) = sync {
-            let Action::Synchronize { master, master_position, target_position, final_speed } = st.action else {
+            let Action::Synchronize {
+                master,
+                master_position,
+                target_position,
+                final_speed,
+            } = st.action
+            else {
                 unreachable!()
             };
             if *master != ego_name {
@@ -422,28 +503,53 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
                 bail!("{}: a synchronisation started by condition '{}' has no counterpart in scil's engine", st.at, c.name);
             }
             let mp = cx.placer.pose(master_position)?;
-            let mc = Pose { x: mp.x + ahead * mp.h.cos(), y: mp.y + ahead * mp.h.sin(), h: mp.h };
-            let (vut_s, off) = geom::project(&vut_path, mc.x, mc.y).ok_or_else(|| anyhow!("empty VUT path"))?;
+            let mc = Pose {
+                x: mp.x + ahead * mp.h.cos(),
+                y: mp.y + ahead * mp.h.sin(),
+                h: mp.h,
+            };
+            let (vut_s, off) =
+                geom::project(&vut_path, mc.x, mc.y).ok_or_else(|| anyhow!("empty VUT path"))?;
             if off > OFF_PATH_M {
-                bail!("{}: the master position is {off:.2} m off the VUT's path", st.at);
+                bail!(
+                    "{}: the master position is {off:.2} m off the VUT's path",
+                    st.at
+                );
             }
             let tp = cx.placer.pose(target_position)?;
             let cxb = e.bounding_box.center_x;
             let tpath = shift_along(&cx.path(&e.name)?, cxb);
-            let tc = Pose { x: tp.x + cxb * tp.h.cos(), y: tp.y + cxb * tp.h.sin(), h: tp.h };
-            let (target_s, off) = geom::project(&tpath, tc.x, tc.y).ok_or_else(|| anyhow!("empty path"))?;
+            let tc = Pose {
+                x: tp.x + cxb * tp.h.cos(),
+                y: tp.y + cxb * tp.h.sin(),
+                h: tp.h,
+            };
+            let (target_s, off) =
+                geom::project(&tpath, tc.x, tc.y).ok_or_else(|| anyhow!("empty path"))?;
             if off > OFF_PATH_M {
-                bail!("{}: the target position is {off:.2} m off '{}''s path", st.at, e.name);
+                bail!(
+                    "{}: the target position is {off:.2} m off '{}''s path",
+                    st.at,
+                    e.name
+                );
             }
             let fs = final_speed.as_ref().ok_or_else(|| anyhow!("{}: a synchronisation without a final speed has no counterpart in scil's engine", st.at))?;
-            let v = fs.absolute.ok_or_else(|| anyhow!("{}: a final speed relative to the master has no counterpart in scil's engine", st.at))?;
-            let steady = fs.steady_state_distance.or(fs.steady_state_time.map(|t| t * v));
+            let v = fs.absolute.ok_or_else(|| {
+                anyhow!(
+                    "{}: a final speed relative to the master has no counterpart in scil's engine",
+                    st.at
+                )
+            })?;
+            let steady = fs
+                .steady_state_distance
+                .or(fs.steady_state_time.map(|t| t * v));
             t.accel_distance_m = steady.map_or(0.0, |d| (target_s - d).clamp(0.0, target_s));
             t.speed_kmh = kmh(v);
             // Impact location: the target's reference point across the VUT front, from its
             // right (nearside) edge.
             let lateral = -(tp.x - mp.x) * mp.h.sin() + (tp.y - mp.y) * mp.h.cos();
-            t.overlap = ((lateral + 0.5 * ego.bounding_box.width) / ego.bounding_box.width).clamp(0.0, 1.0);
+            t.overlap =
+                ((lateral + 0.5 * ego.bounding_box.width) / ego.bounding_box.width).clamp(0.0, 1.0);
             t.activation = Activation::Conflict;
             t.path = Some(points(&tpath));
             t.conflict = Some(ConflictSpec { vut_s, target_s });
@@ -455,22 +561,38 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
         } else if mo.speed == 0.0 && !speed_starts.is_empty() {
             // Starts when a condition holds: the nominal meeting point as a conflict pair.
             let st = speed_starts[0];
-            let Action::Speed { dynamics, target: m::SpeedTarget::Absolute { value: v } } = st.action else {
-                bail!("{}: a relative target speed has no counterpart in scil's engine", st.at);
+            let Action::Speed {
+                dynamics,
+                target: m::SpeedTarget::Absolute { value: v },
+            } = st.action
+            else {
+                bail!(
+                    "{}: a relative target speed has no counterpart in scil's engine",
+                    st.at
+                );
             };
             let (a_d, a_t) = run_up(dynamics, *v).map_err(|err| anyhow!("{}: {err}", st.at))?;
             let tpath = cx.path(&e.name)?;
-            let (s_t, _) = geom::project(&vut_path, pose.x, pose.y).ok_or_else(|| anyhow!("empty VUT path"))?;
+            let (s_t, _) = geom::project(&vut_path, pose.x, pose.y)
+                .ok_or_else(|| anyhow!("empty VUT path"))?;
             let ego_s0 = 0.0;
             let ego_front = front(ego) - ahead;
             let vut_s_trigger = match &st.start {
                 Start::At(t0) => ego_s0 + v_ego * t0,
                 Start::Never => continue,
                 Start::On(c) => match &c.kind {
-                    ConditionKind::RelativeDistance { entities, entity: other, distance_type, freespace, rule, value, .. }
-                        if distance_type == "longitudinal"
-                            && (rule == "lessThan" || rule == "lessOrEqual")
-                            && ((entities.contains(&ego_name) && *other == e.name) || (entities.contains(&e.name) && *other == ego_name)) =>
+                    ConditionKind::RelativeDistance {
+                        entities,
+                        entity: other,
+                        distance_type,
+                        freespace,
+                        rule,
+                        value,
+                        ..
+                    } if distance_type == "longitudinal"
+                        && (rule == "lessThan" || rule == "lessOrEqual")
+                        && ((entities.contains(&ego_name) && *other == e.name)
+                            || (entities.contains(&e.name) && *other == ego_name)) =>
                     {
                         if *freespace {
                             s_t - rear(e) - value - ego_front
@@ -478,30 +600,52 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
                             s_t - value - ahead
                         }
                     }
-                    ConditionKind::TraveledDistance { entities, value, .. } if entities.contains(&ego_name) => ego_s0 + value,
-                    _ => bail!("{}: a start on condition '{}' has no counterpart in scil's start rules", st.at, c.name),
+                    ConditionKind::TraveledDistance {
+                        entities, value, ..
+                    } if entities.contains(&ego_name) => ego_s0 + value,
+                    _ => bail!(
+                        "{}: a start on condition '{}' has no counterpart in scil's start rules",
+                        st.at,
+                        c.name
+                    ),
                 },
             };
             if vut_s_trigger < 0.0 {
-                bail!("{}: the VUT starts past the point where '{}' starts", st.at, e.name);
+                bail!(
+                    "{}: the VUT starts past the point where '{}' starts",
+                    st.at,
+                    e.name
+                );
             }
             t.activation = Activation::Conflict;
             t.speed_kmh = kmh(*v);
             t.accel_distance_m = a_d;
             t.path = Some(points(&tpath));
-            t.conflict = Some(ConflictSpec { vut_s: vut_s_trigger + v_ego * a_t, target_s: a_d.max(1e-3) });
-            let lateral = -(pose.x - ego_pose.x) * ego_pose.h.sin() + (pose.y - ego_pose.y) * ego_pose.h.cos();
-            t.overlap = ((lateral + 0.5 * ego.bounding_box.width) / ego.bounding_box.width).clamp(0.0, 1.0);
+            t.conflict = Some(ConflictSpec {
+                vut_s: vut_s_trigger + v_ego * a_t,
+                target_s: a_d.max(1e-3),
+            });
+            let lateral = -(pose.x - ego_pose.x) * ego_pose.h.sin()
+                + (pose.y - ego_pose.y) * ego_pose.h.cos();
+            t.overlap =
+                ((lateral + 0.5 * ego.bounding_box.width) / ego.bounding_box.width).clamp(0.0, 1.0);
             for s in &mine {
                 if !std::ptr::eq(*s, *st) {
-                    bail!("{}: a further motion of '{}' has no counterpart in scil's engine", s.at, e.name);
+                    bail!(
+                        "{}: a further motion of '{}' has no counterpart in scil's engine",
+                        s.at,
+                        e.name
+                    );
                 }
             }
         } else if mo.speed > 0.0 {
             t.activation = Activation::Begin;
             t.speed_kmh = kmh(mo.speed);
             t.path = Some(points(&shift_along(&cx.path(&e.name)?, -rear(e))));
-            t.start = Point { x: f64::NAN, y: f64::NAN };
+            t.start = Point {
+                x: f64::NAN,
+                y: f64::NAN,
+            };
             t.heading_deg = f64::NAN;
             for s in &mine {
                 match (s.action, &s.start) {
@@ -515,11 +659,18 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
             }
         } else {
             if let Some(s) = mine.first() {
-                bail!("{}: this motion of '{}' has no counterpart in scil's engine", s.at, e.name);
+                bail!(
+                    "{}: this motion of '{}' has no counterpart in scil's engine",
+                    s.at,
+                    e.name
+                );
             }
             t.activation = Activation::Static;
             let r = rear(e);
-            t.start = Point { x: pose.x - r * pose.h.cos(), y: pose.y - r * pose.h.sin() };
+            t.start = Point {
+                x: pose.x - r * pose.h.cos(),
+                y: pose.y - r * pose.h.sin(),
+            };
         }
         if let (Activation::Conflict, Some(c)) = (t.activation, &t.conflict) {
             // The trigger threshold: the target's time from its start to its conflict point
@@ -553,7 +704,10 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
             time: None,
         };
         let mut longer = vec![pre];
-        longer.extend(vut_path.iter().map(|p| Sample { s: p.s + need, ..*p }));
+        longer.extend(vut_path.iter().map(|p| Sample {
+            s: p.s + need,
+            ..*p
+        }));
         vut.path = Some(points(&longer));
         for t in &mut targets {
             if let Some(c) = &mut t.conflict {

@@ -36,7 +36,10 @@ pub fn import(path: &Path, overrides: &BTreeMap<String, String>) -> anyhow::Resu
     let mut out = Vec::with_capacity(all.len());
     for c in all {
         let mut sc = map::to_scil(&c.scenario).with_context(|| {
-            format!("{}: cannot map onto scil's engine", c.scenario.file.display())
+            format!(
+                "{}: cannot map onto scil's engine",
+                c.scenario.file.display()
+            )
         })?;
         if many {
             sc.name = format!("{}-{}", sc.name, out.len() + 1);

@@ -87,7 +87,11 @@ fn condition(c: &Condition, sc: &Scenario, t: &Times) -> Eval {
                     }
                 }
             };
-            known(if holds { Start::At(c.delay_s) } else { Start::Never })
+            known(if holds {
+                Start::At(c.delay_s)
+            } else {
+                Start::Never
+            })
         }
         ConditionKind::SimulationTime { rule, value }
             if rule == "greaterThan" || rule == "greaterOrEqual" =>
@@ -193,14 +197,15 @@ pub(super) fn steps(sc: &Scenario) -> Vec<Step<'_>> {
                     for m in &g.maneuvers {
                         let mut m_done: Option<f64> = Some(0.0);
                         for ev in &m.events {
-                            let ev_start = match ev.start_trigger.as_ref().map(|t| trigger(t, sc, &times)) {
-                                None => act_start.clone(),
-                                Some(Eval::Known(s)) => combine(&act_start, s),
-                                Some(Eval::Unknown) => {
-                                    m_done = None;
-                                    continue;
-                                }
-                            };
+                            let ev_start =
+                                match ev.start_trigger.as_ref().map(|t| trigger(t, sc, &times)) {
+                                    None => act_start.clone(),
+                                    Some(Eval::Known(s)) => combine(&act_start, s),
+                                    Some(Eval::Unknown) => {
+                                        m_done = None;
+                                        continue;
+                                    }
+                                };
                             let inst = ev.actions.iter().all(|a| instantaneous(&a.action));
                             match (&ev_start, inst) {
                                 (Start::At(t), true) => {
@@ -219,7 +224,10 @@ pub(super) fn steps(sc: &Scenario) -> Vec<Step<'_>> {
                                     actors: g.actors.clone(),
                                     action: &a.action,
                                     start: ev_start.clone(),
-                                    at: format!("{}/{}/{}/{}", story.name, act.name, ev.name, a.name),
+                                    at: format!(
+                                        "{}/{}/{}/{}",
+                                        story.name, act.name, ev.name, a.name
+                                    ),
                                 });
                             }
                         }
