@@ -181,6 +181,9 @@ async fn an_exported_run_imports_to_the_same_trajectories() {
             armed_at: None,
             started_at: Some(now),
             finished_at: Some(now),
+            track: None,
+            demo: false,
+            instance: None,
         })
         .await
         .unwrap();

@@ -572,7 +572,7 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
                 );
             };
             let (a_d, a_t) = run_up(dynamics, *v).map_err(|err| anyhow!("{}: {err}", st.at))?;
-            let tpath = cx.path(&e.name)?;
+            let tpath = shift_along(&cx.path(&e.name)?, e.bounding_box.center_x);
             let (s_t, _) = geom::project(&vut_path, pose.x, pose.y)
                 .ok_or_else(|| anyhow!("empty VUT path"))?;
             let ego_s0 = 0.0;
@@ -621,10 +621,19 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
             t.speed_kmh = kmh(*v);
             t.accel_distance_m = a_d;
             t.path = Some(points(&tpath));
-            t.conflict = Some(ConflictSpec {
-                vut_s: vut_s_trigger + v_ego * a_t,
-                target_s: a_d.max(1e-3),
-            });
+            // Where both are at the end of the run-up (the target's footprint centred on its
+            // bounding box); a target ahead on the VUT's path that
+            // the VUT then catches up with meets it later: that nominal impact is the pair.
+            let (mut vut_s, mut target_s) = (vut_s_trigger + v_ego * a_t, a_d.max(1e-3));
+            let along = geom::at_s(&vut_path, s_t).map_or(0.0, |p| (p.h - pose.h).cos());
+            let gap = (s_t + a_d - rear(e)) - (vut_s + ego_front);
+            if along > 0.9 && gap > 0.0 && v_ego > *v + 1e-6 {
+                // 0.1 s before contact, so that the arrival is measured before the impact.
+                let tau = (gap / (v_ego - v) - 0.1).max(0.0);
+                vut_s += v_ego * tau;
+                target_s += v * tau;
+            }
+            t.conflict = Some(ConflictSpec { vut_s, target_s });
             let lateral = -(pose.x - ego_pose.x) * ego_pose.h.sin()
                 + (pose.y - ego_pose.y) * ego_pose.h.cos();
             t.overlap =
