@@ -263,3 +263,59 @@ async fn an_exported_run_imports_to_the_same_trajectories() {
     assert_eq!(checked, 2);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `scil scenario import`: TOML to stdout, `--json`, `--param`, and `--out DIR` for a variation.
+#[test]
+fn the_import_command_writes_toml_json_and_one_file_per_combination() {
+    let bin = env!("CARGO_BIN_EXE_scil");
+    let f = set_dir().join("AEB_VRU_2023/NCAP_AEB_VRU_CPNA_2023.xosc");
+    let out = std::process::Command::new(bin)
+        .args(["scenario", "import"])
+        .arg(&f)
+        .args(["--param", "Ego_speed_kph=40", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["parameters"]["Ego_speed_kph"], 40.0);
+    assert_eq!(v["scenario"]["vut"]["speed_kmh"], 40.0);
+    // A violated constraint is an error naming the parameter.
+    let out = std::process::Command::new(bin)
+        .args(["scenario", "import"])
+        .arg(&f)
+        .args(["--param", "Ego_initTTC=1"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Ego_initTTC"));
+    let var = set_dir().join("AEB_VRU_2023/Variations/NCAP_AEB_VRU_CPNA-25_Variation_2023.xosc");
+    let n = openscenario::read_variation(&var)
+        .unwrap()
+        .combinations
+        .len();
+    let dir = std::env::temp_dir().join(format!("scil-xosc-out-{}", std::process::id()));
+    let out = std::process::Command::new(bin)
+        .args(["scenario", "import"])
+        .arg(&var)
+        .arg("--out")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert_eq!(files.len(), n);
+    // Every written file is a scenario scil loads.
+    for e in &files {
+        let p = e.as_ref().unwrap().path();
+        scil::scenario::Scenario::from_path(&p).unwrap();
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
