@@ -160,6 +160,12 @@ fn steep_and_sign_changing_clothoids_match_the_fresnel_integrals() {
         },
     };
     assert!(check(&placer, &t, None) > 1000);
+    // The comparison is sharp: 1 % more curvature change in the first segment is seen.
+    let samples = placer.sample(&t).unwrap();
+    let p0 = samples[0].pose;
+    let near = samples.iter().find(|s| (s.s - 30.0).abs() < 1e-6).unwrap();
+    let (x, y, _) = independent((p0.x, p0.y, p0.h), 0.0, 0.202, 30.0, 30.0);
+    assert!((x - near.pose.x).hypot(y - near.pose.y) > 0.01);
     // A spline without a start position starts at the entity.
     let Shape::ClothoidSpline { mut segments, .. } = t.shape.clone() else {
         unreachable!()
