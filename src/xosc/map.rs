@@ -17,7 +17,7 @@
 //!   engine (they are bookkeeping for a simulator); stop triggers do not either (scil ends a
 //!   run itself). Any other motion the engine cannot honour is an error naming the action.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use anyhow::{anyhow, bail, Result};
 use openscenario::geom::{self, Leg, Placer, Pose, Sample};
@@ -748,6 +748,5 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
     // The scenario must pass scil's own validation.
     let text = toml::to_string(&out)?;
     Scenario::from_toml(&text).map_err(|e| anyhow!("the mapped scenario is invalid: {e}"))?;
-    let _: BTreeMap<(), ()> = BTreeMap::new();
     Ok(out)
 }
