@@ -21,6 +21,7 @@ pub mod serve;
 pub mod sim;
 pub mod store;
 pub mod sweep;
+pub mod xosc;
 
 /// Where the bundled data (default map, demo replay, scenarios) lives: `$SCIL_DATA`, else the
 /// `data/` folder of the source tree this binary was built from, else `./data`.

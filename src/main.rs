@@ -26,6 +26,8 @@ enum Command {
     Sweep(cli::sweep::SweepCommand),
     /// The Euro NCAP scenario catalogue; `instantiate` writes a scenario file from it.
     Catalogue(cli::catalogue::CatalogueArgs),
+    /// OpenSCENARIO XML: `import` turns a .xosc scenario or variation file into scil scenarios.
+    Scenario(cli::scenario::ScenarioArgs),
     /// Euro NCAP test-series report (HTML + CSV) from run result JSON files.
     Report(cli::report::ReportArgs),
     /// OpenDRIVE map tools.
@@ -67,6 +69,7 @@ fn main() -> ExitCode {
         Some(Command::Replay(a)) => cli::replay::run(a),
         Some(Command::Sweep(a)) => cli::sweep::command(a),
         Some(Command::Catalogue(a)) => cli::catalogue::run(a),
+        Some(Command::Scenario(a)) => cli::scenario::run(a),
         Some(Command::Report(a)) => cli::report::run(a),
         Some(Command::Map(c)) => cli::map::run(c),
         Some(Command::Sim(a)) => cli::sim::run(a),

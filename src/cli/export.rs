@@ -1,4 +1,5 @@
-//! `scil export RUN --parquet [--mcap]`: a stored run's telemetry and events for other tools.
+//! `scil export RUN --parquet [--mcap] [--xosc OUT.xosc]`: a stored run's telemetry and events
+//! for other tools.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,6 +20,10 @@ pub struct ExportArgs {
     /// Write RUN.mcap (Foxglove channels from the stored telemetry and events).
     #[arg(long)]
     pub mcap: bool,
+    /// Write the run as OpenSCENARIO 1.3 (every actor replays its recorded motion; the run's
+    /// map is written beside it as OUT.xodr).
+    #[arg(long, value_name = "OUT.xosc")]
+    pub xosc: Option<PathBuf>,
     /// Output directory.
     #[arg(long, short, default_value = ".")]
     pub out: PathBuf,
@@ -29,8 +34,8 @@ pub struct ExportArgs {
 
 /// `scil export`.
 pub fn run(a: ExportArgs) -> anyhow::Result<ExitCode> {
-    if !a.parquet && !a.mcap {
-        anyhow::bail!("nothing to export: give --parquet and/or --mcap");
+    if !a.parquet && !a.mcap && a.xosc.is_none() {
+        anyhow::bail!("nothing to export: give --parquet, --mcap and/or --xosc OUT.xosc");
     }
     let url = a
         .database_url
@@ -80,6 +85,19 @@ async fn export(url: &str, a: &ExportArgs) -> anyhow::Result<()> {
         let p = file("mcap");
         std::fs::write(&p, &bytes)?;
         eprintln!("{}: {} bytes", p.display(), bytes.len());
+    }
+    if let Some(out) = &a.xosc {
+        let scenario = store
+            .get_scenario(&run.scenario_id)
+            .await?
+            .and_then(|s| crate::scenario::Scenario::from_toml(&s.toml).ok());
+        let xodr = match &run.map_id {
+            Some(m) => store.get_map(m).await?.map(|r| r.xodr),
+            None => None,
+        };
+        let n =
+            crate::xosc::export::write_files(out, &run, &rows, scenario.as_ref(), xodr.as_deref())?;
+        eprintln!("{}: {n} actors", out.display());
     }
     store.close().await;
     Ok(())

@@ -10,6 +10,7 @@ pub mod inject;
 pub mod map;
 pub mod replay;
 pub mod report;
+pub mod scenario;
 pub mod sim;
 pub mod sim_vut;
 pub mod sweep;

@@ -30,7 +30,7 @@ impl RunSetup {
         map_override: Option<&Path>,
         engine: EngineConfig,
     ) -> anyhow::Result<RunSetup> {
-        let scenario = Scenario::from_path(scenario_path)?;
+        let scenario = crate::xosc::load_scenario_file(scenario_path)?;
         let map_path: Option<PathBuf> = map_override
             .map(Path::to_path_buf)
             .or_else(|| scenario.map_path(scenario_path));

@@ -1,0 +1,321 @@
+//! OpenSCENARIO import onto scil's engine: every scenario file of the Euro NCAP set maps (or
+//! errors naming what scil cannot honour); each mapped scenario, driven through by the
+//! simulated VUT without AEB, brings VUT and target to their synchronisation positions within
+//! ±0.1 s; variation files expand to one scenario per combination; `.xosc` loads wherever a
+//! scenario file does.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use scil::run::setup::RunSetup;
+use scil::scenario::engine::EngineConfig;
+use scil::scenario::Activation;
+
+fn set_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/osc-ncap/OpenSCENARIO/NCAP")
+}
+
+fn scenario_files() -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for d in ["AEB_VRU_2023", "AEB_C2C_2023"] {
+        for e in std::fs::read_dir(set_dir().join(d)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|e| e == "xosc") {
+                v.push(p);
+            }
+        }
+    }
+    v.sort();
+    v
+}
+
+#[test]
+fn every_scenario_maps_and_meets_its_synchronisation_point() {
+    let mut mapped = 0;
+    for f in scenario_files() {
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        let sc = match scil::xosc::load_scenario_file(&f) {
+            Ok(sc) => sc,
+            Err(e) => {
+                // What the engine cannot honour is an error naming the action.
+                let msg = format!("{e:#}");
+                assert!(name.contains("CCFhol"), "{name}: {msg}");
+                assert!(msg.contains("LongitudinalDistanceAction"), "{msg}");
+                continue;
+            }
+        };
+        mapped += 1;
+        assert!(sc.vut.path.is_some(), "{name}");
+        let vut_speed = sc.vut.speed_kmh.unwrap();
+        let conflict: Vec<_> = sc
+            .targets
+            .iter()
+            .filter(|t| t.activation == Activation::Conflict)
+            .map(|t| t.id.clone())
+            .collect();
+        if sc.vut.reverse || conflict.is_empty() {
+            continue; // the simulated VUT drives forwards only
+        }
+        let setup = Arc::new(RunSetup::load(&f, None, EngineConfig::default()).unwrap());
+        let opts = scil::sim::SimOptions {
+            vut_speed_kmh: vut_speed,
+            ..Default::default()
+        };
+        let report = scil::sim::run_sim(setup, &opts);
+        assert!(report.error.is_none(), "{name}: {:?}", report.error);
+        for id in &conflict {
+            let imp = report
+                .impacts
+                .iter()
+                .find(|i| &i.target == id)
+                .unwrap_or_else(|| panic!("{name}: no record for {id}"));
+            let err = imp
+                .arrival_error_s
+                .unwrap_or_else(|| panic!("{name}: {id} has no arrival error: {imp:?}"));
+            assert!(err.abs() <= 0.1, "{name}: {id} arrives {err:.3} s off");
+            assert!(imp.location.is_some(), "{name}: {id} was not hit");
+        }
+    }
+    assert_eq!(mapped, 12);
+}
+
+#[test]
+fn the_impact_location_follows_the_overlap_parameter() {
+    let f = set_dir().join("AEB_VRU_2023/NCAP_AEB_VRU_CPNA_2023.xosc");
+    for overlap in [25.0, 75.0] {
+        let mut o = BTreeMap::new();
+        o.insert("Overlap".to_string(), overlap.to_string());
+        let all = scil::xosc::import(&f, &o).unwrap();
+        let t = &all[0].scenario.targets[0];
+        // The file's impact point: the overlap, moved by its collision-point offset (-0.06 m).
+        let w = 1.815;
+        let want = overlap / 100.0 - (0.6 / 2.0 - 0.36) / w;
+        assert!((t.overlap - want).abs() < 1e-6, "{} vs {want}", t.overlap);
+    }
+}
+
+#[test]
+fn a_variation_file_expands_to_one_scenario_per_combination() {
+    let f = set_dir().join("AEB_C2C_2023/Variations/NCAP_AEB_C2C_CCRb_Variation_2023.xosc");
+    let v = openscenario::read_variation(&f).unwrap();
+    let all = scil::xosc::import(&f, &BTreeMap::new()).unwrap();
+    assert_eq!(all.len(), v.distribution_sizes.iter().product::<usize>());
+    // CCRb: the lead vehicle brakes at the file's delay with its deceleration.
+    for c in &all {
+        let gvt = &c.scenario.targets[0];
+        let b = gvt.brake.expect("CCRb brakes");
+        let decel = c.parameters["GVT_deceleration"].as_f64().unwrap();
+        assert!((b.decel_mps2 - decel.abs()).abs() < 1e-9);
+    }
+    // A variation file is not one scenario.
+    let e = scil::xosc::load_scenario_file(&f).unwrap_err().to_string();
+    assert!(e.contains("--out"), "{e}");
+}
+
+#[test]
+fn ccrs_maps_a_static_target_and_ccrm_a_moving_one() {
+    let f = set_dir().join("AEB_C2C_2023/NCAP_AEB_C2C_CCR_2023.xosc");
+    let mut o = BTreeMap::new();
+    o.insert("GVT_init_speed_kph".to_string(), "0".to_string());
+    let s = &scil::xosc::import(&f, &o).unwrap()[0].scenario;
+    assert_eq!(s.targets[0].activation, Activation::Static);
+    o.insert("GVT_init_speed_kph".to_string(), "20".to_string());
+    let s = &scil::xosc::import(&f, &o).unwrap()[0].scenario;
+    assert_eq!(s.targets[0].activation, Activation::Begin);
+    assert!((s.targets[0].speed_kmh - 20.0).abs() < 1e-9);
+}
+
+/// `scil export RUN --xosc` writes a stored run that reads back (map beside it) to the same
+/// trajectories within 1 cm.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_exported_run_imports_to_the_same_trajectories() {
+    use scil::store::{MapRow, RunRow, ScenarioRow, Store, TelemetryRow};
+    let dir = std::env::temp_dir().join(format!("scil-xosc-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let url = format!("sqlite://{}", dir.join("t.db").display());
+    let store = Store::connect(&url).await.unwrap();
+    let now = chrono::Utc::now();
+    let xodr_path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/osc-ncap/OpenDRIVE/NCAP/StraightRoad_NCAP_noRoadmarks.xodr");
+    let xodr = std::fs::read_to_string(&xodr_path).unwrap();
+    store
+        .upsert_map(&MapRow {
+            id: "ncap-straight".into(),
+            name: "ncap-straight".into(),
+            file_name: "StraightRoad_NCAP_noRoadmarks.xodr".into(),
+            bytes: xodr.len() as i64,
+            xodr,
+            roads: 1,
+            geo_reference: None,
+            bundled: false,
+            created_at: now,
+        })
+        .await
+        .unwrap();
+    let sc =
+        scil::xosc::load_scenario_file(&set_dir().join("AEB_VRU_2023/NCAP_AEB_VRU_CPNA_2023.xosc"))
+            .unwrap();
+    store
+        .upsert_scenario(&ScenarioRow {
+            id: "cpna".into(),
+            name: sc.name.clone(),
+            map_id: Some("ncap-straight".into()),
+            toml: toml::to_string(&sc).unwrap(),
+            bundled: false,
+            created_at: now,
+        })
+        .await
+        .unwrap();
+    let id = "run-xosc-1";
+    store
+        .insert_run(&RunRow {
+            id: id.into(),
+            state: "finished".into(),
+            scenario_id: "cpna".into(),
+            map_id: Some("ncap-straight".into()),
+            source: "{}".into(),
+            speed: None,
+            error: None,
+            created_at: now,
+            armed_at: None,
+            started_at: Some(now),
+            finished_at: Some(now),
+            track: None,
+            demo: false,
+            instance: None,
+        })
+        .await
+        .unwrap();
+    let mut rows = Vec::new();
+    let mut want: BTreeMap<String, Vec<(f64, f64, f64)>> = BTreeMap::new();
+    for k in 0..800 {
+        let t = 0.01 * k as f64;
+        let row = |vehicle: &str, kind: &str, x: f64, y: f64, yaw: f64| TelemetryRow {
+            run_id: id.into(),
+            seq: 0,
+            t,
+            vehicle: vehicle.into(),
+            kind: kind.into(),
+            x,
+            y,
+            yaw,
+            speed_mps: 8.33,
+            steering_wheel_deg: None,
+            brake_light: None,
+            road_id: None,
+            lane_id: None,
+            road_s: None,
+            road_t: None,
+            wheel_speed_mps: None,
+        };
+        let (vx, vy) = (50.0 + 8.33 * t, -14.0 + 0.05 * (t * 1.3).sin());
+        let (px, py) = (100.0, -18.0 + 1.39 * (t - 2.0).max(0.0));
+        rows.push(row("vut", "vut", vx, vy, 0.0));
+        rows.push(row("VRU", "target", px, py, std::f64::consts::FRAC_PI_2));
+        want.entry("vut".into()).or_default().push((t, vx, vy));
+        want.entry("VRU".into()).or_default().push((t, px, py));
+    }
+    for (i, r) in rows.iter_mut().enumerate() {
+        r.seq = i as i64;
+    }
+    store.insert_telemetry(&rows).await.unwrap();
+    store.close().await;
+    let out = dir.join("run.xosc");
+    let st = std::process::Command::new(env!("CARGO_BIN_EXE_scil"))
+        .args(["export", id, "--xosc"])
+        .arg(&out)
+        .arg("--database-url")
+        .arg(&url)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let back = openscenario::read_scenario(&out, &BTreeMap::new()).unwrap();
+    assert!(back.road_network.as_ref().unwrap().exists());
+    let vru = back.entities.iter().find(|e| e.name == "VRU").unwrap();
+    assert_eq!(vru.kind, openscenario::model::EntityKind::Pedestrian);
+    let mut checked = 0;
+    for g in &back.stories[0].acts[0].groups {
+        let name = &g.actors[0];
+        let openscenario::model::Action::FollowTrajectory { trajectory, .. } =
+            &g.maneuvers[0].events[0].actions[0].action
+        else {
+            panic!()
+        };
+        let openscenario::model::Shape::Polyline { vertices } = &trajectory.shape else {
+            panic!()
+        };
+        let w = &want[name];
+        assert_eq!(vertices.len(), w.len());
+        for (v, (t, x, y)) in vertices.iter().zip(w) {
+            let openscenario::model::Position::World { x: vx, y: vy, .. } = v.position else {
+                panic!()
+            };
+            assert!((vx - x).hypot(vy - y) <= 0.01);
+            assert!((v.time.unwrap() - t).abs() < 1e-9);
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 2);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `scil scenario import`: TOML to stdout, `--json`, `--param`, and `--out DIR` for a variation.
+#[test]
+fn the_import_command_writes_toml_json_and_one_file_per_combination() {
+    let bin = env!("CARGO_BIN_EXE_scil");
+    let f = set_dir().join("AEB_VRU_2023/NCAP_AEB_VRU_CPNA_2023.xosc");
+    let out = std::process::Command::new(bin)
+        .args(["scenario", "import"])
+        .arg(&f)
+        .args(["--param", "Ego_speed_kph=40", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["parameters"]["Ego_speed_kph"], 40.0);
+    assert_eq!(v["scenario"]["vut"]["speed_kmh"], 40.0);
+    // A violated constraint is an error naming the parameter.
+    let out = std::process::Command::new(bin)
+        .args(["scenario", "import"])
+        .arg(&f)
+        .args(["--param", "Ego_initTTC=1"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Ego_initTTC"));
+    let var = set_dir().join("AEB_VRU_2023/Variations/NCAP_AEB_VRU_CPNA-25_Variation_2023.xosc");
+    let n = openscenario::read_variation(&var)
+        .unwrap()
+        .combinations
+        .len();
+    let dir = std::env::temp_dir().join(format!("scil-xosc-out-{}", std::process::id()));
+    let out = std::process::Command::new(bin)
+        .args(["scenario", "import"])
+        .arg(&var)
+        .arg("--out")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert_eq!(files.len(), n);
+    // Every written file is a scenario scil loads.
+    for e in &files {
+        let p = e.as_ref().unwrap().path();
+        scil::scenario::Scenario::from_path(&p).unwrap();
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
