@@ -459,6 +459,8 @@ async fn startup_fails_only_own_and_expired_runs() {
         started_at: Some(now),
         finished_at: None,
         instance: instance.map(str::to_string),
+        track: Some("main".into()),
+        demo: false,
     };
     let runs = [
         row("run-own", Some("me")),
