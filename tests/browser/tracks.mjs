@@ -82,5 +82,15 @@ export async function tracksTest({ ctx, scil, tmp, port, token, test, assert, sl
     assert(await shown(second) === south, 'second page switched');
   });
   await api('POST', '/runs/abort-all', {});
+  await test('a finished run opened later (Results → live view): the same trigger t, from the store', async () => {
+    for (let i = 0; i < 100 && (await api('GET', `/runs/${north}`)).state === 'running'; i++) await sleep(100);
+    const t1 = await trigT(first);
+    const again = await open(`?run=${north}`);
+    await again.waitForFunction(() => window.__scil.L.instants.some((i) => i.kind === 'trigger'), null, { timeout: 10000 });
+    const t4 = await trigT(again);
+    assert(Math.abs(t1 - t4) < 1e-9, `trigger at ${t1} s live, ${t4} s from the store`);
+    assert(await again.evaluate(() => window.__scil.L.speed[0][0] === 0 && window.__scil.L.trail.length > 10), 'no trace from the start');
+    await again.close();
+  });
   await first.close(); await second.close();
 }
