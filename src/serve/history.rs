@@ -6,7 +6,8 @@
 //! Every frame a run sends goes through [`History::record`] (or [`History::sample`] for the
 //! telemetry) under the same lock as the broadcast, so a joining client takes the snapshot and
 //! subscribes at one instant: each frame is either in its snapshot or on its channel, never
-//! both and never neither. A finished run's history is read back from the store instead.
+//! both and never neither. A finished run's history is read back from the store instead (its
+//! TTC series from the results' traces, at the report's plot rate).
 
 use std::collections::BTreeMap;
 
@@ -103,6 +104,28 @@ impl History {
         s.ttc_s.push(finite(ttc_s));
         if threshold_s.is_some() {
             s.threshold_s = threshold_s;
+        }
+    }
+
+    /// A finished run's TTC series from its results (`traces`, at the report's plot rate;
+    /// the threshold from the target's trigger).
+    pub fn ttc_from_result(&mut self, result: &Value) {
+        let Some(t) = result["traces"]["t_s"].as_array() else {
+            return;
+        };
+        for tg in result["traces"]["targets"].as_array().into_iter().flatten() {
+            let (Some(id), Some(ttc)) = (tg["id"].as_str(), tg["ttc_s"].as_array()) else {
+                continue;
+            };
+            let threshold = result["triggers"]
+                .as_array()
+                .and_then(|ts| ts.iter().find(|x| x["target"] == id))
+                .and_then(|x| x["threshold_s"].as_f64());
+            for (ti, ci) in t.iter().zip(ttc) {
+                if let Some(ti) = ti.as_f64() {
+                    self.ttc(id, ti, ci.as_f64(), threshold);
+                }
+            }
         }
     }
 
@@ -210,5 +233,19 @@ mod tests {
         assert_eq!(f["ttc"]["dummy"]["ttc_s"], json!([null, 3.0]));
         assert_eq!(f["ttc"]["dummy"]["threshold_s"], 1.5);
         assert_eq!(f["events"].as_array().map(Vec::len), Some(1));
+    }
+
+    #[test]
+    fn a_stored_run_takes_its_ttc_from_the_results() {
+        let mut h = History::default();
+        h.ttc_from_result(&json!({
+            "triggers": [{"target": "dummy", "threshold_s": 3.9}],
+            "traces": {"t_s": [1.0, 1.1], "targets": [{"id": "dummy", "ttc_s": [5.0, null]}]}
+        }));
+        let f = h.frame("r");
+        assert_eq!(f["ttc"]["dummy"]["t"], json!([1.0, 1.1]));
+        assert_eq!(f["ttc"]["dummy"]["ttc_s"], json!([5.0, null]));
+        assert_eq!(f["ttc"]["dummy"]["threshold_s"], 3.9);
+        h.ttc_from_result(&json!({"aborted": "x"}));
     }
 }
