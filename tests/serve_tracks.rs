@@ -231,7 +231,9 @@ async fn runs_on_two_tracks_and_a_late_joiner_sees_the_whole_run() {
     assert_eq!(h["t0"], first_vut);
     assert_eq!(h["state"], "aborted");
     assert!(
-        h["ttc"]["dummy"]["t"].as_array().is_some_and(|t| t.len() > 10),
+        h["ttc"]["dummy"]["t"]
+            .as_array()
+            .is_some_and(|t| t.len() > 10),
         "TTC from the results' traces: {}",
         h["ttc"]
     );

@@ -14,7 +14,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::store::{EventRow, TelemetryRow};
+use crate::store::run_list::TraceRow;
+use crate::store::EventRow;
 
 /// Samples kept per vehicle (10 minutes at 100 Hz is 60 000); past it the history says
 /// `truncated` and keeps the beginning.
@@ -79,7 +80,14 @@ impl History {
         if s.kind == "vut" {
             self.last_t = Some(s.t);
         }
-        let tr = self.vehicles.entry(s.vehicle.to_string()).or_default();
+        // No allocation per sample: the vehicle's entry exists after its first one.
+        if !self.vehicles.contains_key(s.vehicle) {
+            self.vehicles
+                .insert(s.vehicle.to_string(), Track::default());
+        }
+        let Some(tr) = self.vehicles.get_mut(s.vehicle) else {
+            return;
+        };
         if tr.t.len() >= MAX_SAMPLES {
             self.truncated = true;
             return;
@@ -95,7 +103,12 @@ impl History {
 
     /// A target's TTC at a VUT sample.
     pub fn ttc(&mut self, target: &str, t: f64, ttc_s: Option<f64>, threshold_s: Option<f64>) {
-        let s = self.ttc.entry(target.to_string()).or_default();
+        if !self.ttc.contains_key(target) {
+            self.ttc.insert(target.to_string(), TtcSeries::default());
+        }
+        let Some(s) = self.ttc.get_mut(target) else {
+            return;
+        };
         if s.t.len() >= MAX_SAMPLES {
             self.truncated = true;
             return;
@@ -162,7 +175,7 @@ impl History {
     pub fn from_store(
         run_id: &str,
         state: &str,
-        rows: &[TelemetryRow],
+        rows: &[TraceRow],
         events: &[EventRow],
     ) -> History {
         let mut h = History::default();

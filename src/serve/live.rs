@@ -263,7 +263,7 @@ async fn join(
 
 /// A terminal run's history from the store (telemetry rows and events).
 async fn stored_history(st: &AppState, run: &RunRow) -> ApiResult<History> {
-    let rows = st.store.telemetry(&run.id, None, None, 50_000_000).await?;
+    let rows = st.store.trace(&run.id).await?;
     let events = st.store.list_events(&run.id, 0, 1_000_000).await?;
     let mut h = History::from_store(&run.id, &run.state, &rows, &events);
     if let Some(text) = st.store.get_result(&run.id).await? {
