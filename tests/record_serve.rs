@@ -83,6 +83,7 @@ async fn stored_run_exports_as_parquet_and_mcap() {
             finished_at: Some(now),
             track: None,
             demo: false,
+            instance: None,
         })
         .await
         .expect("run");

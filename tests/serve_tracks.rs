@@ -277,6 +277,7 @@ async fn the_demo_keeps_its_newest_runs_and_lists_can_hide_them() {
                 finished_at: Some(at),
                 track: Some("demo".into()),
                 demo: true,
+                instance: None,
             })
             .await
             .expect("insert");

@@ -67,6 +67,7 @@ function onMessage(m) {
         if (wsTarget !== id) { connect(id); return; }
       }
       if (m.t0 != null) L.t0 = m.t0;
+      L.plan = m.plan ?? null;
       L.track = m.track ?? (m.run && m.run.track) ?? null;
       L.scenarioId = m.scenario_id ?? (m.run && m.run.scenario_id) ?? L.scenarioId;
       if (m.run && m.run.state) setState(m.run.state);
@@ -311,7 +312,7 @@ function frame(now, fromTimer = false) {
   lastFrame = performance.now();
   stats.frames++;
   if (L.dirty.map || mapView.dirty || mapView.follow && L.dirty.hud) {
-    mapView.draw({ vut: L.vut, targets: L.targets, trail: L.trail, triggerPoint: L.triggerPoint });
+    mapView.draw({ vut: L.vut, targets: L.targets, trail: L.trail, triggerPoint: L.triggerPoint, plan: L.plan });
     L.dirty.map = false;
   }
   if (L.dirty.plots) {

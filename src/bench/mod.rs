@@ -1,6 +1,7 @@
 //! Benchmarks' measuring code (figures printed by `scil bench …` and `cargo bench`; never
 //! asserted in tests). Kept apart from the modules they measure.
 
+pub mod archive;
 pub mod cosim;
 pub mod dispatch;
 pub mod ingest;

@@ -14,6 +14,8 @@
 //! [demo]
 //! track = "demo"                            # the demo's own track (not one of `tracks`)
 //! keep_runs = 5                             # stored demo runs kept (older ones deleted)
+//! instance_id = "track-north"               # this instance (default: the host name)
+//! lease_s = 15                              # runs of an instance silent this long are failed
 //!
 //! [auth]
 //! operator_tokens = ["…"]                   # may arm/start/abort runs, upload, register
@@ -27,7 +29,7 @@
 //!
 //! Environment overrides: `SCIL_BIND`, `SCIL_FOXGLOVE_BIND`, `DATABASE_URL`, `SCIL_STORAGE_DIR`, `SCIL_DATA`,
 //! `SCIL_OPERATOR_TOKEN` and `SCIL_VIEWER_TOKEN` (comma-separated lists, added to the file's),
-//! `SCIL_READ_REQUIRES_TOKEN=1`.
+//! `SCIL_READ_REQUIRES_TOKEN=1`, `SCIL_INSTANCE_ID`, `SCIL_LEASE_S`.
 
 use std::path::{Path, PathBuf};
 
@@ -47,6 +49,11 @@ pub struct Config {
     /// The track of a run created without one (default: the first of `tracks`).
     pub default_track: Option<String>,
     pub demo: DemoConfig,
+    /// This instance's id among those sharing the database (default: the host name).
+    pub instance_id: Option<String>,
+    /// The lease an instance holds on its runs, s: renewed every third of it; another
+    /// instance fails the runs of an instance that has not renewed it for this long.
+    pub lease_s: f64,
     pub auth: AuthConfig,
     pub limits: Limits,
     pub telemetry: TelemetryConfig,
@@ -107,6 +114,9 @@ pub struct TelemetryConfig {
     pub max_delay_ms: u64,
     pub channel: usize,
     pub max_buffer_rows: usize,
+    /// How long an ended run waits for its telemetry to be committed before it is marked
+    /// `failed` with the rows lost, seconds.
+    pub settle_timeout_s: f64,
 }
 
 impl Default for Config {
@@ -120,6 +130,8 @@ impl Default for Config {
             tracks: vec!["main".into()],
             default_track: None,
             demo: DemoConfig::default(),
+            instance_id: None,
+            lease_s: 15.0,
             auth: AuthConfig::default(),
             limits: Limits::default(),
             telemetry: TelemetryConfig::default(),
@@ -148,11 +160,16 @@ impl Default for TelemetryConfig {
             max_delay_ms: w.max_delay.as_millis() as u64,
             channel: w.channel,
             max_buffer_rows: w.max_buffer_rows,
+            settle_timeout_s: 300.0,
         }
     }
 }
 
 impl TelemetryConfig {
+    pub fn settle_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.settle_timeout_s.clamp(0.0, 86_400.0))
+    }
+
     pub fn writer(&self) -> crate::store::writer::WriterConfig {
         crate::store::writer::WriterConfig {
             channel: self.channel.max(16),
@@ -197,6 +214,13 @@ impl Config {
         }
         if let Some(v) = get("SCIL_DATA") {
             self.data_dir = Some(v.into());
+        }
+        if let Some(v) = get("SCIL_INSTANCE_ID") {
+            self.instance_id = Some(v);
+        }
+        if let Some(v) = get("SCIL_LEASE_S") {
+            // Not a number: NaN, refused with the reason at startup (`Config::lease`).
+            self.lease_s = v.trim().parse::<f64>().unwrap_or(f64::NAN);
         }
         let list = |v: String| -> Vec<String> {
             v.split(',')
@@ -260,6 +284,17 @@ impl Config {
             );
         }
         Ok(())
+    }
+
+    /// The lease duration: `lease_s` (SCIL_LEASE_S), 1 s … 1 h.
+    pub fn lease(&self) -> anyhow::Result<std::time::Duration> {
+        if !(1.0..=3600.0).contains(&self.lease_s) {
+            anyhow::bail!(
+                "lease_s (SCIL_LEASE_S) must be a number of seconds from 1 to 3600, got {}",
+                self.lease_s
+            );
+        }
+        Ok(std::time::Duration::from_secs_f64(self.lease_s))
     }
 
     pub fn data_dir(&self) -> PathBuf {

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
+use super::carrier_claims::{claim_error, claims_for};
 use super::context::AppState;
 use super::error::{ApiError, ApiResult};
 use super::live::{frame, Frame, RUN_CHANNEL};
@@ -133,6 +134,8 @@ pub struct ActiveRun {
     /// What the live stream has said so far (for clients that join late); its lock is held
     /// while a frame is recorded and broadcast.
     pub history: Mutex<super::history::History>,
+    /// Telemetry rows handed to the writer (the run is `finished` only if all are stored).
+    pub rows_sent: std::sync::atomic::AtomicU64,
 }
 
 impl ActiveRun {
@@ -150,6 +153,7 @@ impl ActiveRun {
             done: tokio::sync::watch::channel(false).0,
             params: crate::run::LiveParams::new(),
             history: Mutex::new(super::history::History::default()),
+            rows_sent: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -204,7 +208,7 @@ fn speed_of(row: &RunRow) -> Pace {
     row.speed.map_or(Pace::Max, Pace::Factor)
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -357,6 +361,7 @@ fn new_row(st: &AppState, req: &NewRun, map_id: Option<String>) -> ApiResult<Run
         finished_at: None,
         track: Some(track_of(st, req)?),
         demo: req.demo,
+        instance: Some(st.instance.id.clone()),
     })
 }
 
@@ -381,11 +386,32 @@ fn register(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> Arc<Active
     run
 }
 
+/// Inserts the run with its carrier claims (one transaction; 409 when a carrier is taken).
+async fn insert_claiming(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> ApiResult<()> {
+    let claims = claims_for(carriers).await?;
+    st.store
+        .insert_run_claiming(row, &claims)
+        .await
+        .map_err(claim_error)
+}
+
+/// The run still holds its carriers (arm and start check; a restart may have released them).
+async fn hold_claims(st: &AppState, run: &ActiveRun) -> ApiResult<()> {
+    if run.carriers.is_empty() {
+        return Ok(());
+    }
+    let claims = claims_for(&run.carriers).await?;
+    st.store
+        .ensure_claims(&run.id, &claims)
+        .await
+        .map_err(claim_error)
+}
+
 /// Creates a run (state `created`).
 pub async fn create(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
     let map_id = validate(st, &req).await?;
     let row = new_row(st, &req, map_id)?;
-    st.store.insert_run(&row).await?;
+    insert_claiming(st, &row, &req.carriers).await?;
     let run = register(st, &row, &req.carriers);
     run.record.store(req.record, Ordering::Relaxed);
     Ok(row)
@@ -396,8 +422,12 @@ pub async fn create(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
 pub async fn create_and_start(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
     let map_id = validate(st, &req).await?;
     let row = new_row(st, &req, map_id)?;
+    let claims = claims_for(&req.carriers).await?;
     let prepared = prepare(st, &row, &req.carriers).await?;
-    st.store.insert_run(&row).await?;
+    st.store
+        .insert_run_claiming(&row, &claims)
+        .await
+        .map_err(claim_error)?;
     let run = register(st, &row, &req.carriers);
     run.record.store(req.record, Ordering::Relaxed);
     {
@@ -427,17 +457,19 @@ async fn not_active_error(
     expect: Option<RunState>,
 ) -> ApiError {
     match st.store.get_run(id).await {
-        Ok(Some(r)) => ApiError::Conflict(format!(
-            "cannot {action} run '{id}': it is {}{}",
-            r.state,
-            expected_note(expect)
-        )),
+        Ok(Some(r)) => super::instance::foreign_owner(st, &r, action).unwrap_or_else(|| {
+            ApiError::Conflict(format!(
+                "cannot {action} run '{id}': it is {}{}",
+                r.state,
+                expected_note(expect)
+            ))
+        }),
         Ok(None) => ApiError::not_found("run", id),
         Err(e) => e.into(),
     }
 }
 
-fn set_state(st: &AppState, run: &ActiveRun, row: &mut RunRow, state: RunState) {
+pub(super) fn set_state(st: &AppState, run: &ActiveRun, row: &mut RunRow, state: RunState) {
     row.state = state.as_str().to_string();
     run.send(&json!({"type": "state", "run_id": row.id, "state": state}));
     st.record_event(
@@ -486,6 +518,7 @@ pub async fn arm(st: &AppState, id: &str, expect: Option<RunState>) -> ApiResult
             row.state
         )));
     }
+    hold_claims(st, &run).await?;
     let prepared = prepare(st, &row, &run.carriers).await?;
     publish_prepared(st, &run, &row, &prepared);
     *lock(&run.prepared) = Some(prepared);
@@ -531,7 +564,7 @@ async fn prepare(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> ApiRe
                 .await?
                 .ok_or_else(|| ApiError::not_found("replay", replay_id))?;
             InsSpec::Csv {
-                path: r.path.into(),
+                path: super::shared_files::replay_path(st, &r).await?,
                 columns: Vec::new(),
                 // Same default as `scil replay`: stop at the first unreadable row.
                 on_bad_row: BadRowPolicy::Stop,
@@ -612,6 +645,7 @@ pub async fn start(st: &AppState, id: &str, expect: Option<RunState>) -> ApiResu
             row.state
         )));
     }
+    hold_claims(st, &run).await?;
     let prepared = lock(&run.prepared).take().ok_or_else(|| {
         ApiError::Internal(anyhow::anyhow!("armed run without a prepared source"))
     })?;
@@ -795,71 +829,5 @@ async fn supervise(st: AppState, run: Arc<ActiveRun>, p: Prepared, speed: Pace) 
     settle(&st, &run, report, real_carriers).await;
 }
 
-/// Where a service run's MCAP recording goes.
-pub fn recording_path(st: &AppState, id: &str) -> std::path::PathBuf {
-    st.config
-        .storage_dir
-        .join("recordings")
-        .join(format!("{id}.mcap"))
-}
-
-/// Flush attempts of 10 s each before a run is ended with uncommitted telemetry.
-const FLUSH_ATTEMPTS: u32 = 30;
-
-async fn settle(st: &AppState, run: &Arc<ActiveRun>, report: RunReport, real_carriers: bool) {
-    let outcome = crate::run::session::outcome_of(&report);
-    // Telemetry and events first: a run is marked finished only once its data is committed
-    // (the writer keeps retrying through a full disk or a database restart). After
-    // FLUSH_ATTEMPTS the run ends anyway, with the loss named in its error.
-    let mut stored = false;
-    for attempt in 1..=FLUSH_ATTEMPTS {
-        if st.writer.flush(Duration::from_secs(10)).await {
-            stored = true;
-            break;
-        }
-        tracing::warn!(
-            "run {}: telemetry not yet committed (database slow or failing), attempt {attempt}/{FLUSH_ATTEMPTS}; kept buffered",
-            run.id
-        );
-    }
-    let result_json = serde_json::to_string(&report).unwrap_or_else(|_| "{}".into());
-    if let Err(e) = st.store.put_result(&run.id, &result_json).await {
-        tracing::error!("run {}: cannot store the result: {e}", run.id);
-    }
-    if real_carriers {
-        // The control centre is gone: the carriers keep their last state, disconnected.
-        let mut cs = lock(&st.carriers);
-        for spec in &run.carriers {
-            if let Some(c) = cs.get_mut(&spec.name) {
-                c.connected = Some(false);
-                c.updated_at = Some(Utc::now());
-            }
-        }
-    }
-    let mut row = run.row.lock().await;
-    row.finished_at = Some(Utc::now());
-    row.error = report
-        .error
-        .clone()
-        .or_else(|| report.aborted.clone())
-        .or_else(|| {
-            (!stored).then(|| "telemetry not all committed: the database kept failing".to_string())
-        })
-        .map(|r| crate::store::bound_reason(&r));
-    let state = RunState::from(outcome);
-    set_state(st, run, &mut row, state);
-    // The final state event is written before the row says terminal.
-    st.writer.flush(Duration::from_secs(5)).await;
-    if let Err(e) = st.store.update_run(&row).await {
-        tracing::error!("run {}: cannot store the final state: {e}", run.id);
-    }
-    drop(row);
-    match state {
-        RunState::Finished => &st.metrics.runs_finished,
-        RunState::Aborted => &st.metrics.runs_aborted,
-        _ => &st.metrics.runs_failed,
-    }
-    .fetch_add(1, Ordering::Relaxed);
-    lock(&st.runs).remove(&run.id);
-    let _ = run.done.send(true);
-}
+pub use super::run_settle::recording_path;
+use super::run_settle::settle;

@@ -248,11 +248,13 @@ async fn join(
         None => run.state.clone(),
     };
     let hist = history.frame(id);
+    let plan = super::plan::of_run(st, &run).await;
     Ok((
         vec![
             frame(
                 &json!({"type": "hello", "run": run_json(&run), "scenario_id": run.scenario_id,
-                          "map_id": run.map_id, "track": run.track, "t0": history.t0}),
+                          "map_id": run.map_id, "track": run.track, "t0": history.t0,
+                          "plan": plan}),
             ),
             hist.to_string().into(),
             frame(&json!({"type": "state", "run_id": run.id, "state": state})),

@@ -9,6 +9,7 @@
 //! Persistence is [`crate::store`].
 
 pub mod auth;
+pub mod carrier_claims;
 pub mod carriers;
 pub mod catalogue;
 pub mod config;
@@ -20,21 +21,26 @@ pub mod foxglove;
 pub mod geojson_cache;
 pub mod health;
 pub mod history;
+pub mod instance;
 pub mod lifecycle;
 pub mod live;
 pub mod maps;
 pub mod metrics;
 pub mod openapi;
+pub mod plan;
 pub mod replays;
 pub mod reports;
 pub mod run_control;
 pub mod run_health;
 pub mod run_params;
+pub mod run_settle;
 pub mod run_sinks;
 pub mod runs;
 pub mod scenarios;
+pub mod shared_files;
 pub mod sim_run;
 pub mod sweeps;
+pub mod unsaved;
 pub mod web;
 
 use std::net::SocketAddr;
@@ -69,6 +75,7 @@ pub fn app(state: AppState) -> Router {
         .merge(carriers::router())
         .merge(dbcs::router())
         .merge(health::router())
+        .merge(instance::router())
         .merge(metrics::router())
         .merge(live::router())
         .merge(sweeps::router())

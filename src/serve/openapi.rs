@@ -66,7 +66,7 @@ pub fn document() -> Value {
         "servers": [{"url": "/api/v1"}],
         "paths": {
             "/runs": {
-                "get": op("List runs (newest first)", "runs", false, "200", json!({"parameters": [{"name": "limit", "in": "query", "schema": {"type": "integer"}}]})),
+                "get": op("List runs (newest first); a full page has an `x-next-cursor` header (and `Link: rel=next`) for the next", "runs", false, "200", json!({"parameters": [{"name": "limit", "in": "query", "schema": {"type": "integer"}}, {"name": "cursor", "in": "query", "schema": {"type": "string"}, "description": "the previous page's x-next-cursor"}]})),
                 "post": op("Create a run", "runs", true, "201", json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CreateRun"}}}}}))
             },
             "/runs/{id}": {"get": op("A run", "runs", false, "200", json!({"parameters": id_param()}))},
@@ -100,9 +100,9 @@ pub fn document() -> Value {
                 "post": op("Register a scenario (TOML text)", "scenarios", true, "201", json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["toml"], "properties": {"id": {"type": "string"}, "toml": {"type": "string"}, "map_id": {"type": "string"}}}}}}}))
             },
             "/scenarios/{id}": {"get": op("A scenario with its TOML", "scenarios", false, "200", json!({"parameters": id_param()}))},
-            "/catalogue": {"get": op("The Euro NCAP scenario catalogue (CPNA/CPFA/CPNCO/CPLA, CBNA/CBFA/CBLA, CCRs/CCRm/CCRb) with parameter ranges; `scil catalogue instantiate` makes a scenario file from an entry", "catalogue", false, "200", json!({}))},
+            "/catalogue": {"get": op("The Euro NCAP 2026 catalogue: every scenario row of the rating tool with its test matrix; `scil catalogue instantiate` makes a scenario file from a row", "catalogue", false, "200", json!({}))},
             "/reports": {"get": op("Euro NCAP test-series report of stored runs: self-contained HTML (verdict per validity channel, Table 2 quantities, impact speed, speed reduction, inline SVG plots incl. per-run time series with tolerance bands), its CSV with format=csv, or one run's traces as CSV with format=traces_csv", "reports", false, "200", json!({"parameters": [{"name": "runs", "in": "query", "required": true, "schema": {"type": "string"}, "description": "comma-separated run ids"}, {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["html", "csv", "traces_csv"]}}]}))},
-            "/catalogue/{id}": {"get": op("One catalogue entry (id case-insensitive, e.g. CPNA-75)", "catalogue", false, "200", json!({"parameters": id_param()}))},
+            "/catalogue/{id}": {"get": op("One catalogue row (case-insensitive: CCFtap, CPNA, 'CPNA night', CPTAns)", "catalogue", false, "200", json!({"parameters": id_param()}))},
             "/maps": {
                 "get": op("Maps", "maps", false, "200", json!({})),
                 "post": op("Register an OpenDRIVE map", "maps", true, "201", json!({"requestBody": {"required": true, "content": {"multipart/form-data": {"schema": {"type": "object", "required": ["file"], "properties": {"file": {"type": "string", "format": "binary"}, "id": {"type": "string"}}}}}}}))
@@ -111,6 +111,7 @@ pub fn document() -> Value {
             "/maps/{id}/geojson": {"get": op("Lanes as a GeoJSON FeatureCollection", "maps", false, "200", json!({"parameters": [id_param()[0].clone(), {"name": "wgs84", "in": "query", "schema": {"type": "boolean"}}]}))},
             "/carriers": {"get": op("Target carriers and their last known state (`mode`: simulated, or iso22133 for real carriers of a run, with `address` and `connected`)", "carriers", false, "200", json!({}))},
             "/health": {"get": op("Service health (503 when the database does not answer)", "service", false, "200", json!({}))},
+            "/instances": {"get": op("Instances sharing the database: id, host, lease (`lease_until`, `live`); `this` is the one answering", "service", false, "200", json!({}))},
             "/metrics": {"get": {"summary": "Prometheus metrics", "tags": ["service"], "responses": {"200": {"description": "OK", "content": {"text/plain": {}}}}}},
             "/openapi.json": {"get": {"summary": "This document", "tags": ["service"], "responses": {"200": {"description": "OK"}}}}
         },
@@ -130,7 +131,8 @@ pub fn document() -> Value {
                     "started_at": {"type": "string", "format": "date-time", "nullable": true},
                     "finished_at": {"type": "string", "format": "date-time", "nullable": true},
                     "speed": {"oneOf": [{"type": "number"}, {"type": "string", "enum": ["max"]}]},
-                    "error": {"type": "string", "nullable": true}}},
+                    "error": {"type": "string", "nullable": true},
+                    "instance": {"type": "string", "nullable": true, "description": "the scil instance that executes the run; control requests go to it (409 from the others)"}}},
                 "CreateRun": {"type": "object", "required": ["scenario_id"], "properties": {
                     "scenario_id": {"type": "string"},
                     "map_id": {"type": "string"},

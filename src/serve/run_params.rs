@@ -35,10 +35,11 @@ async fn running(st: &AppState, id: &str, action: &str) -> ApiResult<std::sync::
     match run {
         Some(r) => Ok(r),
         None => match st.store.get_run(id).await? {
-            Some(r) => Err(ApiError::Conflict(format!(
-                "cannot {action} run '{id}': it is {}",
-                r.state
-            ))),
+            Some(r) => Err(
+                super::instance::foreign_owner(st, &r, action).unwrap_or_else(|| {
+                    ApiError::Conflict(format!("cannot {action} run '{id}': it is {}", r.state))
+                }),
+            ),
             None => Err(ApiError::not_found("run", id)),
         },
     }

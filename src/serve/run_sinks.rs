@@ -118,6 +118,7 @@ impl Sink for StoreSink {
                 wheel_speed_mps: v.wheel_speed_mps,
             };
             self.seq += 1;
+            self.run.rows_sent.fetch_add(1, Ordering::Relaxed);
             self.st.writer.send_telemetry(row);
         }
     }

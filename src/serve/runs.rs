@@ -43,6 +43,7 @@ pub fn run_json(r: &RunRow) -> Value {
         "error": r.error,
         "track": r.track,
         "demo": r.demo,
+        "instance": r.instance,
     })
 }
 
@@ -114,34 +115,77 @@ async fn list(
     _r: Reader,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> ApiResult<Response> {
-    let filter = RunFilter {
-        active: q.active,
-        demo: q.demo,
-        track: q.track,
-        limit: q.limit.unwrap_or(100).clamp(1, 1000),
+    let limit = q.limit.unwrap_or(100).clamp(1, 1000);
+    // Filtered lists (the active runs of a track, the operator's runs) are short: one page.
+    if q.active.is_some() || q.demo.is_some() || q.track.is_some() {
+        let filter = RunFilter {
+            active: q.active,
+            demo: q.demo,
+            track: q.track,
+            limit,
+        };
+        let mut rows = st.store.list_runs_filtered(&filter).await?;
+        st.unsaved.overlay(&mut rows);
+        let list: Vec<Value> = rows
+            .iter()
+            .map(|r| {
+                let mut v = run_json(r);
+                // An active run's own time: its latest sample on the run's axis.
+                let run = st
+                    .runs
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get(&r.id)
+                    .cloned();
+                if let Some(run) = run {
+                    let h = run.history.lock().unwrap_or_else(|p| p.into_inner());
+                    if let (Some(t0), Some(t)) = (h.t0, h.last_t) {
+                        v["t_s"] = json!(t - t0);
+                    }
+                }
+                v
+            })
+            .collect();
+        return Ok(axum::Json(list).into_response());
+    }
+    let after = match q.cursor.as_deref() {
+        Some(c) => Some(parse_cursor(c)?),
+        None => None,
     };
-    let rows = st.store.list_runs_filtered(&filter).await?;
-    let list: Vec<Value> = rows
-        .iter()
-        .map(|r| {
-            let mut v = run_json(r);
-            // An active run's own time: its latest sample on the run's axis.
-            let run = st
-                .runs
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .get(&r.id)
-                .cloned();
-            if let Some(run) = run {
-                let h = run.history.lock().unwrap_or_else(|p| p.into_inner());
-                if let (Some(t0), Some(t)) = (h.t0, h.last_t) {
-                    v["t_s"] = json!(t - t0);
+    let mut rows = st
+        .store
+        .list_runs_page(limit, after.as_ref().map(|(t, id)| (*t, id.as_str())))
+        .await?;
+    st.unsaved.overlay(&mut rows);
+    let mut resp = axum::Json(rows.iter().map(run_json).collect::<Vec<_>>()).into_response();
+    // A full page: the next one starts after its last run.
+    if let Some(last) = rows.last().filter(|_| rows.len() as i64 == limit) {
+        if let Some(ns) = last.created_at.timestamp_nanos_opt() {
+            let cursor = format!("{ns}_{}", last.id);
+            let link = format!("</api/v1/runs?limit={limit}&cursor={cursor}>; rel=\"next\"");
+            for (k, v) in [("x-next-cursor", cursor), ("link", link)] {
+                if let Ok(v) = header::HeaderValue::from_str(&v) {
+                    resp.headers_mut().insert(k, v);
                 }
             }
-            v
-        })
-        .collect();
-    Ok(axum::Json(list).into_response())
+        }
+    }
+    Ok(resp)
+}
+
+/// `NANOS_ID`: the creation time (ns since the epoch) and id of the previous page's last run.
+fn parse_cursor(c: &str) -> ApiResult<(chrono::DateTime<chrono::Utc>, String)> {
+    let bad = || {
+        ApiError::BadRequest(format!(
+            "cursor '{c}': expected the x-next-cursor of the previous page"
+        ))
+    };
+    let (ns, id) = c.split_once('_').ok_or_else(bad)?;
+    let ns: i64 = ns.parse().map_err(|_| bad())?;
+    if id.is_empty() {
+        return Err(bad());
+    }
+    Ok((chrono::DateTime::from_timestamp_nanos(ns), id.to_string()))
 }
 
 /// (Unknown keys are ignored: `?token=` authenticates browser GETs.)
@@ -153,6 +197,8 @@ struct ListQuery {
     /// `false`: hide the demo's runs.
     demo: Option<bool>,
     track: Option<String>,
+    /// The previous page's `x-next-cursor` (key-based pagination, newest first).
+    cursor: Option<String>,
 }
 
 /// `GET /tracks`: the service's tracks, the default one, the demo's, and the latest started
@@ -249,12 +295,19 @@ async fn get_one(
     _r: Reader,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let r = st
-        .store
-        .get_run(&id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("run", &id))?;
+    let r = run_row(&st, &id).await?;
     Ok(axum::Json(run_json(&r)).into_response())
+}
+
+/// The run's row: its final state from memory while the database has not taken it.
+async fn run_row(st: &AppState, id: &str) -> ApiResult<RunRow> {
+    if let Some(r) = st.unsaved.row(id) {
+        return Ok(r);
+    }
+    st.store
+        .get_run(id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("run", id))
 }
 
 #[derive(Debug, Deserialize)]
@@ -295,12 +348,14 @@ async fn results(
     _r: Reader,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let run = st
-        .store
-        .get_run(&id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("run", &id))?;
-    match st.store.get_result(&id).await? {
+    let run = run_row(&st, &id).await?;
+    let text = match st.unsaved.result(&id) {
+        Some(t) => Some(t),
+        None => st.store.get_result(&id).await?,
+    };
+    // Every ended run answers: one without a stored result (ended before it started, or by
+    // a restart) gets the result its row implies.
+    match text.or_else(|| super::unsaved::derived_result(&run)) {
         Some(text) => Ok(([(header::CONTENT_TYPE, "application/json")], text).into_response()),
         None => Err(ApiError::NotFound(format!(
             "run '{id}' has no results yet (it is {})",
