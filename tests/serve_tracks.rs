@@ -230,6 +230,13 @@ async fn runs_on_two_tracks_and_a_late_joiner_sees_the_whole_run() {
         .expect("history");
     assert_eq!(h["t0"], first_vut);
     assert_eq!(h["state"], "aborted");
+    assert!(
+        h["ttc"]["dummy"]["t"]
+            .as_array()
+            .is_some_and(|t| t.len() > 10),
+        "TTC from the results' traces: {}",
+        h["ttc"]
+    );
     assert_eq!(trigger_t(h["events"].as_array().unwrap()), Some(t_trig));
     let (_, result) = c.get(&format!("/runs/{id_a}/results")).await;
     // The results' trigger is the fire instant between samples; same axis, within a sample.

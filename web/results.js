@@ -128,7 +128,8 @@ export class Results {
     for (const tr of document.querySelectorAll('#runs tbody tr')) tr.classList.toggle('sel', tr.dataset.id === id);
     const run = this.runs.find((r) => String(runId(r)) === id) || {};
     $('#detail-id').textContent = id;
-    $('#detail-sub').textContent = `${run.scenario_id ?? ''} · ${run.state ?? ''}`;
+    // the whole run in the live view (map, trace, plots, events), in a tab of its own
+    $('#detail-sub').innerHTML = `${esc(run.scenario_id ?? '')} · ${esc(run.track ?? '')} · ${esc(run.state ?? '')} · <a class="live-link" href="?run=${encodeURIComponent(id)}" target="_blank" rel="noopener">live view</a>`;
     let res, tel = [];
     if (run.state && !DONE.includes(run.state)) {
       // A created, armed or running run has no results yet (GET …/results is 404 until it ends).

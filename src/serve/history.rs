@@ -6,14 +6,16 @@
 //! Every frame a run sends goes through [`History::record`] (or [`History::sample`] for the
 //! telemetry) under the same lock as the broadcast, so a joining client takes the snapshot and
 //! subscribes at one instant: each frame is either in its snapshot or on its channel, never
-//! both and never neither. A finished run's history is read back from the store instead.
+//! both and never neither. A finished run's history is read back from the store instead (its
+//! TTC series from the results' traces, at the report's plot rate).
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::store::{EventRow, TelemetryRow};
+use crate::store::run_list::TraceRow;
+use crate::store::EventRow;
 
 /// Samples kept per vehicle (10 minutes at 100 Hz is 60 000); past it the history says
 /// `truncated` and keeps the beginning.
@@ -78,7 +80,14 @@ impl History {
         if s.kind == "vut" {
             self.last_t = Some(s.t);
         }
-        let tr = self.vehicles.entry(s.vehicle.to_string()).or_default();
+        // No allocation per sample: the vehicle's entry exists after its first one.
+        if !self.vehicles.contains_key(s.vehicle) {
+            self.vehicles
+                .insert(s.vehicle.to_string(), Track::default());
+        }
+        let Some(tr) = self.vehicles.get_mut(s.vehicle) else {
+            return;
+        };
         if tr.t.len() >= MAX_SAMPLES {
             self.truncated = true;
             return;
@@ -94,7 +103,12 @@ impl History {
 
     /// A target's TTC at a VUT sample.
     pub fn ttc(&mut self, target: &str, t: f64, ttc_s: Option<f64>, threshold_s: Option<f64>) {
-        let s = self.ttc.entry(target.to_string()).or_default();
+        if !self.ttc.contains_key(target) {
+            self.ttc.insert(target.to_string(), TtcSeries::default());
+        }
+        let Some(s) = self.ttc.get_mut(target) else {
+            return;
+        };
         if s.t.len() >= MAX_SAMPLES {
             self.truncated = true;
             return;
@@ -103,6 +117,28 @@ impl History {
         s.ttc_s.push(finite(ttc_s));
         if threshold_s.is_some() {
             s.threshold_s = threshold_s;
+        }
+    }
+
+    /// A finished run's TTC series from its results (`traces`, at the report's plot rate;
+    /// the threshold from the target's trigger).
+    pub fn ttc_from_result(&mut self, result: &Value) {
+        let Some(t) = result["traces"]["t_s"].as_array() else {
+            return;
+        };
+        for tg in result["traces"]["targets"].as_array().into_iter().flatten() {
+            let (Some(id), Some(ttc)) = (tg["id"].as_str(), tg["ttc_s"].as_array()) else {
+                continue;
+            };
+            let threshold = result["triggers"]
+                .as_array()
+                .and_then(|ts| ts.iter().find(|x| x["target"] == id))
+                .and_then(|x| x["threshold_s"].as_f64());
+            for (ti, ci) in t.iter().zip(ttc) {
+                if let Some(ti) = ti.as_f64() {
+                    self.ttc(id, ti, ci.as_f64(), threshold);
+                }
+            }
         }
     }
 
@@ -139,7 +175,7 @@ impl History {
     pub fn from_store(
         run_id: &str,
         state: &str,
-        rows: &[TelemetryRow],
+        rows: &[TraceRow],
         events: &[EventRow],
     ) -> History {
         let mut h = History::default();
@@ -210,5 +246,19 @@ mod tests {
         assert_eq!(f["ttc"]["dummy"]["ttc_s"], json!([null, 3.0]));
         assert_eq!(f["ttc"]["dummy"]["threshold_s"], 1.5);
         assert_eq!(f["events"].as_array().map(Vec::len), Some(1));
+    }
+
+    #[test]
+    fn a_stored_run_takes_its_ttc_from_the_results() {
+        let mut h = History::default();
+        h.ttc_from_result(&json!({
+            "triggers": [{"target": "dummy", "threshold_s": 3.9}],
+            "traces": {"t_s": [1.0, 1.1], "targets": [{"id": "dummy", "ttc_s": [5.0, null]}]}
+        }));
+        let f = h.frame("r");
+        assert_eq!(f["ttc"]["dummy"]["t"], json!([1.0, 1.1]));
+        assert_eq!(f["ttc"]["dummy"]["ttc_s"], json!([5.0, null]));
+        assert_eq!(f["ttc"]["dummy"]["threshold_s"], 3.9);
+        h.ttc_from_result(&json!({"aborted": "x"}));
     }
 }

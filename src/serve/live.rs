@@ -265,7 +265,13 @@ async fn join(
 
 /// A terminal run's history from the store (telemetry rows and events).
 async fn stored_history(st: &AppState, run: &RunRow) -> ApiResult<History> {
-    let rows = st.store.telemetry(&run.id, None, None, 50_000_000).await?;
+    let rows = st.store.trace(&run.id).await?;
     let events = st.store.list_events(&run.id, 0, 1_000_000).await?;
-    Ok(History::from_store(&run.id, &run.state, &rows, &events))
+    let mut h = History::from_store(&run.id, &run.state, &rows, &events);
+    if let Some(text) = st.store.get_result(&run.id).await? {
+        if let Ok(v) = serde_json::from_str::<Value>(&text) {
+            h.ttc_from_result(&v);
+        }
+    }
+    Ok(h)
 }

@@ -1,7 +1,8 @@
-//! Run lists by track, activity and demo flag, and the demo's bounded history (older demo runs
-//! deleted with their telemetry, events and results).
+//! Run lists by track, activity and demo flag, the demo's bounded history (older demo runs
+//! deleted with their telemetry, events and results), and a run's trace for a late joiner of
+//! the live view (only the columns it draws).
 
-use sqlx::QueryBuilder;
+use sqlx::{FromRow, QueryBuilder};
 
 use super::{Db, RunRow, Store, StoreResult};
 
@@ -14,6 +15,19 @@ pub struct RunFilter {
     pub demo: Option<bool>,
     pub track: Option<String>,
     pub limit: i64,
+}
+
+/// One stored sample as the live view draws it.
+#[derive(Debug, Clone, FromRow)]
+pub struct TraceRow {
+    pub t: f64,
+    pub vehicle: String,
+    pub kind: String,
+    pub x: f64,
+    pub y: f64,
+    pub yaw: f64,
+    pub speed_mps: f64,
+    pub brake_light: Option<bool>,
 }
 
 const ACTIVE_STATES: &str = "('created', 'armed', 'running')";
@@ -41,6 +55,19 @@ impl Store {
             qb.push(" ORDER BY created_at DESC, id DESC LIMIT ")
                 .push_bind(f.limit);
             qb.build_query_as::<RunRow>().fetch_all(p).await
+        })
+    }
+
+    /// A run's samples in recording order, the live view's columns only.
+    pub async fn trace(&self, run_id: &str) -> StoreResult<Vec<TraceRow>> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query_as::<DB, TraceRow>(
+                "SELECT t, vehicle, kind, x, y, yaw, speed_mps, brake_light FROM telemetry \
+                 WHERE run_id = $1 ORDER BY seq",
+            )
+            .bind(run_id)
+            .fetch_all(p)
+            .await
         })
     }
 
