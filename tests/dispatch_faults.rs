@@ -185,3 +185,86 @@ async fn a_90_ms_delay_arms_and_does_not_show_as_travel_error() {
     assert!(clean[4] > 0.2, "the carrier moved: {clean:?}");
     assert!(worst < 0.005, "travel error {:.1} mm", worst * 1000.0);
 }
+
+/// A service run with a real carrier behind the proxy: a partition makes the control centre
+/// abort (n missing MONR), and the run's API state says `aborted` at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_partition_aborts_and_the_api_says_so_at_once() {
+    let dir = support::tempdir("partition");
+    let (_server, base) = support::service::spawn(&dir, "op").await;
+    let api = support::http::Api::new(base, "op");
+    let sim = carrier_sim::spawn(SimConfig {
+        tcp_port: 0,
+        udp_port: 0,
+        object: ObjectConfig {
+            ready_to_arm: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .await
+    .expect("sim");
+    let proxy = FaultProxy::start(sim.tcp_addr, sim.udp_addr, Faults::default()).await;
+    let address = format!(
+        "127.0.0.1:{}:{}",
+        proxy.tcp_addr.port(),
+        proxy.udp_addr.port()
+    );
+    let (s, run) = api
+        .post(
+            "/runs",
+            serde_json::json!({"scenario_id": "cpna75_30kmh", "replay": "cpna75_30kmh",
+                "speed": 2, "start": true,
+                "carriers": [{"name": "carrier-1", "address": address}]}),
+        )
+        .await;
+    assert_eq!(s, reqwest::StatusCode::CREATED, "{run}");
+    let id = run["id"].as_str().expect("id").to_string();
+    // Armed and going (the carrier is armed before the first sample is applied).
+    let t0 = Instant::now();
+    loop {
+        let evs = api.events(&id).await;
+        if evs
+            .iter()
+            .any(|e| e["event"]["event"] == "carrier_state" && e["event"]["state"] == "ARMED")
+        {
+            break;
+        }
+        let (_, r) = api.get(&format!("/runs/{id}")).await;
+        assert_eq!(r["state"], "running", "{r}");
+        assert!(t0.elapsed() < T, "carrier never ARMED: {evs:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    proxy.set(Faults {
+        partition: true,
+        ..Default::default()
+    });
+    let cut = Instant::now();
+    let seen = loop {
+        let (_, r) = api.get(&format!("/runs/{id}")).await;
+        if r["state"] != "running" {
+            break r;
+        }
+        assert!(
+            cut.elapsed() < T,
+            "still running 5 s after the partition: {r}"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    let after = cut.elapsed();
+    println!(
+        "partition → API state {} after {:.0} ms ({})",
+        seen["state"],
+        after.as_secs_f64() * 1000.0,
+        seen["error"]
+    );
+    assert_eq!(seen["state"], "aborted", "{seen}");
+    // 10 missing MONR at 100 Hz (100 ms) decide the abort; the API follows within 100 ms.
+    assert!(
+        after < Duration::from_millis(200) + Duration::from_millis(100),
+        "{after:?}"
+    );
+    let ended = api.wait_terminal(&id, Duration::from_secs(30)).await;
+    assert_eq!(ended["state"], "aborted", "{ended}");
+}

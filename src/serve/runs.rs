@@ -116,6 +116,11 @@ async fn list(
         .list_runs(q.limit.unwrap_or(100).clamp(1, 1000))
         .await?;
     st.unsaved.overlay(&mut rows);
+    for r in rows.iter_mut().filter(|r| r.state == "running") {
+        if let Some(v) = runner::aborting_view(&st, &r.id) {
+            *r = v;
+        }
+    }
     Ok(axum::Json(rows.iter().map(run_json).collect::<Vec<_>>()).into_response())
 }
 
@@ -203,7 +208,7 @@ async fn get_one(
 
 /// The run's row: its final state from memory while the database has not taken it.
 async fn run_row(st: &AppState, id: &str) -> ApiResult<RunRow> {
-    if let Some(r) = st.unsaved.row(id) {
+    if let Some(r) = st.unsaved.row(id).or_else(|| runner::aborting_view(st, id)) {
         return Ok(r);
     }
     st.store

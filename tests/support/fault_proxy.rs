@@ -143,6 +143,10 @@ async fn pipe(
                 return;
             }
         }
+        // Not even the close passes a partition.
+        while fl.lock().unwrap().partition {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
     });
     let mut buf = vec![0u8; 65_536];
     loop {
