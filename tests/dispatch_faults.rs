@@ -186,10 +186,11 @@ async fn a_90_ms_delay_arms_and_does_not_show_as_travel_error() {
     assert!(worst < 0.005, "travel error {:.1} mm", worst * 1000.0);
 }
 
-/// A service run with a real carrier behind the proxy: a partition makes the control centre
-/// abort (n missing MONR), and the run's API state says `aborted` at once.
+/// A service run with a real carrier behind the proxy: a slow link is warned about live; a
+/// partition makes the control centre abort (n missing MONR), and the run's API state says
+/// `aborted` at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_partition_aborts_and_the_api_says_so_at_once() {
+async fn a_slow_link_warns_and_a_partition_aborts_at_once() {
     let dir = support::tempdir("partition");
     let (_server, base) = support::service::spawn(&dir, "op").await;
     let api = support::http::Api::new(base, "op");
@@ -235,14 +236,41 @@ async fn a_partition_aborts_and_the_api_says_so_at_once() {
         assert!(t0.elapsed() < T, "carrier never ARMED: {evs:?}");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // A link that degrades while the run goes (60 ms: beyond the 50 ms warning level, within
+    // the limits) is reported live.
+    proxy.set(Faults {
+        delay: Duration::from_millis(60),
+        ..Default::default()
+    });
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let warned: Vec<serde_json::Value> = api
+        .events(&id)
+        .await
+        .into_iter()
+        .filter(|e| e["kind"] == "link_degraded")
+        .collect();
+    assert!(
+        warned
+            .first()
+            .and_then(|e| e["event"]["measure"].as_str())
+            .is_some_and(|m| m.starts_with("MONR latency")),
+        "{warned:?}"
+    );
+    let (_, r) = api.get(&format!("/runs/{id}")).await;
+    assert_eq!(
+        r["state"], "running",
+        "a slow link warns, it does not abort: {r}"
+    );
     proxy.set(Faults {
         partition: true,
         ..Default::default()
     });
     let cut = Instant::now();
+    let mut seen_at = chrono::Utc::now();
     let seen = loop {
         let (_, r) = api.get(&format!("/runs/{id}")).await;
+        // Received now: the change happened before.
+        seen_at = chrono::Utc::now();
         if r["state"] != "running" {
             break r;
         }
@@ -260,11 +288,37 @@ async fn a_partition_aborts_and_the_api_says_so_at_once() {
         seen["error"]
     );
     assert_eq!(seen["state"], "aborted", "{seen}");
-    // 10 missing MONR at 100 Hz (100 ms) decide the abort; the API follows within 100 ms.
-    assert!(
-        after < Duration::from_millis(200) + Duration::from_millis(100),
-        "{after:?}"
-    );
-    let ended = api.wait_terminal(&id, Duration::from_secs(30)).await;
-    assert_eq!(ended["state"], "aborted", "{ended}");
+    assert!(after < Duration::from_millis(500), "{after:?}");
+    // Settled: its data and final state stored.
+    let t1 = Instant::now();
+    loop {
+        let (_, r) = api.get(&format!("/runs/{id}")).await;
+        if !r["finished_at"].is_null() {
+            assert_eq!(r["state"], "aborted", "{r}");
+            break;
+        }
+        assert!(t1.elapsed() < Duration::from_secs(30), "never settled: {r}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The control centre's abort decision (its event, stamped when it was published) → the
+    // API's state: within 100 ms.
+    let all = api.events(&id).await;
+    if std::env::var("SCIL_PRINT_TRACK").is_ok() {
+        for e in all.iter().rev().take(12) {
+            println!("{e}");
+        }
+    }
+    let decided = all
+        .into_iter()
+        .find(|e| {
+            e["kind"] == "dispatch"
+                && e["event"].to_string().contains("abort")
+                && e["event"].to_string().contains("monr_lost")
+        })
+        .and_then(|e| e["created_at"].as_str().map(str::to_string))
+        .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok())
+        .expect("the control centre's abort event");
+    let lag_ms = (seen_at - decided.with_timezone(&chrono::Utc)).num_milliseconds();
+    println!("abort decided → API aborted: at most {lag_ms} ms");
+    assert!(lag_ms < 100, "{lag_ms} ms");
 }

@@ -305,7 +305,11 @@ async fn results(
     _r: Reader,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let run = run_row(&st, &id).await?;
+    let mut run = run_row(&st, &id).await?;
+    if run.finished_at.is_none() && run.state == "aborted" {
+        // Aborting: its result comes once its data is settled.
+        run = runner::wait_done(&st, &id, std::time::Duration::from_secs(30)).await?;
+    }
     let text = match st.unsaved.result(&id) {
         Some(t) => Some(t),
         None => st.store.get_result(&id).await?,
