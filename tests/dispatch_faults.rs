@@ -269,18 +269,19 @@ async fn a_slow_link_warns_and_a_partition_aborts_at_once() {
         r["state"], "running",
         "a slow link warns, it does not abort: {r}"
     );
+    proxy.set(Faults::default());
+    tokio::time::sleep(Duration::from_millis(300)).await;
     proxy.set(Faults {
         partition: true,
         ..Default::default()
     });
     let cut = Instant::now();
-    let mut seen_at = chrono::Utc::now();
-    let seen = loop {
+    let (seen, seen_at) = loop {
         let (_, r) = api.get(&format!("/runs/{id}")).await;
         // Received now: the change happened before.
-        seen_at = chrono::Utc::now();
+        let at = chrono::Utc::now();
         if r["state"] != "running" {
-            break r;
+            break (r, at);
         }
         assert!(
             cut.elapsed() < T,
