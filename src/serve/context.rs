@@ -57,6 +57,8 @@ pub struct Inner {
     pub foxglove: Option<Arc<super::foxglove::FoxgloveHub>>,
     /// Ended runs whose final state or result is not stored yet.
     pub unsaved: super::unsaved::Unsaved,
+    /// This instance among those sharing the database (its id and lease).
+    pub instance: super::instance::Instance,
 }
 
 /// Last known state of a target carrier (from the engine's commands in the latest run).
@@ -108,6 +110,8 @@ impl AppState {
     /// Connects the store, starts the writer, registers the bundled data and fails runs left
     /// active by a previous process.
     pub async fn start(config: Config) -> anyhow::Result<AppState> {
+        config.validate()?;
+        let instance = super::instance::Instance::from_config(&config)?;
         let store = Store::connect(&config.database_url).await?;
         let hub = Hub::new();
         let hub_for_errors = hub.clone();
@@ -154,10 +158,22 @@ impl AppState {
             sweeps: Default::default(),
             foxglove: config_foxglove,
             unsaved: Default::default(),
+            instance,
         }));
-        let n = state.store.fail_unfinished_runs(Utc::now()).await?;
-        if n > 0 {
-            tracing::warn!("{n} run(s) left active by a previous process marked failed");
+        // Runs of this instance's previous process and of instances whose lease expired; a
+        // live instance's runs are left alone.
+        let failed = state.instance.claim(&state.store).await?;
+        super::instance::report_failed(
+            &state,
+            &failed,
+            "left active by a stopped process (this instance's previous one, or one whose lease expired)",
+        );
+        super::instance::spawn_heartbeat(&state);
+        let (replays, recordings) = super::shared_files::migrate_local(&state).await?;
+        if replays + recordings > 0 {
+            tracing::warn!(
+                "moved {replays} uploaded replay(s) and {recordings} recording(s) from the local storage directory into the database"
+            );
         }
         let n = state.store.release_stale_claims().await?;
         if n > 0 {

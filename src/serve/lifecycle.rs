@@ -131,6 +131,9 @@ pub struct ActiveRun {
     pub done: tokio::sync::watch::Sender<bool>,
     /// Live parameters (`PATCH …/parameters`), in the session's options.
     pub params: crate::run::LiveParams,
+    /// What the live stream has said so far (for clients that join late); its lock is held
+    /// while a frame is recorded and broadcast.
+    pub history: Mutex<super::history::History>,
     /// Telemetry rows handed to the writer (the run is `finished` only if all are stored).
     pub rows_sent: std::sync::atomic::AtomicU64,
 }
@@ -149,14 +152,25 @@ impl ActiveRun {
             record: std::sync::atomic::AtomicBool::new(false),
             done: tokio::sync::watch::channel(false).0,
             params: crate::run::LiveParams::new(),
+            history: Mutex::new(super::history::History::default()),
             rows_sent: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
+    /// Records a frame in the run's history and broadcasts it (serialised only when someone
+    /// listens).
     pub fn send(&self, v: &Value) {
+        let mut h = lock(&self.history);
+        h.record(v);
         if self.tx.receiver_count() > 0 {
             let _ = self.tx.send(frame(v));
         }
+    }
+
+    /// The history so far and a receiver of every later frame, taken at one instant.
+    pub fn join(&self) -> (super::history::History, broadcast::Receiver<Frame>) {
+        let h = lock(&self.history);
+        (h.clone(), self.tx.subscribe())
     }
 }
 
@@ -177,6 +191,10 @@ pub struct NewRun {
     pub sync: bool,
     /// Record the run to `<storage_dir>/recordings/<id>.mcap` (served by `export.mcap`).
     pub record: bool,
+    /// The track (one of the service's `tracks`; `None`: the default track).
+    pub track: Option<String>,
+    /// A run of the demo: on the demo's own track, marked `demo`.
+    pub demo: bool,
 }
 
 pub fn speed_to_db(s: Pace) -> Option<f64> {
@@ -190,12 +208,29 @@ fn speed_of(row: &RunRow) -> Pace {
     row.speed.map_or(Pace::Max, Pace::Factor)
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The track of a new run: the demo's own, a configured one, or the default; 422 otherwise.
+fn track_of(st: &AppState, req: &NewRun) -> ApiResult<String> {
+    let c = &st.config;
+    if req.demo {
+        return Ok(c.demo.track.clone());
+    }
+    match &req.track {
+        None => Ok(c.default_track().to_string()),
+        Some(t) if c.is_track(t) => Ok(t.clone()),
+        Some(t) => Err(ApiError::Unprocessable(format!(
+            "track '{t}' is not a track of this service (tracks: {})",
+            c.tracks.join(", ")
+        ))),
+    }
 }
 
 /// Checks a new run against the store (scenario, map, replay, DBC, carriers).
 async fn validate(st: &AppState, req: &NewRun) -> ApiResult<Option<String>> {
+    track_of(st, req)?;
     let sc = st
         .store
         .get_scenario(&req.scenario_id)
@@ -300,7 +335,7 @@ fn carrier_specs(carriers: &[CarrierSpec]) -> ApiResult<Vec<String>> {
         .collect()
 }
 
-fn new_row(req: &NewRun, map_id: Option<String>) -> ApiResult<RunRow> {
+fn new_row(st: &AppState, req: &NewRun, map_id: Option<String>) -> ApiResult<RunRow> {
     let now = Utc::now();
     let stored = StoredSource {
         ins: req.source.clone(),
@@ -324,6 +359,9 @@ fn new_row(req: &NewRun, map_id: Option<String>) -> ApiResult<RunRow> {
         armed_at: None,
         started_at: None,
         finished_at: None,
+        track: Some(track_of(st, req)?),
+        demo: req.demo,
+        instance: Some(st.instance.id.clone()),
     })
 }
 
@@ -372,7 +410,7 @@ async fn hold_claims(st: &AppState, run: &ActiveRun) -> ApiResult<()> {
 /// Creates a run (state `created`).
 pub async fn create(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
     let map_id = validate(st, &req).await?;
-    let row = new_row(&req, map_id)?;
+    let row = new_row(st, &req, map_id)?;
     insert_claiming(st, &row, &req.carriers).await?;
     let run = register(st, &row, &req.carriers);
     run.record.store(req.record, Ordering::Relaxed);
@@ -383,7 +421,7 @@ pub async fn create(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
 /// bound) before the run is stored, so a failure leaves nothing behind.
 pub async fn create_and_start(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
     let map_id = validate(st, &req).await?;
-    let row = new_row(&req, map_id)?;
+    let row = new_row(st, &req, map_id)?;
     let claims = claims_for(&req.carriers).await?;
     let prepared = prepare(st, &row, &req.carriers).await?;
     st.store
@@ -400,7 +438,7 @@ pub async fn create_and_start(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
         set_state(st, &run, &mut r, RunState::Armed);
         st.store.update_run(&r).await?;
     }
-    start(st, &row.id).await
+    start(st, &row.id, None).await
 }
 
 /// A running run whose abort was requested (by the operator or by a sink's safety rule) reads
@@ -430,15 +468,26 @@ fn active(st: &AppState, id: &str) -> Option<Arc<ActiveRun>> {
     lock(&st.runs).get(id).cloned()
 }
 
-async fn not_active_error(st: &AppState, id: &str, action: &str) -> ApiError {
+async fn not_active_error(
+    st: &AppState,
+    id: &str,
+    action: &str,
+    expect: Option<RunState>,
+) -> ApiError {
     match st.store.get_run(id).await {
-        Ok(Some(r)) => ApiError::Conflict(format!("cannot {action} run '{id}': it is {}", r.state)),
+        Ok(Some(r)) => super::instance::foreign_owner(st, &r, action).unwrap_or_else(|| {
+            ApiError::Conflict(format!(
+                "cannot {action} run '{id}': it is {}{}",
+                r.state,
+                expected_note(expect)
+            ))
+        }),
         Ok(None) => ApiError::not_found("run", id),
         Err(e) => e.into(),
     }
 }
 
-fn set_state(st: &AppState, run: &ActiveRun, row: &mut RunRow, state: RunState) {
+pub(super) fn set_state(st: &AppState, run: &ActiveRun, row: &mut RunRow, state: RunState) {
     row.state = state.as_str().to_string();
     run.send(&json!({"type": "state", "run_id": row.id, "state": state}));
     st.record_event(
@@ -453,13 +502,34 @@ fn state_of(row: &RunRow) -> Option<RunState> {
     RunState::parse(&row.state)
 }
 
+fn expected_note(expect: Option<RunState>) -> String {
+    match expect {
+        Some(e) => format!(", not {} as the request expected", e.as_str()),
+        None => String::new(),
+    }
+}
+
+/// The control names the state the operator saw (`expect_state`): refused with 409 when the
+/// run has moved on since (checked under the row lock, so no transition slips in between).
+fn check_expected(id: &str, action: &str, row: &RunRow, expect: Option<RunState>) -> ApiResult<()> {
+    match expect {
+        Some(e) if state_of(row) != Some(e) => Err(ApiError::Conflict(format!(
+            "cannot {action} run '{id}': it is {}{}",
+            row.state,
+            expected_note(expect)
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Loads the scenario, map and source: `created → armed`.
-pub async fn arm(st: &AppState, id: &str) -> ApiResult<RunRow> {
+pub async fn arm(st: &AppState, id: &str, expect: Option<RunState>) -> ApiResult<RunRow> {
     let run = match active(st, id) {
         Some(r) => r,
-        None => return Err(not_active_error(st, id, "arm").await),
+        None => return Err(not_active_error(st, id, "arm", expect).await),
     };
     let mut row = run.row.lock().await;
+    check_expected(id, "arm", &row, expect)?;
     if state_of(&row) != Some(RunState::Created) {
         return Err(ApiError::Conflict(format!(
             "cannot arm run '{id}': it is {}",
@@ -512,7 +582,7 @@ async fn prepare(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> ApiRe
                 .await?
                 .ok_or_else(|| ApiError::not_found("replay", replay_id))?;
             InsSpec::Csv {
-                path: r.path.into(),
+                path: super::shared_files::replay_path(st, &r).await?,
                 columns: Vec::new(),
                 // Same default as `scil replay`: stop at the first unreadable row.
                 on_bad_row: BadRowPolicy::Stop,
@@ -580,12 +650,13 @@ fn publish_prepared(st: &AppState, run: &ActiveRun, row: &RunRow, p: &Prepared) 
 }
 
 /// `armed → running`: spawns the session.
-pub async fn start(st: &AppState, id: &str) -> ApiResult<RunRow> {
+pub async fn start(st: &AppState, id: &str, expect: Option<RunState>) -> ApiResult<RunRow> {
     let run = match active(st, id) {
         Some(r) => r,
-        None => return Err(not_active_error(st, id, "start").await),
+        None => return Err(not_active_error(st, id, "start", expect).await),
     };
     let mut row = run.row.lock().await;
+    check_expected(id, "start", &row, expect)?;
     if state_of(&row) != Some(RunState::Armed) {
         return Err(ApiError::Conflict(format!(
             "cannot start run '{id}': it is {} (arm it first)",
@@ -599,7 +670,7 @@ pub async fn start(st: &AppState, id: &str) -> ApiResult<RunRow> {
     row.started_at = Some(Utc::now());
     set_state(st, &run, &mut row, RunState::Running);
     st.store.update_run(&row).await?;
-    st.hub.set_active(id);
+    st.hub.run_started(&row);
     let speed = speed_of(&row);
     let out = row.clone();
     drop(row);
@@ -609,13 +680,19 @@ pub async fn start(st: &AppState, id: &str) -> ApiResult<RunRow> {
 
 /// Operator abort: a running run's engine aborts at its current sample time; a created/armed
 /// run goes straight to `aborted`.
-pub async fn abort(st: &AppState, id: &str, reason: &str) -> ApiResult<RunRow> {
+pub async fn abort(
+    st: &AppState,
+    id: &str,
+    reason: &str,
+    expect: Option<RunState>,
+) -> ApiResult<RunRow> {
     let reason = crate::store::bound_reason(reason);
     let run = match active(st, id) {
         Some(r) => r,
-        None => return Err(not_active_error(st, id, "abort").await),
+        None => return Err(not_active_error(st, id, "abort", expect).await),
     };
     let mut row = run.row.lock().await;
+    check_expected(id, "abort", &row, expect)?;
     match state_of(&row) {
         Some(RunState::Running) => {
             run.stop.abort(&reason, Stopper::Operator);
@@ -642,14 +719,30 @@ pub async fn abort(st: &AppState, id: &str, reason: &str) -> ApiResult<RunRow> {
     }
 }
 
+/// Emergency: aborts every active run (created, armed or running) at once; answers the runs it
+/// aborted (a running one ends at its current sample time, as with a single abort).
+pub async fn abort_all(st: &AppState, reason: &str) -> Vec<RunRow> {
+    let ids: Vec<String> = lock(&st.runs).keys().cloned().collect();
+    let aborts = ids.iter().map(|id| abort(st, id, reason, None));
+    let mut out: Vec<RunRow> = futures_util::future::join_all(aborts)
+        .await
+        .into_iter()
+        // A run that ended meanwhile is not in the list.
+        .filter_map(Result::ok)
+        .collect();
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out
+}
+
 /// Operator finish: a running run ends normally at its current sample time (the engine settles
 /// its results; real carriers get NORMAL_STOP). The way a live run ends; a replay ends by itself.
-pub async fn finish(st: &AppState, id: &str) -> ApiResult<RunRow> {
+pub async fn finish(st: &AppState, id: &str, expect: Option<RunState>) -> ApiResult<RunRow> {
     let run = match active(st, id) {
         Some(r) => r,
-        None => return Err(not_active_error(st, id, "finish").await),
+        None => return Err(not_active_error(st, id, "finish", expect).await),
     };
     let row = run.row.lock().await;
+    check_expected(id, "finish", &row, expect)?;
     if state_of(&row) != Some(RunState::Running) {
         return Err(ApiError::Conflict(format!(
             "cannot finish run '{id}': it is {} (abort a run that is not running)",
@@ -754,144 +847,5 @@ async fn supervise(st: AppState, run: Arc<ActiveRun>, p: Prepared, speed: Pace) 
     settle(&st, &run, report, real_carriers).await;
 }
 
-/// Where a service run's MCAP recording goes.
-pub fn recording_path(st: &AppState, id: &str) -> std::path::PathBuf {
-    st.config
-        .storage_dir
-        .join("recordings")
-        .join(format!("{id}.mcap"))
-}
-
-async fn settle(st: &AppState, run: &Arc<ActiveRun>, report: RunReport, real_carriers: bool) {
-    let outcome = crate::run::session::outcome_of(&report);
-    // Telemetry and events first: a run is marked finished only once every row it sent is
-    // committed (the writer keeps retrying through a full disk or a database restart, for
-    // `telemetry.settle_timeout_s` at most).
-    let deadline = Instant::now() + st.config.telemetry.settle_timeout();
-    let mut committed = false;
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if st.writer.flush(left.min(Duration::from_secs(10))).await {
-            committed = true;
-            break;
-        }
-        if left.is_zero() {
-            break;
-        }
-        tracing::warn!(
-            "run {}: telemetry not yet committed (database slow or failing); kept buffered, \
-             {:.0} s left",
-            run.id,
-            left.as_secs_f64()
-        );
-    }
-    let storage = telemetry_accounting(st, run, committed).await;
-    let loss = storage.loss();
-    let result_json = {
-        let mut v = serde_json::to_value(&report).unwrap_or_else(|_| json!({}));
-        v["storage"] = serde_json::to_value(&storage).unwrap_or(Value::Null);
-        v.to_string()
-    };
-    let result_pending = match st.store.put_result(&run.id, &result_json).await {
-        Ok(()) => None,
-        Err(e) => {
-            tracing::error!(
-                "run {}: cannot store the result (kept, retried): {e}",
-                run.id
-            );
-            Some(result_json)
-        }
-    };
-    if real_carriers {
-        // The control centre is gone: the carriers keep their last state, disconnected.
-        let mut cs = lock(&st.carriers);
-        for spec in &run.carriers {
-            if let Some(c) = cs.get_mut(&spec.name) {
-                c.connected = Some(false);
-                c.updated_at = Some(Utc::now());
-            }
-        }
-    }
-    let mut row = run.row.lock().await;
-    row.finished_at = Some(Utc::now());
-    let reason = report.error.clone().or_else(|| report.aborted.clone());
-    row.error = match (reason, &loss) {
-        (Some(r), Some(l)) => Some(format!("{r}; {l}")),
-        (r, l) => r.or_else(|| l.clone()),
-    }
-    .map(|r| crate::store::bound_reason(&r));
-    // Never `finished` with rows missing.
-    let state = match RunState::from(outcome) {
-        RunState::Finished if loss.is_some() => RunState::Failed,
-        s => s,
-    };
-    set_state(st, run, &mut row, state);
-    // The final state event is written before the row says terminal.
-    st.writer.flush(Duration::from_secs(5)).await;
-    let stored = st.store.update_run(&row).await;
-    if let Err(e) = &stored {
-        tracing::error!(
-            "run {}: cannot store the final state (kept, retried): {e}",
-            run.id
-        );
-    }
-    if stored.is_err() || result_pending.is_some() {
-        super::unsaved::keep(st, row.clone(), result_pending);
-    }
-    drop(row);
-    match state {
-        RunState::Finished => &st.metrics.runs_finished,
-        RunState::Aborted => &st.metrics.runs_aborted,
-        _ => &st.metrics.runs_failed,
-    }
-    .fetch_add(1, Ordering::Relaxed);
-    lock(&st.runs).remove(&run.id);
-    let _ = run.done.send(true);
-}
-
-/// What became of a run's telemetry: rows sent to the writer, rows the database holds.
-#[derive(Debug, Serialize)]
-struct Storage {
-    rows_sent: u64,
-    /// None: the database did not answer the count.
-    rows_stored: Option<u64>,
-    rows_lost: Option<u64>,
-}
-
-impl Storage {
-    /// Why the run cannot be `finished`, if it cannot.
-    fn loss(&self) -> Option<String> {
-        match self.rows_lost {
-            Some(0) => None,
-            Some(n) => Some(format!(
-                "{n} of {} telemetry rows lost: the database kept failing",
-                self.rows_sent
-            )),
-            None => Some(format!(
-                "telemetry of {} rows unverified: the database does not answer",
-                self.rows_sent
-            )),
-        }
-    }
-}
-
-/// Counts the run's stored rows. When the writer could not commit them in time, the rows it
-/// still holds are given up first, so the count is final and the loss exact.
-async fn telemetry_accounting(st: &AppState, run: &ActiveRun, committed: bool) -> Storage {
-    if !committed {
-        let n = st.writer.discard_run(&run.id).await.unwrap_or(0);
-        tracing::error!("run {}: {n} buffered telemetry rows given up", run.id);
-    }
-    let rows_sent = run.rows_sent.load(Ordering::Relaxed);
-    let rows_stored = st
-        .store
-        .telemetry_count(&run.id)
-        .await
-        .ok()
-        .map(|n| n.max(0) as u64);
-    Storage {
-        rows_sent,
-        rows_stored,
-        rows_lost: rows_stored.map(|n| rows_sent.saturating_sub(n)),
-    }
-}
+pub use super::run_settle::recording_path;
+use super::run_settle::settle;

@@ -101,7 +101,8 @@ macro_rules! run_insert_query {
         let r: &$crate::store::RunRow = $r;
         sqlx::query::<$DB>(
             "INSERT INTO runs (id, state, scenario_id, map_id, source, speed, error, created_at, \
-             armed_at, started_at, finished_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+             armed_at, started_at, finished_at, track, demo, instance) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
         )
         .bind(&r.id)
         .bind(&r.state)
@@ -114,14 +115,22 @@ macro_rules! run_insert_query {
         .bind(r.armed_at)
         .bind(r.started_at)
         .bind(r.finished_at)
+        .bind(&r.track)
+        .bind(r.demo)
+        .bind(&r.instance)
     }};
 }
 
 // After the macros: the modules use them.
+pub mod blobs;
 pub mod claims;
 pub mod dbcs;
+pub mod instances;
+pub mod run_list;
 pub use claims::{is_unique_violation, CarrierClaim, ClaimError};
 pub use dbcs::DbcRow;
+pub use instances::InstanceRow;
+pub use run_list::RunFilter;
 
 pub type StoreResult<T> = Result<T, sqlx::Error>;
 
@@ -200,6 +209,13 @@ pub struct RunRow {
     pub armed_at: Option<DateTime<Utc>>,
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
+    /// The track the run belongs to (`None`: stored before tracks existed).
+    pub track: Option<String>,
+    /// A run of the demo (`scil serve --demo`).
+    pub demo: bool,
+    /// The instance that executes the run (holds its lease; see [`instances`]).
+    #[sqlx(default)]
+    pub instance: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, FromRow)]
@@ -527,6 +543,35 @@ impl Store {
         })
     }
 
+    /// Inserts many runs in one transaction (imports, benchmarks).
+    pub async fn insert_runs(&self, runs: &[RunRow]) -> StoreResult<()> {
+        on_db!(&self.db, |p, DB| {
+            let mut tx = p.begin().await?;
+            for chunk in runs.chunks(1000) {
+                let mut qb = QueryBuilder::<DB>::new(
+                    "INSERT INTO runs (id, state, scenario_id, map_id, source, speed, error, \
+                     created_at, armed_at, started_at, finished_at, instance) ",
+                );
+                qb.push_values(chunk, |mut b, r: &RunRow| {
+                    b.push_bind(r.id.as_str())
+                        .push_bind(r.state.as_str())
+                        .push_bind(r.scenario_id.as_str())
+                        .push_bind(r.map_id.as_deref())
+                        .push_bind(r.source.as_str())
+                        .push_bind(r.speed)
+                        .push_bind(r.error.as_deref().map(bound_reason))
+                        .push_bind(r.created_at)
+                        .push_bind(r.armed_at)
+                        .push_bind(r.started_at)
+                        .push_bind(r.finished_at)
+                        .push_bind(r.instance.as_deref());
+                });
+                qb.build().execute(&mut *tx).await?;
+            }
+            tx.commit().await
+        })
+    }
+
     /// Writes the run's state and timestamps. A terminal state releases the run's carrier
     /// claims in the same transaction.
     pub async fn update_run(&self, r: &RunRow) -> StoreResult<()> {
@@ -566,27 +611,37 @@ impl Store {
 
     /// Newest first.
     pub async fn list_runs(&self, limit: i64) -> StoreResult<Vec<RunRow>> {
-        on_db!(&self.db, |p, DB| {
-            sqlx::query_as::<DB, RunRow>(
-                "SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT $1",
-            )
-            .bind(limit)
-            .fetch_all(p)
-            .await
-        })
+        self.list_runs_page(limit, None).await
     }
 
-    /// Runs left in a non-terminal state by a previous process (marked failed at startup).
-    pub async fn fail_unfinished_runs(&self, now: DateTime<Utc>) -> StoreResult<u64> {
-        on_db!(&self.db, |p, DB| {
-            sqlx::query(
-                "UPDATE runs SET state = 'failed', error = 'service restarted while the run was active', \
-                 finished_at = $1 WHERE state IN ('created', 'armed', 'running')",
-            )
-            .bind(now)
-            .execute(p)
-            .await
-            .map(|r| r.rows_affected())
+    /// Newest first, after the key `(created_at, id)` of the previous page's last run when
+    /// given (key-based pagination on the index `runs_created_id`: a page costs the same at any
+    /// depth).
+    pub async fn list_runs_page(
+        &self,
+        limit: i64,
+        after: Option<(DateTime<Utc>, &str)>,
+    ) -> StoreResult<Vec<RunRow>> {
+        on_db!(&self.db, |p, DB| match after {
+            None => {
+                sqlx::query_as::<DB, RunRow>(
+                    "SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT $1",
+                )
+                .bind(limit)
+                .fetch_all(p)
+                .await
+            }
+            Some((at, id)) => {
+                sqlx::query_as::<DB, RunRow>(
+                    "SELECT * FROM runs WHERE (created_at, id) < ($2, $3) \
+                     ORDER BY created_at DESC, id DESC LIMIT $1",
+                )
+                .bind(limit)
+                .bind(at)
+                .bind(id)
+                .fetch_all(p)
+                .await
+            }
         })
     }
 

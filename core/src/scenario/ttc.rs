@@ -21,8 +21,12 @@ pub fn ttc_dummy(t: &TargetSpec, vut: &VutSpec) -> f64 {
     2.0 * t.accel_distance_m / v + (nominal_travel_m(t, vut) - t.accel_distance_m) / v
 }
 
-/// Nominal dummy travel from start to the impact point: E + (overlap − 0.5)·w.
+/// Nominal dummy travel from start to the impact point: E + (overlap − 0.5)·w; for a target
+/// started by a conflict rule, its travel to the conflict point along its path.
 pub fn nominal_travel_m(t: &TargetSpec, vut: &VutSpec) -> f64 {
+    if let Some(c) = &t.conflict {
+        return c.target_s;
+    }
     t.lateral_start_m + (t.overlap - 0.5) * vut.width_m
 }
 
@@ -78,14 +82,10 @@ mod tests {
                 brake: None,
                 length_m: None,
                 path: None,
+                conflict: None,
+                width_m: None,
             },
-            VutSpec {
-                width_m: 1.855,
-                length_m: 4.6,
-                reference_to_front_m: 2.3,
-                steering_ratio: None,
-                speed_kmh: None,
-            },
+            VutSpec::new(1.855, 4.6, 2.3),
         )
     }
 
