@@ -23,6 +23,7 @@ use super::iso22133::{
     Mtsp, ObjectState, Osem, OsemDateTime, OsemIds, OsemLimits, OsemOrigin, Ostm, OstmCommand,
     Readiness, StreamFramer, Strt, GPS_LEAP_SECONDS,
 };
+use super::link_health::{LinkHealth, LinkLimits, LinkMeter};
 use super::profile::DummyProfile;
 use super::safety::{Action, SafetyConfig, Supervisor};
 use serde::{Deserialize, Serialize};
@@ -116,6 +117,9 @@ pub struct ControlCentreConfig {
     pub reconnect_max_ms: u64,
     /// TRAJ sampling step.
     pub traj_dt_s: f64,
+    /// Link-health limits (MONR loss, latency, rate); None: the defaults for the HEAB rate.
+    #[serde(default)]
+    pub link_limits: Option<LinkLimits>,
 }
 
 impl Default for ControlCentreConfig {
@@ -131,6 +135,7 @@ impl Default for ControlCentreConfig {
             reconnect_initial_ms: 100,
             reconnect_max_ms: 5000,
             traj_dt_s: 0.05,
+            link_limits: None,
         }
     }
 }
@@ -209,8 +214,13 @@ pub struct CarrierSnapshot {
     /// Trajectory origin of the last MTSP written (control-centre seconds) and how many were.
     pub mtsp_origin_s: Option<f64>,
     pub mtsp_count: u32,
-    /// MONR track since the carrier was armed: (t_s, x, y, speed, state).
+    /// MONR track since the carrier was armed: (t_s, x, y, speed, state), timed by the
+    /// carrier's own time stamp (on the control centre's clock), not by the MONR's arrival.
     pub track: Vec<(f64, f64, f64, f64, ObjectState)>,
+    /// MONR rate, loss and latency over the last second ([`super::link_health`]).
+    pub link: LinkHealth,
+    /// Arrival of the first MONR since the carrier connected (the link is measured from then).
+    pub link_since_s: Option<f64>,
 }
 
 impl CarrierSnapshot {
@@ -230,13 +240,17 @@ impl CarrierSnapshot {
             }
     }
 
-    /// Distance travelled from the start position at time `t_s` (interpolated MONR track).
+    /// Distance travelled from the start position at time `t_s` (interpolated MONR track,
+    /// carrier-stamped times).
     pub fn travel_at(&self, t_s: f64) -> Option<f64> {
-        let (x0, y0) = self
+        // From where the carrier stood before it ran (its last MONR before RUNNING): the first
+        // RUNNING MONR is already under way when STRT took a while to arrive.
+        let first = self
             .track
             .iter()
-            .find(|p| p.4 == ObjectState::Running)
-            .map(|p| (p.1, p.2))?;
+            .position(|p| p.4 == ObjectState::Running)?;
+        let p0 = self.track[first.saturating_sub(1)];
+        let (x0, y0) = (p0.1, p0.2);
         let i = self.track.partition_point(|p| p.0 <= t_s);
         if i == 0 {
             return None;
@@ -373,8 +387,15 @@ impl ControlCentre {
                 heab_rx.clone(),
             )));
         }
+        let link = LinkSetup {
+            limits: cfg
+                .link_limits
+                .unwrap_or_else(|| LinkLimits::for_heab_rate(cfg.heab_rate_hz)),
+            monr_rate_hz: cfg.monr_rate_hz as f64,
+        };
         tasks.push(tokio::spawn(central_task(
             epoch,
+            link,
             sup,
             cmd_rx,
             obs_rx,
@@ -409,8 +430,14 @@ impl ControlCentreHandle {
     /// [`Self::arm`] instead of testing `ready_to_arm` (which is false for the stock isoObject).
     pub async fn wait_armable(&self, timeout: Duration) -> bool {
         let ok = self.arm_when_readiness_unavailable;
-        self.wait_for(timeout, |s| s.carriers.iter().all(|c| c.armable(ok)))
-            .await
+        // … and each link measured for half a second, so arming judges it on real figures.
+        self.wait_for(timeout, |s| {
+            s.carriers.iter().all(|c| {
+                c.armable(ok)
+                    && matches!((c.link_since_s, c.last_monr_s), (Some(a), Some(b)) if b - a >= 0.5)
+            })
+        })
+        .await
     }
 
     /// Ask every carrier to arm (returns at once; see [`Self::arm`]).
@@ -552,9 +579,16 @@ impl ControlCentreHandle {
     }
 }
 
+/// How the central task judges the carriers' links.
+struct LinkSetup {
+    limits: LinkLimits,
+    monr_rate_hz: f64,
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn central_task(
     epoch: Instant,
+    link: LinkSetup,
     mut sup: Supervisor,
     mut cmd_rx: mpsc::UnboundedReceiver<Cmd>,
     mut obs_rx: mpsc::UnboundedReceiver<Obs>,
@@ -565,6 +599,11 @@ async fn central_task(
 ) {
     let secs = |t: Instant| t.saturating_duration_since(epoch).as_secs_f64();
     let unavailable_ok = sup.config().arm_when_readiness_unavailable;
+    let n = carriers.len();
+    let mut meters: Vec<LinkMeter> = (0..n)
+        .map(|_| LinkMeter::new(link.monr_rate_hz, 1.0))
+        .collect();
+    let mut warned: Vec<bool> = vec![false; n];
     loop {
         let deadline = sup
             .poll_timeout()
@@ -611,17 +650,49 @@ async fn central_task(
                         snap.send_modify(|s| s.carriers[i].connected = true);
                     }
                     Obs::Disconnected(i, reason) => {
+                        if let Some(m) = meters.get_mut(i) {
+                            m.reset();
+                        }
                         sup.on_disconnected(now, i, &reason);
                         snap.send_modify(|s| {
                             s.carriers[i].connected = false;
                             s.carriers[i].state = None;
+                            s.carriers[i].link_since_s = None;
                         });
                     }
                     Obs::Monr(i, m, at) => {
                         let t = secs(at);
                         let state = m.object_state();
+                        // The control centre's GPS time at the MONR's arrival.
+                        let (_, qms_now) = gps_now();
+                        let arrival_gps = qms_now as f64 / 4000.0 - at.elapsed().as_secs_f64();
+                        let (t_carrier, health) = match meters.get_mut(i) {
+                            Some(meter) => (
+                                meter.on_monr(t, arrival_gps, m.time_qms_of_week),
+                                meter.health(t),
+                            ),
+                            None => (t, LinkHealth::default()),
+                        };
+                        sup.on_link(i, health.refusal(&link.limits, link.monr_rate_hz));
                         sup.on_monr(t, i, state, m.readiness(), m.error_status);
                         let phase = sup.phase();
+                        // Warned once while a run degrades (again after it recovered).
+                        let warning = (phase != Phase::Idle)
+                            .then(|| health.warning(&link.limits))
+                            .flatten();
+                        if let Some(w) = warned.get_mut(i) {
+                            match (&warning, *w) {
+                                (Some(measure), false) => {
+                                    *w = true;
+                                    let name = snap.borrow().carriers[i].name.clone();
+                                    publish(&snap, &events, DispatchEvent { t_s: t, kind: EventKind::LinkDegraded {
+                                        carrier: name, measure: measure.clone(), link: health,
+                                    }});
+                                }
+                                (None, true) if health.monr > 0 => *w = false,
+                                _ => {}
+                            }
+                        }
                         snap.send_modify(|s| {
                             let c = &mut s.carriers[i];
                             if c.state != Some(state) {
@@ -640,12 +711,14 @@ async fn central_task(
                             c.yaw_deg = m.yaw_deg();
                             c.speed_mps = m.speed_mps();
                             c.last_monr_s = Some(t);
+                            c.link = health;
+                            c.link_since_s.get_or_insert(t);
                             c.monr_count += 1;
                             if c.strt_written_s.is_some() && c.start_position.is_none() {
                                 c.start_position = Some((c.x, c.y));
                             }
                             if phase != Phase::Idle && c.track.len() < 200_000 {
-                                c.track.push((t, c.x, c.y, c.speed_mps, state));
+                                c.track.push((t_carrier, c.x, c.y, c.speed_mps, state));
                             }
                         });
                     }

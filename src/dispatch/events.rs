@@ -106,6 +106,12 @@ pub enum EventKind {
         carrier: String,
         error: String,
     },
+    /// A carrier's link passed a warning level while a run goes (`measure` names it).
+    LinkDegraded {
+        carrier: String,
+        measure: String,
+        link: super::link_health::LinkHealth,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -42,6 +42,7 @@ pub mod carrier_sim;
 pub mod control_centre;
 pub mod events;
 pub mod iso22133;
+pub mod link_health;
 pub mod object;
 pub mod profile;
 pub mod safety;

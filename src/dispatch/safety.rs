@@ -107,6 +107,8 @@ struct CarrierWatch {
     missing_reported: bool,
     /// STRT requested since the last arm.
     started: bool,
+    /// Why the link does not allow arming (a measure beyond its limit), if it does not.
+    link_problem: Option<String>,
 }
 
 #[derive(Debug)]
@@ -138,6 +140,7 @@ impl Supervisor {
                     last_monr_s: None,
                     missing_reported: false,
                     started: false,
+                    link_problem: None,
                 })
                 .collect(),
             phase: Phase::Idle,
@@ -293,6 +296,13 @@ impl Supervisor {
         }
     }
 
+    /// The carrier's link health judged against its limits: `Some(measure)` refuses arming.
+    pub fn on_link(&mut self, carrier: usize, problem: Option<String>) {
+        if let Some(c) = self.carriers.get_mut(carrier) {
+            c.link_problem = problem;
+        }
+    }
+
     /// A new VUT telemetry sample arrived.
     pub fn on_sample(&mut self, now: f64) {
         self.last_sample_s = Some(now);
@@ -317,6 +327,15 @@ impl Supervisor {
             let reason = format!(
                 "carrier {} not ready (connected {}, state {:?}, ready_to_arm {ready})",
                 c.name, c.connected, c.state
+            );
+            self.event(now, EventKind::ArmRefused { reason });
+            return;
+        }
+        if let Some(c) = self.carriers.iter().find(|c| c.link_problem.is_some()) {
+            let reason = format!(
+                "carrier {} link: {}",
+                c.name,
+                c.link_problem.as_deref().unwrap_or_default()
             );
             self.event(now, EventKind::ArmRefused { reason });
             return;

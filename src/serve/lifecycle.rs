@@ -441,6 +441,24 @@ pub async fn create_and_start(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
     start(st, &row.id, None).await
 }
 
+/// A running run whose abort was requested (by the operator or by a sink's safety rule) reads
+/// `aborted` at once, with the reason, while its data is still being settled: the API state
+/// follows the abort within milliseconds, not after the carriers stopped and the telemetry was
+/// committed. `finished_at` is set when it is settled.
+pub fn aborting_view(st: &AppState, id: &str) -> Option<RunRow> {
+    let run = active(st, id)?;
+    let Some(crate::run::StopRequest::Abort { reason, .. }) = run.stop.requested() else {
+        return None;
+    };
+    let mut row = run.row.try_lock().ok()?.clone();
+    if state_of(&row) != Some(RunState::Running) {
+        return None;
+    }
+    row.state = RunState::Aborted.as_str().into();
+    row.error = Some(crate::store::bound_reason(&reason));
+    Some(row)
+}
+
 /// True while run `id` is not terminal.
 pub fn is_active(st: &AppState, id: &str) -> bool {
     active(st, id).is_some()

@@ -117,6 +117,24 @@ pub fn render(st: &AppState) -> String {
         g(&w.dropped),
     );
     put(
+        "scil_store_wal_bytes",
+        "gauge",
+        "SQLite write-ahead log size after the last batch, bytes.",
+        g(&w.wal_bytes),
+    );
+    put(
+        "scil_store_wal_peak_bytes",
+        "gauge",
+        "Largest SQLite write-ahead log size seen after a batch, bytes.",
+        g(&w.wal_peak_bytes),
+    );
+    put(
+        "scil_runs_unsaved",
+        "gauge",
+        "Ended runs whose final state is not stored yet (retried).",
+        st.unsaved.len() as u64,
+    );
+    put(
         "scil_ws_clients",
         "gauge",
         "Connected WebSocket clients.",

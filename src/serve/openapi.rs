@@ -67,7 +67,7 @@ pub fn document() -> Value {
         "paths": {
             "/runs": {
                 "get": op("List runs (newest first); a full page has an `x-next-cursor` header (and `Link: rel=next`) for the next", "runs", false, "200", json!({"parameters": [{"name": "limit", "in": "query", "schema": {"type": "integer"}}, {"name": "cursor", "in": "query", "schema": {"type": "string"}, "description": "the previous page's x-next-cursor"}]})),
-                "post": op("Create a run", "runs", true, "201", json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CreateRun"}}}}}))
+                "post": op("Create a run (409 naming the run that holds a named carrier address)", "runs", true, "201", json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CreateRun"}}}}}))
             },
             "/runs/{id}": {"get": op("A run", "runs", false, "200", json!({"parameters": id_param()}))},
             "/runs/{id}/arm": {"post": op("Arm: load scenario, map and source (created → armed)", "runs", true, "200", json!({"parameters": id_param()}))},
@@ -75,7 +75,7 @@ pub fn document() -> Value {
             "/runs/{id}/abort": {"post": op("Abort (running → aborted at the current sample; created/armed → aborted)", "runs", true, "202", json!({"parameters": id_param(), "requestBody": {"required": false, "content": {"application/json": {"schema": {"type": "object", "properties": {"reason": {"type": "string"}}}}}}}))},
             "/runs/{id}/finish": {"post": op("Finish normally at the current sample (running → finished; how a live run ends)", "runs", true, "202", json!({"parameters": id_param()}))},
             "/runs/{id}/events": {"get": op("Events of a run, oldest first", "runs", false, "200", json!({"parameters": [id_param()[0].clone(), {"name": "after", "in": "query", "schema": {"type": "integer"}}, {"name": "limit", "in": "query", "schema": {"type": "integer"}}]}))},
-            "/runs/{id}/results": {"get": op("Results, same JSON as `scil replay --json` (404 until the run ends)", "runs", false, "200", json!({"parameters": id_param()}))},
+            "/runs/{id}/results": {"get": op("Results, same JSON as `scil replay --json` plus `storage` (rows sent, stored, lost); 404 until the run ends, then every ended run answers", "runs", false, "200", json!({"parameters": id_param()}))},
             "/runs/{id}/telemetry": {"get": op("Telemetry rows (VUT and simulated targets)", "runs", false, "200", json!({"parameters": [id_param()[0].clone(),
                 {"name": "from", "in": "query", "schema": {"type": "number"}, "description": "sample time ≥ from (s)"},
                 {"name": "to", "in": "query", "schema": {"type": "number"}, "description": "sample time ≤ to (s)"},

@@ -349,6 +349,16 @@ fn forward_dispatch_event(st: &AppState, run: &ActiveRun, e: &DispatchEvent) {
         EventKind::StrtSent { carrier, .. } => {
             json!({"event": "carrier_strt", "carrier": carrier, "detail": v, "cc_t_s": e.t_s})
         }
+        EventKind::LinkDegraded {
+            carrier,
+            measure,
+            link,
+        } => {
+            let ev = json!({"event": "link_degraded", "carrier": carrier, "measure": measure,
+                            "link": link, "mode": "iso22133", "cc_t_s": e.t_s});
+            st.record_event(Some(id), None, "link_degraded", &ev);
+            ev
+        }
         _ => return,
     };
     run.send(&json!({"type": "event", "run_id": id, "t": null, "event": ev}));

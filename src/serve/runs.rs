@@ -126,6 +126,7 @@ async fn list(
         };
         let mut rows = st.store.list_runs_filtered(&filter).await?;
         st.unsaved.overlay(&mut rows);
+        overlay_aborting(&st, &mut rows);
         let list: Vec<Value> = rows
             .iter()
             .map(|r| {
@@ -157,6 +158,7 @@ async fn list(
         .list_runs_page(limit, after.as_ref().map(|(t, id)| (*t, id.as_str())))
         .await?;
     st.unsaved.overlay(&mut rows);
+    overlay_aborting(&st, &mut rows);
     let mut resp = axum::Json(rows.iter().map(run_json).collect::<Vec<_>>()).into_response();
     // A full page: the next one starts after its last run.
     if let Some(last) = rows.last().filter(|_| rows.len() as i64 == limit) {
@@ -171,6 +173,15 @@ async fn list(
         }
     }
     Ok(resp)
+}
+
+/// Running runs whose abort was requested read `aborted` at once.
+fn overlay_aborting(st: &AppState, rows: &mut [RunRow]) {
+    for r in rows.iter_mut().filter(|r| r.state == "running") {
+        if let Some(v) = runner::aborting_view(st, &r.id) {
+            *r = v;
+        }
+    }
 }
 
 /// `NANOS_ID`: the creation time (ns since the epoch) and id of the previous page's last run.
@@ -301,7 +312,7 @@ async fn get_one(
 
 /// The run's row: its final state from memory while the database has not taken it.
 async fn run_row(st: &AppState, id: &str) -> ApiResult<RunRow> {
-    if let Some(r) = st.unsaved.row(id) {
+    if let Some(r) = st.unsaved.row(id).or_else(|| runner::aborting_view(st, id)) {
         return Ok(r);
     }
     st.store
@@ -348,7 +359,11 @@ async fn results(
     _r: Reader,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let run = run_row(&st, &id).await?;
+    let mut run = run_row(&st, &id).await?;
+    if run.finished_at.is_none() && run.state == "aborted" {
+        // Aborting: its result comes once its data is settled.
+        run = runner::wait_done(&st, &id, std::time::Duration::from_secs(30)).await?;
+    }
     let text = match st.unsaved.result(&id) {
         Some(t) => Some(t),
         None => st.store.get_result(&id).await?,

@@ -99,6 +99,8 @@ pub fn keep(st: &AppState, row: RunRow, result: Option<String>) {
 
 /// The result of an ended run that has none stored: its error or abort reason, no samples.
 pub fn derived_result(row: &RunRow) -> Option<String> {
+    // Ended and settled (an aborting run reads `aborted` before it is settled).
+    row.finished_at?;
     let state = RunState::parse(&row.state)?;
     if !matches!(
         state,

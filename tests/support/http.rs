@@ -67,16 +67,20 @@ impl Api {
             .await
     }
 
-    /// Polls `/runs/{id}` until it is finished, aborted or failed (panics after `limit`).
+    /// Polls `/runs/{id}` until it is finished, aborted or failed and settled (panics after
+    /// `limit`).
     pub async fn wait_terminal(&self, id: &str, limit: Duration) -> Value {
         let t0 = Instant::now();
         loop {
             let (s, run) = self.get(&format!("/runs/{id}")).await;
             assert_eq!(s, StatusCode::OK, "{run}");
+            // Ended and settled (an aborting run reads `aborted` with no `finished_at` while
+            // its data is being stored).
             if matches!(
                 run["state"].as_str(),
                 Some("finished" | "aborted" | "failed")
-            ) {
+            ) && !run["finished_at"].is_null()
+            {
                 return run;
             }
             assert!(t0.elapsed() < limit, "run {id} did not end: {run}");
