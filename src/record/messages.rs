@@ -243,6 +243,7 @@ impl Encoder {
                             TargetKind::Pedestrian => (0.3, 0.5, 1.8),
                             TargetKind::Cyclist => (1.8, 0.6, 1.8),
                             TargetKind::Vehicle => (4.5, 1.8, 1.5),
+                            TargetKind::Motorcycle => (2.2, 0.8, 1.4),
                         };
                         let b = BoxSize {
                             length,

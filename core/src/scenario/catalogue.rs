@@ -126,13 +126,7 @@ impl Params {
             headway_m: None,
             decel_mps2: None,
             carrier: None,
-            vut: VutSpec {
-                width_m: 1.855,
-                length_m: 4.6,
-                reference_to_front_m: 2.3,
-                steering_ratio: None,
-                speed_kmh: None,
-            },
+            vut: VutSpec::new(1.855, 4.6, 2.3),
         }
     }
 }
@@ -223,6 +217,8 @@ impl Entry {
             brake: None,
             length_m: None,
             path: None,
+            conflict: None,
+            width_m: None,
         };
         let mut targets = Vec::new();
         match self.layout {

@@ -55,6 +55,65 @@ pub struct VutSpec {
     /// reduction, and validity verdicts check the VUT speed against it (issue 11).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speed_kmh: Option<f64>,
+    /// The VUT's planned path (path of its control point): a map-frame polyline or an
+    /// OpenDRIVE lane range, as a target's `path`. Targets started by a conflict rule measure
+    /// the VUT's distance along it, for any angle of approach.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathSpec>,
+    /// Distance from the control point (the point that follows `path`; the front-axle centre
+    /// in the Euro NCAP turning tests) to the front bumper. Default: `reference_to_front_m`
+    /// (the control point is the INS reference point).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control_point_to_front_m: Option<f64>,
+    /// The VUT drives its path backwards (reversing tests): its rear leads.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reverse: bool,
+    /// Lateral drift of the VUT away from its path (lane departure tests): from `from_s`
+    /// along the path the VUT moves sideways at `lateral_mps` (positive to the left).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drift: Option<DriftSpec>,
+}
+
+impl VutSpec {
+    /// A VUT of the given size with every option at its default.
+    pub fn new(width_m: f64, length_m: f64, reference_to_front_m: f64) -> VutSpec {
+        VutSpec {
+            width_m,
+            length_m,
+            reference_to_front_m,
+            steering_ratio: None,
+            speed_kmh: None,
+            path: None,
+            control_point_to_front_m: None,
+            reverse: false,
+            drift: None,
+        }
+    }
+
+    /// How far the control point lies ahead of the INS reference point (m, along the body).
+    pub fn control_ahead_m(&self) -> f64 {
+        self.control_point_to_front_m
+            .map_or(0.0, |c| self.reference_to_front_m - c)
+    }
+}
+
+/// Lane-departure drift of the VUT (ELK): sideways at `lateral_mps` from arc length `from_s`
+/// of its path on.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriftSpec {
+    pub from_s: f64,
+    pub lateral_mps: f64,
+}
+
+/// Where a target started by a conflict rule meets the VUT: its reference point reaches arc
+/// length `target_s` of its own path when the VUT's control point reaches `vut_s` of the VUT
+/// path.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConflictSpec {
+    pub vut_s: f64,
+    pub target_s: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,6 +122,7 @@ pub enum TargetKind {
     Pedestrian,
     Cyclist,
     Vehicle,
+    Motorcycle,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -116,6 +176,50 @@ pub struct TargetSpec {
     /// TTC-triggered crossing targets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<PathSpec>,
+    /// Conflict point of a target started by `activation = "conflict"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conflict: Option<ConflictSpec>,
+    /// Target width across its heading (m): the footprint that impacts are detected on for
+    /// conflict targets. Default by kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width_m: Option<f64>,
+}
+
+impl TargetSpec {
+    /// A target of `kind` at `start` heading `heading_deg` with every option at its default
+    /// (a point-like dummy started by the TTC rule, overlap 0.5, not moving).
+    pub fn new(id: &str, kind: TargetKind, start: Point, heading_deg: f64) -> TargetSpec {
+        TargetSpec {
+            id: id.into(),
+            kind,
+            carrier: None,
+            start,
+            heading_deg,
+            lateral_start_m: 0.0,
+            accel_distance_m: 0.0,
+            speed_kmh: 0.0,
+            overlap: 0.5,
+            ttc_s: None,
+            carrier_mode: None,
+            activation: Activation::Ttc,
+            brake: None,
+            length_m: None,
+            path: None,
+            conflict: None,
+            width_m: None,
+        }
+    }
+
+    /// Footprint (length, width) of the target for impact detection.
+    pub fn footprint(&self) -> (f64, f64) {
+        let (l, w) = match self.kind {
+            TargetKind::Pedestrian => (0.3, 0.5),
+            TargetKind::Cyclist => (1.8, 0.6),
+            TargetKind::Motorcycle => (2.2, 0.8),
+            TargetKind::Vehicle => (4.0, 1.8),
+        };
+        (self.length_m.unwrap_or(l), self.width_m.unwrap_or(w))
+    }
 }
 
 /// What a carrier needs besides a start signal.

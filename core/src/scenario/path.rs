@@ -112,6 +112,37 @@ impl Polyline {
         self.cum.last().copied().unwrap_or(0.0)
     }
 
+    /// Arc length of the point of the polyline nearest to (x, y), searching only the segments
+    /// that overlap `[s_lo, s_hi]` (a path that crosses itself is disambiguated by where the
+    /// vehicle was); the ends are extended straight, so a point before the start or past the
+    /// end gets an s below 0 or beyond the length.
+    pub fn project_within(&self, x: f64, y: f64, s_lo: f64, s_hi: f64) -> f64 {
+        let n = self.pts.len();
+        let (i0, i1) = (self.segment(s_lo), self.segment(s_hi));
+        let mut best = (f64::INFINITY, 0.0);
+        for i in i0..=i1.min(n - 2) {
+            let (a, b) = (self.pts[i], self.pts[i + 1]);
+            let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+            let l2 = dx * dx + dy * dy;
+            let mut w = ((x - a.0) * dx + (y - a.1) * dy) / l2;
+            // Only the first and last segments extend beyond their ends.
+            let lo = if i == 0 { f64::NEG_INFINITY } else { 0.0 };
+            let hi = if i == n - 2 { f64::INFINITY } else { 1.0 };
+            w = w.clamp(lo, hi);
+            let (px, py) = (a.0 + w * dx, a.1 + w * dy);
+            let d = (x - px).hypot(y - py);
+            if d < best.0 {
+                best = (d, self.cum[i] + w * l2.sqrt());
+            }
+        }
+        best.1
+    }
+
+    /// [`Polyline::project_within`] over the whole polyline.
+    pub fn project(&self, x: f64, y: f64) -> f64 {
+        self.project_within(x, y, f64::NEG_INFINITY, f64::INFINITY)
+    }
+
     pub fn points(&self) -> &[(f64, f64)] {
         &self.pts
     }
@@ -209,6 +240,16 @@ impl Scenario {
     /// fills a path target's `start` and `heading_deg` from its path's start. Idempotent.
     /// Errors name the target and the road/lane/s that does not exist, or that there is no map.
     pub fn resolve_paths(&mut self, map: Option<&opendrive::OpenDrive>) -> Result<(), String> {
+        if let Some(PathSpec::Lane(lp)) = &self.vut.path {
+            let od = map.ok_or_else(|| {
+                format!(
+                    "vut.path on road '{}' lane {} needs a map (scenario `map` or --map)",
+                    lp.road, lp.lane
+                )
+            })?;
+            let points = lane_polyline(od, lp).map_err(|e| format!("vut.path: {e}"))?;
+            self.vut.path = Some(PathSpec::Points(PointsPath { points }));
+        }
         for t in &mut self.targets {
             let Some(path) = &t.path else { continue };
             let points = match path {

@@ -5,6 +5,9 @@
 //! * [`Activation::Begin`] — the target starts when the run is armed (longitudinal CPLA/CBLA
 //!   dummies walking ahead of the VUT, CCRm/CCRb lead vehicles with their headway).
 //! * [`Activation::Static`] — never moves (CPNCO obstruction vehicles, the CCRs target).
+//! * [`Activation::Conflict`] — started (and then kept synchronised) so that it reaches its
+//!   conflict point along its own path when the VUT reaches its conflict point along the VUT
+//!   path ([`super::ConflictSpec`]): turning, junction, head-on and lane-change tests.
 //!
 //! A [`BrakeSpec`] makes a moving target decelerate `after_s` seconds after its start (CCRb).
 
@@ -17,6 +20,7 @@ pub enum Activation {
     Ttc,
     Begin,
     Static,
+    Conflict,
 }
 
 pub(crate) fn is_default_activation(a: &Activation) -> bool {

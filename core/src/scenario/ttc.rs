@@ -78,14 +78,10 @@ mod tests {
                 brake: None,
                 length_m: None,
                 path: None,
+                conflict: None,
+                width_m: None,
             },
-            VutSpec {
-                width_m: 1.855,
-                length_m: 4.6,
-                reference_to_front_m: 2.3,
-                steering_ratio: None,
-                speed_kmh: None,
-            },
+            VutSpec::new(1.855, 4.6, 2.3),
         )
     }
 

@@ -33,6 +33,19 @@ pub(super) fn check(sc: &Scenario) -> Result<(), String> {
     if let Some(r) = v.steering_ratio {
         within("vut.steering_ratio", r, 1.0, 100.0, false)?;
     }
+    if let Some(c) = v.control_point_to_front_m {
+        within("vut.control_point_to_front_m", c, 0.0, 50.0, false)?;
+    }
+    if let Some(path) = &v.path {
+        check_path_shape("vut.path", path)?;
+    }
+    if let Some(d) = &v.drift {
+        if v.path.is_none() {
+            return Err("vut.drift needs vut.path (the path the VUT drifts away from)".into());
+        }
+        within("vut.drift.from_s", d.from_s, 0.0, 1.0e6, false)?;
+        within("vut.drift.lateral_mps", d.lateral_mps, -5.0, 5.0, false)?;
+    }
     if let Some(val) = &sc.validity {
         if let Some(t) = val.t_steer_s {
             within("validity.t_steer_s", t, 0.0, 3600.0, false)?;
@@ -54,7 +67,7 @@ pub(super) fn check(sc: &Scenario) -> Result<(), String> {
             check_path(&t.id, path, t.activation)?;
         }
         // A lane path fills start and heading when it is resolved against the map.
-        let lane_path = t.path.as_ref().is_some_and(|p| p.is_lane());
+        let lane_path = t.path.is_some();
         let unset = t.start.x.is_nan() && t.start.y.is_nan() && t.heading_deg.is_nan();
         if !(lane_path && unset) {
             within(
@@ -73,7 +86,39 @@ pub(super) fn check(sc: &Scenario) -> Result<(), String> {
             )?;
             within(&p("heading_deg"), t.heading_deg, -360.0, 360.0, false)?;
         }
-        if t.activation == Activation::Ttc {
+        if t.activation == Activation::Conflict {
+            let Some(c) = &t.conflict else {
+                return Err(format!(
+                    "targets.{}: activation \"conflict\" needs `conflict = {{ vut_s, target_s }}`",
+                    t.id
+                ));
+            };
+            if t.path.is_none() {
+                return Err(format!(
+                    "targets.{}: activation \"conflict\" needs the target's `path`",
+                    t.id
+                ));
+            }
+            if sc.vut.path.is_none() {
+                return Err(format!(
+                    "targets.{}: activation \"conflict\" needs the VUT's planned path (vut.path)",
+                    t.id
+                ));
+            }
+            within(&p("conflict.vut_s"), c.vut_s, 0.0, 1.0e6, false)?;
+            within(&p("conflict.target_s"), c.target_s, 0.0, 1.0e6, false)?;
+            within(&p("speed_kmh"), t.speed_kmh, 0.0, 200.0, true)?;
+        } else if t.conflict.is_some() {
+            return Err(format!(
+                "targets.{}: `conflict` is only for activation \"conflict\"",
+                t.id
+            ));
+        }
+        if let Some(w) = t.width_m {
+            within(&p("width_m"), w, 0.0, 10.0, true)?;
+        }
+        if t.activation == Activation::Conflict {
+        } else if t.activation == Activation::Ttc {
             within(&p("speed_kmh"), t.speed_kmh, 0.0, 200.0, true)?;
             within(&p("lateral_start_m"), t.lateral_start_m, 0.0, 1000.0, true)?;
         } else {
@@ -104,12 +149,16 @@ pub(super) fn check(sc: &Scenario) -> Result<(), String> {
 }
 
 fn check_path(id: &str, path: &PathSpec, activation: Activation) -> Result<(), String> {
-    let p = |key: &str| format!("targets.{id}.path.{key}");
     if activation == Activation::Ttc {
         return Err(format!(
-            "targets.{id}.path: a path is for targets along the VUT's path (activation \"begin\" or \"static\"); a TTC-triggered crossing target moves straight from start along heading_deg"
+            "targets.{id}.path: a path is for targets along the VUT's path (activation \"begin\", \"static\" or \"conflict\"); a TTC-triggered crossing target moves straight from start along heading_deg"
         ));
     }
+    check_path_shape(&format!("targets.{id}.path"), path)
+}
+
+fn check_path_shape(key: &str, path: &PathSpec) -> Result<(), String> {
+    let p = |k: &str| format!("{key}.{k}");
     match path {
         PathSpec::Lane(l) => {
             within(&p("s_from"), l.s_from, 0.0, 1.0e6, false)?;

@@ -28,6 +28,7 @@
 //! dummy's acceleration phase). The reported trigger instant is that profile origin; the instant
 //! the start command went out and its error are reported beside it.
 
+mod conflict;
 mod output;
 mod predict;
 mod protocol;
@@ -180,6 +181,10 @@ struct Track {
     path: Option<crate::scenario::path::Polyline>,
     /// Its slot in the twin once the simulated dummy was first set there.
     twin_slot: Option<usize>,
+    /// Conflict targets: smallest footprint distance so far (no contact yet).
+    closest: Option<f64>,
+    /// Conflict targets: target arrival at its conflict point minus the VUT's (s).
+    arrival_error_s: Option<f64>,
 }
 
 impl Track {
@@ -204,8 +209,17 @@ impl Track {
             .map(|o| o + self.shift_s)
     }
 
+    /// Started by a trigger on the VUT's TTC (the seed paper's crossing start, or a conflict
+    /// rule along the paths).
     fn crossing(&self) -> bool {
-        self.spec.activation == super::Activation::Ttc
+        matches!(
+            self.spec.activation,
+            super::Activation::Ttc | super::Activation::Conflict
+        )
+    }
+
+    fn is_conflict(&self) -> bool {
+        self.spec.activation == super::Activation::Conflict
     }
 }
 
@@ -241,6 +255,8 @@ pub struct Engine {
     /// The VUT's slot in the twin once its first sample was applied: telling the VUT's
     /// samples from others' by slot, not by comparing ids, every sample.
     vut_slot: Option<usize>,
+    /// The VUT's planned path (`vut.path`, resolved), when the scenario has one.
+    vut_path: Option<conflict::VutPath>,
 }
 
 impl Engine {
@@ -266,6 +282,8 @@ impl Engine {
                 sync_origin_s: None,
                 measured: false,
                 twin_slot: None,
+                closest: None,
+                arrival_error_s: None,
                 path: match &t.path {
                     Some(crate::scenario::PathSpec::Points(p)) => {
                         crate::scenario::path::Polyline::new(&p.points)
@@ -275,6 +293,16 @@ impl Engine {
             })
             .collect();
         let proto = protocol::State::new(scenario, cfg.sync);
+        let vut_path = match &scenario.vut.path {
+            Some(crate::scenario::PathSpec::Points(p)) => {
+                crate::scenario::path::Polyline::new(&p.points).map(|line| conflict::VutPath {
+                    line,
+                    ahead: scenario.vut.control_ahead_m(),
+                    s: None,
+                })
+            }
+            _ => None,
+        };
         Engine {
             vut: scenario.vut.clone(),
             cfg,
@@ -291,6 +319,15 @@ impl Engine {
             proto,
             ttc_offset_s: 0.0,
             vut_slot: None,
+            vut_path,
+        }
+    }
+
+    /// The trigger's measure (straight-line or along the planned path).
+    fn geo(&self) -> conflict::Geo<'_> {
+        conflict::Geo {
+            vut: &self.vut,
+            path: self.vut_path.as_ref(),
         }
     }
 
@@ -403,6 +440,9 @@ impl Engine {
                     v: v.speed_mps,
                     ttc: None,
                 };
+                if self.tracks[i].is_conflict() {
+                    return self.geo().d_long(&self.tracks[i].spec, v.x, v.y, v.yaw_rad);
+                }
                 (!self.tracks[i].crossing()).then(|| self.longitudinal_gap(i, &snap).0)
             })
             .collect();
@@ -438,6 +478,10 @@ impl Engine {
                         impact_speed_kmh: None,
                         relative_speed_kmh: None,
                         speed_reduction_kmh: None,
+                        location: None,
+                        vut_speed_kmh: Some(v.speed_mps * 3.6),
+                        arrival_error_s: t.arrival_error_s,
+                        closest_approach_m: t.closest,
                     }
                 }
                 None => ImpactRecord {
@@ -452,6 +496,10 @@ impl Engine {
                     impact_speed_kmh: None,
                     relative_speed_kmh: None,
                     speed_reduction_kmh: None,
+                    location: None,
+                    vut_speed_kmh: None,
+                    arrival_error_s: None,
+                    closest_approach_m: None,
                 },
             };
             let mut rec = rec;
@@ -505,8 +553,9 @@ impl Engine {
                     // The instant is the scheduled one, not `now_s`: a late timer does not move
                     // the trigger in the record (its lateness is the caller's latency figure).
                     let (x, y, yaw, v) = self.predict_state(at_s);
-                    let ttc = ttc::vut_ttc(x, y, yaw, v, &self.tracks[i].spec, &self.vut);
-                    let d = ttc::d_long(x, y, yaw, &self.tracks[i].spec, &self.vut);
+                    let geo = self.geo();
+                    let ttc = geo.ttc(&self.tracks[i].spec, x, y, yaw, v);
+                    let d = geo.d_long(&self.tracks[i].spec, x, y, yaw);
                     self.fire(i, at_s, ttc.unwrap_or(f64::NAN), d.unwrap_or(f64::NAN), v);
                 }
             }
@@ -557,6 +606,7 @@ impl Engine {
             return;
         }
         self.samples += 1;
+        self.update_vut_path(s);
         if let Some(last) = self.last_vut {
             let dt = s.time_s - last;
             // Expected interval: a slow-moving estimate that ignores single dropouts.
@@ -611,7 +661,7 @@ impl Engine {
                     y: s.y,
                     yaw: s.yaw_rad,
                     v: s.speed_mps,
-                    ttc: ttc::vut_ttc(s.x, s.y, s.yaw_rad, s.speed_mps, &t.spec, &self.vut),
+                    ttc: self.geo().ttc(&t.spec, s.x, s.y, s.yaw_rad, s.speed_mps),
                 }
             };
             self.tracks[i].ttc = snap.ttc;
@@ -628,12 +678,17 @@ impl Engine {
                         y,
                         yaw,
                         v,
-                        ttc: ttc::vut_ttc(x, y, yaw, v, spec, &self.vut).or(snap.ttc),
+                        ttc: self.geo().ttc(spec, x, y, yaw, v).or(snap.ttc),
                     }
                 }
                 None => snap,
             };
-            if self.tracks[i].crossing() {
+            if self.tracks[i].is_conflict() {
+                self.check_conflict_impact(i, &snap);
+                if active {
+                    self.step_trigger(i, &tsnap);
+                }
+            } else if self.tracks[i].crossing() {
                 self.check_impact(i, &snap);
                 if active {
                     self.step_trigger(i, &tsnap);
@@ -685,6 +740,10 @@ impl Engine {
         let w = g0 / (g0 - g1);
         let time = prev.t + w * (snap.t - prev.t);
         let (x, y, yaw, _) = Snap::lerp(&prev, snap, w);
+        let from_right = {
+            let (c, s) = (yaw.cos(), yaw.sin());
+            (c * (t.profile.start_y - y) - s * (t.profile.start_x - x)) < 0.0
+        };
         let (travel, overlap, point) = match t.origin() {
             Some(origin) => {
                 let travel = t.profile.travel(time - origin);
@@ -719,6 +778,11 @@ impl Engine {
             impact_speed_kmh: nominal_kmh.map(|_| v_imp * 3.6),
             relative_speed_kmh: None,
             speed_reduction_kmh: nominal_kmh.map(|n| n - v_imp * 3.6),
+            // From the VUT's right (nearside) edge: the dummy's side decides.
+            location: overlap.map(|o| if from_right { o } else { 1.0 - o }),
+            vut_speed_kmh: Some(v_imp * 3.6),
+            arrival_error_s: None,
+            closest_approach_m: None,
         };
         self.tracks[i].impact = Some(rec.clone());
         self.proto.impact_at(time);
@@ -728,8 +792,16 @@ impl Engine {
     /// Moves the simulated dummies in the twin to `now_s`.
     fn update_dummies(&mut self, now_s: f64) {
         for t in self.tracks.iter_mut().filter(|t| !t.measured) {
+            let started = t.origin().is_some();
             let tau = t.origin().map_or(0.0, |o| now_s - o);
             let (x, y, yaw) = t.pose(tau);
+            // A conflict target at speed from its start (no acceleration distance) stands
+            // still until it is started.
+            let (speed, accel) = if started || !t.is_conflict() {
+                (t.profile.speed(tau), t.profile.accel(tau))
+            } else {
+                (0.0, 0.0)
+            };
             let slot = *t
                 .twin_slot
                 .get_or_insert_with(|| self.twin.object_slot(&t.spec.id));
@@ -740,8 +812,8 @@ impl Engine {
                     x,
                     y,
                     yaw_rad: yaw,
-                    speed_mps: t.profile.speed(tau),
-                    accel_mps2: t.profile.accel(tau),
+                    speed_mps: speed,
+                    accel_mps2: accel,
                     yaw_rate_rps: 0.0,
                     steering_wheel_deg: None,
                     road_wheel_deg: None,

@@ -145,6 +145,20 @@ pub struct ImpactRecord {
     /// Nominal VUT speed minus the impact speed (the whole nominal speed when the VUT stopped).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speed_reduction_kmh: Option<f64>,
+    /// Euro NCAP impact location: the target's reference point across the VUT front, as a
+    /// fraction of the VUT width from its right (nearside) edge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<f64>,
+    /// VUT speed at impact (or at the end of the run without one), km/h.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vut_speed_kmh: Option<f64>,
+    /// Synchronised conflict targets: the target's arrival at its conflict point minus the
+    /// VUT's at its own (s; positive = the target late).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrival_error_s: Option<f64>,
+    /// Conflict targets: smallest distance between the footprints (0 on contact), m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closest_approach_m: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

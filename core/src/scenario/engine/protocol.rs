@@ -49,7 +49,7 @@ pub(crate) fn speed_tolerance_mps(kind: TargetKind) -> f64 {
     let kmh = match kind {
         TargetKind::Pedestrian => 0.2,
         TargetKind::Cyclist => 0.5,
-        TargetKind::Vehicle => 1.0,
+        TargetKind::Vehicle | TargetKind::Motorcycle => 1.0,
     };
     kmh / 3.6
 }
@@ -59,6 +59,7 @@ fn half_width(kind: TargetKind) -> f64 {
         TargetKind::Pedestrian => 0.25,
         TargetKind::Cyclist => 0.35,
         TargetKind::Vehicle => 0.9,
+        TargetKind::Motorcycle => 0.4,
     }
 }
 
@@ -138,6 +139,10 @@ impl Engine {
             impact_speed_kmh: Some(v * 3.6),
             relative_speed_kmh: Some(closing * 3.6),
             speed_reduction_kmh: self.vut.speed_kmh.map(|n| n - v * 3.6),
+            location: Some(((0.5 * width + lat1) / width).clamp(0.0, 1.0)),
+            vut_speed_kmh: Some(v * 3.6),
+            arrival_error_s: None,
+            closest_approach_m: None,
         };
         self.tracks[i].impact = Some(rec.clone());
         self.proto.impact_at(time);
@@ -163,14 +168,23 @@ impl Engine {
                 continue;
             }
             let Some(origin) = t.origin() else { continue };
-            let Some(gap) = path_gap(v.x, v.y, v.yaw_rad, &t.profile, d_front) else {
+            let gap = if t.is_conflict() {
+                self.geo().d_long(&t.spec, v.x, v.y, v.yaw_rad)
+            } else {
+                path_gap(v.x, v.y, v.yaw_rad, &t.profile, d_front)
+            };
+            let Some(gap) = gap else {
                 continue;
             };
             if gap <= 0.0 {
                 continue;
             }
             let t_hit = now_s + gap / v.speed_mps;
-            let nominal = super::ttc_nominal(&t.spec, width);
+            let nominal = if t.is_conflict() {
+                crate::scenario::ttc::nominal_travel_m(&t.spec, &self.vut)
+            } else {
+                super::ttc_nominal(&t.spec, width)
+            };
             let tau = now_s - origin;
             let mut base = t.profile;
             base.adjust = None;

@@ -18,9 +18,10 @@ impl Engine {
             None => (snap.x, snap.y, snap.yaw, snap.v),
         };
         let ttc_now = match &self.smooth {
-            Some(_) => {
-                ttc::vut_ttc(x, y, yaw, v, &self.tracks[i].spec, &self.vut).unwrap_or(ttc_raw)
-            }
+            Some(_) => self
+                .geo()
+                .ttc(&self.tracks[i].spec, x, y, yaw, v)
+                .unwrap_or(ttc_raw),
             None => ttc_raw,
         };
         match phase {
@@ -28,7 +29,7 @@ impl Engine {
                 if ttc_now <= threshold {
                     // Crossed without a timer firing first (at-sample method, a late arm, or a
                     // prediction overtaken by a speed change): fire at this sample.
-                    let d = ttc::d_long(x, y, yaw, &self.tracks[i].spec, &self.vut);
+                    let d = self.geo().d_long(&self.tracks[i].spec, x, y, yaw);
                     self.fire(i, snap.t, ttc_now, d.unwrap_or(f64::NAN), v);
                     self.assess(i, snap);
                     return;
@@ -69,7 +70,10 @@ impl Engine {
     /// Once the first sample at or past the threshold is in, locate the crossing between it
     /// and the last sample above, report the start command's error and (optionally) retime.
     pub(super) fn assess(&mut self, i: usize, snap: &Snap) {
-        let vut = self.vut.clone();
+        let geo = conflict::Geo {
+            vut: &self.vut,
+            path: self.vut_path.as_ref(),
+        };
         let t = &mut self.tracks[i];
         if t.assessed {
             return;
@@ -81,7 +85,7 @@ impl Engine {
         let spec = t.spec.clone();
         let g = |w: f64| {
             let (x, y, yaw, v) = Snap::lerp(&above, snap, w);
-            ttc::vut_ttc(x, y, yaw, v, &spec, &vut).map(|c| c - t.threshold)
+            geo.ttc(&spec, x, y, yaw, v).map(|c| c - t.threshold)
         };
         // g(0) > 0 ≥ g(1); bisection on the interpolated state (TTC is not linear in it).
         let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
@@ -104,8 +108,8 @@ impl Engine {
         if retime {
             rec.time_s = crossing;
             rec.retimed = true;
-            rec.ttc_s = ttc::vut_ttc(x, y, yaw, v, &spec, &vut).unwrap_or(f64::NAN);
-            rec.d_long_m = ttc::d_long(x, y, yaw, &spec, &vut).unwrap_or(f64::NAN);
+            rec.ttc_s = geo.ttc(&spec, x, y, yaw, v).unwrap_or(f64::NAN);
+            rec.d_long_m = geo.d_long(&spec, x, y, yaw).unwrap_or(f64::NAN);
             rec.vut_speed_mps = v;
         }
         let fired_at_s = rec.fired_at_s;
@@ -185,12 +189,13 @@ impl Engine {
         let v = self.twin.get(&self.cfg.vut_id)?;
         let a = self.trend_accel();
         let smooth = self.smooth;
+        let geo = self.geo();
         let f = |tau: f64| {
             let (x, y, yaw, sp) = match &smooth {
                 Some(sm) => sm.at(tau),
                 None => extrapolate(v, a, tau),
             };
-            ttc::vut_ttc(x, y, yaw, sp, &t.spec, &self.vut).map(|c| c - t.threshold)
+            geo.ttc(&t.spec, x, y, yaw, sp).map(|c| c - t.threshold)
         };
         debug_assert!((v.time_s - snap.t).abs() < 1e-12);
         match f(horizon) {

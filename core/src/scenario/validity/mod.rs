@@ -174,6 +174,7 @@ impl Limits {
             Channel::TargetLateral => sym(
                 match (self.target_kind, self.longitudinal) {
                     (Some(TargetKind::Vehicle), _) => 0.10,
+                    (Some(TargetKind::Motorcycle), _) => 0.15,
                     (_, true) => 0.15,
                     _ => 0.05,
                 },
