@@ -94,17 +94,16 @@ pub fn measure(q: Quantity, run: &Value, target: &str, nominal_kmh: f64) -> Resu
             _ => 0.0,
         });
     };
+    // The VUT's speed at the impact (`vut_speed_kmh` on footprint impacts).
+    let impact_speed = |i: &Value| num(i, "impact_speed_kmh").or(num(i, "vut_speed_kmh"));
     let need = |v: Option<f64>, what: &str| {
         v.ok_or_else(|| format!("the impact of '{target}' has no {what}"))
     };
     match q {
-        Quantity::VRelImpact => need(
-            num(i, "relative_speed_kmh").or(num(i, "impact_speed_kmh")),
-            "speed",
-        ),
-        Quantity::VImpact => need(num(i, "impact_speed_kmh"), "impact speed"),
+        Quantity::VRelImpact => need(num(i, "relative_speed_kmh").or(impact_speed(i)), "speed"),
+        Quantity::VImpact => need(impact_speed(i), "impact speed"),
         Quantity::VReduction => need(
-            num(i, "speed_reduction_kmh").or(num(i, "impact_speed_kmh").map(|v| nominal_kmh - v)),
+            num(i, "speed_reduction_kmh").or(impact_speed(i).map(|v| nominal_kmh - v)),
             "speed reduction",
         ),
         Quantity::ImpactOccurred => Ok(1.0),
