@@ -21,8 +21,9 @@ struct Cli {
 enum Command {
     /// Replay a recorded CSV through the twin and the scenario engine.
     Replay(cli::replay::ReplayArgs),
-    /// Many headless runs in parallel over a grid of varied keys: results.csv + report.html.
-    Sweep(cli::sweep::SweepArgs),
+    /// Many headless runs in parallel over a grid of varied keys: results.csv + report.html;
+    /// `--shard K/N` for batch schedulers, `scil sweep merge` to combine the shards.
+    Sweep(cli::sweep::SweepCommand),
     /// The Euro NCAP scenario catalogue; `instantiate` writes a scenario file from it.
     Catalogue(cli::catalogue::CatalogueArgs),
     /// Euro NCAP test-series report (HTML + CSV) from run result JSON files.
@@ -67,7 +68,7 @@ fn main() -> ExitCode {
     }
     let result = match cli.command {
         Some(Command::Replay(a)) => cli::replay::run(a),
-        Some(Command::Sweep(a)) => cli::sweep::run(a),
+        Some(Command::Sweep(a)) => cli::sweep::command(a),
         Some(Command::Catalogue(a)) => cli::catalogue::run(a),
         Some(Command::Report(a)) => cli::report::run(a),
         Some(Command::Map(c)) => cli::map::run(c),

@@ -21,10 +21,13 @@ fn scil(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-const IDS: [&str; 14] = [
-    "CPNA-25", "CPNA-75", "CPFA-25", "CPFA-50", "CPNCO-50", "CPLA-25", "CPLA-50", "CBNA-50",
-    "CBFA-50", "CBLA-25", "CBLA-50", "CCRs", "CCRm", "CCRb",
-];
+fn ids_all() -> Vec<String> {
+    scil::scenario::ncap2026::Catalogue::bundled()
+        .row
+        .iter()
+        .map(|r| r.id.clone())
+        .collect()
+}
 
 #[test]
 fn catalogue_json_and_table() {
@@ -37,20 +40,33 @@ fn catalogue_json_and_table() {
         .iter()
         .filter_map(|e| e["id"].as_str())
         .collect();
-    assert_eq!(ids, IDS);
+    assert_eq!(ids, ids_all());
+    let tool_rows: usize = v
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|e| e["rows"].as_array().map_or(0, Vec::len))
+        .sum();
+    assert_eq!(tool_rows, 43);
     for e in v.as_array().expect("array") {
-        let r = &e["vut_speed_kmh"];
-        assert!(r["min"].as_f64() <= r["max"].as_f64(), "{e}");
-        assert!(!e["overlaps"].as_array().expect("overlaps").is_empty());
+        assert!(
+            !e["vut_speeds_kmh"].as_array().expect("speeds").is_empty(),
+            "{e}"
+        );
     }
-    let ccrb = &v[13];
-    assert_eq!(ccrb["headway_m"], json!([12.0, 40.0]));
-    assert_eq!(ccrb["decel_mps2"], json!([2.0, 6.0]));
+    let ccrb = v
+        .as_array()
+        .expect("array")
+        .iter()
+        .find(|e| e["id"] == "CCRb")
+        .expect("CCRb");
+    assert_eq!(ccrb["headway_s"], json!(1.0));
     let (code, out, _) = scil(&["catalogue"]);
     assert_eq!(code, 0);
-    for id in IDS {
-        assert!(out.contains(id), "{id} in {out}");
+    for id in ids_all() {
+        assert!(out.contains(&id), "{id} in {out}");
     }
+    assert!(out.contains("43 rating-tool rows"), "{out}");
 }
 
 fn instantiate(dir: &Path, args: &[&str]) -> PathBuf {
@@ -84,7 +100,7 @@ fn instantiated_scenarios_replay() {
     );
     let text = std::fs::read_to_string(&sc).expect("written");
     assert!(
-        text.contains("catalogue_id = \"CPNA-75\"") && text.contains("sync = true"),
+        text.contains("catalogue_id = \"CPNA\"") && text.contains("sync = true"),
         "{text}"
     );
     let csv = shared("replays/cpna75_30kmh.csv");
@@ -179,7 +195,7 @@ fn instantiated_scenarios_replay() {
         "-1",
     ]);
     assert_ne!(code, 0);
-    assert!(err.contains("XYZ") && err.contains("CCRb"), "{err}");
+    assert!(err.contains("XYZ") && err.contains("CCFtap"), "{err}");
 }
 
 #[test]
@@ -199,9 +215,11 @@ fn service_catalogue_and_sync_run() {
         let (s, v) = get(format!("{base}/catalogue")).await;
         assert_eq!(s, 200);
         let ids: Vec<&str> = v.as_array().expect("array").iter().filter_map(|e| e["id"].as_str()).collect();
-        assert_eq!(ids, IDS);
+        assert_eq!(ids, ids_all());
         let (s, v) = get(format!("{base}/catalogue/cpna-75")).await;
-        assert_eq!((s, v["id"].as_str()), (200, Some("CPNA-75")));
+        assert_eq!((s, v["id"].as_str()), (200, Some("CPNA")));
+        let (s, v) = get(format!("{base}/catalogue/CPTAns")).await;
+        assert_eq!((s, v["id"].as_str()), (200, Some("CPTAfs & CPTAns")));
         let (s, v) = get(format!("{base}/catalogue/nope")).await;
         assert_eq!(s, 404);
         assert!(v["error"].is_string());

@@ -81,6 +81,9 @@ async fn stored_run_exports_as_parquet_and_mcap() {
             armed_at: None,
             started_at: None,
             finished_at: Some(now),
+            track: None,
+            demo: false,
+            instance: None,
         })
         .await
         .expect("run");

@@ -340,3 +340,145 @@ async fn postgres_restarted_mid_write_loses_nothing() {
     assert_eq!(count_kind(&store, &run, "test_event").await as u32, ev);
     store.close().await;
 }
+
+mod support;
+
+/// A whole service run with the default writer, its SQLite database on the 2 MB volume:
+/// * disk full from the start to the end: the run ends `failed` naming the rows lost (never `finished`
+///   with rows missing); its result answers; stored + lost = sent;
+/// * disk full after the start, space back during the run: `finished` with every row;
+/// * plenty of space: `finished` with every row.
+///
+/// Prints the write-ahead log's largest size (the writer measures it after every batch).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn service_run_on_a_full_disk_never_finishes_with_rows_missing() {
+    let fs = match Tmpfs::mount("service") {
+        Ok(fs) => fs,
+        Err(why) => {
+            println!("skip: {why}");
+            return;
+        }
+    };
+    let storage = support::tempdir("full-disk-storage");
+    let mut config = scil::serve::Config {
+        bind: "127.0.0.1:0".into(),
+        database_url: format!("sqlite://{}?mode=rwc", fs.0.join("scil.db").display()),
+        storage_dir: storage,
+        data_dir: Some(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data"))),
+        ..scil::serve::Config::default()
+    };
+    config.auth.operator_tokens = vec!["op".into()];
+    config.telemetry.settle_timeout_s = 4.0;
+    let server = scil::serve::spawn(config).await.expect("server starts");
+    let api = support::http::Api::new(format!("http://{}/api/v1", server.addr), "op");
+    let stats = server.state.writer.stats.clone();
+    let run = |speed: serde_json::Value| {
+        serde_json::json!({"scenario_id": "cpna75_10kmh", "replay": "cpna75_10kmh",
+                           "speed": speed, "start": true})
+    };
+
+    // (A run cannot be created on a full disk: its row is not stored. Filled after the start.)
+    // 1. Full from just after the start to the end.
+    let errors0 = stats.errors.load(Ordering::Relaxed);
+    let (s, v) = api.post("/runs", run(serde_json::json!(20))).await;
+    assert_eq!(s, reqwest::StatusCode::CREATED, "{v}");
+    let filler = fill(&fs.0);
+    let id = v["id"].as_str().expect("id").to_string();
+    let ended = api.wait_terminal(&id, Duration::from_secs(60)).await;
+    let (s, result) = api.get(&format!("/runs/{id}/results")).await;
+    assert_eq!(s, reqwest::StatusCode::OK, "an ended run answers: {result}");
+    let sent = result["storage"]["rows_sent"].as_u64().expect("rows_sent");
+    let lost = result["storage"]["rows_lost"].as_u64().expect("rows_lost");
+    let failed_writes = stats.errors.load(Ordering::Relaxed) - errors0;
+    println!(
+        "full disk, whole run: state {}, {sent} rows sent, {lost} lost, {failed_writes} failed \
+         writes; error: {}",
+        ended["state"], ended["error"]
+    );
+    assert!(failed_writes > 0, "the disk was not full");
+    assert!(sent > 3000, "{sent}");
+    match ended["state"].as_str() {
+        Some("finished") => assert_eq!(lost, 0, "finished with rows missing: {result}"),
+        Some("failed") => {
+            assert!(lost > 0, "{result}");
+            let err = ended["error"].as_str().unwrap_or_default();
+            assert!(
+                err.contains(&format!("{lost} of {sent} telemetry rows lost")),
+                "{err}"
+            );
+        }
+        other => panic!("unexpected state {other:?}: {ended}"),
+    }
+    std::fs::remove_file(&filler).expect("free");
+    // The final state reaches the database once there is room; the count there agrees.
+    let t0 = Instant::now();
+    loop {
+        let row = server.state.store.get_run(&id).await.expect("run");
+        if row.as_ref().is_some_and(|r| r.state == ended["state"]) {
+            break;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "final state never stored"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let stored = server
+        .state
+        .store
+        .telemetry_count(&id)
+        .await
+        .expect("count") as u64;
+    assert_eq!(stored + lost, sent, "stored + lost = sent");
+
+    // 2. Full after the start, space back while the run goes: finished with every row.
+    let errors0 = stats.errors.load(Ordering::Relaxed);
+    let (s, v) = api.post("/runs", run(serde_json::json!(10))).await;
+    assert_eq!(s, reqwest::StatusCode::CREATED, "{v}");
+    let filler = fill(&fs.0);
+    let id = v["id"].as_str().expect("id").to_string();
+    // Until writes fail (what is left of the log's allocated space fills first).
+    let t0 = Instant::now();
+    while stats.errors.load(Ordering::Relaxed) == errors0 && t0.elapsed() < Duration::from_secs(6) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let failed_writes = stats.errors.load(Ordering::Relaxed) - errors0;
+    std::fs::remove_file(&filler).expect("free");
+    let ended = api.wait_terminal(&id, Duration::from_secs(60)).await;
+    let (_, result) = api.get(&format!("/runs/{id}/results")).await;
+    let stored = server
+        .state
+        .store
+        .telemetry_count(&id)
+        .await
+        .expect("count") as u64;
+    println!(
+        "full disk, space back mid-run: state {}, {} rows sent, {stored} stored, {failed_writes} \
+         failed writes while full",
+        ended["state"], result["storage"]["rows_sent"]
+    );
+    assert!(failed_writes > 0, "the disk was not full");
+    assert_eq!(ended["state"], "finished", "{ended}");
+    assert_eq!(result["storage"]["rows_lost"], 0, "{result}");
+    assert_eq!(Some(stored), result["storage"]["rows_sent"].as_u64());
+
+    // 3. Room throughout.
+    let (_, v) = api.post("/runs", run(serde_json::json!("max"))).await;
+    let id = v["id"].as_str().expect("id").to_string();
+    let ended = api.wait_terminal(&id, Duration::from_secs(60)).await;
+    assert_eq!(ended["state"], "finished", "{ended}");
+    let wal_peak = stats.wal_peak_bytes.load(Ordering::Relaxed);
+    let wal_now = server.state.store.wal_bytes().unwrap_or(0);
+    let db = std::fs::metadata(fs.0.join("scil.db")).map_or(0, |m| m.len());
+    println!(
+        "WAL: peak {wal_peak} bytes after a batch, {wal_now} now; {} writer checkpoints; \
+         database file {db} bytes",
+        stats.checkpoints.load(Ordering::Relaxed)
+    );
+    assert!(
+        wal_peak <= 768 << 10,
+        "the write-ahead log grew to {wal_peak} bytes"
+    );
+    server.state.store.close().await;
+}

@@ -90,7 +90,7 @@ export class Analysis {
 
   renderResult(s) {
     const plots = $('#analysis-plots'), t2 = $('#sw-table2'), rows = $('#sweep-table');
-    if (!s) { plots.innerHTML = ''; t2.innerHTML = ''; rows.innerHTML = ''; $('#sw-links').innerHTML = ''; return; }
+    if (!s) { plots.innerHTML = ''; t2.innerHTML = ''; rows.innerHTML = ''; $('#sw-links').innerHTML = ''; $('#sw-cells').innerHTML = ''; return; }
     $('#sw-links').innerHTML = `<a href="${esc(s.report_url)}" target="_blank">report.html</a> · <a href="${esc(s.csv_url)}">results.csv</a>`;
     // the SVGs are made by the service (plotters), text escaped there
     plots.innerHTML = (s.plots || []).map((p) => `<figure class="sw-plot" data-id="${esc(p.id)}">${p.svg}</figure>`).join('');
@@ -98,10 +98,16 @@ export class Analysis {
       + (s.table2 || []).map((r) => `<tr><td>${esc(r.source)}</td><td>${esc(r.method)}</td><td>${r.runs}</td><td>${fmt(r.vut_speed_kmh, 2)}</td><td>${fmt(r.ttc_s, 4)}</td><td>${fmt(r.d_long_m, 3)}</td><td>${fmt(r.dummy_travel_m, 4)}</td><td>${fmt(r.travel_error_m, 4)}</td><td class="fire-med">${fmt(r.fire_error_ms && r.fire_error_ms.median, 2)}</td></tr>`).join('')
       + '</tbody>';
     const keys = (s.keys || []).filter((k) => k !== 'method');
-    const cols = ['index', 'seed', ...keys, 'method', 'ttc_s', 'd_long_m', 'vut_speed_kmh', 'fire_error_ms', 'dummy_travel_m', 'travel_error_m', 'validity', 'error'];
+    // the plots' axes name long cells c0, c1, …: the key of every cell
+    const cells = new Map();
+    for (const r of s.rows || []) if (r.cell != null && !cells.has(r.cell)) cells.set(r.cell, (s.keys || []).map((k) => `${k}=${r[k] ?? ''}`).join(' '));
+    $('#sw-cells').innerHTML = cells.size ? '<thead><tr><th>cell</th><th>values</th><th>runs</th></tr></thead><tbody>'
+      + [...cells].sort((a, b) => a[0] - b[0]).map(([c, label]) => `<tr><td>c${c}</td><td>${esc(label || 'all')}</td><td class="num">${(s.rows || []).filter((r) => r.cell === c).length}</td></tr>`).join('') + '</tbody>' : '';
+    const cols = ['index', 'cell', 'seed', ...keys, 'method', 'ttc_s', 'd_long_m', 'vut_speed_kmh', 'fire_error_ms', 'dummy_travel_m', 'travel_error_m', 'validity', 'error'];
     const num = (v) => (typeof v === 'number' && !Number.isInteger(v) ? fmt(v, 4) : esc(v ?? ''));
+    const cell = (c, v) => (c === 'cell' && v != null ? `c${v}` : num(v));
     rows.innerHTML = `<thead><tr>${cols.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>`
-      + (s.rows || []).slice(0, ROW_LIMIT).map((r) => `<tr>${cols.map((c) => `<td>${num(r[c])}</td>`).join('')}</tr>`).join('')
+      + (s.rows || []).slice(0, ROW_LIMIT).map((r) => `<tr>${cols.map((c) => `<td>${cell(c, r[c])}</td>`).join('')}</tr>`).join('')
       + '</tbody>';
     if ((s.rows || []).length > ROW_LIMIT) $('#sw-links').innerHTML += ` · first ${ROW_LIMIT} of ${s.rows.length} rows shown`;
   }

@@ -26,8 +26,9 @@ async function request(method, path, { body, form, auth } = {}) {
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = text; }
   if (!r.ok) {
-    const msg = (data && (data.error || data.message)) || (typeof data === 'string' && data) || r.statusText;
-    throw new ApiError(r.status, `${method} ${path}: ${r.status} ${msg}`);
+    // the server's own words: {"error": "conflict", "detail": "cannot start run 'x': it is created"}
+    const msg = (data && (data.detail || data.error || data.message)) || (typeof data === 'string' && data) || r.statusText;
+    throw new ApiError(r.status, `${r.status}: ${msg}`);
   }
   return data;
 }

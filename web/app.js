@@ -8,9 +8,11 @@ import { Results } from './results.js';
 import { Analysis } from './analysis.js';
 import { SIM_VUT, simOption, simSelected, simSource, initParams, showParams } from './params.js';
 import { ValidityLamps } from './validity.js';
+import { RunStrip } from './runs_strip.js';
 
 const $ = (s) => document.querySelector(s);
-const MAX_POINTS = 20000, MAX_EVENTS = 400, TRAIL_MIN_M = 0.25, TRAIL_MAX = 4000;
+// a 10-minute run at 100 Hz is 60 000 points: the whole run stays on screen
+const MAX_POINTS = 200000, MAX_EVENTS = 2000, TRAIL_MIN_M = 0.25, TRAIL_MAX = 40000;
 const ACTIVE = ['armed', 'running'];
 
 // ---------------------------------------------------------------- live state
@@ -47,11 +49,26 @@ function push(series, ...vals) {
 // ---------------------------------------------------------------- messages
 function onMessage(m) {
   stats.messages++;
+  // Only the shown run's frames (a track follower moves on to the track's next run).
+  if (m.type !== 'hello' && m.type !== 'run_started' && m.run_id != null && L.runId != null && m.run_id !== L.runId) return;
   switch (m.type) {
     case 'hello': {
       stats.hello++;
       const id = runId(m.run);
-      if (id !== L.runId) resetRun(id);
+      if (L.runId != null && id !== L.runId) {
+        // The page never switches by itself: say so, and stay on the shown run.
+        strip.started(id, m.track ?? (m.run && m.run.track));
+        connect(L.runId);
+        return;
+      }
+      if (L.runId == null) {
+        // an idle page takes the first run it learns of, then follows that run only
+        resetRun(id);
+        if (wsTarget !== id) { connect(id); return; }
+      }
+      if (m.t0 != null) L.t0 = m.t0;
+      L.plan = m.plan ?? null;
+      L.track = m.track ?? (m.run && m.run.track) ?? null;
       L.scenarioId = m.scenario_id ?? (m.run && m.run.scenario_id) ?? L.scenarioId;
       if (m.run && m.run.state) setState(m.run.state);
       if (m.map_id && m.map_id !== L.mapId) loadMap(m.map_id);
@@ -59,6 +76,11 @@ function onMessage(m) {
       L.dirty.state = true;
       break;
     }
+    case 'history': onHistory(m); break;
+    case 'run_started':
+      if (L.runId == null && wsTarget && wsTarget.track !== undefined) { resetRun(m.run_id); connect(m.run_id); }
+      else strip.started(m.run_id, m.track);
+      break;
     case 'sample': {
       stats.samples++;
       if (m.run_id != null && L.runId == null) L.runId = m.run_id;
@@ -105,6 +127,56 @@ function addTrail(tr, x, y) {
   if (n >= 2 && Math.hypot(tr[n - 2] - x, tr[n - 1] - y) < TRAIL_MIN_M) return;
   tr.push(x, y);
   if (tr.length > 2 * TRAIL_MAX) tr.splice(0, tr.length - 2 * TRAIL_MAX);
+}
+
+// The whole run so far (a page that joins late, or reconnects): drawn on the run's own time
+// axis, t0 = the run's first VUT sample, the same on every page and in the results.
+function onHistory(m) {
+  stats.history = (stats.history || 0) + 1;
+  const keepState = L.state;
+  resetRun(m.run_id);
+  L.state = keepState;
+  if (m.t0 != null) L.t0 = m.t0;
+  const t0 = L.t0 ?? 0;
+  let vutT = null, vutX = null, vutY = null;
+  for (const [vid, tr] of Object.entries(m.vehicles || {})) {
+    const n = tr.t.length; if (!n) continue;
+    const last = n - 1;
+    if (tr.kind === 'vut') {
+      vutT = tr.t; vutX = tr.x; vutY = tr.y;
+      for (let i = 0; i < n; i++) {
+        addTrail(L.trail, tr.x[i], tr.y[i]);
+        const v = tr.speed_mps[i] * 3.6;
+        L.speed[0].push(tr.t[i] - t0); L.speed[1].push(v); L.speed[2].push(tr.brake[i] ? v : null);
+      }
+      L.vut = { x: tr.x[last], y: tr.y[last], yaw: tr.yaw[last], speed: tr.speed_mps[last], brake: !!tr.brake[last], t: tr.t[last] - t0 };
+    } else {
+      const tg = { trail: [] };
+      for (let i = 0; i < n; i++) addTrail(tg.trail, tr.x[i], tr.y[i]);
+      Object.assign(tg, { x: tr.x[last], y: tr.y[last], yaw: tr.yaw[last], speed: tr.speed_mps[last], t: tr.t[last] - t0 });
+      L.targets.set(vid, tg);
+      L.carriers.set(vid, tr.speed_mps.some((v) => v > 0.05) ? 'moving' : 'waiting');
+    }
+  }
+  let first = true;
+  for (const [target, s] of Object.entries(m.ttc || {})) {
+    if (s.threshold_s != null) L.threshold = s.threshold_s;
+    if (!L.carriers.has(target)) L.carriers.set(target, 'waiting');
+    const n = s.t.length;
+    L.ttcByTarget.set(target, n ? s.ttc_s[n - 1] : null);
+    if (first) { for (let i = 0; i < n; i++) { L.ttc[0].push(s.t[i] - t0); L.ttc[1].push(s.ttc_s[i]); } L.lastTtc = n ? s.ttc_s[n - 1] : null; }
+    first = false;
+  }
+  for (const e of m.events || []) onEvent(e);
+  // the trigger point where the VUT was at the trigger, not where it is now
+  const trig = (m.events || []).find((e) => e.event && e.event.event === 'triggered');
+  if (trig && vutT && trig.event.time_s != null) {
+    let lo = 0, hi = vutT.length - 1;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (vutT[mid] < trig.event.time_s) lo = mid + 1; else hi = mid; }
+    L.triggerPoint = [vutX[lo], vutY[lo]];
+  }
+  if (m.state) setState(m.state);
+  for (const k in L.dirty) L.dirty[k] = true;
 }
 
 function onEvent(m) {
@@ -180,14 +252,21 @@ function setState(s) {
 }
 
 // ---------------------------------------------------------------- websocket
-let ws = null, wsTarget = 'active', backoff = 500;
+// wsTarget: a run id (that run only) or {track} (an idle page waiting for the track's next run)
+let ws = null, wsTarget = null, backoff = 500;
 function connect(target = wsTarget) {
   wsTarget = target;
-  if (ws) { ws.onclose = null; ws.close(); }
-  const path = target === 'active' ? '/api/v1/live' : `/api/v1/runs/${encodeURIComponent(target)}/live`;
+  // the old socket's queued frames are dropped with it
+  if (ws) { ws.onclose = null; ws.onmessage = null; ws.close(); }
+  const q = new URLSearchParams();
+  let path;
+  if (typeof target === 'object' && target) { path = '/api/v1/live'; q.set('track', target.track); }
+  else path = `/api/v1/runs/${encodeURIComponent(target)}/live`;
   // browsers cannot set headers on a WebSocket: the service also takes ?token=
   const tok = getToken();
-  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${path}${tok ? `?token=${encodeURIComponent(tok)}` : ''}`;
+  if (tok) q.set('token', tok);
+  const qs = q.toString();
+  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${path}${qs ? `?${qs}` : ''}`;
   setConn('connecting');
   ws = new WebSocket(url);
   ws.onopen = () => { setConn('open'); backoff = 500; };
@@ -200,7 +279,7 @@ function connect(target = wsTarget) {
 }
 function setConn(s) {
   const el = $('#conn'); el.dataset.state = s;
-  el.textContent = s === 'open' ? `WS ${wsTarget === 'active' ? 'live' : 'run ' + wsTarget}` : s === 'connecting' ? 'WS …' : 'WS down';
+  el.textContent = s === 'open' ? `WS ${typeof wsTarget === 'object' && wsTarget ? 'track ' + wsTarget.track : 'run ' + wsTarget}` : s === 'connecting' ? 'WS …' : 'WS down';
 }
 
 // ---------------------------------------------------------------- map + plots
@@ -233,7 +312,7 @@ function frame(now, fromTimer = false) {
   lastFrame = performance.now();
   stats.frames++;
   if (L.dirty.map || mapView.dirty || mapView.follow && L.dirty.hud) {
-    mapView.draw({ vut: L.vut, targets: L.targets, trail: L.trail, triggerPoint: L.triggerPoint });
+    mapView.draw({ vut: L.vut, targets: L.targets, trail: L.trail, triggerPoint: L.triggerPoint, plan: L.plan });
     L.dirty.map = false;
   }
   if (L.dirty.plots) {
@@ -310,11 +389,14 @@ function renderState() {
   el.dataset.state = L.state || 'none';
   el.textContent = L.state ? L.state : 'no run';
   L.dirty.tables = true;
-  $('#run-info').textContent = L.runId != null ? `run ${L.runId} · ${L.scenarioId ?? '?'} · map ${L.mapId ?? '?'}` : 'waiting for a run';
-  const active = ACTIVE.includes(L.state);
+  $('#run-info').textContent = L.runId != null ? `run ${L.runId} · track ${L.track ?? '?'} · ${L.scenarioId ?? '?'} · map ${L.mapId ?? '?'}` : 'waiting for a run';
+  // ABORT shows for a created, armed or running run (the server aborts all three)
+  const active = ACTIVE.includes(L.state) || L.state === 'created';
   $('#estop').hidden = !active;
+  $('#estop').title = L.runId != null ? `Abort run ${L.runId} (track ${L.track ?? '?'}): stop every carrier` : '';
+  // enabled only where the server accepts them: arm a created run, start an armed one
   $('#btn-arm').disabled = L.runId == null || L.state !== 'created';
-  $('#btn-start').disabled = L.runId == null || !['created', 'armed'].includes(L.state);
+  $('#btn-start').disabled = L.runId == null || L.state !== 'armed';
   showParams(L.state);
 }
 
@@ -391,7 +473,7 @@ async function op(fn) {
 }
 
 $('#btn-create').addEventListener('click', () => op(async () => {
-  const body = { scenario_id: $('#scenario').value, replay: $('#replay').value || undefined, speed: Number($('#speed').value) || 1 };
+  const body = { scenario_id: $('#scenario').value, replay: $('#replay').value || undefined, speed: Number($('#speed').value) || 1, track: $('#track').value || undefined };
   if (body.replay === SIM_VUT) { delete body.replay; body.source = simSource(); }
   const run = await post('/runs', body);
   const id = runId(run);
@@ -399,10 +481,13 @@ $('#btn-create').addEventListener('click', () => op(async () => {
   toast(`run ${id} created`);
   connect(id);
 }));
-$('#btn-arm').addEventListener('click', () => op(async () => { await post(`/runs/${L.runId}/arm`); setState('armed'); }));
-$('#btn-start').addEventListener('click', () => op(async () => { await post(`/runs/${L.runId}/start`); setState('running'); }));
-initParams(() => L.runId, toast);
-$('#estop').addEventListener('click', () => op(async () => { await post(`/runs/${L.runId}/abort`); toast('ABORT sent'); }));
+// Every control names the shown run and the state the page shows (the server refuses it with
+// 409 when the run is no longer in that state).
+const control = (action) => post(`/runs/${encodeURIComponent(L.runId)}/${action}`, { expect_state: L.state });
+$('#btn-arm').addEventListener('click', () => op(async () => { const r = await control('arm'); setState(r && r.state ? r.state : 'armed'); }));
+$('#btn-start').addEventListener('click', () => op(async () => { const r = await control('start'); setState(r && r.state ? r.state : 'running'); }));
+initParams(() => L.runId, () => L.state, toast);
+$('#estop').addEventListener('click', () => op(async () => { const id = L.runId; await control('abort'); toast(`ABORT sent to run ${id}`); }));
 
 // ---------------------------------------------------------------- tabs
 const results = new Results();
@@ -424,9 +509,31 @@ for (const b of document.querySelectorAll('#tabs .tab')) {
 if (location.hash === '#results') document.querySelector('[data-tab=results]').click();
 if (location.hash === '#analysis') document.querySelector('[data-tab=analysis]').click();
 
-// ?run=<id> follows one run; otherwise the active run
-const q = new URLSearchParams(location.search);
-connect(q.get('run') || 'active');
+// What the page shows: ?run=<id>; else an active run (of ?track=, else the default track, else
+// any); else it waits on the track for the first run. It never switches runs by itself.
+const strip = new RunStrip({ shown: () => L.runId, view, op, toast });
+window.__scil.strip = strip;
+function view(id) {
+  if (id == null || id === L.runId) return;
+  resetRun(id); L.state = null; L.dirty.state = true;
+  connect(id);
+  strip.render();
+}
+$('#show-demo').addEventListener('change', () => results.refresh());
+async function startView() {
+  const q = new URLSearchParams(location.search);
+  let tracks = { tracks: [], default: null, demo: null };
+  try { tracks = await get('/tracks'); } catch { /* older service: no tracks */ }
+  const track = q.get('track') || tracks.default;
+  $('#track').innerHTML = (tracks.tracks || []).map((t) => `<option value="${esc(t)}">${esc(t)}</option>`).join('');
+  if (track && (tracks.tracks || []).includes(track)) $('#track').value = track;
+  if (q.get('run')) { resetRun(q.get('run')); connect(q.get('run')); return; }
+  let active = [];
+  try { active = await get('/runs?active=true'); } catch { active = []; }
+  const pick = active.find((r) => r.track === track) || active.find((r) => !r.demo) || active[0];
+  if (pick) { resetRun(pick.id); connect(pick.id); } else connect({ track: track || 'main' });
+}
+startView();
 loadScenarios();
 renderState();
 requestAnimationFrame(frame);

@@ -91,7 +91,7 @@ export class MapView {
     c.addEventListener('dblclick', (e) => { const r = c.getBoundingClientRect(); this.zoom(2, e.clientX - r.left, e.clientY - r.top); });
   }
 
-  /** Draws the scene. `st` = {vut, targets: Map, trail: [x,y,…], triggerPoint}. */
+  /** Draws the scene. `st` = {vut, targets: Map, trail: [x,y,…], triggerPoint, plan}. */
   draw(st) {
     const c = this.canvas, dpr = window.devicePixelRatio || 1;
     const w = c.clientWidth, h = c.clientHeight;
@@ -122,6 +122,37 @@ export class MapView {
       ctx.stroke();
     }
     ctx.setLineDash([]);
+
+    // the plan: every actor's planned path (dashed), conflict points, static obstructions
+    if (st.plan) {
+      const line = (pts, color) => {
+        if (!pts || pts.length < 2) return;
+        ctx.strokeStyle = color; ctx.lineWidth = 1.5; ctx.setLineDash([8, 6]); ctx.beginPath();
+        ctx.moveTo(X(pts[0][0]), Y(pts[0][1]));
+        for (const p of pts) ctx.lineTo(X(p[0]), Y(p[1]));
+        ctx.stroke(); ctx.setLineDash([]);
+      };
+      line(st.plan.vut_path, '#4fa3ff');
+      for (const t of st.plan.targets || []) {
+        if (t.static) {
+          // a parked car: its footprint at its place (the start point is its rear end)
+          const yaw = (90 - t.heading_deg) * Math.PI / 180;
+          ctx.save(); ctx.translate(X(t.start[0]), Y(t.start[1])); ctx.rotate(-yaw);
+          ctx.fillStyle = '#5a606c'; ctx.strokeStyle = '#aab1bf'; ctx.lineWidth = 1;
+          ctx.beginPath(); ctx.rect(0, -t.width_m * s / 2, t.length_m * s, t.width_m * s); ctx.fill(); ctx.stroke();
+          ctx.restore();
+          continue;
+        }
+        line(t.path, '#d8a93a');
+        if (t.conflict_point) {
+          const [cx, cy] = t.conflict_point, r = 6;
+          ctx.strokeStyle = '#ff7a45'; ctx.lineWidth = 2; ctx.beginPath();
+          ctx.moveTo(X(cx) - r, Y(cy) - r); ctx.lineTo(X(cx) + r, Y(cy) + r);
+          ctx.moveTo(X(cx) - r, Y(cy) + r); ctx.lineTo(X(cx) + r, Y(cy) - r); ctx.stroke();
+          ctx.fillStyle = '#ff7a45'; ctx.font = '11px monospace'; ctx.fillText(`conflict ${t.id}`, X(cx) + 8, Y(cy) + 14);
+        }
+      }
+    }
 
     // trails
     const trail = (pts, color) => {

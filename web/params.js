@@ -22,8 +22,10 @@ export function simSource() {
   return src;
 }
 
-/** Wires the live-parameters panel; `runIdOf()` gives the followed run, `toast(msg, err)`. */
-export function initParams(runIdOf, toast) {
+/** Wires the live-parameters panel; `runIdOf()` gives the shown run, `stateOf()` the state the
+ * page shows (sent as `expect_state`: the server refuses the change if the run is elsewhere),
+ * `toast(msg, err)`. */
+export function initParams(runIdOf, stateOf, toast) {
   $('#replay').addEventListener('change', simSelected);
   $('#p-apply').addEventListener('click', async () => {
     const id = runIdOf();
@@ -33,10 +35,12 @@ export function initParams(runIdOf, toast) {
     if (ttc !== '') body.ttc_offset_s = Number(ttc);
     if (pos !== '') body['noise.pos'] = Number(pos);
     if (!Object.keys(body).length) { toast('nothing to change', true); return; }
+    body.expect_state = stateOf();
     try {
       const r = await patch(`/runs/${encodeURIComponent(id)}/parameters`, body);
       const p = (r && r.parameters) || {};
       $('#p-now').textContent = `offset ${p.ttc_offset_s ?? '—'} s · pos σ ${(p.noise && p.noise.pos) ?? '—'} m`;
+      delete body.expect_state;
       toast(`parameters changed: ${Object.entries(body).map(([k, v]) => `${k}=${v}`).join(', ')}`);
     } catch (e) { toast(e.message, true); }
   });

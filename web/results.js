@@ -6,6 +6,8 @@ import { TimePlot, COLORS } from './plots.js';
 
 const $ = (s) => document.querySelector(s);
 const NOMINAL_TRAVEL_M = 4.46375;
+/** Dummy travel error band (Euro NCAP, ±20 mm), the one the report draws. */
+export const TRAVEL_BAND_M = 0.020;
 const fmt = (v, d = 3) => (v == null || !isFinite(v) ? '—' : Number(v).toFixed(d));
 const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 const DONE = ['finished', 'aborted', 'failed'];
@@ -99,7 +101,7 @@ export class Results {
 
   async refresh() {
     let runs;
-    try { runs = asList(await get('/runs'), 'runs'); } catch (e) { $('#runs tbody').innerHTML = `<tr><td colspan=8 class="bad">${esc(e.message)}</td></tr>`; return; }
+    try { runs = asList(await get($('#show-demo') && $('#show-demo').checked ? '/runs' : '/runs?demo=false'), 'runs'); } catch (e) { $('#runs tbody').innerHTML = `<tr><td colspan=8 class="bad">${esc(e.message)}</td></tr>`; return; }
     // newest first: by creation time when the server gives one, else by id
     const key = (r) => String(r.created_at ?? r.created ?? r.started_at ?? runId(r) ?? '');
     runs.sort((a, b) => key(b).localeCompare(key(a), undefined, { numeric: true }));
@@ -109,9 +111,10 @@ export class Results {
       const id = String(runId(run)), st = run.state ?? '';
       let t = {};
       if (DONE.includes(st)) { try { t = table2(await this.results(id, st)); } catch { t = {}; } }
-      const travel = t.travel == null ? '—' : `${fmt(t.travel, 3)} <span class="muted">(${t.dTravel >= 0 ? '+' : ''}${fmt(t.dTravel, 3)})</span>`;
+      const band = t.dTravel == null ? 'muted' : Math.abs(t.dTravel) <= TRAVEL_BAND_M ? 'ok' : 'bad';
+      const travel = t.travel == null ? '—' : `${fmt(t.travel, 3)} <span class="${band}">(${t.dTravel >= 0 ? '+' : ''}${fmt(t.dTravel, 3)})</span>`;
       return `<tr data-id="${esc(id)}" class="${id === this.selected ? 'sel' : ''}"><td><input type="checkbox" value="${esc(id)}" ${checked.has(id) ? 'checked' : ''}></td>`
-        + `<td>${esc(id)}</td><td>${esc(run.scenario_id ?? run.scenario ?? '')}</td><td><span class="pill" data-state="${esc(st)}">${esc(st)}</span></td>`
+        + `<td>${esc(id)}${run.demo ? ' <span class="muted">demo</span>' : ''}</td><td>${esc(run.scenario_id ?? run.scenario ?? '')}${run.track ? ` <span class="muted">@${esc(run.track)}</span>` : ''}</td><td><span class="pill" data-state="${esc(st)}">${esc(st)}</span></td>`
         + `<td class="num trig-ttc">${fmt(t.ttc, 3)}</td><td class="num">${fmt(t.dlong, 2)}</td><td class="num">${travel}</td><td class="num">${fmt(t.fireErr, 2)}</td></tr>`;
     }));
     $('#runs tbody').innerHTML = rows.join('') || '<tr><td colspan=8 class="muted">no runs yet</td></tr>';
@@ -138,7 +141,7 @@ export class Results {
     const t = table2(res);
     const card = (k, v, u = '', cls = '') => `<div><div class="k">${k}</div><span class="v ${cls}">${v}</span><span class="u">${u}</span></div>`;
     const errCls = t.fireErr == null ? '' : Math.abs(t.fireErr) <= 5 ? 'ok' : Math.abs(t.fireErr) <= 20 ? 'warn' : 'bad';
-    const trCls = t.dTravel == null ? '' : Math.abs(t.dTravel) <= 0.1 ? 'ok' : Math.abs(t.dTravel) <= 0.3 ? 'warn' : 'bad';
+    const trCls = t.dTravel == null ? '' : Math.abs(t.dTravel) <= TRAVEL_BAND_M ? 'ok' : 'bad';
     $('#detail').innerHTML = `<div class="kv">`
       + card('TTC at trigger', fmt(t.ttc, 4), 's') + card('threshold (TTC_dummy)', fmt(t.thr, 4), 's')
       + card('d_long at trigger', fmt(t.dlong, 3), 'm') + card('VUT speed at trigger', fmt(t.vkmh, 2), 'km/h')

@@ -64,6 +64,12 @@ pub enum BenchCommand {
     },
     /// Sustained telemetry insert rate through the batching writer (SQLite and/or PostgreSQL).
     Store(crate::bench::store::StoreBenchArgs),
+    /// A late WebSocket client joining a long service run (10 minutes at 100 Hz): time until
+    /// the whole history is delivered, against a bare loopback WebSocket sending the same bytes.
+    Join(crate::bench::join::JoinBenchArgs),
+    /// Run list and Parquet export latency through the API with 10^5 stored runs against
+    /// 10^2 (the ratio), on SQLite and (with $SCIL_TEST_POSTGRES_URL) PostgreSQL.
+    Archive(crate::bench::archive::ArchiveBenchArgs),
     /// BeamNG coupling in lock-step over loopback UDP (the `scil sim beamng` peer in process):
     /// messages/s and answer latency p50/p99, against a bare UDP echo.
     Cosim(crate::bench::cosim::CosimBenchArgs),
@@ -126,7 +132,13 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         BenchCommand::Store(a) => crate::bench::store::run(a),
+        BenchCommand::Archive(a) => crate::bench::archive::run(a),
         BenchCommand::Cosim(a) => crate::bench::cosim::run(a),
+        BenchCommand::Join(a) => {
+            let rt = crate::run::runtime()?;
+            print!("{}", rt.block_on(crate::bench::join::run(a))?);
+            Ok(ExitCode::SUCCESS)
+        }
         BenchCommand::Sweep { sweep, bench_jobs } => crate::cli::sweep::bench(sweep, &bench_jobs),
     }
 }

@@ -1,5 +1,6 @@
-//! `scil catalogue [--json]` and `scil catalogue instantiate ID …`: the Euro NCAP scenario
-//! catalogue (issue 11) and scenario files made from it that `scil replay` runs.
+//! `scil catalogue [--json]` and `scil catalogue instantiate ID …`: the Euro NCAP 2026
+//! catalogue (every row of the rating tool) and scenario files made from it that `scil sim`,
+//! `scil replay` and the service run.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -8,11 +9,12 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 
-use crate::scenario::catalogue::{Catalogue, Entry, Params};
+use crate::scenario::ncap2026::{Approach, Catalogue, Direction, Light, Params, Robustness, Row};
+use crate::scenario::turn::Turn;
 
 #[derive(Args, Debug, Clone)]
 pub struct CatalogueArgs {
-    /// One JSON array on stdout (`[{"id":"CPNA-75", …}, …]`).
+    /// One JSON array on stdout (`[{"id":"CCRs", "rows":["CCRs"], …}, …]`).
     #[arg(long)]
     pub json: bool,
     #[command(subcommand)]
@@ -23,40 +25,79 @@ pub struct CatalogueArgs {
 pub enum CatalogueCommand {
     /// Write a scenario file for one catalogue entry on a map.
     Instantiate(InstantiateArgs),
+    /// Run the whole prediction grid (every placeable row × every cell) on the simulated VUT.
+    Grid(GridArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct GridArgs {
+    /// Map for the straight rows.
+    #[arg(long)]
+    pub straight_map: PathBuf,
+    /// Map with a junction for the turning and crossing-path rows.
+    #[arg(long)]
+    pub junction_map: PathBuf,
+    /// AEB model of the simulated VUT (`ttc=1.2,decel=8,delay_ms=150`); default: none
+    /// (drive-through).
+    #[arg(long)]
+    pub aeb: Option<crate::sim::AebParams>,
+    /// Parallel runs (default: the machine's cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Only rows whose id contains this (case-insensitive).
+    #[arg(long)]
+    pub only: Option<String>,
+    /// Write the results as CSV.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]
 pub struct InstantiateArgs {
-    /// Catalogue id, e.g. CPNA-75 (case-insensitive).
+    /// Row as the rating tool names it (CPNA, "CPNA night", "CPTAfs & CPTAns", CPTAns, CCFtap,
+    /// "CC ELK On", …) or an earlier catalogue id (CPNA-75); case-insensitive.
     pub id: String,
-    /// VUT test speed, km/h (within the entry's range).
+    /// VUT test speed, km/h (one of the row's).
     #[arg(long)]
     pub vut_speed: f64,
     /// OpenDRIVE map; the scenario names it relative to the output file.
     #[arg(long)]
     pub map: PathBuf,
-    /// x (map frame) of the impact point (crossing), of the target's start (longitudinal) or
-    /// of the target's rear end (rear).
-    #[arg(long, allow_hyphen_values = true)]
-    pub impact_x: f64,
-    /// Lane id of the VUT (OpenDRIVE: negative = right of the reference line).
-    #[arg(long, allow_hyphen_values = true)]
-    pub lane: i32,
-    /// Road id (default: the first road whose lane covers impact-x).
-    #[arg(long)]
-    pub road: Option<String>,
-    /// Overlap (one of the entry's).
-    #[arg(long, allow_hyphen_values = true)]
-    pub overlap: Option<f64>,
-    /// Target speed, km/h (one of the entry's).
+    /// Target speed, km/h (one of the row's).
     #[arg(long)]
     pub target_speed: Option<f64>,
-    /// Headway, m (CCRm/CCRb).
+    /// Impact location: fraction of the VUT width from its nearside (right) edge (head-on rows:
+    /// the overlap).
+    #[arg(long, allow_hyphen_values = true)]
+    pub impact: Option<f64>,
+    /// Turn of the VUT: farside | nearside (turn-across-path rows).
     #[arg(long)]
-    pub headway: Option<f64>,
-    /// Lead-vehicle deceleration, m/s² (CCRb).
+    pub turn: Option<Turn>,
+    /// Target direction relative to the VUT's approach: same | opposite.
     #[arg(long)]
-    pub decel: Option<f64>,
+    pub direction: Option<Direction>,
+    /// Side the crossing target comes from: nearside | farside (crossing-path rows).
+    #[arg(long)]
+    pub approach: Option<Approach>,
+    /// day | night (rows tested in both).
+    #[arg(long)]
+    pub light: Option<Light>,
+    /// x (map frame) of the impact point on a straight lane (default: placed on the longest
+    /// straight, or at the map's junction for turning and crossing-path rows).
+    #[arg(long, allow_hyphen_values = true)]
+    pub impact_x: Option<f64>,
+    /// Lane id of the VUT (OpenDRIVE: negative = right of the reference line).
+    #[arg(long, allow_hyphen_values = true)]
+    pub lane: Option<i32>,
+    /// Road id of the straight.
+    #[arg(long)]
+    pub road: Option<String>,
+    /// Earlier name of --impact.
+    #[arg(long, allow_hyphen_values = true, hide = true)]
+    pub overlap: Option<f64>,
+    /// Robustness layer offsets: `vut_speed_kmh=5,target_speed_kmh=-2,heading_deg=20,…`.
+    #[arg(long)]
+    pub robustness: Option<String>,
     /// Carrier name of the (first) target.
     #[arg(long)]
     pub carrier: Option<String>,
@@ -70,11 +111,12 @@ pub fn run(a: CatalogueArgs) -> anyhow::Result<ExitCode> {
     let cat = Catalogue::bundled();
     match a.command {
         Some(CatalogueCommand::Instantiate(i)) => instantiate(&cat, &i),
+        Some(CatalogueCommand::Grid(g)) => grid(&cat, &g),
         None => {
             if a.json {
-                println!("{}", serde_json::to_string(&cat.scenario)?);
+                println!("{}", serde_json::to_string(&cat.row)?);
             } else {
-                print!("{}", table(&cat.scenario));
+                print!("{}", table(&cat.row));
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -82,45 +124,55 @@ pub fn run(a: CatalogueArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn list(v: &[f64]) -> String {
-    v.iter()
-        .map(|x| format!("{x}"))
-        .collect::<Vec<_>>()
-        .join("/")
+    match v {
+        [] => "-".into(),
+        [one] => format!("{one}"),
+        _ if v.len() > 4 => format!("{}…{} ({})", v[0], v[v.len() - 1], v.len()),
+        _ => v
+            .iter()
+            .map(|x| format!("{x}"))
+            .collect::<Vec<_>>()
+            .join("/"),
+    }
 }
 
 /// The readable catalogue table.
-pub fn table(entries: &[Entry]) -> String {
+pub fn table(rows: &[Row]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<9} {:<12} {:<10} {:<12} {:<10} {:<22} {:<18}  name",
-        "id", "layout", "target", "VUT km/h", "tgt km/h", "overlap", "extra"
+        "{:<16} {:<4} {:<21} {:<11} {:<14} {:<12} {:<15} {:<10}  name",
+        "id", "", "family", "target", "VUT km/h", "tgt km/h", "impact", "runnable"
     );
-    for e in entries {
-        let r = &e.vut_speed_kmh;
-        let mut extra = String::new();
-        if !e.headway_m.is_empty() {
-            let _ = write!(extra, "hw {} m ", list(&e.headway_m));
-        }
-        if !e.decel_mps2.is_empty() {
-            let _ = write!(extra, "dec {} ", list(&e.decel_mps2));
-        }
-        if e.obstruction.is_some() {
-            extra.push_str("obstructed");
-        }
+    for r in rows {
         let _ = writeln!(
             s,
-            "{:<9} {:<12} {:<10} {:<12} {:<10} {:<22} {:<18}  {}",
-            e.id,
-            format!("{:?}", e.layout).to_lowercase(),
-            format!("{:?}", e.target).to_lowercase(),
-            format!("{}–{}/{}", r.min, r.max, r.step),
-            list(&e.target_speed_kmh),
-            list(&e.overlaps),
-            extra.trim(),
-            e.name
+            "{:<16} {:<4} {:<21} {:<11} {:<14} {:<12} {:<15} {:<10}  {}",
+            r.id,
+            r.stage,
+            format!("{:?}", r.family),
+            r.target
+                .map(|t| format!("{t:?}").to_lowercase())
+                .unwrap_or_else(|| "-".into()),
+            list(&r.vut_speeds_kmh),
+            list(&r.target_speeds_kmh),
+            list(&r.impacts),
+            if r.unsupported().is_none() {
+                "yes"
+            } else {
+                "not yet"
+            },
+            r.name
         );
     }
+    let runnable = rows.iter().filter(|r| r.unsupported().is_none()).count();
+    let tool_rows: usize = rows.iter().map(|r| r.rows.len()).sum();
+    let _ = writeln!(
+        s,
+        "{} rating-tool rows in {} entries; {runnable} entries can be placed and simulated",
+        tool_rows,
+        rows.len()
+    );
     s
 }
 
@@ -140,12 +192,42 @@ fn map_ref(map: &Path, out: &Path) -> String {
     }
 }
 
+/// Robustness offsets from `key=value,…`.
+pub fn robustness(text: &str) -> anyhow::Result<Robustness> {
+    let mut r = Robustness::default();
+    for part in text.split(',').filter(|p| !p.trim().is_empty()) {
+        let (k, v) = part
+            .split_once('=')
+            .with_context(|| format!("robustness: '{part}' is not key=value"))?;
+        let v: f64 = v
+            .trim()
+            .parse()
+            .with_context(|| format!("robustness: '{v}' is not a number"))?;
+        if !v.is_finite() {
+            anyhow::bail!("robustness: {k} must be finite");
+        }
+        match k.trim() {
+            "vut_speed_kmh" => r.vut_speed_kmh = v,
+            "target_speed_kmh" => r.target_speed_kmh = v,
+            "heading_deg" => r.heading_deg = v,
+            "path_offset_m" => r.path_offset_m = v,
+            "start_fraction" => r.start_fraction = v,
+            "decel_mps2" => r.decel_mps2 = v,
+            "headway_s" => r.headway_s = v,
+            other => anyhow::bail!(
+                "robustness: unknown key '{other}' (vut_speed_kmh, target_speed_kmh, heading_deg, path_offset_m, start_fraction, decel_mps2, headway_s)"
+            ),
+        }
+    }
+    Ok(r)
+}
+
 fn instantiate(cat: &Catalogue, a: &InstantiateArgs) -> anyhow::Result<ExitCode> {
-    let entry = cat.get(&a.id).with_context(|| {
+    let (row, implied) = cat.find(&a.id).with_context(|| {
         format!(
-            "no catalogue entry '{}' (known: {})",
+            "no catalogue row '{}' (known: {})",
             a.id,
-            cat.scenario
+            cat.row
                 .iter()
                 .map(|e| e.id.as_str())
                 .collect::<Vec<_>>()
@@ -157,25 +239,91 @@ fn instantiate(cat: &Catalogue, a: &InstantiateArgs) -> anyhow::Result<ExitCode>
     let out = a.out.clone().unwrap_or_else(|| {
         PathBuf::from(format!(
             "{}_{}kmh.toml",
-            entry.id.to_lowercase(),
+            row.id.to_lowercase().replace(" & ", "_").replace(' ', "_"),
             a.vut_speed
         ))
     });
-    let mut p = Params::new(a.vut_speed, a.impact_x, a.lane);
+    let mut p = Params::new(a.vut_speed);
     p.map = Some(map_ref(&a.map, &out));
-    p.road = a.road.clone();
-    p.overlap = a.overlap;
     p.target_speed_kmh = a.target_speed;
-    p.headway_m = a.headway;
-    p.decel_mps2 = a.decel;
+    p.impact = a.impact.or(a.overlap);
+    p.turn = a.turn;
+    p.direction = a.direction;
+    p.approach = a.approach;
+    p.light = a.light;
+    p.impact_x = a.impact_x;
+    p.lane = a.lane;
+    p.road = a.road.clone();
     p.carrier = a.carrier.clone();
-    let sc = entry.instantiate(&p, &map).map_err(anyhow::Error::msg)?;
+    if let Some(r) = &a.robustness {
+        p.robustness = robustness(r)?;
+    }
+    implied.apply(&mut p);
+    let sc = row.instantiate(&p, &map).map_err(anyhow::Error::msg)?;
     let text = format!(
-        "# {} — instantiated from the Euro NCAP catalogue by `scil catalogue instantiate`\n{}",
+        "# {} — instantiated from the Euro NCAP 2026 catalogue by `scil catalogue instantiate`\n{}",
         sc.name,
         toml::to_string(&sc)?
     );
     std::fs::write(&out, text).with_context(|| format!("cannot write {}", out.display()))?;
     eprintln!("wrote {} ({})", out.display(), sc.name);
     Ok(ExitCode::SUCCESS)
+}
+
+fn grid(cat: &Catalogue, a: &GridArgs) -> anyhow::Result<ExitCode> {
+    use crate::sweep::catalogue_grid as g;
+    let load = |p: &Path| -> anyhow::Result<std::sync::Arc<crate::map::Map>> {
+        Ok(std::sync::Arc::new(
+            crate::map::Map::load(p).with_context(|| format!("map {}", p.display()))?,
+        ))
+    };
+    let (straight, junction) = (load(&a.straight_map)?, load(&a.junction_map)?);
+    let mut cells = g::cells(cat);
+    if let Some(only) = &a.only {
+        let o = only.to_lowercase();
+        cells.retain(|c| cat.row[c.row].id.to_lowercase().contains(&o));
+    }
+    let jobs = a.jobs.unwrap_or_else(crate::sweep::default_jobs);
+    // The baseline of this machine, measured in the same run.
+    let bare = g::bare_step_rate(2_000_000);
+    let bar = indicatif::ProgressBar::new(cells.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cells {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let out = g::run(cat, &cells, &straight, &junction, a.aeb, jobs, &|n| {
+        bar.set_position(n as u64)
+    });
+    bar.finish_and_clear();
+    let n = out.results.len();
+    let hits = out.results.iter().filter(|r| r.impacted).count();
+    let errors = out.results.iter().filter(|r| r.error.is_some()).count();
+    let valid = out.results.iter().filter(|r| r.valid == Some(true)).count();
+    let rate = n as f64 / out.elapsed_s.max(1e-9);
+    println!(
+        "grid     {n} cells of {} rows on {jobs} threads in {:.1} s: {rate:.1} runs/s",
+        cells
+            .iter()
+            .map(|c| c.row)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len(),
+        out.elapsed_s
+    );
+    println!(
+        "baseline bare simulated-VUT step rate {:.0} steps/s (one thread); grid {:.1} runs/s = {:.2e} of it",
+        bare,
+        rate,
+        rate / bare
+    );
+    println!("result   {hits} impacts, {valid} valid verdicts, {errors} errors");
+    if let Some(p) = &a.out {
+        std::fs::write(p, g::csv(&out.results))
+            .with_context(|| format!("cannot write {}", p.display()))?;
+        eprintln!("wrote {}", p.display());
+    }
+    Ok(if errors == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    })
 }

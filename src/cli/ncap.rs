@@ -32,6 +32,10 @@ pub struct Common {
     /// OpenDRIVE map the scenarios are placed on (default: the bundled proving ground).
     #[arg(long)]
     pub map: Option<PathBuf>,
+    /// OpenDRIVE map with a junction for the turning and crossing-path rows (default: the
+    /// Euro NCAP X-intersection of the shared data beside the checkout, when it is there).
+    #[arg(long)]
+    pub junction_map: Option<PathBuf>,
 }
 
 impl Common {
@@ -40,7 +44,12 @@ impl Common {
             .map
             .clone()
             .unwrap_or_else(|| crate::data_dir().join("opendrive/proving_ground.xodr"));
-        load(&self.workbook, &map)
+        let junction = self.junction_map.clone().or_else(|| {
+            let d = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../shared/osc-ncap/OpenDRIVE/NCAP/X-Intersection_NCAP.xodr");
+            d.is_file().then_some(d)
+        });
+        load(&self.workbook, &map, junction.as_deref())
     }
 }
 
@@ -356,7 +365,11 @@ fn rehearse_cmd(a: RehearseArgs) -> anyhow::Result<ExitCode> {
         b
     };
     let t0 = Instant::now();
-    let results = rehearse::rehearse(&l.plan, Some(l.map.clone()), &sys, threads, &|| bar.inc(1));
+    let maps = rehearse::RunMaps {
+        straight: Some(l.map.clone()),
+        junction: l.junction_map.clone(),
+    };
+    let results = rehearse::rehearse(&l.plan, maps, &sys, threads, &|| bar.inc(1));
     let wall = t0.elapsed();
     bar.finish_and_clear();
     let edits = rehearse::edits(

@@ -1,6 +1,7 @@
 //! `scil sweep`: many headless runs in parallel over a grid of varied keys (see
-//! [`crate::sweep`]); writes `DIR/results.csv` and `DIR/report.html`. A progress bar on a
-//! terminal; Ctrl-C stops starting runs, keeps what finished and writes the report.
+//! [`crate::sweep`]); writes `DIR/results.csv`, `DIR/results.parquet` and `DIR/report.html`. A
+//! progress bar on a terminal; Ctrl-C stops starting runs, keeps what finished and writes the
+//! report. `--shard K/N` runs one slice (batch schedulers); `scil sweep merge` combines slices.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -8,10 +9,37 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use clap::Args;
+use clap::{Args, Subcommand};
 
 use crate::scenario::engine::EngineConfig;
-use crate::sweep::{self, Axis, Source};
+use crate::sweep::{self, Axis, Shard, Source};
+
+/// `scil sweep [ARGS]` or `scil sweep merge …`.
+#[derive(Args, Debug, Clone)]
+#[command(args_conflicts_with_subcommands = true, flatten_help = true)]
+pub struct SweepCommand {
+    #[command(subcommand)]
+    pub command: Option<SweepSub>,
+    #[command(flatten)]
+    pub run: Option<SweepArgs>,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum SweepSub {
+    /// Combine the shards of one sweep (`--shard K/N` directories) into results.csv,
+    /// results.parquet and report.html, as one unsharded run writes them.
+    Merge(MergeArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct MergeArgs {
+    /// Shard output directories (every shard of the sweep, each once).
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Output directory.
+    #[arg(long)]
+    pub out: PathBuf,
+}
 
 #[derive(Args, Debug, Clone)]
 pub struct SweepArgs {
@@ -40,7 +68,7 @@ pub struct SweepArgs {
     /// Worker threads (default: every core).
     #[arg(long, default_value_t = 0)]
     pub jobs: usize,
-    /// Output directory (results.csv, report.html).
+    /// Output directory (results.csv, results.parquet, report.html).
     #[arg(long)]
     pub out: PathBuf,
     /// Refuse grids with more runs than this.
@@ -49,6 +77,62 @@ pub struct SweepArgs {
     /// No progress bar even on a terminal.
     #[arg(long)]
     pub quiet: bool,
+    /// Run only the K-th (0-based) of N disjoint slices of the grid and write shard.json
+    /// beside the rows (combine with `scil sweep merge`). `auto`: K from
+    /// $JOB_COMPLETION_INDEX (Kubernetes Indexed Job; give N: `auto/N`) or
+    /// $SLURM_ARRAY_TASK_ID (N from $SLURM_ARRAY_TASK_COUNT unless `auto/N`).
+    #[arg(long, value_name = "K/N|auto|auto/N")]
+    pub shard: Option<String>,
+}
+
+/// `scil sweep …` or `scil sweep merge …`.
+pub fn command(c: SweepCommand) -> anyhow::Result<ExitCode> {
+    match (c.command, c.run) {
+        (Some(SweepSub::Merge(m)), _) => merge(m),
+        (None, Some(a)) => run(a),
+        (None, None) => anyhow::bail!(
+            "scil sweep: give --scenario FILE --out DIR and a source (--replay or --sim-vut-speed), or `scil sweep merge DIR… --out DIR` (see --help)"
+        ),
+    }
+}
+
+/// The input files whose bytes identify the sweep (scenario, map, replays).
+fn inputs(a: &SweepArgs) -> anyhow::Result<Vec<(&'static str, PathBuf)>> {
+    let mut v = vec![("scenario", a.scenario.clone())];
+    let map = match &a.map {
+        Some(m) => Some(m.clone()),
+        None => crate::scenario::Scenario::from_path(&a.scenario)?.map_path(&a.scenario),
+    };
+    v.extend(map.map(|m| ("map", m)));
+    v.extend(a.replay.iter().map(|r| ("replay", r.clone())));
+    Ok(v)
+}
+
+/// `scil sweep merge`.
+pub fn merge(m: MergeArgs) -> anyhow::Result<ExitCode> {
+    let merged = sweep::merge::merge(&m.dirs)?;
+    sweep::write_results(&m.out, &merged.grid, &merged.scenario_name, &merged.outcome)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", m.out.display()))?;
+    let failed = merged
+        .outcome
+        .rows
+        .iter()
+        .filter(|r| r.error.is_some())
+        .count();
+    println!(
+        "scil sweep merge: sweep {}: {} shards, {} runs, {} failed",
+        merged.sweep_id,
+        merged.shards,
+        merged.outcome.rows.len(),
+        failed
+    );
+    println!(
+        "wrote {}, {} and {}",
+        m.out.join("results.csv").display(),
+        m.out.join("results.parquet").display(),
+        m.out.join("report.html").display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Parses the arguments into a checked plan (every input error before anything runs).
@@ -87,7 +171,23 @@ pub fn plan(a: &SweepArgs) -> anyhow::Result<sweep::Plan> {
 /// `scil sweep`.
 pub fn run(a: SweepArgs) -> anyhow::Result<ExitCode> {
     let plan = plan(&a)?;
-    let total = plan.grid.runs();
+    let shard = match &a.shard {
+        Some(spec) => {
+            Some(Shard::parse(spec, &|k| std::env::var(k).ok()).map_err(anyhow::Error::msg)?)
+        }
+        None => None,
+    };
+    let range = shard.map_or(0..plan.grid.runs(), |s| s.range(plan.grid.runs()));
+    let sweep_id = match shard {
+        Some(_) => {
+            let files = inputs(&a)?;
+            let refs: Vec<(&str, &std::path::Path)> =
+                files.iter().map(|(r, p)| (*r, p.as_path())).collect();
+            Some(sweep::shard::sweep_id(&plan.grid, &refs)?)
+        }
+        None => None,
+    };
+    let total = range.len();
     let cancel = Arc::new(AtomicBool::new(false));
     {
         let c = cancel.clone();
@@ -121,7 +221,7 @@ pub fn run(a: SweepArgs) -> anyhow::Result<ExitCode> {
         None
     };
     let mut failed = 0usize;
-    let out = sweep::execute(&plan, a.jobs, &cancel, &mut |row, done| {
+    let out = sweep::execute_range(&plan, range.clone(), a.jobs, &cancel, &mut |row, done| {
         if row.error.is_some() {
             failed += 1;
         }
@@ -137,6 +237,30 @@ pub fn run(a: SweepArgs) -> anyhow::Result<ExitCode> {
     }
     sweep::write_outputs(&a.out, &plan, &out)
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.out.display()))?;
+    if let (Some(shard), Some(sweep_id)) = (shard, sweep_id) {
+        let m = sweep::shard::Manifest {
+            format: sweep::shard::MANIFEST_FORMAT.into(),
+            sweep_id,
+            scenario_name: plan.scenario_name.clone(),
+            axes: sweep::shard::axis_specs(&plan.grid),
+            repeat: plan.grid.repeat,
+            seed: plan.grid.seed,
+            total: plan.grid.runs(),
+            shard,
+            range: [range.start, range.end],
+            rows: out.rows.len(),
+            cancelled: out.cancelled,
+            elapsed_s: out.elapsed_s,
+            jobs: out.jobs,
+        };
+        let p = a.out.join("shard.json");
+        std::fs::write(&p, serde_json::to_string_pretty(&m)?)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+        println!(
+            "scil sweep: shard {}/{} of sweep {}: runs {}..{} of {}",
+            shard.index, shard.count, m.sweep_id, range.start, range.end, m.total
+        );
+    }
     println!(
         "scil sweep: {} of {} runs in {:.2} s ({:.1} runs/s, {} jobs), {} failed{}",
         out.rows.len(),
@@ -161,8 +285,9 @@ pub fn run(a: SweepArgs) -> anyhow::Result<ExitCode> {
         );
     }
     println!(
-        "wrote {} and {}",
+        "wrote {}, {} and {}",
         a.out.join("results.csv").display(),
+        a.out.join("results.parquet").display(),
         a.out.join("report.html").display()
     );
     Ok(if out.cancelled {

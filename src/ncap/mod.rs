@@ -16,45 +16,55 @@ pub mod sheet;
 pub mod xlsx;
 
 use std::path::Path;
+use std::sync::Arc;
 
-use plan::{Placement, Planned};
+use plan::{Maps, Planned};
 use sheet::Verification;
 use xlsx::Workbook;
 
-use crate::scenario::catalogue::Catalogue;
+use crate::map::Map;
+use crate::scenario::ncap2026::Catalogue;
 
 /// A workbook with its plan.
 pub struct Loaded {
     pub workbook: Workbook,
     pub verification: Verification,
     pub plan: Vec<Planned>,
-    pub map: std::sync::Arc<crate::map::Map>,
+    pub map: Arc<Map>,
+    pub junction_map: Option<Arc<Map>>,
 }
 
-/// Reads the workbook and the map and plans every verification point.
-pub fn load(workbook: &Path, map_path: &Path) -> anyhow::Result<Loaded> {
+fn map_ref(p: &Path) -> Option<String> {
+    Some(
+        std::fs::canonicalize(p)
+            .unwrap_or_else(|_| p.to_path_buf())
+            .display()
+            .to_string(),
+    )
+}
+
+/// Reads the workbook and the maps and plans every verification point.
+pub fn load(
+    workbook: &Path,
+    map_path: &Path,
+    junction_path: Option<&Path>,
+) -> anyhow::Result<Loaded> {
     let wb = Workbook::open(workbook)?;
     let verification = sheet::read(&wb).map_err(|e| e.context(workbook.display().to_string()))?;
-    let map = std::sync::Arc::new(crate::map::Map::load(map_path)?);
-    let place = Placement {
-        map_ref: Some(
-            std::fs::canonicalize(map_path)
-                .unwrap_or_else(|_| map_path.to_path_buf())
-                .display()
-                .to_string(),
-        ),
-        ..Placement::default()
+    let map = Arc::new(Map::load(map_path)?);
+    let junction_map = junction_path.map(Map::load).transpose()?.map(Arc::new);
+    let maps = Maps {
+        straight: &map.road_network,
+        straight_ref: map_ref(map_path),
+        junction: junction_map.as_ref().map(|m| &*m.road_network),
+        junction_ref: junction_path.and_then(map_ref),
     };
-    let plan = plan::plan(
-        &verification.points,
-        &Catalogue::bundled(),
-        &map.road_network,
-        &place,
-    );
+    let plan = plan::plan(&verification.points, &Catalogue::bundled(), &maps);
     Ok(Loaded {
         workbook: wb,
         verification,
         plan,
         map,
+        junction_map,
     })
 }

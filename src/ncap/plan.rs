@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::quantity::Quantity;
 use super::sheet::{parse_fraction, parse_speed, parse_unit, Point};
-use crate::scenario::catalogue::{Catalogue, Entry, Params};
+use crate::scenario::ncap2026::{Catalogue, Implied, Params, Row};
 use crate::scenario::Scenario;
 
 /// The function a point tests.
@@ -54,6 +54,8 @@ pub struct Planned {
     pub params: PointParams,
     /// The catalogue row the point maps to, when one exists.
     pub catalogue_row: Option<String>,
+    /// The scenario is placed on the junction map.
+    pub junction: bool,
     /// The scenario to run, or why there is none.
     #[serde(skip)]
     pub scenario: Result<Scenario, String>,
@@ -175,53 +177,62 @@ pub fn row_candidates(scenario: &str, pp: &PointParams) -> Vec<String> {
     out
 }
 
-/// Where the catalogue's scenarios are placed on the map.
-#[derive(Debug, Clone)]
-pub struct Placement {
-    /// The map as the scenario files should name it.
-    pub map_ref: Option<String>,
-    pub impact_x: f64,
-    pub lane: i32,
+/// The maps the catalogue's scenarios are placed on: straight rows on `straight`, turning and
+/// crossing-path rows on `junction` (when there is one).
+pub struct Maps<'a> {
+    pub straight: &'a opendrive::OpenDrive,
+    pub straight_ref: Option<String>,
+    pub junction: Option<&'a opendrive::OpenDrive>,
+    pub junction_ref: Option<String>,
 }
 
-impl Default for Placement {
-    /// The bundled proving-ground map: lane −1, impact point at x = 200 m.
-    fn default() -> Self {
-        Placement {
-            map_ref: None,
-            impact_x: 200.0,
-            lane: -1,
-        }
-    }
+fn parse_opt<T: std::str::FromStr<Err = String>>(v: &Option<String>) -> Result<Option<T>, String> {
+    v.as_deref().map(str::parse).transpose()
 }
 
-/// A scenario for the point from catalogue `entry`.
+/// A scenario for the point from catalogue `row` (`implied`: what the row name implies), and
+/// whether it is placed on the junction map.
 fn instantiate(
-    entry: &Entry,
+    row: &Row,
+    implied: &Implied,
     pp: &PointParams,
-    place: &Placement,
-    map: &opendrive::OpenDrive,
-) -> Result<Scenario, String> {
-    let v = pp
-        .vut_speed_kmh
-        .ok_or_else(|| "the point has no VUT speed".to_string())?;
-    if v <= 0.0 {
-        return Err("standing starts (SfS) are not in the catalogue yet".into());
-    }
-    let mut p = Params::new(v, place.impact_x, place.lane);
-    p.map = place.map_ref.clone();
-    p.overlap = pp.impact;
-    p.target_speed_kmh = pp.target_speed_kmh;
-    entry.instantiate(&p, map)
+    maps: &Maps,
+) -> (bool, Result<Scenario, String>) {
+    let junction = row.family.needs_junction();
+    let go = || -> Result<Scenario, String> {
+        if let Some(why) = row.unsupported() {
+            return Err(format!("{}: {why}", row.id));
+        }
+        let v = pp
+            .vut_speed_kmh
+            .ok_or_else(|| "the point has no VUT speed".to_string())?;
+        let mut p = Params::new(v);
+        p.target_speed_kmh = pp.target_speed_kmh;
+        p.impact = pp.impact;
+        p.turn = parse_opt(&pp.turn)?;
+        p.direction = parse_opt(&pp.direction)?;
+        p.approach = parse_opt(&pp.approach)?;
+        p.light = parse_opt(&pp.light)?;
+        implied.apply(&mut p);
+        let map = if junction {
+            p.map = maps.junction_ref.clone();
+            maps.junction.ok_or_else(|| {
+                format!(
+                    "{}: a turning/crossing row needs a junction map (--junction-map)",
+                    row.id
+                )
+            })?
+        } else {
+            p.map = maps.straight_ref.clone();
+            maps.straight
+        };
+        row.instantiate(&p, map)
+    };
+    (junction, go())
 }
 
 /// Plans every point: its parameters, catalogue row and scenario (or the reason there is none).
-pub fn plan(
-    points: &[Point],
-    cat: &Catalogue,
-    map: &opendrive::OpenDrive,
-    place: &Placement,
-) -> Vec<Planned> {
+pub fn plan(points: &[Point], cat: &Catalogue, maps: &Maps) -> Vec<Planned> {
     points
         .iter()
         .map(|pt| {
@@ -233,28 +244,34 @@ pub fn plan(
                         point: pt.clone(),
                         params: PointParams::default(),
                         catalogue_row: None,
+                        junction: false,
                         scenario: Err(format!("{}: {e}", pt.label())),
                         quantity,
                     }
                 }
             };
             let candidates = row_candidates(&pt.scenario, &params);
-            let entry = candidates.iter().find_map(|c| cat.get(c));
-            let (row, scenario) = match entry {
+            let found = candidates.iter().find_map(|c| cat.find(c));
+            let (row, junction, scenario) = match found {
                 None => (
                     None,
+                    false,
                     Err(format!(
                         "no catalogue row for '{}' (looked for {})",
                         pt.scenario,
                         candidates.join(", ")
                     )),
                 ),
-                Some(e) => (Some(e.id.clone()), instantiate(e, &params, place, map)),
+                Some((r, implied)) => {
+                    let (j, sc) = instantiate(r, &implied, &params, maps);
+                    (Some(r.id.clone()), j, sc)
+                }
             };
             Planned {
                 point: pt.clone(),
                 params,
                 catalogue_row: row,
+                junction,
                 scenario,
                 quantity,
             }

@@ -76,11 +76,23 @@ pub fn baseline_of(p: &Planned, run: &Value) -> Result<f64, String> {
     )
 }
 
+/// The loaded maps the points run on.
+#[derive(Clone)]
+pub struct RunMaps {
+    pub straight: Option<Arc<Map>>,
+    pub junction: Option<Arc<Map>>,
+}
+
 /// One simulated run of the point, its result as JSON (as `scil sim --json` prints it).
-pub fn run_one(p: &Planned, map: &Option<Arc<Map>>, opts: &SimOptions) -> Result<Value, String> {
+pub fn run_one(p: &Planned, maps: &RunMaps, opts: &SimOptions) -> Result<Value, String> {
     let sc = p.scenario.clone()?;
-    let setup = RunSetup::try_new(sc, map.clone(), EngineConfig::default())
-        .map_err(|e| format!("{e:#}"))?;
+    let map = if p.junction {
+        maps.junction.clone()
+    } else {
+        maps.straight.clone()
+    };
+    let setup =
+        RunSetup::try_new(sc, map, EngineConfig::default()).map_err(|e| format!("{e:#}"))?;
     let r = crate::sim::run_sim(Arc::new(setup), opts);
     if let Some(e) = &r.error {
         return Err(e.clone());
@@ -92,7 +104,7 @@ pub fn run_one(p: &Planned, map: &Option<Arc<Map>>, opts: &SimOptions) -> Result
 /// calls `tick` after each.
 pub fn rehearse(
     plan: &[Planned],
-    map: Option<Arc<Map>>,
+    map: RunMaps,
     sys: &Systems,
     threads: usize,
     tick: &(dyn Fn() + Sync),

@@ -47,7 +47,7 @@ const EVENTS_SCHEMA: &str = "message scil_events {
 }";
 
 /// One column's values for a row group; `None` = null.
-enum Col {
+pub(crate) enum Col {
     Str(Vec<Option<String>>),
     F64(Vec<Option<f64>>),
     I64(Vec<Option<i64>>),
@@ -61,7 +61,7 @@ fn split<T: Clone>(v: &[Option<T>]) -> (Vec<T>, Vec<i16>) {
     (vals, defs)
 }
 
-fn write_file<W: Write + Send>(
+pub(crate) fn write_file<W: Write + Send>(
     out: W,
     schema: &str,
     groups: impl Iterator<Item = Vec<Col>>,

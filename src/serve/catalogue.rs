@@ -1,5 +1,5 @@
-//! `/catalogue`: the Euro NCAP scenario catalogue (issue 11) with its parameter ranges — the
-//! same data `scil catalogue --json` prints.
+//! `/catalogue`: the Euro NCAP 2026 catalogue (every scenario row of the rating tool with its
+//! test matrix) — the same data `scil catalogue --json` prints.
 
 use axum::extract::Path;
 use axum::response::{IntoResponse, Response};
@@ -9,7 +9,7 @@ use axum::Router;
 use super::auth::Reader;
 use super::context::AppState;
 use super::error::{ApiError, ApiResult};
-use crate::scenario::catalogue::Catalogue;
+use crate::scenario::ncap2026::Catalogue;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -18,13 +18,13 @@ pub fn router() -> Router<AppState> {
 }
 
 async fn list(_r: Reader) -> ApiResult<Response> {
-    Ok(axum::Json(Catalogue::bundled().scenario).into_response())
+    Ok(axum::Json(Catalogue::bundled().row).into_response())
 }
 
 async fn get_one(_r: Reader, Path(id): Path<String>) -> ApiResult<Response> {
     let cat = Catalogue::bundled();
-    let e = cat
-        .get(&id)
-        .ok_or_else(|| ApiError::not_found("catalogue entry", &id))?;
-    Ok(axum::Json(e).into_response())
+    let (row, _) = cat
+        .find(&id)
+        .ok_or_else(|| ApiError::not_found("catalogue row", &id))?;
+    Ok(axum::Json(row).into_response())
 }

@@ -8,6 +8,14 @@
 //! storage_dir = "scil-data"                 # uploads are stored here under generated names
 //! data_dir = "/usr/share/scil/data"         # bundled maps/scenarios/replays (default: built-in)
 //! foxglove_bind = "127.0.0.1:8765"          # Foxglove/Lichtblick live view (default: off)
+//! tracks = ["main"]                         # the proving ground's tracks; a run belongs to one
+//! default_track = "main"                    # a run without `track` (default: the first)
+//!
+//! [demo]
+//! track = "demo"                            # the demo's own track (not one of `tracks`)
+//! keep_runs = 5                             # stored demo runs kept (older ones deleted)
+//! instance_id = "track-north"               # this instance (default: the host name)
+//! lease_s = 15                              # runs of an instance silent this long are failed
 //!
 //! [auth]
 //! operator_tokens = ["…"]                   # may arm/start/abort runs, upload, register
@@ -21,7 +29,7 @@
 //!
 //! Environment overrides: `SCIL_BIND`, `SCIL_FOXGLOVE_BIND`, `DATABASE_URL`, `SCIL_STORAGE_DIR`, `SCIL_DATA`,
 //! `SCIL_OPERATOR_TOKEN` and `SCIL_VIEWER_TOKEN` (comma-separated lists, added to the file's),
-//! `SCIL_READ_REQUIRES_TOKEN=1`.
+//! `SCIL_READ_REQUIRES_TOKEN=1`, `SCIL_INSTANCE_ID`, `SCIL_LEASE_S`.
 
 use std::path::{Path, PathBuf};
 
@@ -36,9 +44,38 @@ pub struct Config {
     pub data_dir: Option<PathBuf>,
     /// `foxglove.websocket.v1` server address (issue 14); `None` = off.
     pub foxglove_bind: Option<String>,
+    /// The proving ground's tracks (names); every run belongs to one.
+    pub tracks: Vec<String>,
+    /// The track of a run created without one (default: the first of `tracks`).
+    pub default_track: Option<String>,
+    pub demo: DemoConfig,
+    /// This instance's id among those sharing the database (default: the host name).
+    pub instance_id: Option<String>,
+    /// The lease an instance holds on its runs, s: renewed every third of it; another
+    /// instance fails the runs of an instance that has not renewed it for this long.
+    pub lease_s: f64,
     pub auth: AuthConfig,
     pub limits: Limits,
     pub telemetry: TelemetryConfig,
+}
+
+/// `scil serve --demo` (and `scil` with no arguments).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DemoConfig {
+    /// The demo's own track; its runs are marked `demo`.
+    pub track: String,
+    /// Stored demo runs kept; older ones are deleted with their telemetry and events.
+    pub keep_runs: u32,
+}
+
+impl Default for DemoConfig {
+    fn default() -> Self {
+        DemoConfig {
+            track: "demo".into(),
+            keep_runs: 5,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -77,6 +114,9 @@ pub struct TelemetryConfig {
     pub max_delay_ms: u64,
     pub channel: usize,
     pub max_buffer_rows: usize,
+    /// How long an ended run waits for its telemetry to be committed before it is marked
+    /// `failed` with the rows lost, seconds.
+    pub settle_timeout_s: f64,
 }
 
 impl Default for Config {
@@ -87,6 +127,11 @@ impl Default for Config {
             storage_dir: PathBuf::from("scil-data"),
             data_dir: None,
             foxglove_bind: None,
+            tracks: vec!["main".into()],
+            default_track: None,
+            demo: DemoConfig::default(),
+            instance_id: None,
+            lease_s: 15.0,
             auth: AuthConfig::default(),
             limits: Limits::default(),
             telemetry: TelemetryConfig::default(),
@@ -115,11 +160,16 @@ impl Default for TelemetryConfig {
             max_delay_ms: w.max_delay.as_millis() as u64,
             channel: w.channel,
             max_buffer_rows: w.max_buffer_rows,
+            settle_timeout_s: 300.0,
         }
     }
 }
 
 impl TelemetryConfig {
+    pub fn settle_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.settle_timeout_s.clamp(0.0, 86_400.0))
+    }
+
     pub fn writer(&self) -> crate::store::writer::WriterConfig {
         crate::store::writer::WriterConfig {
             channel: self.channel.max(16),
@@ -142,6 +192,10 @@ impl Config {
             None => Config::default(),
         };
         c.apply_env(|k| std::env::var(k).ok());
+        c.validate().map_err(|e| match path {
+            Some(p) => anyhow::anyhow!("{}: {e}", p.display()),
+            None => e,
+        })?;
         Ok(c)
     }
 
@@ -161,6 +215,13 @@ impl Config {
         if let Some(v) = get("SCIL_DATA") {
             self.data_dir = Some(v.into());
         }
+        if let Some(v) = get("SCIL_INSTANCE_ID") {
+            self.instance_id = Some(v);
+        }
+        if let Some(v) = get("SCIL_LEASE_S") {
+            // Not a number: NaN, refused with the reason at startup (`Config::lease`).
+            self.lease_s = v.trim().parse::<f64>().unwrap_or(f64::NAN);
+        }
         let list = |v: String| -> Vec<String> {
             v.split(',')
                 .map(|s| s.trim().to_string())
@@ -176,6 +237,64 @@ impl Config {
         if let Some(v) = get("SCIL_READ_REQUIRES_TOKEN") {
             self.auth.read_requires_token = matches!(v.as_str(), "1" | "true" | "yes");
         }
+    }
+
+    /// The track of a run created without one.
+    pub fn default_track(&self) -> &str {
+        match &self.default_track {
+            Some(t) => t,
+            None => self.tracks.first().map_or("main", String::as_str),
+        }
+    }
+
+    /// A track a run may be created on (`demo`: the demo's own track only).
+    pub fn is_track(&self, name: &str) -> bool {
+        self.tracks.iter().any(|t| t == name)
+    }
+
+    /// Checks the track names: at least one, unique, usable in URLs, the default among them,
+    /// the demo's track not among them.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        if self.tracks.is_empty() {
+            anyhow::bail!("tracks: name at least one track");
+        }
+        for (i, t) in self.tracks.iter().enumerate() {
+            if !super::context::valid_id(t) {
+                anyhow::bail!("tracks: '{t}' is not a usable name (letters, digits, _ - .)");
+            }
+            if self.tracks[..i].contains(t) {
+                anyhow::bail!("tracks: '{t}' is listed twice");
+            }
+        }
+        if let Some(d) = &self.default_track {
+            if !self.is_track(d) {
+                anyhow::bail!(
+                    "default_track '{d}' is not one of tracks ({})",
+                    self.tracks.join(", ")
+                );
+            }
+        }
+        if !super::context::valid_id(&self.demo.track) {
+            anyhow::bail!("demo.track '{}' is not a usable name", self.demo.track);
+        }
+        if self.is_track(&self.demo.track) {
+            anyhow::bail!(
+                "demo.track '{}' is also in tracks: the demo needs a track of its own",
+                self.demo.track
+            );
+        }
+        Ok(())
+    }
+
+    /// The lease duration: `lease_s` (SCIL_LEASE_S), 1 s … 1 h.
+    pub fn lease(&self) -> anyhow::Result<std::time::Duration> {
+        if !(1.0..=3600.0).contains(&self.lease_s) {
+            anyhow::bail!(
+                "lease_s (SCIL_LEASE_S) must be a number of seconds from 1 to 3600, got {}",
+                self.lease_s
+            );
+        }
+        Ok(std::time::Duration::from_secs_f64(self.lease_s))
     }
 
     pub fn data_dir(&self) -> PathBuf {
@@ -206,5 +325,26 @@ mod tests {
         assert_eq!(c.foxglove_bind, None);
         let f: Config = toml::from_str("foxglove_bind = \"127.0.0.1:8765\"").unwrap();
         assert_eq!(f.foxglove_bind.as_deref(), Some("127.0.0.1:8765"));
+    }
+
+    #[test]
+    fn tracks_are_checked() {
+        let c = Config::default();
+        assert_eq!(c.default_track(), "main");
+        c.validate().unwrap();
+        let t: Config = toml::from_str("tracks = [\"A\", \"B\"]\n[demo]\nkeep_runs = 2\n").unwrap();
+        assert_eq!(t.default_track(), "A");
+        assert_eq!(t.demo.keep_runs, 2);
+        t.validate().unwrap();
+        for bad in [
+            "tracks = []",
+            "tracks = [\"A\", \"A\"]",
+            "tracks = [\"a b\"]",
+            "tracks = [\"A\"]\ndefault_track = \"B\"",
+            "tracks = [\"demo\"]",
+        ] {
+            let c: Config = toml::from_str(bad).unwrap();
+            assert!(c.validate().is_err(), "{bad}");
+        }
     }
 }

@@ -55,6 +55,10 @@ pub struct Inner {
     pub sweeps: super::sweeps::Registry,
     /// The Foxglove live view's hub when `foxglove_bind` is set: every run publishes into it.
     pub foxglove: Option<Arc<super::foxglove::FoxgloveHub>>,
+    /// Ended runs whose final state or result is not stored yet.
+    pub unsaved: super::unsaved::Unsaved,
+    /// This instance among those sharing the database (its id and lease).
+    pub instance: super::instance::Instance,
 }
 
 /// Last known state of a target carrier (from the engine's commands in the latest run).
@@ -106,6 +110,8 @@ impl AppState {
     /// Connects the store, starts the writer, registers the bundled data and fails runs left
     /// active by a previous process.
     pub async fn start(config: Config) -> anyhow::Result<AppState> {
+        config.validate()?;
+        let instance = super::instance::Instance::from_config(&config)?;
         let store = Store::connect(&config.database_url).await?;
         let hub = Hub::new();
         let hub_for_errors = hub.clone();
@@ -151,10 +157,27 @@ impl AppState {
             upload_dir,
             sweeps: Default::default(),
             foxglove: config_foxglove,
+            unsaved: Default::default(),
+            instance,
         }));
-        let n = state.store.fail_unfinished_runs(Utc::now()).await?;
+        // Runs of this instance's previous process and of instances whose lease expired; a
+        // live instance's runs are left alone.
+        let failed = state.instance.claim(&state.store).await?;
+        super::instance::report_failed(
+            &state,
+            &failed,
+            "left active by a stopped process (this instance's previous one, or one whose lease expired)",
+        );
+        super::instance::spawn_heartbeat(&state);
+        let (replays, recordings) = super::shared_files::migrate_local(&state).await?;
+        if replays + recordings > 0 {
+            tracing::warn!(
+                "moved {replays} uploaded replay(s) and {recordings} recording(s) from the local storage directory into the database"
+            );
+        }
+        let n = state.store.release_stale_claims().await?;
         if n > 0 {
-            tracing::warn!("{n} run(s) left active by a previous process marked failed");
+            tracing::warn!("{n} carrier claim(s) of ended runs released");
         }
         state.register_bundled().await?;
         state.refresh_carriers().await?;
@@ -168,7 +191,10 @@ impl AppState {
         for p in files(&data.join("opendrive"), "xodr") {
             let xml = std::fs::read_to_string(&p)?;
             match self.map_row(&stem(&p), &file_name(&p), xml, true) {
-                Ok(row) => self.store.upsert_map(&row).await?,
+                Ok((row, map)) => {
+                    self.store.upsert_map(&row).await?;
+                    self.cache_map(&row.id, map);
+                }
                 Err(e) => tracing::warn!("bundled map {}: {e}", p.display()),
             }
         }
@@ -224,8 +250,15 @@ impl AppState {
         Ok(())
     }
 
-    /// Builds a map row (parses the XML to validate it and fill the metadata).
-    pub fn map_row(&self, id: &str, file: &str, xml: String, bundled: bool) -> ApiResult<MapRow> {
+    /// Builds a map row and its parsed map (parses the XML to validate it and fill the
+    /// metadata). Cache the map ([`Self::cache_map`]) once the row is stored.
+    pub fn map_row(
+        &self,
+        id: &str,
+        file: &str,
+        xml: String,
+        bundled: bool,
+    ) -> ApiResult<(MapRow, Arc<Map>)> {
         let od = opendrive::OpenDrive::from_str(&xml)
             .map_err(|e| ApiError::Unprocessable(format!("not a usable OpenDRIVE map: {e}")))?;
         let row = MapRow {
@@ -243,11 +276,12 @@ impl AppState {
             bundled,
             created_at: Utc::now(),
         };
-        self.maps
-            .lock()
-            .unwrap()
-            .insert(id.to_string(), Arc::new(Map::from_road_network(od)));
-        Ok(row)
+        Ok((row, Arc::new(Map::from_road_network(od))))
+    }
+
+    /// Keeps a parsed map for the runs and the GeoJSON of `id`.
+    pub fn cache_map(&self, id: &str, map: Arc<Map>) {
+        self.maps.lock().unwrap().insert(id.to_string(), map);
     }
 
     /// A stored scenario, parsed: 422 naming it when it is missing (`gone` words why, e.g.

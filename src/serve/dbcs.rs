@@ -79,11 +79,12 @@ async fn upload(
     if u.text.len() as u64 > st.config.limits.document_max_bytes {
         return Err(ApiError::PayloadTooLarge("DBC too large".into()));
     }
-    if st.store.get_dbc(&u.id).await?.is_some() {
-        return Err(ApiError::Conflict(format!("DBC '{}' already exists", u.id)));
-    }
     let file_name = u.file_name.unwrap_or_else(|| format!("{}.dbc", u.id));
     let row = dbc_row(&u.id, &file_name, u.text, false)?;
-    st.store.upsert_dbc(&row).await?;
+    // One atomic insert: of two uploads with one id, exactly one is stored.
+    st.store
+        .insert_dbc(&row)
+        .await
+        .map_err(|e| super::error::conflict_on_duplicate(e, "DBC", &row.id))?;
     Ok((StatusCode::CREATED, axum::Json(row)).into_response())
 }

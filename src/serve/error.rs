@@ -67,6 +67,16 @@ impl ApiError {
     }
 }
 
+/// A failed insert: 409 naming the resource when the id is taken (the database's unique key
+/// decided, so two concurrent creates cannot both succeed), else the database error.
+pub fn conflict_on_duplicate(e: sqlx::Error, what: &str, id: &str) -> ApiError {
+    if crate::store::is_unique_violation(&e) {
+        ApiError::Conflict(format!("{what} '{id}' already exists"))
+    } else {
+        ApiError::Database(e)
+    }
+}
+
 /// A fresh id for one failed request: in the 5xx answer and in the log line with the detail.
 pub fn request_id() -> String {
     uuid::Uuid::new_v4().simple().to_string()[..16].to_string()

@@ -102,6 +102,10 @@ async fn export_mcap(
         if let Ok(body) = tokio::fs::read(&recorded).await {
             return Ok(attachment(body, "application/x-mcap", format!("{id}.mcap")));
         }
+        // Recorded through another instance: its copy in the database, streamed.
+        if let Some(r) = super::shared_files::recording_response(&st, &id).await? {
+            return Ok(r);
+        }
     }
     let (run, rows, events) = load(&st, &id).await?;
     // The map gives lanes and WGS84; a run whose map is gone still exports without them.

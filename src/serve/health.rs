@@ -31,7 +31,7 @@ async fn health(State(st): State<AppState>) -> Response {
             "dropped": w.dropped.load(Ordering::Relaxed),
             "last_error": w.last_error.lock().unwrap().clone(),
         },
-        "active_run": st.hub.active(),
+        "active_run": st.hub.active(st.config.default_track()),
         "runs_in_progress": st.runs.lock().unwrap().len(),
     });
     let code = if db_ok {

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
+use super::carrier_claims::{claim_error, claims_for};
 use super::context::AppState;
 use super::error::{ApiError, ApiResult};
 use super::live::{frame, Frame, RUN_CHANNEL};
@@ -130,6 +131,11 @@ pub struct ActiveRun {
     pub done: tokio::sync::watch::Sender<bool>,
     /// Live parameters (`PATCH …/parameters`), in the session's options.
     pub params: crate::run::LiveParams,
+    /// What the live stream has said so far (for clients that join late); its lock is held
+    /// while a frame is recorded and broadcast.
+    pub history: Mutex<super::history::History>,
+    /// Telemetry rows handed to the writer (the run is `finished` only if all are stored).
+    pub rows_sent: std::sync::atomic::AtomicU64,
 }
 
 impl ActiveRun {
@@ -146,13 +152,25 @@ impl ActiveRun {
             record: std::sync::atomic::AtomicBool::new(false),
             done: tokio::sync::watch::channel(false).0,
             params: crate::run::LiveParams::new(),
+            history: Mutex::new(super::history::History::default()),
+            rows_sent: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
+    /// Records a frame in the run's history and broadcasts it (serialised only when someone
+    /// listens).
     pub fn send(&self, v: &Value) {
+        let mut h = lock(&self.history);
+        h.record(v);
         if self.tx.receiver_count() > 0 {
             let _ = self.tx.send(frame(v));
         }
+    }
+
+    /// The history so far and a receiver of every later frame, taken at one instant.
+    pub fn join(&self) -> (super::history::History, broadcast::Receiver<Frame>) {
+        let h = lock(&self.history);
+        (h.clone(), self.tx.subscribe())
     }
 }
 
@@ -173,6 +191,10 @@ pub struct NewRun {
     pub sync: bool,
     /// Record the run to `<storage_dir>/recordings/<id>.mcap` (served by `export.mcap`).
     pub record: bool,
+    /// The track (one of the service's `tracks`; `None`: the default track).
+    pub track: Option<String>,
+    /// A run of the demo: on the demo's own track, marked `demo`.
+    pub demo: bool,
 }
 
 pub fn speed_to_db(s: Pace) -> Option<f64> {
@@ -186,12 +208,29 @@ fn speed_of(row: &RunRow) -> Pace {
     row.speed.map_or(Pace::Max, Pace::Factor)
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The track of a new run: the demo's own, a configured one, or the default; 422 otherwise.
+fn track_of(st: &AppState, req: &NewRun) -> ApiResult<String> {
+    let c = &st.config;
+    if req.demo {
+        return Ok(c.demo.track.clone());
+    }
+    match &req.track {
+        None => Ok(c.default_track().to_string()),
+        Some(t) if c.is_track(t) => Ok(t.clone()),
+        Some(t) => Err(ApiError::Unprocessable(format!(
+            "track '{t}' is not a track of this service (tracks: {})",
+            c.tracks.join(", ")
+        ))),
+    }
 }
 
 /// Checks a new run against the store (scenario, map, replay, DBC, carriers).
 async fn validate(st: &AppState, req: &NewRun) -> ApiResult<Option<String>> {
+    track_of(st, req)?;
     let sc = st
         .store
         .get_scenario(&req.scenario_id)
@@ -296,7 +335,7 @@ fn carrier_specs(carriers: &[CarrierSpec]) -> ApiResult<Vec<String>> {
         .collect()
 }
 
-fn new_row(req: &NewRun, map_id: Option<String>) -> ApiResult<RunRow> {
+fn new_row(st: &AppState, req: &NewRun, map_id: Option<String>) -> ApiResult<RunRow> {
     let now = Utc::now();
     let stored = StoredSource {
         ins: req.source.clone(),
@@ -320,6 +359,9 @@ fn new_row(req: &NewRun, map_id: Option<String>) -> ApiResult<RunRow> {
         armed_at: None,
         started_at: None,
         finished_at: None,
+        track: Some(track_of(st, req)?),
+        demo: req.demo,
+        instance: Some(st.instance.id.clone()),
     })
 }
 
@@ -344,11 +386,32 @@ fn register(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> Arc<Active
     run
 }
 
+/// Inserts the run with its carrier claims (one transaction; 409 when a carrier is taken).
+async fn insert_claiming(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> ApiResult<()> {
+    let claims = claims_for(carriers).await?;
+    st.store
+        .insert_run_claiming(row, &claims)
+        .await
+        .map_err(claim_error)
+}
+
+/// The run still holds its carriers (arm and start check; a restart may have released them).
+async fn hold_claims(st: &AppState, run: &ActiveRun) -> ApiResult<()> {
+    if run.carriers.is_empty() {
+        return Ok(());
+    }
+    let claims = claims_for(&run.carriers).await?;
+    st.store
+        .ensure_claims(&run.id, &claims)
+        .await
+        .map_err(claim_error)
+}
+
 /// Creates a run (state `created`).
 pub async fn create(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
     let map_id = validate(st, &req).await?;
-    let row = new_row(&req, map_id)?;
-    st.store.insert_run(&row).await?;
+    let row = new_row(st, &req, map_id)?;
+    insert_claiming(st, &row, &req.carriers).await?;
     let run = register(st, &row, &req.carriers);
     run.record.store(req.record, Ordering::Relaxed);
     Ok(row)
@@ -358,9 +421,13 @@ pub async fn create(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
 /// bound) before the run is stored, so a failure leaves nothing behind.
 pub async fn create_and_start(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
     let map_id = validate(st, &req).await?;
-    let row = new_row(&req, map_id)?;
+    let row = new_row(st, &req, map_id)?;
+    let claims = claims_for(&req.carriers).await?;
     let prepared = prepare(st, &row, &req.carriers).await?;
-    st.store.insert_run(&row).await?;
+    st.store
+        .insert_run_claiming(&row, &claims)
+        .await
+        .map_err(claim_error)?;
     let run = register(st, &row, &req.carriers);
     run.record.store(req.record, Ordering::Relaxed);
     {
@@ -371,7 +438,7 @@ pub async fn create_and_start(st: &AppState, req: NewRun) -> ApiResult<RunRow> {
         set_state(st, &run, &mut r, RunState::Armed);
         st.store.update_run(&r).await?;
     }
-    start(st, &row.id).await
+    start(st, &row.id, None).await
 }
 
 /// True while run `id` is not terminal.
@@ -383,15 +450,26 @@ fn active(st: &AppState, id: &str) -> Option<Arc<ActiveRun>> {
     lock(&st.runs).get(id).cloned()
 }
 
-async fn not_active_error(st: &AppState, id: &str, action: &str) -> ApiError {
+async fn not_active_error(
+    st: &AppState,
+    id: &str,
+    action: &str,
+    expect: Option<RunState>,
+) -> ApiError {
     match st.store.get_run(id).await {
-        Ok(Some(r)) => ApiError::Conflict(format!("cannot {action} run '{id}': it is {}", r.state)),
+        Ok(Some(r)) => super::instance::foreign_owner(st, &r, action).unwrap_or_else(|| {
+            ApiError::Conflict(format!(
+                "cannot {action} run '{id}': it is {}{}",
+                r.state,
+                expected_note(expect)
+            ))
+        }),
         Ok(None) => ApiError::not_found("run", id),
         Err(e) => e.into(),
     }
 }
 
-fn set_state(st: &AppState, run: &ActiveRun, row: &mut RunRow, state: RunState) {
+pub(super) fn set_state(st: &AppState, run: &ActiveRun, row: &mut RunRow, state: RunState) {
     row.state = state.as_str().to_string();
     run.send(&json!({"type": "state", "run_id": row.id, "state": state}));
     st.record_event(
@@ -406,19 +484,41 @@ fn state_of(row: &RunRow) -> Option<RunState> {
     RunState::parse(&row.state)
 }
 
+fn expected_note(expect: Option<RunState>) -> String {
+    match expect {
+        Some(e) => format!(", not {} as the request expected", e.as_str()),
+        None => String::new(),
+    }
+}
+
+/// The control names the state the operator saw (`expect_state`): refused with 409 when the
+/// run has moved on since (checked under the row lock, so no transition slips in between).
+fn check_expected(id: &str, action: &str, row: &RunRow, expect: Option<RunState>) -> ApiResult<()> {
+    match expect {
+        Some(e) if state_of(row) != Some(e) => Err(ApiError::Conflict(format!(
+            "cannot {action} run '{id}': it is {}{}",
+            row.state,
+            expected_note(expect)
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Loads the scenario, map and source: `created → armed`.
-pub async fn arm(st: &AppState, id: &str) -> ApiResult<RunRow> {
+pub async fn arm(st: &AppState, id: &str, expect: Option<RunState>) -> ApiResult<RunRow> {
     let run = match active(st, id) {
         Some(r) => r,
-        None => return Err(not_active_error(st, id, "arm").await),
+        None => return Err(not_active_error(st, id, "arm", expect).await),
     };
     let mut row = run.row.lock().await;
+    check_expected(id, "arm", &row, expect)?;
     if state_of(&row) != Some(RunState::Created) {
         return Err(ApiError::Conflict(format!(
             "cannot arm run '{id}': it is {}",
             row.state
         )));
     }
+    hold_claims(st, &run).await?;
     let prepared = prepare(st, &row, &run.carriers).await?;
     publish_prepared(st, &run, &row, &prepared);
     *lock(&run.prepared) = Some(prepared);
@@ -464,7 +564,7 @@ async fn prepare(st: &AppState, row: &RunRow, carriers: &[CarrierSpec]) -> ApiRe
                 .await?
                 .ok_or_else(|| ApiError::not_found("replay", replay_id))?;
             InsSpec::Csv {
-                path: r.path.into(),
+                path: super::shared_files::replay_path(st, &r).await?,
                 columns: Vec::new(),
                 // Same default as `scil replay`: stop at the first unreadable row.
                 on_bad_row: BadRowPolicy::Stop,
@@ -532,25 +632,27 @@ fn publish_prepared(st: &AppState, run: &ActiveRun, row: &RunRow, p: &Prepared) 
 }
 
 /// `armed → running`: spawns the session.
-pub async fn start(st: &AppState, id: &str) -> ApiResult<RunRow> {
+pub async fn start(st: &AppState, id: &str, expect: Option<RunState>) -> ApiResult<RunRow> {
     let run = match active(st, id) {
         Some(r) => r,
-        None => return Err(not_active_error(st, id, "start").await),
+        None => return Err(not_active_error(st, id, "start", expect).await),
     };
     let mut row = run.row.lock().await;
+    check_expected(id, "start", &row, expect)?;
     if state_of(&row) != Some(RunState::Armed) {
         return Err(ApiError::Conflict(format!(
             "cannot start run '{id}': it is {} (arm it first)",
             row.state
         )));
     }
+    hold_claims(st, &run).await?;
     let prepared = lock(&run.prepared).take().ok_or_else(|| {
         ApiError::Internal(anyhow::anyhow!("armed run without a prepared source"))
     })?;
     row.started_at = Some(Utc::now());
     set_state(st, &run, &mut row, RunState::Running);
     st.store.update_run(&row).await?;
-    st.hub.set_active(id);
+    st.hub.run_started(&row);
     let speed = speed_of(&row);
     let out = row.clone();
     drop(row);
@@ -560,13 +662,19 @@ pub async fn start(st: &AppState, id: &str) -> ApiResult<RunRow> {
 
 /// Operator abort: a running run's engine aborts at its current sample time; a created/armed
 /// run goes straight to `aborted`.
-pub async fn abort(st: &AppState, id: &str, reason: &str) -> ApiResult<RunRow> {
+pub async fn abort(
+    st: &AppState,
+    id: &str,
+    reason: &str,
+    expect: Option<RunState>,
+) -> ApiResult<RunRow> {
     let reason = crate::store::bound_reason(reason);
     let run = match active(st, id) {
         Some(r) => r,
-        None => return Err(not_active_error(st, id, "abort").await),
+        None => return Err(not_active_error(st, id, "abort", expect).await),
     };
     let mut row = run.row.lock().await;
+    check_expected(id, "abort", &row, expect)?;
     match state_of(&row) {
         Some(RunState::Running) => {
             run.stop.abort(&reason, Stopper::Operator);
@@ -593,14 +701,30 @@ pub async fn abort(st: &AppState, id: &str, reason: &str) -> ApiResult<RunRow> {
     }
 }
 
+/// Emergency: aborts every active run (created, armed or running) at once; answers the runs it
+/// aborted (a running one ends at its current sample time, as with a single abort).
+pub async fn abort_all(st: &AppState, reason: &str) -> Vec<RunRow> {
+    let ids: Vec<String> = lock(&st.runs).keys().cloned().collect();
+    let aborts = ids.iter().map(|id| abort(st, id, reason, None));
+    let mut out: Vec<RunRow> = futures_util::future::join_all(aborts)
+        .await
+        .into_iter()
+        // A run that ended meanwhile is not in the list.
+        .filter_map(Result::ok)
+        .collect();
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out
+}
+
 /// Operator finish: a running run ends normally at its current sample time (the engine settles
 /// its results; real carriers get NORMAL_STOP). The way a live run ends; a replay ends by itself.
-pub async fn finish(st: &AppState, id: &str) -> ApiResult<RunRow> {
+pub async fn finish(st: &AppState, id: &str, expect: Option<RunState>) -> ApiResult<RunRow> {
     let run = match active(st, id) {
         Some(r) => r,
-        None => return Err(not_active_error(st, id, "finish").await),
+        None => return Err(not_active_error(st, id, "finish", expect).await),
     };
     let row = run.row.lock().await;
+    check_expected(id, "finish", &row, expect)?;
     if state_of(&row) != Some(RunState::Running) {
         return Err(ApiError::Conflict(format!(
             "cannot finish run '{id}': it is {} (abort a run that is not running)",
@@ -705,71 +829,5 @@ async fn supervise(st: AppState, run: Arc<ActiveRun>, p: Prepared, speed: Pace) 
     settle(&st, &run, report, real_carriers).await;
 }
 
-/// Where a service run's MCAP recording goes.
-pub fn recording_path(st: &AppState, id: &str) -> std::path::PathBuf {
-    st.config
-        .storage_dir
-        .join("recordings")
-        .join(format!("{id}.mcap"))
-}
-
-/// Flush attempts of 10 s each before a run is ended with uncommitted telemetry.
-const FLUSH_ATTEMPTS: u32 = 30;
-
-async fn settle(st: &AppState, run: &Arc<ActiveRun>, report: RunReport, real_carriers: bool) {
-    let outcome = crate::run::session::outcome_of(&report);
-    // Telemetry and events first: a run is marked finished only once its data is committed
-    // (the writer keeps retrying through a full disk or a database restart). After
-    // FLUSH_ATTEMPTS the run ends anyway, with the loss named in its error.
-    let mut stored = false;
-    for attempt in 1..=FLUSH_ATTEMPTS {
-        if st.writer.flush(Duration::from_secs(10)).await {
-            stored = true;
-            break;
-        }
-        tracing::warn!(
-            "run {}: telemetry not yet committed (database slow or failing), attempt {attempt}/{FLUSH_ATTEMPTS}; kept buffered",
-            run.id
-        );
-    }
-    let result_json = serde_json::to_string(&report).unwrap_or_else(|_| "{}".into());
-    if let Err(e) = st.store.put_result(&run.id, &result_json).await {
-        tracing::error!("run {}: cannot store the result: {e}", run.id);
-    }
-    if real_carriers {
-        // The control centre is gone: the carriers keep their last state, disconnected.
-        let mut cs = lock(&st.carriers);
-        for spec in &run.carriers {
-            if let Some(c) = cs.get_mut(&spec.name) {
-                c.connected = Some(false);
-                c.updated_at = Some(Utc::now());
-            }
-        }
-    }
-    let mut row = run.row.lock().await;
-    row.finished_at = Some(Utc::now());
-    row.error = report
-        .error
-        .clone()
-        .or_else(|| report.aborted.clone())
-        .or_else(|| {
-            (!stored).then(|| "telemetry not all committed: the database kept failing".to_string())
-        })
-        .map(|r| crate::store::bound_reason(&r));
-    let state = RunState::from(outcome);
-    set_state(st, run, &mut row, state);
-    // The final state event is written before the row says terminal.
-    st.writer.flush(Duration::from_secs(5)).await;
-    if let Err(e) = st.store.update_run(&row).await {
-        tracing::error!("run {}: cannot store the final state: {e}", run.id);
-    }
-    drop(row);
-    match state {
-        RunState::Finished => &st.metrics.runs_finished,
-        RunState::Aborted => &st.metrics.runs_aborted,
-        _ => &st.metrics.runs_failed,
-    }
-    .fetch_add(1, Ordering::Relaxed);
-    lock(&st.runs).remove(&run.id);
-    let _ = run.done.send(true);
-}
+pub use super::run_settle::recording_path;
+use super::run_settle::settle;

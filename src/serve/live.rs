@@ -1,14 +1,18 @@
-//! Live WebSocket: `GET /api/v1/runs/{id}/live` and `GET /api/v1/live` (follows the active run).
+//! Live WebSocket: `GET /api/v1/runs/{id}/live` (one run) and `GET /api/v1/live?track=NAME`
+//! (follows the runs of a track, the default track when omitted).
 //!
 //! Frames are JSON text objects with a `type` (the dashboard contract):
-//! `hello` (on connect and when the followed run changes), `sample` (VUT and each simulated
-//! target at every VUT sample), `ttc` (per VUT sample per target), `event` (engine events and
-//! carrier state changes), `state` (run state), `health` (about once per second).
+//! `hello` (on connect and when the followed run changes), `history` (right after `hello`: the
+//! whole run so far — see [`super::history`]), `sample` (VUT and each simulated target at every
+//! VUT sample), `ttc` (per VUT sample per target), `event` (engine events and carrier state
+//! changes), `state` (run state), `health` (about once per second), and service-wide
+//! `run_started` (any run on any track started) and `sweep` frames.
 //!
 //! Fan-out: each run has a `tokio::sync::broadcast` channel of pre-serialised frames. The engine
 //! only ever `send`s (never waits); a client that falls behind gets `Lagged`, is skipped forward
 //! and the skipped count goes to `scil_ws_lagged_frames_total`.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -17,23 +21,27 @@ use axum::extract::{Path, State};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
+use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, watch};
 
 use super::auth::Reader;
 use super::context::AppState;
-use super::error::{ApiError, ApiResult};
+use super::error::{ApiError, ApiQuery, ApiResult};
+use super::history::History;
 use super::runs::run_json;
+use crate::store::RunRow;
 
 pub type Frame = Utf8Bytes;
 
 /// Frame capacity per run channel (about 20 s of 25 Hz telemetry with two vehicles).
 pub const RUN_CHANNEL: usize = 4096;
 
-/// Which run is active, plus a side channel for service-wide notices (store errors).
+/// The latest started run of each track, plus a side channel for service-wide notices
+/// (`run_started`, sweeps, store errors).
 #[derive(Clone)]
 pub struct Hub {
-    active: Arc<watch::Sender<Option<String>>>,
+    active: Arc<watch::Sender<BTreeMap<String, String>>>,
     notices: broadcast::Sender<Frame>,
 }
 
@@ -46,17 +54,27 @@ impl Default for Hub {
 impl Hub {
     pub fn new() -> Hub {
         Hub {
-            active: Arc::new(watch::channel(None).0),
+            active: Arc::new(watch::channel(BTreeMap::new()).0),
             notices: broadcast::channel(256).0,
         }
     }
 
-    pub fn set_active(&self, run_id: &str) {
-        self.active.send_replace(Some(run_id.to_string()));
+    /// A run started: the run its track's followers switch to, and a `run_started` notice to
+    /// every client (a page showing another run says so instead of switching).
+    pub fn run_started(&self, run: &RunRow) {
+        let track = run.track.clone().unwrap_or_default();
+        self.active.send_modify(|m| {
+            m.insert(track.clone(), run.id.clone());
+        });
+        self.notice(
+            &json!({"type": "run_started", "run_id": run.id, "track": track,
+                            "run": run_json(run)}),
+        );
     }
 
-    pub fn active(&self) -> Option<String> {
-        self.active.borrow().clone()
+    /// The latest started run of `track`.
+    pub fn active(&self, track: &str) -> Option<String> {
+        self.active.borrow().get(track).cloned()
     }
 
     /// A service-wide frame to every live client (sweep progress: `{"type":"sweep",…}`).
@@ -78,7 +96,7 @@ pub fn frame(v: &Value) -> Frame {
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/live", get(live_active))
+        .route("/live", get(live_track))
         .route("/runs/{id}/live", get(live_run))
 }
 
@@ -91,15 +109,43 @@ async fn live_run(
     if st.store.get_run(&id).await?.is_none() {
         return Err(ApiError::not_found("run", &id));
     }
-    Ok(ws.on_upgrade(move |socket| client(st, socket, Some(id))))
+    Ok(ws.on_upgrade(move |socket| client(st, socket, Follow::Run(id))))
 }
 
-async fn live_active(State(st): State<AppState>, _r: Reader, ws: WebSocketUpgrade) -> Response {
-    ws.on_upgrade(move |socket| client(st, socket, None))
+#[derive(Debug, Deserialize)]
+struct LiveQuery {
+    track: Option<String>,
 }
 
-/// Serves one client: `fixed` = a given run, `None` = follow the active run.
-async fn client(st: AppState, mut socket: WebSocket, fixed: Option<String>) {
+async fn live_track(
+    State(st): State<AppState>,
+    _r: Reader,
+    ApiQuery(q): ApiQuery<LiveQuery>,
+    ws: WebSocketUpgrade,
+) -> ApiResult<Response> {
+    let track = match q.track {
+        None => st.config.default_track().to_string(),
+        Some(t) if st.config.is_track(&t) || t == st.config.demo.track => t,
+        Some(t) => {
+            return Err(ApiError::Unprocessable(format!(
+                "track '{t}' is not a track of this service (tracks: {}; demo: {})",
+                st.config.tracks.join(", "),
+                st.config.demo.track
+            )))
+        }
+    };
+    Ok(ws.on_upgrade(move |socket| client(st, socket, Follow::Track(track))))
+}
+
+/// What a client follows.
+enum Follow {
+    Run(String),
+    /// The latest started run of a track.
+    Track(String),
+}
+
+/// Serves one client: `hello` + `history` of the followed run, then its live frames.
+async fn client(st: AppState, mut socket: WebSocket, follow: Follow) {
     st.metrics.ws_clients.fetch_add(1, Ordering::Relaxed);
     let _guard = ClientGuard(st.clone());
     let mut active_rx = st.hub.active.subscribe();
@@ -108,25 +154,24 @@ async fn client(st: AppState, mut socket: WebSocket, fixed: Option<String>) {
     let mut rx: Option<broadcast::Receiver<Frame>> = None;
     loop {
         // (Re)attach when the followed run changes.
-        let want = match &fixed {
-            Some(id) => Some(id.clone()),
-            None => active_rx.borrow_and_update().clone(),
+        let want = match &follow {
+            Follow::Run(id) => Some(id.clone()),
+            Follow::Track(t) => active_rx.borrow_and_update().get(t).cloned(),
         };
         if want != current {
             current = want.clone();
             rx = None;
             if let Some(id) = &want {
-                // Subscribe before reading the run so no frame between the two is missed.
-                rx = st.runs.lock().unwrap().get(id).map(|r| r.tx.subscribe());
-                match hello(&st, id).await {
-                    Ok(frames) => {
+                match join(&st, id).await {
+                    Ok((frames, r)) => {
+                        rx = r;
                         for f in frames {
                             if socket.send(Message::Text(f)).await.is_err() {
                                 return;
                             }
                         }
                     }
-                    Err(e) => tracing::warn!("live: hello for {id}: {e}"),
+                    Err(e) => tracing::warn!("live: joining {id}: {e}"),
                 }
             }
         }
@@ -149,7 +194,7 @@ async fn client(st: AppState, mut socket: WebSocket, fixed: Option<String>) {
                     if socket.send(Message::Text(f)).await.is_err() { return; }
                 }
             }
-            c = active_rx.changed(), if fixed.is_none() => {
+            c = active_rx.changed(), if matches!(follow, Follow::Track(_)) => {
                 if c.is_err() { return; }
             }
             incoming = socket.recv() => {
@@ -169,18 +214,58 @@ impl Drop for ClientGuard {
     }
 }
 
-/// `hello` plus the current `state` of a run.
-async fn hello(st: &AppState, id: &str) -> ApiResult<Vec<Frame>> {
+/// `hello`, `history` (the whole run so far) and the current `state` of a run, and the
+/// receiver of its later frames while it is active (taken with the history at one instant).
+async fn join(
+    st: &AppState,
+    id: &str,
+) -> ApiResult<(Vec<Frame>, Option<broadcast::Receiver<Frame>>)> {
+    let active = st
+        .runs
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(id)
+        .cloned();
+    let (history, rx) = match &active {
+        Some(run) => {
+            let (h, rx) = run.join();
+            (Some(h), Some(rx))
+        }
+        None => (None, None),
+    };
     let run = st
         .store
         .get_run(id)
         .await?
         .ok_or_else(|| ApiError::not_found("run", id))?;
-    Ok(vec![
-        frame(
-            &json!({"type": "hello", "run": run_json(&run), "scenario_id": run.scenario_id,
-                      "map_id": run.map_id}),
-        ),
-        frame(&json!({"type": "state", "run_id": run.id, "state": run.state})),
-    ])
+    let history = match history {
+        Some(h) => h,
+        None => stored_history(st, &run).await?,
+    };
+    // In memory the state is the run's own (the row can lag by a database write).
+    let state = match &active {
+        Some(a) => a.row.lock().await.state.clone(),
+        None => run.state.clone(),
+    };
+    let hist = history.frame(id);
+    let plan = super::plan::of_run(st, &run).await;
+    Ok((
+        vec![
+            frame(
+                &json!({"type": "hello", "run": run_json(&run), "scenario_id": run.scenario_id,
+                          "map_id": run.map_id, "track": run.track, "t0": history.t0,
+                          "plan": plan}),
+            ),
+            hist.to_string().into(),
+            frame(&json!({"type": "state", "run_id": run.id, "state": state})),
+        ],
+        rx,
+    ))
+}
+
+/// A terminal run's history from the store (telemetry rows and events).
+async fn stored_history(st: &AppState, run: &RunRow) -> ApiResult<History> {
+    let rows = st.store.telemetry(&run.id, None, None, 50_000_000).await?;
+    let events = st.store.list_events(&run.id, 0, 1_000_000).await?;
+    Ok(History::from_store(&run.id, &run.state, &rows, &events))
 }

@@ -103,14 +103,16 @@ async fn upload(
     if !valid_id(&id) {
         return Err(ApiError::Unprocessable(format!("invalid map id '{id}'")));
     }
-    if st.store.get_map(&id).await?.is_some() {
-        return Err(ApiError::Conflict(format!("map '{id}' already exists")));
-    }
     let st2 = st.clone();
     let id2 = id.clone();
-    let row = tokio::task::spawn_blocking(move || st2.map_row(&id2, &name, xml, false))
+    let (row, map) = tokio::task::spawn_blocking(move || st2.map_row(&id2, &name, xml, false))
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))??;
-    st.store.upsert_map(&row).await?;
+    // One atomic insert: of two uploads with one id, exactly one is stored.
+    st.store
+        .insert_map(&row)
+        .await
+        .map_err(|e| super::error::conflict_on_duplicate(e, "map", &id))?;
+    st.cache_map(&id, map);
     Ok((StatusCode::CREATED, axum::Json(row)).into_response())
 }

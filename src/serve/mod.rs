@@ -9,6 +9,7 @@
 //! Persistence is [`crate::store`].
 
 pub mod auth;
+pub mod carrier_claims;
 pub mod carriers;
 pub mod catalogue;
 pub mod config;
@@ -19,20 +20,27 @@ pub mod exports;
 pub mod foxglove;
 pub mod geojson_cache;
 pub mod health;
+pub mod history;
+pub mod instance;
 pub mod lifecycle;
 pub mod live;
 pub mod maps;
 pub mod metrics;
 pub mod openapi;
+pub mod plan;
 pub mod replays;
 pub mod reports;
+pub mod run_control;
 pub mod run_health;
 pub mod run_params;
+pub mod run_settle;
 pub mod run_sinks;
 pub mod runs;
 pub mod scenarios;
+pub mod shared_files;
 pub mod sim_run;
 pub mod sweeps;
+pub mod unsaved;
 pub mod web;
 
 use std::net::SocketAddr;
@@ -58,6 +66,7 @@ pub fn app(state: AppState) -> Router {
     let limits = &state.config.limits;
     let api = Router::new()
         .merge(runs::router())
+        .merge(run_control::router())
         .merge(run_params::router())
         .merge(exports::router())
         .merge(replays::router(limits.upload_max_bytes))
@@ -66,6 +75,7 @@ pub fn app(state: AppState) -> Router {
         .merge(carriers::router())
         .merge(dbcs::router())
         .merge(health::router())
+        .merge(instance::router())
         .merge(metrics::router())
         .merge(live::router())
         .merge(sweeps::router())
@@ -223,11 +233,25 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The demo: the bundled 30 km/h CPNA run, real time, again and again.
+/// Deletes older demo runs (with their telemetry, events and results), keeping `keep`.
+async fn prune_demo(st: &AppState, keep: u32) {
+    match st.store.prune_demo_runs(keep).await {
+        Ok(gone) if !gone.is_empty() => {
+            tracing::info!("demo: deleted {} older demo run(s)", gone.len())
+        }
+        Ok(_) => {}
+        Err(e) => eprintln!("demo: cannot delete older demo runs: {e}"),
+    }
+}
+
+/// The demo: the bundled 30 km/h CPNA run, real time, again and again, on the demo's own track
+/// (`[demo] track`), its runs marked `demo`; only the newest `[demo] keep_runs` are kept.
 pub async fn demo_loop(st: AppState) {
     let mut n = 0u64;
     loop {
         n += 1;
+        // Room for the run about to start: with it, at most `keep_runs` stored demo runs.
+        prune_demo(&st, st.config.demo.keep_runs.saturating_sub(1)).await;
         let res = async {
             let row = runner::create(
                 &st,
@@ -244,11 +268,13 @@ pub async fn demo_loop(st: AppState) {
                     carriers: Vec::new(),
                     sync: false,
                     record: false,
+                    track: None,
+                    demo: true,
                 },
             )
             .await?;
-            runner::arm(&st, &row.id).await?;
-            runner::start(&st, &row.id).await?;
+            runner::arm(&st, &row.id, None).await?;
+            runner::start(&st, &row.id, None).await?;
             eprintln!("demo: run {n} ({}) started", row.id);
             let done = runner::wait_done(&st, &row.id, Duration::from_secs(600)).await?;
             let result = st.store.get_result(&row.id).await?.unwrap_or_default();
@@ -267,6 +293,7 @@ pub async fn demo_loop(st: AppState) {
         if let Err(e) = res {
             eprintln!("demo: run {n}: {e}");
         }
+        prune_demo(&st, st.config.demo.keep_runs).await;
         tokio::time::sleep(Duration::from_secs(3)).await;
     }
 }

@@ -37,6 +37,23 @@ fn id_param() -> Value {
     json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}])
 }
 
+/// Tracks, the emergency abort, the track follower and the DBC files.
+fn track_paths() -> serde_json::Map<String, Value> {
+    let reason = json!({"requestBody": {"required": false, "content": {"application/json": {"schema": {"type": "object", "properties": {"reason": {"type": "string"}}}}}}});
+    let track = json!({"parameters": [{"name": "track", "in": "query", "schema": {"type": "string"}, "description": "a configured track or the demo's (default: the default track)"}]});
+    let mut m = serde_json::Map::new();
+    m.insert("/runs/abort-all".into(), json!({"post": op("Abort every active run (created, armed or running) on every track: {\"aborted\": [run, …]}", "runs", true, "202", reason)}));
+    m.insert("/tracks".into(), json!({"get": op("The service's tracks, the default one, the demo's, and the latest started run of each", "runs", false, "200", json!({}))}));
+    let dbc_body = json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["id", "text"], "properties": {
+        "id": {"type": "string", "example": "vut2"}, "file_name": {"type": "string"}, "text": {"type": "string", "description": "the DBC file's text"}}}}}}});
+    m.insert("/dbcs".into(), json!({
+        "get": op("Registered DBC files (bundled and uploaded)", "dbcs", false, "200", json!({})),
+        "post": op("Register a DBC (422 naming the parser's line and reason; 409 if the id exists)", "dbcs", true, "201", dbc_body)}));
+    m.insert("/dbcs/{id}".into(), json!({"get": op("A registered DBC", "dbcs", false, "200", json!({"parameters": id_param()}))}));
+    m.insert("/live".into(), json!({"get": op("WebSocket: hello, the run's history, then its live frames — of the latest run of a track (switches when a new run starts there)", "live", false, "101", track)}));
+    m
+}
+
 pub fn document() -> Value {
     let run_ref = json!({"$ref": "#/components/schemas/Run"});
     let mut doc = json!({
@@ -49,7 +66,7 @@ pub fn document() -> Value {
         "servers": [{"url": "/api/v1"}],
         "paths": {
             "/runs": {
-                "get": op("List runs (newest first)", "runs", false, "200", json!({"parameters": [{"name": "limit", "in": "query", "schema": {"type": "integer"}}]})),
+                "get": op("List runs (newest first); a full page has an `x-next-cursor` header (and `Link: rel=next`) for the next", "runs", false, "200", json!({"parameters": [{"name": "limit", "in": "query", "schema": {"type": "integer"}}, {"name": "cursor", "in": "query", "schema": {"type": "string"}, "description": "the previous page's x-next-cursor"}]})),
                 "post": op("Create a run", "runs", true, "201", json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CreateRun"}}}}}))
             },
             "/runs/{id}": {"get": op("A run", "runs", false, "200", json!({"parameters": id_param()}))},
@@ -83,9 +100,9 @@ pub fn document() -> Value {
                 "post": op("Register a scenario (TOML text)", "scenarios", true, "201", json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["toml"], "properties": {"id": {"type": "string"}, "toml": {"type": "string"}, "map_id": {"type": "string"}}}}}}}))
             },
             "/scenarios/{id}": {"get": op("A scenario with its TOML", "scenarios", false, "200", json!({"parameters": id_param()}))},
-            "/catalogue": {"get": op("The Euro NCAP scenario catalogue (CPNA/CPFA/CPNCO/CPLA, CBNA/CBFA/CBLA, CCRs/CCRm/CCRb) with parameter ranges; `scil catalogue instantiate` makes a scenario file from an entry", "catalogue", false, "200", json!({}))},
+            "/catalogue": {"get": op("The Euro NCAP 2026 catalogue: every scenario row of the rating tool with its test matrix; `scil catalogue instantiate` makes a scenario file from a row", "catalogue", false, "200", json!({}))},
             "/reports": {"get": op("Euro NCAP test-series report of stored runs: self-contained HTML (verdict per validity channel, Table 2 quantities, impact speed, speed reduction, inline SVG plots incl. per-run time series with tolerance bands), its CSV with format=csv, or one run's traces as CSV with format=traces_csv", "reports", false, "200", json!({"parameters": [{"name": "runs", "in": "query", "required": true, "schema": {"type": "string"}, "description": "comma-separated run ids"}, {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["html", "csv", "traces_csv"]}}]}))},
-            "/catalogue/{id}": {"get": op("One catalogue entry (id case-insensitive, e.g. CPNA-75)", "catalogue", false, "200", json!({"parameters": id_param()}))},
+            "/catalogue/{id}": {"get": op("One catalogue row (case-insensitive: CCFtap, CPNA, 'CPNA night', CPTAns)", "catalogue", false, "200", json!({"parameters": id_param()}))},
             "/maps": {
                 "get": op("Maps", "maps", false, "200", json!({})),
                 "post": op("Register an OpenDRIVE map", "maps", true, "201", json!({"requestBody": {"required": true, "content": {"multipart/form-data": {"schema": {"type": "object", "required": ["file"], "properties": {"file": {"type": "string", "format": "binary"}, "id": {"type": "string"}}}}}}}))
@@ -94,6 +111,7 @@ pub fn document() -> Value {
             "/maps/{id}/geojson": {"get": op("Lanes as a GeoJSON FeatureCollection", "maps", false, "200", json!({"parameters": [id_param()[0].clone(), {"name": "wgs84", "in": "query", "schema": {"type": "boolean"}}]}))},
             "/carriers": {"get": op("Target carriers and their last known state (`mode`: simulated, or iso22133 for real carriers of a run, with `address` and `connected`)", "carriers", false, "200", json!({}))},
             "/health": {"get": op("Service health (503 when the database does not answer)", "service", false, "200", json!({}))},
+            "/instances": {"get": op("Instances sharing the database: id, host, lease (`lease_until`, `live`); `this` is the one answering", "service", false, "200", json!({}))},
             "/metrics": {"get": {"summary": "Prometheus metrics", "tags": ["service"], "responses": {"200": {"description": "OK", "content": {"text/plain": {}}}}}},
             "/openapi.json": {"get": {"summary": "This document", "tags": ["service"], "responses": {"200": {"description": "OK"}}}}
         },
@@ -113,7 +131,8 @@ pub fn document() -> Value {
                     "started_at": {"type": "string", "format": "date-time", "nullable": true},
                     "finished_at": {"type": "string", "format": "date-time", "nullable": true},
                     "speed": {"oneOf": [{"type": "number"}, {"type": "string", "enum": ["max"]}]},
-                    "error": {"type": "string", "nullable": true}}},
+                    "error": {"type": "string", "nullable": true},
+                    "instance": {"type": "string", "nullable": true, "description": "the scil instance that executes the run; control requests go to it (409 from the others)"}}},
                 "CreateRun": {"type": "object", "required": ["scenario_id"], "properties": {
                     "scenario_id": {"type": "string"},
                     "map_id": {"type": "string"},
@@ -143,6 +162,7 @@ pub fn document() -> Value {
     if let Some(paths) = doc["paths"].as_object_mut() {
         paths.extend(sweep_paths());
         paths.extend(parameter_paths());
+        paths.extend(track_paths());
     }
     if let Some(one_of) = doc["components"]["schemas"]["RunSource"]["oneOf"].as_array_mut() {
         one_of.push(sim_vut_schema());

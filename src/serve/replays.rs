@@ -163,18 +163,21 @@ async fn upload(
         "upload-{}",
         &uuid::Uuid::new_v4().simple().to_string()[..12]
     );
+    // PostgreSQL: into the database, so that every instance can replay it.
+    let stored_path = super::shared_files::share_replay(&st, &replay_id, &up.path).await?;
     st.store
-        .upsert_replay(&ReplayRow {
+        .insert_replay(&ReplayRow {
             id: replay_id.clone(),
             name: up.name.clone(),
             scenario_id: Some(scenario_id.clone()),
-            path: up.path.display().to_string(),
+            path: stored_path,
             bytes: up.bytes as i64,
             row_count: up.rows.saturating_sub(1) as i64,
             bundled: false,
             created_at: Utc::now(),
         })
-        .await?;
+        .await
+        .map_err(|e| super::error::conflict_on_duplicate(e, "replay", &replay_id))?;
     cleanup.0 = None; // registered: keep the file
     st.metrics.uploads.fetch_add(1, Ordering::Relaxed);
     let mut row = runner::create(
@@ -192,12 +195,14 @@ async fn upload(
             carriers: Vec::new(),
             sync: false,
             record: false,
+            track: None,
+            demo: false,
         },
     )
     .await?;
     if start {
-        runner::arm(&st, &row.id).await?;
-        row = runner::start(&st, &row.id).await?;
+        runner::arm(&st, &row.id, None).await?;
+        row = runner::start(&st, &row.id, None).await?;
     }
     let mut v = run_json(&row);
     v["replay_id"] = json!(replay_id);

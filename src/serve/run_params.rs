@@ -1,10 +1,12 @@
 //! `/runs/{id}/parameters`: the live parameters of a running run. `GET` shows them, `PATCH`
-//! (operator) changes them — `{"ttc_offset_s": 0.5, "noise.pos": 0.2, …}` — all or none:
+//! (operator) changes them — `{"ttc_offset_s": 0.5, "noise.pos": 0.2, …}`, optionally with
+//! `"expect_state": "running"` (or the `Scil-Expect-State` header) — all or none:
 //! 409 when the run is not running, 422 for an unknown name or a bad value (named). Every
 //! change is a stored run event (`parameter_change`), goes out on the run's live stream and
 //! is listed in the results' `parameter_changes`.
 
 use axum::extract::{Path, State};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -14,6 +16,7 @@ use super::auth::{Operator, Reader};
 use super::context::AppState;
 use super::error::{ApiError, ApiResult};
 use super::lifecycle::ActiveRun;
+use super::run_control::{header_expect, parse_expect, EXPECT_HEADER};
 use crate::run::params::NAMES;
 use crate::run::RunState;
 
@@ -32,10 +35,11 @@ async fn running(st: &AppState, id: &str, action: &str) -> ApiResult<std::sync::
     match run {
         Some(r) => Ok(r),
         None => match st.store.get_run(id).await? {
-            Some(r) => Err(ApiError::Conflict(format!(
-                "cannot {action} run '{id}': it is {}",
-                r.state
-            ))),
+            Some(r) => Err(
+                super::instance::foreign_owner(st, &r, action).unwrap_or_else(|| {
+                    ApiError::Conflict(format!("cannot {action} run '{id}': it is {}", r.state))
+                }),
+            ),
             None => Err(ApiError::not_found("run", id)),
         },
     }
@@ -58,10 +62,23 @@ async fn current(
     .into_response())
 }
 
-/// The body as `(name, value)` pairs, in order; 422 naming what is wrong.
-fn parse_body(body: &[u8]) -> ApiResult<Vec<(String, f64)>> {
-    let v: Value = serde_json::from_slice(body)
+/// Parameter changes `(name, value)`, in the body's order.
+type Changes = Vec<(String, f64)>;
+
+/// The body as `(name, value)` pairs, in order, and the body's `expect_state` (the state the
+/// operator saw); 422 naming what is wrong.
+fn parse_body(body: &[u8]) -> ApiResult<(Changes, Option<RunState>)> {
+    let mut v: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::Unprocessable(format!("parameters body: {e}")))?;
+    let expect = match v.as_object_mut().and_then(|o| o.remove("expect_state")) {
+        None => None,
+        Some(Value::String(s)) => Some(parse_expect(&s)?),
+        Some(other) => {
+            return Err(ApiError::Unprocessable(format!(
+                "expect_state must be a state name, got {other}"
+            )))
+        }
+    };
     let Some(obj) = v.as_object() else {
         return Err(ApiError::Unprocessable(
             "parameters body must be an object such as {\"ttc_offset_s\": 0.5}".into(),
@@ -73,7 +90,8 @@ fn parse_body(body: &[u8]) -> ApiResult<Vec<(String, f64)>> {
             NAMES.join(", ")
         )));
     }
-    obj.iter()
+    let pairs = obj
+        .iter()
         .map(|(k, v)| {
             if !NAMES.contains(&k.as_str()) {
                 return Err(ApiError::Unprocessable(format!(
@@ -88,19 +106,40 @@ fn parse_body(body: &[u8]) -> ApiResult<Vec<(String, f64)>> {
                 ))),
             }
         })
-        .collect()
+        .collect::<ApiResult<Vec<_>>>()?;
+    Ok((pairs, expect))
 }
 
 async fn change(
     State(st): State<AppState>,
     _op: Operator,
     Path(id): Path<String>,
+    headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> ApiResult<Response> {
-    let changes = parse_body(&body)?;
+    let (changes, body_expect) = parse_body(&body)?;
+    let expect = match (body_expect, header_expect(&headers)?) {
+        (Some(b), Some(h)) if b != h => {
+            return Err(ApiError::Unprocessable(format!(
+                "expect_state '{}' and header {EXPECT_HEADER} '{}' disagree",
+                b.as_str(),
+                h.as_str()
+            )))
+        }
+        (b, h) => b.or(h),
+    };
     let run = running(&st, &id, "change the parameters of").await?;
     // The row lock serialises this with the run's state transitions.
     let row = run.row.lock().await;
+    if let Some(e) = expect {
+        if RunState::parse(&row.state) != Some(e) {
+            return Err(ApiError::Conflict(format!(
+                "cannot change the parameters of run '{id}': it is {}, not {} as the request expected",
+                row.state,
+                e.as_str()
+            )));
+        }
+    }
     if RunState::parse(&row.state) != Some(RunState::Running) || run.stop.requested().is_some() {
         return Err(ApiError::Conflict(format!(
             "cannot change the parameters of run '{id}': it is {}",

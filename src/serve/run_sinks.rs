@@ -10,7 +10,9 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use super::context::AppState;
+use super::history::SampleIn;
 use super::lifecycle::ActiveRun;
+use super::live::frame;
 use crate::dispatch::events::{DispatchEvent, EventKind};
 use crate::run::sink::carriers::DispatchObserver;
 use crate::run::{Sink, SinkCtx};
@@ -116,6 +118,7 @@ impl Sink for StoreSink {
                 wheel_speed_mps: v.wheel_speed_mps,
             };
             self.seq += 1;
+            self.run.rows_sent.fetch_add(1, Ordering::Relaxed);
             self.st.writer.send_telemetry(row);
         }
     }
@@ -179,25 +182,43 @@ impl Sink for LiveSink {
     }
 
     fn sample(&mut self, _ctx: &SinkCtx<'_>, engine: &Engine, s: &Sample) {
-        if *s.vehicle != *self.vut_id || self.run.tx.receiver_count() == 0 {
+        if *s.vehicle != *self.vut_id {
             return;
         }
+        // The history always; frames only for listeners. One lock: see `history`.
+        let mut h = self.run.history.lock().unwrap_or_else(|p| p.into_inner());
+        let listening = self.run.tx.receiver_count() > 0;
         let id = &self.run.id;
         for (vid, kind, v, lane) in vehicles(engine.twin(), &self.vut_id, &self.target_ids) {
             let t = if kind == "vut" { v.time_s } else { s.time_s };
-            self.run.send(&json!({
-                "type": "sample", "run_id": id, "t": t, "vehicle": vid, "kind": kind,
-                "x": v.x, "y": v.y, "yaw": v.yaw_rad, "speed_mps": v.speed_mps,
-                "brake": v.brake_light, "steering_wheel_deg": v.steering_wheel_deg,
-                "wheel_speed_mps": v.wheel_speed_mps,
-                "road": lane.map(|l| json!({"road_id": l.road_id, "lane_id": l.lane_id, "s": l.s, "t": l.t})),
-            }));
+            h.sample(SampleIn {
+                vehicle: vid,
+                kind,
+                t,
+                x: v.x,
+                y: v.y,
+                yaw: v.yaw_rad,
+                speed_mps: v.speed_mps,
+                brake: v.brake_light,
+            });
+            if listening {
+                let _ = self.run.tx.send(frame(&json!({
+                    "type": "sample", "run_id": id, "t": t, "vehicle": vid, "kind": kind,
+                    "x": v.x, "y": v.y, "yaw": v.yaw_rad, "speed_mps": v.speed_mps,
+                    "brake": v.brake_light, "steering_wheel_deg": v.steering_wheel_deg,
+                    "wheel_speed_mps": v.wheel_speed_mps,
+                    "road": lane.map(|l| json!({"road_id": l.road_id, "lane_id": l.lane_id, "s": l.s, "t": l.t})),
+                })));
+            }
         }
         for ts in engine.targets() {
-            self.run.send(
-                &json!({"type": "ttc", "run_id": id, "t": s.time_s, "target": ts.target,
+            h.ttc(&ts.target, s.time_s, ts.ttc_s, Some(ts.threshold_s));
+            if listening {
+                let _ = self.run.tx.send(frame(
+                    &json!({"type": "ttc", "run_id": id, "t": s.time_s, "target": ts.target,
                                    "ttc_s": ts.ttc_s, "threshold_s": ts.threshold_s}),
-            );
+                ));
+            }
         }
     }
 

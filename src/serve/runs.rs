@@ -1,9 +1,10 @@
-//! `/runs`: create, list, read, arm/start/abort, events, results, telemetry.
+//! `/runs`: create, list, read, events, results, telemetry (the controls are
+//! [`super::run_control`]).
 
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::get;
 use axum::Router;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -14,16 +15,13 @@ use super::error::{ApiError, ApiJson, ApiQuery, ApiResult};
 use super::lifecycle::{self as runner, CarrierSpec, NewRun, RunSource};
 use crate::ingest::can::CanMapping;
 use crate::run::{CanSpec, Pace};
-use crate::store::RunRow;
+use crate::store::{RunFilter, RunRow};
 
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/runs", get(list).post(create))
+        .route("/tracks", get(tracks))
         .route("/runs/{id}", get(get_one))
-        .route("/runs/{id}/arm", post(arm))
-        .route("/runs/{id}/start", post(start))
-        .route("/runs/{id}/abort", post(abort))
-        .route("/runs/{id}/finish", post(finish))
         .route("/runs/{id}/events", get(events))
         .route("/runs/{id}/results", get(results))
         .route("/runs/{id}/telemetry", get(telemetry))
@@ -43,6 +41,9 @@ pub fn run_json(r: &RunRow) -> Value {
         "finished_at": r.finished_at,
         "speed": match r.speed { Some(f) => json!(f), None => json!("max") },
         "error": r.error,
+        "track": r.track,
+        "demo": r.demo,
+        "instance": r.instance,
     })
 }
 
@@ -104,6 +105,9 @@ pub struct CreateRun {
     /// the recording itself.
     #[serde(default)]
     pub record: bool,
+    /// The track (one of the service's `tracks`; default: the default track).
+    #[serde(default)]
+    pub track: Option<String>,
 }
 
 async fn list(
@@ -111,16 +115,109 @@ async fn list(
     _r: Reader,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> ApiResult<Response> {
-    let rows = st
+    let limit = q.limit.unwrap_or(100).clamp(1, 1000);
+    // Filtered lists (the active runs of a track, the operator's runs) are short: one page.
+    if q.active.is_some() || q.demo.is_some() || q.track.is_some() {
+        let filter = RunFilter {
+            active: q.active,
+            demo: q.demo,
+            track: q.track,
+            limit,
+        };
+        let mut rows = st.store.list_runs_filtered(&filter).await?;
+        st.unsaved.overlay(&mut rows);
+        let list: Vec<Value> = rows
+            .iter()
+            .map(|r| {
+                let mut v = run_json(r);
+                // An active run's own time: its latest sample on the run's axis.
+                let run = st
+                    .runs
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get(&r.id)
+                    .cloned();
+                if let Some(run) = run {
+                    let h = run.history.lock().unwrap_or_else(|p| p.into_inner());
+                    if let (Some(t0), Some(t)) = (h.t0, h.last_t) {
+                        v["t_s"] = json!(t - t0);
+                    }
+                }
+                v
+            })
+            .collect();
+        return Ok(axum::Json(list).into_response());
+    }
+    let after = match q.cursor.as_deref() {
+        Some(c) => Some(parse_cursor(c)?),
+        None => None,
+    };
+    let mut rows = st
         .store
-        .list_runs(q.limit.unwrap_or(100).clamp(1, 1000))
+        .list_runs_page(limit, after.as_ref().map(|(t, id)| (*t, id.as_str())))
         .await?;
-    Ok(axum::Json(rows.iter().map(run_json).collect::<Vec<_>>()).into_response())
+    st.unsaved.overlay(&mut rows);
+    let mut resp = axum::Json(rows.iter().map(run_json).collect::<Vec<_>>()).into_response();
+    // A full page: the next one starts after its last run.
+    if let Some(last) = rows.last().filter(|_| rows.len() as i64 == limit) {
+        if let Some(ns) = last.created_at.timestamp_nanos_opt() {
+            let cursor = format!("{ns}_{}", last.id);
+            let link = format!("</api/v1/runs?limit={limit}&cursor={cursor}>; rel=\"next\"");
+            for (k, v) in [("x-next-cursor", cursor), ("link", link)] {
+                if let Ok(v) = header::HeaderValue::from_str(&v) {
+                    resp.headers_mut().insert(k, v);
+                }
+            }
+        }
+    }
+    Ok(resp)
 }
 
+/// `NANOS_ID`: the creation time (ns since the epoch) and id of the previous page's last run.
+fn parse_cursor(c: &str) -> ApiResult<(chrono::DateTime<chrono::Utc>, String)> {
+    let bad = || {
+        ApiError::BadRequest(format!(
+            "cursor '{c}': expected the x-next-cursor of the previous page"
+        ))
+    };
+    let (ns, id) = c.split_once('_').ok_or_else(bad)?;
+    let ns: i64 = ns.parse().map_err(|_| bad())?;
+    if id.is_empty() {
+        return Err(bad());
+    }
+    Ok((chrono::DateTime::from_timestamp_nanos(ns), id.to_string()))
+}
+
+/// (Unknown keys are ignored: `?token=` authenticates browser GETs.)
 #[derive(Debug, Deserialize)]
 struct ListQuery {
     limit: Option<i64>,
+    /// `true`: only created/armed/running runs (each with `t_s`, its latest sample time).
+    active: Option<bool>,
+    /// `false`: hide the demo's runs.
+    demo: Option<bool>,
+    track: Option<String>,
+    /// The previous page's `x-next-cursor` (key-based pagination, newest first).
+    cursor: Option<String>,
+}
+
+/// `GET /tracks`: the service's tracks, the default one, the demo's, and the latest started
+/// run of each.
+async fn tracks(State(st): State<AppState>, _r: Reader) -> ApiResult<Response> {
+    let c = &st.config;
+    let latest: serde_json::Map<String, Value> = c
+        .tracks
+        .iter()
+        .chain(std::iter::once(&c.demo.track))
+        .filter_map(|t| st.hub.active(t).map(|id| (t.clone(), json!(id))))
+        .collect();
+    Ok(axum::Json(json!({
+        "tracks": c.tracks,
+        "default": c.default_track(),
+        "demo": c.demo.track,
+        "latest_run": latest,
+    }))
+    .into_response())
 }
 
 /// Resolves a replay id (or the id of a replay run) to a source.
@@ -181,6 +278,8 @@ async fn create(
         carriers: req.carriers,
         sync: req.sync,
         record: req.record,
+        track: req.track,
+        demo: false,
     };
     // With start: created, armed and started at once, or nothing is left behind.
     let row = if req.start {
@@ -196,62 +295,19 @@ async fn get_one(
     _r: Reader,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let r = st
-        .store
-        .get_run(&id)
+    let r = run_row(&st, &id).await?;
+    Ok(axum::Json(run_json(&r)).into_response())
+}
+
+/// The run's row: its final state from memory while the database has not taken it.
+async fn run_row(st: &AppState, id: &str) -> ApiResult<RunRow> {
+    if let Some(r) = st.unsaved.row(id) {
+        return Ok(r);
+    }
+    st.store
+        .get_run(id)
         .await?
-        .ok_or_else(|| ApiError::not_found("run", &id))?;
-    Ok(axum::Json(run_json(&r)).into_response())
-}
-
-async fn arm(
-    State(st): State<AppState>,
-    _op: Operator,
-    Path(id): Path<String>,
-) -> ApiResult<Response> {
-    let r = runner::arm(&st, &id).await?;
-    Ok(axum::Json(run_json(&r)).into_response())
-}
-
-async fn start(
-    State(st): State<AppState>,
-    _op: Operator,
-    Path(id): Path<String>,
-) -> ApiResult<Response> {
-    let r = runner::start(&st, &id).await?;
-    Ok(axum::Json(run_json(&r)).into_response())
-}
-
-async fn finish(
-    State(st): State<AppState>,
-    _op: Operator,
-    Path(id): Path<String>,
-) -> ApiResult<Response> {
-    let r = runner::finish(&st, &id).await?;
-    Ok((StatusCode::ACCEPTED, axum::Json(run_json(&r))).into_response())
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AbortBody {
-    reason: Option<String>,
-}
-
-async fn abort(
-    State(st): State<AppState>,
-    _op: Operator,
-    Path(id): Path<String>,
-    body: axum::body::Bytes,
-) -> ApiResult<Response> {
-    let parsed: AbortBody = if body.iter().all(|b| b.is_ascii_whitespace()) {
-        AbortBody::default()
-    } else {
-        serde_json::from_slice(&body)
-            .map_err(|e| ApiError::Unprocessable(format!("abort body: {e}")))?
-    };
-    let reason = parsed.reason.unwrap_or_else(|| "operator abort".into());
-    let r = runner::abort(&st, &id, &reason).await?;
-    Ok((StatusCode::ACCEPTED, axum::Json(run_json(&r))).into_response())
+        .ok_or_else(|| ApiError::not_found("run", id))
 }
 
 #[derive(Debug, Deserialize)]
@@ -292,12 +348,14 @@ async fn results(
     _r: Reader,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let run = st
-        .store
-        .get_run(&id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("run", &id))?;
-    match st.store.get_result(&id).await? {
+    let run = run_row(&st, &id).await?;
+    let text = match st.unsaved.result(&id) {
+        Some(t) => Some(t),
+        None => st.store.get_result(&id).await?,
+    };
+    // Every ended run answers: one without a stored result (ended before it started, or by
+    // a restart) gets the result its row implies.
+    match text.or_else(|| super::unsaved::derived_result(&run)) {
         Some(text) => Ok(([(header::CONTENT_TYPE, "application/json")], text).into_response()),
         None => Err(ApiError::NotFound(format!(
             "run '{id}' has no results yet (it is {})",

@@ -89,13 +89,12 @@ async fn create(
             "invalid id '{id}': use letters, digits, '_', '-', '.' (at most 64)"
         )));
     }
-    if st.store.get_scenario(&id).await?.is_some() {
-        return Err(ApiError::Conflict(format!(
-            "scenario '{id}' already exists"
-        )));
-    }
     let row = scenario_row(&id, &req.toml, req.map_id, &maps, false)?;
-    st.store.upsert_scenario(&row).await?;
+    // One atomic insert: of two posts with one id, exactly one is stored.
+    st.store
+        .insert_scenario(&row)
+        .await
+        .map_err(|e| super::error::conflict_on_duplicate(e, "scenario", &id))?;
     st.refresh_carriers().await?;
     Ok((StatusCode::CREATED, axum::Json(summary(&row))).into_response())
 }

@@ -148,7 +148,10 @@ async fn create(
                 st.store.get_replay(id).await?.ok_or_else(|| {
                     ApiError::Unprocessable(format!("replay '{id}' does not exist"))
                 })?;
-            r.push((id.clone(), PathBuf::from(row.path)));
+            r.push((
+                id.clone(),
+                super::shared_files::replay_path(&st, &row).await?,
+            ));
         }
         Source::Replays(r)
     };

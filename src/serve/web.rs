@@ -36,6 +36,7 @@ pub static ASSETS: &[Asset] = &[
     asset!("mapview.js", "text/javascript; charset=utf-8"),
     asset!("plots.js", "text/javascript; charset=utf-8"),
     asset!("results.js", "text/javascript; charset=utf-8"),
+    asset!("runs_strip.js", "text/javascript; charset=utf-8"),
     asset!("analysis.js", "text/javascript; charset=utf-8"),
     asset!("params.js", "text/javascript; charset=utf-8"),
     asset!("validity.js", "text/javascript; charset=utf-8"),

@@ -98,7 +98,15 @@ impl SimOptions {
 pub fn vehicle(setup: &RunSetup, opts: &SimOptions) -> (SimVut, f64) {
     let (path, s_line) = Path::for_scenario(setup);
     let v = opts.vut_speed_kmh / 3.6;
-    let run_up = opts.run_up_m.unwrap_or((8.0 * v).max(100.0));
+    // Long enough for every target's trigger threshold (plus 2 s to settle).
+    let lead_s = setup
+        .scenario
+        .targets
+        .iter()
+        .filter(|t| t.activation != crate::scenario::Activation::Static)
+        .map(|t| crate::scenario::ttc::ttc_dummy(t, &setup.scenario.vut) + 2.0)
+        .fold(8.0, f64::max);
+    let run_up = opts.run_up_m.unwrap_or((lead_s * v).max(100.0));
     let vs = &setup.scenario.vut;
     let p = VutParams {
         set_speed_mps: v,
@@ -109,11 +117,40 @@ pub fn vehicle(setup: &RunSetup, opts: &SimOptions) -> (SimVut, f64) {
         reference_to_front_m: vs.reference_to_front_m,
         wheelbase_m: 2.8,
         steering_ratio: setup.interface.steering_ratio,
+        control_ahead_m: vs.control_ahead_m(),
     };
     (
         SimVut::new(path, p, opts.aeb, s_line - run_up, v).with_fcw(opts.fcw),
         s_line,
     )
+}
+
+/// Where a simulated run ends: 30 m past the last target's line (or conflict point), and past
+/// the VUT's own length beyond it.
+pub fn end_s(setup: &RunSetup, car: &SimVut, s_line: f64) -> f64 {
+    let vs = &setup.scenario.vut;
+    let v = car.v.max(0.1);
+    setup
+        .scenario
+        .targets
+        .iter()
+        .map(|t| match &t.conflict {
+            Some(c) => c.vut_s,
+            None if t.activation == crate::scenario::Activation::Begin && t.speed_kmh > 0.0 => {
+                // A target driving ahead from the start: where the VUT catches it up (or where
+                // it has stopped, braking).
+                let s0 = car.path.project(t.start.x, t.start.y);
+                let gap = (s0 - car.s).max(0.0);
+                let profile = crate::scenario::profile::Profile::of(t);
+                let closing = v - profile.v;
+                let t_end = if closing > 0.1 { gap / closing } else { 120.0 };
+                s0 + profile.travel(t_end.min(120.0))
+            }
+            None => car.path.project(t.start.x, t.start.y),
+        })
+        .fold(s_line, f64::max)
+        + 30.0
+        + if vs.path.is_some() { vs.length_m } else { 0.0 }
 }
 
 pub fn targets_of(o: &StepOutputs) -> Vec<TargetView> {
@@ -145,13 +182,7 @@ pub struct SimDrive {
 pub fn drive(setup: &Arc<RunSetup>, opts: &SimOptions) -> SimDrive {
     let (feed, outputs, mut link) = cosim::link(setup, "sim:vut");
     let (mut car, s_line) = vehicle(setup, opts);
-    let s_end = setup
-        .scenario
-        .targets
-        .iter()
-        .map(|t| car.path.project(t.start.x, t.start.y))
-        .fold(s_line, f64::max)
-        + 30.0;
+    let s_end = end_s(setup, &car, s_line);
     let dt = opts.step_ms / 1000.0;
     let vut_id = setup.vut_id().to_string();
     let max_steps = (opts.max_duration_s / dt).ceil() as u64;

@@ -12,6 +12,11 @@ pub struct Path {
     cum: Vec<f64>,
     /// Where it came from (`road 0 lane -1`, `straight line`).
     pub origin: String,
+    /// Half window of the curvature estimate (m): 2 m on lane centre lines, a few decimetres
+    /// on a planned path (so that the steering starts where the path's curve does).
+    pub curvature_window_m: f64,
+    /// Estimate the curvature from the path behind `s` only.
+    pub curvature_causal: bool,
 }
 
 impl Path {
@@ -41,6 +46,8 @@ impl Path {
             pts,
             cum,
             origin: origin.into(),
+            curvature_window_m: 2.0,
+            curvature_causal: false,
         })
     }
 
@@ -55,6 +62,8 @@ impl Path {
             pts: vec![(0.0, 0.0), (1.0, 0.0)],
             cum: vec![0.0, 1.0],
             origin: "straight line".into(),
+            curvature_window_m: 2.0,
+            curvature_causal: false,
         })
     }
 
@@ -80,11 +89,19 @@ impl Path {
         (a.0 + w * (b.0 - a.0), a.1 + w * (b.1 - a.1), yaw)
     }
 
-    /// Curvature at `s` (yaw change over ±2 m, 1/m, counter-clockwise positive).
+    /// Curvature at `s` (yaw change over ±`curvature_window_m`, 1/m, counter-clockwise
+    /// positive).
     pub fn curvature(&self, s: f64) -> f64 {
-        let h = 2.0;
-        let (_, _, y0) = self.pose(s - h);
-        let (_, _, y1) = self.pose(s + h);
+        let h = self.curvature_window_m;
+        // On a planned path the estimate looks back only: the steering starts where the
+        // path's curve does, never before it.
+        let (a, b) = if self.curvature_causal {
+            (s - 2.0 * h, s)
+        } else {
+            (s - h, s + h)
+        };
+        let (_, _, y0) = self.pose(a);
+        let (_, _, y1) = self.pose(b);
         wrap_pi(y1 - y0) / (2.0 * h)
     }
 
@@ -109,12 +126,46 @@ impl Path {
         best.1
     }
 
+    /// The scenario's planned VUT path (`vut.path`, resolved at setup) and where on it the VUT
+    /// meets its first target: the earliest conflict point, or the VUT's line through the first
+    /// crossing target as in [`Path::for_scenario`].
+    fn planned(setup: &RunSetup) -> Option<(Path, f64)> {
+        let sc = &setup.scenario;
+        let Some(crate::scenario::PathSpec::Points(p)) = &sc.vut.path else {
+            return None;
+        };
+        let pts: Vec<(f64, f64)> = p.points.iter().map(|q| (q.x, q.y)).collect();
+        let mut path = Path::from_points(&pts, "planned path")?;
+        path.curvature_window_m = 0.25;
+        path.curvature_causal = true;
+        let conflict = sc
+            .targets
+            .iter()
+            .filter_map(|t| t.conflict.map(|c| c.vut_s))
+            .fold(None, |m: Option<f64>, s| Some(m.map_or(s, |m| m.min(s))));
+        let s_line = match (conflict, sc.targets.first()) {
+            (Some(s), _) => s,
+            (None, Some(t)) => {
+                let walk = heading_to_yaw(t.heading_deg);
+                path.project(
+                    t.start.x + t.lateral_start_m * walk.cos(),
+                    t.start.y + t.lateral_start_m * walk.sin(),
+                )
+            }
+            (None, None) => 0.5 * path.length(),
+        };
+        Some((path, s_line))
+    }
+
     /// The VUT's path in a scenario: the point P on the VUT's line (the first target's start
     /// moved `lateral_start_m` along its walking direction) and the VUT heading (the target
     /// comes from the VUT's right: heading = walking direction − 90°). With a map, the centre
     /// line of the lane at P, in the lane's driving direction; else a straight line through P.
     /// Returns the path and the arc length of P on it.
     pub fn for_scenario(setup: &RunSetup) -> (Path, f64) {
+        if let Some(found) = Self::planned(setup) {
+            return found;
+        }
         let Some(t) = setup.scenario.targets.first() else {
             let p = Path::straight(0.0, 0.0, 0.0, 0.0, 1000.0);
             return (p, 500.0);

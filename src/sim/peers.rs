@@ -95,13 +95,7 @@ struct Run {
 impl Run {
     fn new(setup: &RunSetup, opts: &SimOptions) -> Run {
         let (car, s_line) = vehicle(setup, opts);
-        let s_end = setup
-            .scenario
-            .targets
-            .iter()
-            .map(|t| car.path.project(t.start.x, t.start.y))
-            .fold(s_line, f64::max)
-            + 30.0;
+        let s_end = super::end_s(setup, &car, s_line);
         let dt = opts.step_ms / 1000.0;
         Run {
             car,

@@ -138,6 +138,8 @@ pub struct VutParams {
     pub reference_to_front_m: f64,
     pub wheelbase_m: f64,
     pub steering_ratio: f64,
+    /// The path's point (control point) lies this far ahead of the INS reference point, m.
+    pub control_ahead_m: f64,
 }
 
 /// What the VUT sees of a target (map frame).
@@ -207,14 +209,22 @@ impl SimVut {
         self
     }
 
+    /// The control point on the path and the heading.
     pub fn pose(&self) -> (f64, f64, f64) {
         self.path.pose(self.s)
+    }
+
+    /// The INS reference point and the heading (the control point moved back along the body).
+    pub fn reference_pose(&self) -> (f64, f64, f64) {
+        let (x, y, yaw) = self.path.pose(self.s);
+        let a = self.p.control_ahead_m;
+        (x - a * yaw.cos(), y - a * yaw.sin(), yaw)
     }
 
     /// The AEB's TTC to the nearest target in the corridor, if any.
     pub fn aeb_ttc(&self, targets: &[TargetView]) -> Option<f64> {
         let margin = self.aeb.map_or(0.2, |a| a.margin_m);
-        let (x, y, yaw) = self.pose();
+        let (x, y, yaw) = self.reference_pose();
         let (c, s) = (yaw.cos(), yaw.sin());
         let half = 0.5 * self.p.width_m + margin;
         let mut best: Option<f64> = None;
@@ -297,7 +307,7 @@ impl SimVut {
     /// The VUT as an INS would report it at sample time `time_s` (positions are map metres:
     /// the run's interface block is the identity for local positions unless configured).
     pub fn sample(&self, time_s: f64, vehicle: &str) -> InsSample {
-        let (x, y, yaw) = self.pose();
+        let (x, y, yaw) = self.reference_pose();
         let k = self.path.curvature(self.s);
         let road_wheel = (self.p.wheelbase_m * k).atan();
         InsSample {
@@ -334,6 +344,7 @@ mod tests {
             reference_to_front_m: 2.3,
             wheelbase_m: 2.8,
             steering_ratio: 16.0,
+            control_ahead_m: 0.0,
         };
         SimVut::new(
             Path::straight(0.0, 0.0, 0.0, 10.0, 1000.0),

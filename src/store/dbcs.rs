@@ -21,14 +21,27 @@ pub struct DbcRow {
 }
 
 impl Store {
+    /// Inserts or updates (bundled data, registered again at every start).
     pub async fn upsert_dbc(&self, r: &DbcRow) -> StoreResult<()> {
-        on_db!(&self.db, |p, DB| {
-            sqlx::query(
-                "INSERT INTO dbcs (id, name, file_name, text, bytes, messages, bundled, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
-                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, file_name = excluded.file_name, \
+        self.write_dbc(
+            r,
+            "ON CONFLICT (id) DO UPDATE SET name = excluded.name, file_name = excluded.file_name, \
                  text = excluded.text, bytes = excluded.bytes, messages = excluded.messages",
-            )
+        )
+        .await
+    }
+
+    /// Inserts; a dbc with the same id is a unique violation ([`super::is_unique_violation`]).
+    pub async fn insert_dbc(&self, r: &DbcRow) -> StoreResult<()> {
+        self.write_dbc(r, "").await
+    }
+
+    async fn write_dbc(&self, r: &DbcRow, on_conflict: &str) -> StoreResult<()> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query(&format!(
+                "INSERT INTO dbcs (id, name, file_name, text, bytes, messages, bundled, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) {on_conflict}"
+            ))
             .bind(&r.id)
             .bind(&r.name)
             .bind(&r.file_name)

@@ -95,9 +95,42 @@ macro_rules! telemetry_insert {
     }};
 }
 
-// After the macro: the module uses it.
+/// `INSERT INTO runs …` of one run row (the plain insert and the claiming one).
+macro_rules! run_insert_query {
+    ($DB:ident, $r:expr) => {{
+        let r: &$crate::store::RunRow = $r;
+        sqlx::query::<$DB>(
+            "INSERT INTO runs (id, state, scenario_id, map_id, source, speed, error, created_at, \
+             armed_at, started_at, finished_at, track, demo, instance) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+        )
+        .bind(&r.id)
+        .bind(&r.state)
+        .bind(&r.scenario_id)
+        .bind(&r.map_id)
+        .bind(&r.source)
+        .bind(r.speed)
+        .bind(r.error.as_deref().map($crate::store::bound_reason))
+        .bind(r.created_at)
+        .bind(r.armed_at)
+        .bind(r.started_at)
+        .bind(r.finished_at)
+        .bind(&r.track)
+        .bind(r.demo)
+        .bind(&r.instance)
+    }};
+}
+
+// After the macros: the modules use them.
+pub mod blobs;
+pub mod claims;
 pub mod dbcs;
+pub mod instances;
+pub mod run_list;
+pub use claims::{is_unique_violation, CarrierClaim, ClaimError};
 pub use dbcs::DbcRow;
+pub use instances::InstanceRow;
+pub use run_list::RunFilter;
 
 pub type StoreResult<T> = Result<T, sqlx::Error>;
 
@@ -176,6 +209,13 @@ pub struct RunRow {
     pub armed_at: Option<DateTime<Utc>>,
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
+    /// The track the run belongs to (`None`: stored before tracks existed).
+    pub track: Option<String>,
+    /// A run of the demo (`scil serve --demo`).
+    pub demo: bool,
+    /// The instance that executes the run (holds its lease; see [`instances`]).
+    #[sqlx(default)]
+    pub instance: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, FromRow)]
@@ -229,11 +269,21 @@ pub const TELEMETRY_COLUMNS: &str = "run_id, seq, t, vehicle, kind, x, y, yaw, s
 #[derive(Clone, Debug)]
 pub struct Store {
     pub db: Db,
+    /// SQLite: the write-ahead log's path (`<file>-wal`), measured by the writer.
+    wal_path: Option<std::path::PathBuf>,
 }
+
+/// SQLite's write-ahead log is kept small: an automatic checkpoint every this many pages
+/// (SQLite's default is 1000 pages, ~4 MB, which alone filled a 2 MB volume) …
+pub const SQLITE_WAL_AUTOCHECKPOINT_PAGES: u32 = 64;
+/// … and the log file truncated back to this size after a checkpoint. What stays allocated is
+/// reused, so small writes (a run's final state) still fit when the disk is full.
+pub const SQLITE_JOURNAL_SIZE_LIMIT: u64 = 256 << 10;
 
 impl Store {
     /// Connects (creating the SQLite file if needed) and applies the migrations.
     pub async fn connect(url: &str) -> anyhow::Result<Store> {
+        let mut wal_path = None;
         let db = if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             let pool = PgPoolOptions::new()
                 .max_connections(8)
@@ -253,7 +303,18 @@ impl Store {
                 .journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Normal)
                 .busy_timeout(Duration::from_secs(10))
-                .foreign_keys(true);
+                .foreign_keys(true)
+                .pragma(
+                    "wal_autocheckpoint",
+                    SQLITE_WAL_AUTOCHECKPOINT_PAGES.to_string(),
+                )
+                .pragma("journal_size_limit", SQLITE_JOURNAL_SIZE_LIMIT.to_string());
+            let file = opts.get_filename();
+            if !file.as_os_str().is_empty() && file != std::path::Path::new(":memory:") {
+                let mut p = file.as_os_str().to_owned();
+                p.push("-wal");
+                wal_path = Some(std::path::PathBuf::from(p));
+            }
             let pool = SqlitePoolOptions::new()
                 .max_connections(4)
                 .connect_with(opts)
@@ -265,13 +326,38 @@ impl Store {
                 .map_err(|e| anyhow::anyhow!("SQLite migrations: {e}"))?;
             Db::Sqlite(pool)
         };
-        Ok(Store { db })
+        Ok(Store { db, wal_path })
     }
 
     pub fn backend(&self) -> &'static str {
         match self.db {
             Db::Sqlite(_) => "sqlite",
             Db::Postgres(_) => "postgres",
+        }
+    }
+
+    /// SQLite: the write-ahead log's size on disk, bytes (None: PostgreSQL, or no log yet).
+    pub fn wal_bytes(&self) -> Option<u64> {
+        let p = self.wal_path.as_ref()?;
+        std::fs::metadata(p).ok().map(|m| m.len())
+    }
+
+    /// SQLite: a checkpoint of the write-ahead log (`PASSIVE` never waits for readers;
+    /// `TRUNCATE` waits for them and empties the file). Returns (busy, log frames, frames
+    /// checkpointed). PostgreSQL: nothing to do.
+    pub async fn checkpoint(&self, truncate: bool) -> StoreResult<Option<(i64, i64, i64)>> {
+        match &self.db {
+            Db::Sqlite(p) => {
+                let sql = if truncate {
+                    "PRAGMA wal_checkpoint(TRUNCATE)"
+                } else {
+                    "PRAGMA wal_checkpoint(PASSIVE)"
+                };
+                sqlx::query_as::<sqlx::Sqlite, (i64, i64, i64)>(sql)
+                    .fetch_optional(p)
+                    .await
+            }
+            Db::Postgres(_) => Ok(None),
         }
     }
 
@@ -287,15 +373,28 @@ impl Store {
 
     // ---- maps ----
 
+    /// Inserts or updates (bundled data, registered again at every start).
     pub async fn upsert_map(&self, m: &MapRow) -> StoreResult<()> {
-        on_db!(&self.db, |p, DB| {
-            sqlx::query(
-                "INSERT INTO maps (id, name, file_name, xodr, bytes, roads, geo_reference, bundled, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
-                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, file_name = excluded.file_name, \
+        self.write_map(
+            m,
+            "ON CONFLICT (id) DO UPDATE SET name = excluded.name, file_name = excluded.file_name, \
                  xodr = excluded.xodr, bytes = excluded.bytes, roads = excluded.roads, \
                  geo_reference = excluded.geo_reference",
-            )
+        )
+        .await
+    }
+
+    /// Inserts; a map with the same id is a unique violation ([`is_unique_violation`]).
+    pub async fn insert_map(&self, m: &MapRow) -> StoreResult<()> {
+        self.write_map(m, "").await
+    }
+
+    async fn write_map(&self, m: &MapRow, on_conflict: &str) -> StoreResult<()> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query(&format!(
+                "INSERT INTO maps (id, name, file_name, xodr, bytes, roads, geo_reference, bundled, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) {on_conflict}"
+            ))
             .bind(&m.id)
             .bind(&m.name)
             .bind(&m.file_name)
@@ -330,14 +429,27 @@ impl Store {
 
     // ---- scenarios ----
 
+    /// Inserts or updates (bundled data, registered again at every start).
     pub async fn upsert_scenario(&self, s: &ScenarioRow) -> StoreResult<()> {
-        on_db!(&self.db, |p, DB| {
-            sqlx::query(
-                "INSERT INTO scenarios (id, name, map_id, toml, bundled, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6) \
-                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, map_id = excluded.map_id, \
+        self.write_scenario(
+            s,
+            "ON CONFLICT (id) DO UPDATE SET name = excluded.name, map_id = excluded.map_id, \
                  toml = excluded.toml",
-            )
+        )
+        .await
+    }
+
+    /// Inserts; a scenario with the same id is a unique violation ([`is_unique_violation`]).
+    pub async fn insert_scenario(&self, s: &ScenarioRow) -> StoreResult<()> {
+        self.write_scenario(s, "").await
+    }
+
+    async fn write_scenario(&self, s: &ScenarioRow, on_conflict: &str) -> StoreResult<()> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query(&format!(
+                "INSERT INTO scenarios (id, name, map_id, toml, bundled, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6) {on_conflict}"
+            ))
             .bind(&s.id)
             .bind(&s.name)
             .bind(&s.map_id)
@@ -369,14 +481,27 @@ impl Store {
 
     // ---- replays ----
 
+    /// Inserts or updates (bundled data, registered again at every start).
     pub async fn upsert_replay(&self, r: &ReplayRow) -> StoreResult<()> {
-        on_db!(&self.db, |p, DB| {
-            sqlx::query(
-                "INSERT INTO replays (id, name, scenario_id, path, bytes, row_count, bundled, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
-                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, scenario_id = excluded.scenario_id, \
+        self.write_replay(
+            r,
+            "ON CONFLICT (id) DO UPDATE SET name = excluded.name, scenario_id = excluded.scenario_id, \
                  path = excluded.path, bytes = excluded.bytes, row_count = excluded.row_count",
-            )
+        )
+        .await
+    }
+
+    /// Inserts; a replay with the same id is a unique violation ([`is_unique_violation`]).
+    pub async fn insert_replay(&self, r: &ReplayRow) -> StoreResult<()> {
+        self.write_replay(r, "").await
+    }
+
+    async fn write_replay(&self, r: &ReplayRow, on_conflict: &str) -> StoreResult<()> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query(&format!(
+                "INSERT INTO replays (id, name, scenario_id, path, bytes, row_count, bundled, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) {on_conflict}"
+            ))
             .bind(&r.id)
             .bind(&r.name)
             .bind(&r.scenario_id)
@@ -414,30 +539,45 @@ impl Store {
 
     pub async fn insert_run(&self, r: &RunRow) -> StoreResult<()> {
         on_db!(&self.db, |p, DB| {
-            sqlx::query(
-                "INSERT INTO runs (id, state, scenario_id, map_id, source, speed, error, created_at, \
-                 armed_at, started_at, finished_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-            )
-            .bind(&r.id)
-            .bind(&r.state)
-            .bind(&r.scenario_id)
-            .bind(&r.map_id)
-            .bind(&r.source)
-            .bind(r.speed)
-            .bind(r.error.as_deref().map(bound_reason))
-            .bind(r.created_at)
-            .bind(r.armed_at)
-            .bind(r.started_at)
-            .bind(r.finished_at)
-            .execute(p)
-            .await
-            .map(|_| ())
+            run_insert_query!(DB, r).execute(p).await.map(|_| ())
         })
     }
 
-    /// Writes the run's state and timestamps.
-    pub async fn update_run(&self, r: &RunRow) -> StoreResult<()> {
+    /// Inserts many runs in one transaction (imports, benchmarks).
+    pub async fn insert_runs(&self, runs: &[RunRow]) -> StoreResult<()> {
         on_db!(&self.db, |p, DB| {
+            let mut tx = p.begin().await?;
+            for chunk in runs.chunks(1000) {
+                let mut qb = QueryBuilder::<DB>::new(
+                    "INSERT INTO runs (id, state, scenario_id, map_id, source, speed, error, \
+                     created_at, armed_at, started_at, finished_at, instance) ",
+                );
+                qb.push_values(chunk, |mut b, r: &RunRow| {
+                    b.push_bind(r.id.as_str())
+                        .push_bind(r.state.as_str())
+                        .push_bind(r.scenario_id.as_str())
+                        .push_bind(r.map_id.as_deref())
+                        .push_bind(r.source.as_str())
+                        .push_bind(r.speed)
+                        .push_bind(r.error.as_deref().map(bound_reason))
+                        .push_bind(r.created_at)
+                        .push_bind(r.armed_at)
+                        .push_bind(r.started_at)
+                        .push_bind(r.finished_at)
+                        .push_bind(r.instance.as_deref());
+                });
+                qb.build().execute(&mut *tx).await?;
+            }
+            tx.commit().await
+        })
+    }
+
+    /// Writes the run's state and timestamps. A terminal state releases the run's carrier
+    /// claims in the same transaction.
+    pub async fn update_run(&self, r: &RunRow) -> StoreResult<()> {
+        let terminal = matches!(r.state.as_str(), "finished" | "aborted" | "failed");
+        on_db!(&self.db, |p, DB| {
+            let mut tx = p.begin().await?;
             sqlx::query(
                 "UPDATE runs SET state = $2, error = $3, armed_at = $4, started_at = $5, \
                  finished_at = $6 WHERE id = $1",
@@ -448,9 +588,15 @@ impl Store {
             .bind(r.armed_at)
             .bind(r.started_at)
             .bind(r.finished_at)
-            .execute(p)
-            .await
-            .map(|_| ())
+            .execute(&mut *tx)
+            .await?;
+            if terminal {
+                sqlx::query("DELETE FROM carrier_claims WHERE run_id = $1")
+                    .bind(&r.id)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await
         })
     }
 
@@ -465,27 +611,37 @@ impl Store {
 
     /// Newest first.
     pub async fn list_runs(&self, limit: i64) -> StoreResult<Vec<RunRow>> {
-        on_db!(&self.db, |p, DB| {
-            sqlx::query_as::<DB, RunRow>(
-                "SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT $1",
-            )
-            .bind(limit)
-            .fetch_all(p)
-            .await
-        })
+        self.list_runs_page(limit, None).await
     }
 
-    /// Runs left in a non-terminal state by a previous process (marked failed at startup).
-    pub async fn fail_unfinished_runs(&self, now: DateTime<Utc>) -> StoreResult<u64> {
-        on_db!(&self.db, |p, DB| {
-            sqlx::query(
-                "UPDATE runs SET state = 'failed', error = 'service restarted while the run was active', \
-                 finished_at = $1 WHERE state IN ('created', 'armed', 'running')",
-            )
-            .bind(now)
-            .execute(p)
-            .await
-            .map(|r| r.rows_affected())
+    /// Newest first, after the key `(created_at, id)` of the previous page's last run when
+    /// given (key-based pagination on the index `runs_created_id`: a page costs the same at any
+    /// depth).
+    pub async fn list_runs_page(
+        &self,
+        limit: i64,
+        after: Option<(DateTime<Utc>, &str)>,
+    ) -> StoreResult<Vec<RunRow>> {
+        on_db!(&self.db, |p, DB| match after {
+            None => {
+                sqlx::query_as::<DB, RunRow>(
+                    "SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT $1",
+                )
+                .bind(limit)
+                .fetch_all(p)
+                .await
+            }
+            Some((at, id)) => {
+                sqlx::query_as::<DB, RunRow>(
+                    "SELECT * FROM runs WHERE (created_at, id) < ($2, $3) \
+                     ORDER BY created_at DESC, id DESC LIMIT $1",
+                )
+                .bind(limit)
+                .bind(at)
+                .bind(id)
+                .fetch_all(p)
+                .await
+            }
         })
     }
 

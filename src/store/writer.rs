@@ -52,6 +52,11 @@ impl Default for WriterConfig {
 /// Counters, read by `/metrics` and the health frames.
 #[derive(Debug, Default)]
 pub struct WriterStats {
+    /// SQLite: the write-ahead log's size after the last batch, and its largest size seen.
+    pub wal_bytes: AtomicU64,
+    pub wal_peak_bytes: AtomicU64,
+    /// Checkpoints the writer ran (beside SQLite's automatic ones).
+    pub checkpoints: AtomicU64,
     pub rows_written: AtomicU64,
     pub events_written: AtomicU64,
     pub batches: AtomicU64,
@@ -132,7 +137,15 @@ enum Item {
     Telemetry(TelemetryRow),
     Event(NewEvent),
     Flush(oneshot::Sender<()>),
+    /// Drop the buffered rows of a run (answers how many).
+    Discard(String, oneshot::Sender<u64>),
 }
+
+/// Most telemetry rows in one SQLite transaction (~0.5 MB of write-ahead log).
+const SQLITE_TX_ROWS: usize = 2_000;
+
+/// The writer checkpoints SQLite's log itself once it is larger than this after a batch.
+const CHECKPOINT_ABOVE_BYTES: u64 = super::SQLITE_JOURNAL_SIZE_LIMIT;
 
 pub type ErrorHook = Arc<dyn Fn(&str) + Send + Sync>;
 
@@ -206,6 +219,18 @@ impl Writer {
         matches!(tokio::time::timeout(timeout, rx).await, Ok(Ok(())))
     }
 
+    /// Gives up on the rows of `run_id` still held (a run that ends while the database keeps
+    /// failing): they are dropped from the buffer, counted as lost, and their number returned
+    /// (None when the writer is gone). Rows of the run queued before the call are included.
+    pub async fn discard_run(&self, run_id: &str) -> Option<u64> {
+        let (tx, rx) = oneshot::channel();
+        self.tx
+            .send(Item::Discard(run_id.to_string(), tx))
+            .await
+            .ok()?;
+        rx.await.ok()
+    }
+
     /// Seconds since the last successful write (None before the first).
     pub fn last_ok_age_s(&self) -> Option<f64> {
         let ms = self.stats.last_ok_ms.load(Ordering::Relaxed);
@@ -255,6 +280,13 @@ async fn run(
                 Item::Telemetry(r) => tel.push(r),
                 Item::Event(e) => evs.push(e),
                 Item::Flush(w) => waiters.push(w),
+                Item::Discard(run, reply) => {
+                    let before = tel.len();
+                    tel.retain(|r| r.run_id != run);
+                    let n = (before - tel.len()) as u64;
+                    stats.dropped.fetch_add(n, Ordering::Relaxed);
+                    let _ = reply.send(n);
+                }
             };
             match got {
                 Got::Item(it) => take(*it, &mut tel, &mut evs, &mut waiters),
@@ -320,7 +352,14 @@ async fn run(
                 first_buffered = None;
                 continue;
             }
-            let n = tel.len().min(cfg.batch_rows * 4);
+            // SQLite: one transaction's rows all go to the write-ahead log before a checkpoint
+            // can copy them out, so transactions are capped to keep the log small.
+            let cap = if store.backend() == "sqlite" {
+                SQLITE_TX_ROWS
+            } else {
+                usize::MAX
+            };
+            let n = tel.len().min(cfg.batch_rows * 4).min(cap);
             let res = store.write_batch(&evs, &tel[..n]).await;
             match res {
                 Ok(()) => {
@@ -349,6 +388,7 @@ async fn run(
                         stats.rows_written.fetch_add(n as u64, Ordering::Relaxed);
                         stats.batches.fetch_add(1, Ordering::Relaxed);
                         tel.drain(..n);
+                        keep_wal_small(&store, &stats).await;
                         first_buffered = Some(Instant::now() - cfg.max_delay);
                         retry_at = None;
                         backoff = Duration::from_millis(100);
@@ -367,6 +407,7 @@ async fn run(
                     // failed they would be written twice on retry, so clear them only here.
                     evs.clear();
                     tel.drain(..n);
+                    keep_wal_small(&store, &stats).await;
                     retry_at = None;
                     backoff = Duration::from_millis(100);
                     if tel.is_empty() {
@@ -422,6 +463,26 @@ async fn run(
             tokio::time::sleep_until(r.into()).await;
         }
     }
+}
+
+/// Measures SQLite's log after a batch and checkpoints it when it grew past the limit
+/// (PASSIVE: never waits for readers; the log is then reused from its start and cut back to
+/// `journal_size_limit`).
+async fn keep_wal_small(store: &Store, stats: &WriterStats) {
+    let Some(bytes) = store.wal_bytes() else {
+        return;
+    };
+    if bytes > CHECKPOINT_ABOVE_BYTES {
+        if let Err(e) = store.checkpoint(false).await {
+            tracing::debug!("WAL checkpoint: {e}");
+        }
+        stats.checkpoints.fetch_add(1, Ordering::Relaxed);
+    }
+    let now = store.wal_bytes().unwrap_or(bytes);
+    stats.wal_bytes.store(now, Ordering::Relaxed);
+    stats
+        .wal_peak_bytes
+        .fetch_max(bytes.max(now), Ordering::Relaxed);
 }
 
 enum Got {

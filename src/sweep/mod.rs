@@ -7,6 +7,9 @@
 //!     (replay: the run layer's Session on its own current-thread runtime, max speed)
 //!   → Row per run, in index order (same seed, same row)                         results.rs
 //!   → DIR/results.csv + DIR/report.html (inline SVG box plots, Table 2)         report.rs
+//!     + DIR/results.parquet (the same rows, typed columns)                      parquet.rs
+//! --shard K/N: only the K-th of N contiguous slices of the indices, + shard.json shard.rs
+//! `scil sweep merge`: checked shards → the unsharded run's outputs             merge.rs
 //! ```
 //!
 //! Keys: `replay` (the `--replay` files), `noise.pos`, `noise.speed`, `noise.heading`,
@@ -15,9 +18,13 @@
 //! `vut_speed`, `aeb.ttc`, `aeb.decel` (simulated VUT, issue 12 seam).
 
 pub mod backend;
+pub mod catalogue_grid;
 pub mod grid;
+pub mod merge;
+pub mod parquet;
 pub mod report;
 pub mod results;
+pub mod shard;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -27,6 +34,7 @@ use std::time::Instant;
 pub use backend::{ReplayBackend, RunFn, SimBackend};
 pub use grid::{Axis, Cell, Grid, Key, RunPoint, SweepError, Value, DEFAULT_MAX_RUNS};
 pub use results::{Row, Summary};
+pub use shard::Shard;
 
 use crate::map::Map;
 use crate::scenario::engine::{EngineConfig, TriggerMethod};
@@ -155,7 +163,20 @@ pub fn execute(
     cancel: &AtomicBool,
     on_row: &mut dyn FnMut(&Row, usize),
 ) -> Outcome {
-    let total = plan.grid.runs();
+    execute_range(plan, 0..plan.grid.runs(), jobs, cancel, on_row)
+}
+
+/// [`execute`] for the runs whose index is in `range` (one shard of the grid, [`Shard`]):
+/// `total` is the slice's size.
+pub fn execute_range(
+    plan: &Plan,
+    range: std::ops::Range<usize>,
+    jobs: usize,
+    cancel: &AtomicBool,
+    on_row: &mut dyn FnMut(&Row, usize),
+) -> Outcome {
+    let first = range.start;
+    let total = range.end.min(plan.grid.runs()).saturating_sub(first);
     let jobs = if jobs == 0 { default_jobs() } else { jobs }.clamp(1, total.max(1));
     let t0 = Instant::now();
     let next = AtomicUsize::new(0);
@@ -173,7 +194,7 @@ pub fn execute(
                 if i >= total {
                     break;
                 }
-                if tx.send(run_one(plan, &plan.grid.point(i))).is_err() {
+                if tx.send(run_one(plan, &plan.grid.point(first + i))).is_err() {
                     break;
                 }
             });
@@ -194,10 +215,22 @@ pub fn execute(
     }
 }
 
-/// Writes `DIR/results.csv` and `DIR/report.html` (the directory is created).
+/// Writes `DIR/results.csv`, `DIR/results.parquet` (the same rows, typed columns) and
+/// `DIR/report.html` (the directory is created).
 pub fn write_outputs(dir: &Path, plan: &Plan, out: &Outcome) -> std::io::Result<()> {
+    write_results(dir, &plan.grid, &plan.scenario_name, out)
+}
+
+/// [`write_outputs`] from the grid and the scenario's name (what a merge of shards has).
+pub fn write_results(
+    dir: &Path,
+    grid: &Grid,
+    scenario_name: &str,
+    out: &Outcome,
+) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    results::write_csv(&dir.join("results.csv"), &plan.grid, &out.rows)?;
-    let html = report::html(plan, out);
+    results::write_csv(&dir.join("results.csv"), grid, &out.rows)?;
+    parquet::write_rows(&dir.join("results.parquet"), grid, &out.rows)?;
+    let html = report::html(grid, scenario_name, out);
     std::fs::write(dir.join("report.html"), html)
 }

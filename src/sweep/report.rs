@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::grid::Grid;
 use super::results::{summary, Row, Summary};
-use super::{Outcome, Plan};
+use super::Outcome;
 
 /// One plot of the report (the dashboard's Analysis page shows the same SVGs).
 #[derive(Debug, Clone, Serialize)]
@@ -248,8 +248,7 @@ fn iqr(s: Option<Summary>, d: usize) -> String {
 }
 
 /// The whole report.
-pub fn html(plan: &Plan, out: &Outcome) -> String {
-    let grid = &plan.grid;
+pub fn html(grid: &Grid, scenario_name: &str, out: &Outcome) -> String {
     let rows = &out.rows;
     let failed = rows.iter().filter(|r| r.error.is_some()).count();
     let mut h = String::with_capacity(64 * 1024);
@@ -259,12 +258,12 @@ pub fn html(plan: &Plan, out: &Outcome) -> String {
 <style>body{{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}}table{{border-collapse:collapse;margin:8px 0 20px}}\
 td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}th{{background:#f3f3f3}}td.l,th.l{{text-align:left}}\
 .plots{{display:flex;flex-wrap:wrap;gap:12px}}figure{{margin:0}}.warn{{color:#a00}}</style></head><body>\n",
-        esc(&plan.scenario_name)
+        esc(scenario_name)
     );
     let _ = write!(
         h,
         "<h1>Sweep: {}</h1>\n<p>{} of {} runs ({} cells × {} seeds from {}), {} failed, {} jobs, {:.1} s ({:.1} runs/s).</p>\n",
-        esc(&plan.scenario_name),
+        esc(scenario_name),
         rows.len(),
         out.total,
         grid.cells(),
@@ -325,6 +324,6 @@ td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}th{{background:#f
     for p in plots(grid, rows) {
         let _ = writeln!(h, "<figure id=\"{}\">{}</figure>", esc(&p.id), p.svg);
     }
-    h.push_str("</div>\n<p>Rows: <code>results.csv</code> beside this file.</p>\n</body></html>\n");
+    h.push_str("</div>\n<p>Rows: <code>results.csv</code> and <code>results.parquet</code> beside this file.</p>\n</body></html>\n");
     h
 }

@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { tracksTest } from './tracks.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -380,6 +381,11 @@ async function main() {
     assert(Math.abs(Number(cards['threshold (TTC_dummy)']) - 4.4339) < 1e-3, `threshold card ${cards['threshold (TTC_dummy)']}`);
     await page.screenshot({ path: SHOT.replace(/\.png$/, '-sim.png') });
   });
+
+  if (!MOCK) {
+    await tracksTest({ ctx, scil: SCIL, tmp, port: await freePort(), token: TOKEN, test, assert, sleep, waitHttp, children })
+      .catch((e) => { results.push(['tracks setup', false]); console.log(`  FAIL tracks setup: ${e.message.split('\n')[0]}`); });
+  }
 
   await test('no page errors', async () => {
     assert(pageErrors.length === 0, pageErrors.slice(0, 3).join(' | '));

@@ -3,10 +3,12 @@
 
 pub mod catalogue;
 pub mod engine;
+pub mod ncap2026;
 pub mod path;
 pub mod profile;
 pub mod target;
 pub mod ttc;
+pub mod turn;
 mod validate;
 pub mod validity;
 

@@ -171,11 +171,15 @@ impl Polyline {
     /// nearest segment's perpendicular distance.
     pub fn lateral(&self, x: f64, y: f64) -> f64 {
         let mut best = (f64::INFINITY, 0.0);
-        for i in 0..self.pts.len() - 1 {
+        let n = self.pts.len();
+        for i in 0..n - 1 {
             let (a, b) = (self.pts[i], self.pts[i + 1]);
             let (dx, dy) = (b.0 - a.0, b.1 - a.1);
             let l2 = dx * dx + dy * dy;
-            let w = (((x - a.0) * dx + (y - a.1) * dy) / l2).clamp(0.0, 1.0);
+            // The first and last segments extend straight beyond the ends (as `pose` does).
+            let lo = if i == 0 { f64::NEG_INFINITY } else { 0.0 };
+            let hi = if i == n - 2 { f64::INFINITY } else { 1.0 };
+            let w = (((x - a.0) * dx + (y - a.1) * dy) / l2).clamp(lo, hi);
             let (px, py) = (a.0 + w * dx, a.1 + w * dy);
             let d = (x - px).hypot(y - py);
             if d < best.0 {

@@ -21,8 +21,12 @@ pub fn ttc_dummy(t: &TargetSpec, vut: &VutSpec) -> f64 {
     2.0 * t.accel_distance_m / v + (nominal_travel_m(t, vut) - t.accel_distance_m) / v
 }
 
-/// Nominal dummy travel from start to the impact point: E + (overlap − 0.5)·w.
+/// Nominal dummy travel from start to the impact point: E + (overlap − 0.5)·w; for a target
+/// started by a conflict rule, its travel to the conflict point along its path.
 pub fn nominal_travel_m(t: &TargetSpec, vut: &VutSpec) -> f64 {
+    if let Some(c) = &t.conflict {
+        return c.target_s;
+    }
     t.lateral_start_m + (t.overlap - 0.5) * vut.width_m
 }
 

@@ -50,7 +50,18 @@ pub(super) fn check(sc: &Scenario) -> Result<(), String> {
         if let Some(t) = val.t_steer_s {
             within("validity.t_steer_s", t, 0.0, 3600.0, false)?;
         }
-        if val.t0 == super::validity::T0Rule::Steer && val.t_steer_s.is_none() {
+        if let Some(s) = val.steer_at_path_s {
+            within("validity.steer_at_path_s", s, 0.0, 1.0e6, false)?;
+            if sc.vut.path.is_none() {
+                return Err(
+                    "validity.steer_at_path_s needs the VUT's planned path (vut.path)".into(),
+                );
+            }
+        }
+        if val.t0 == super::validity::T0Rule::Steer
+            && val.t_steer_s.is_none()
+            && val.steer_at_path_s.is_none()
+        {
             return Err(
                 "validity.t0 = \"steer\" needs validity.t_steer_s (T_steer, seconds after arm)"
                     .into(),

@@ -263,7 +263,7 @@ impl Engine {
         let (dx, dy) = (tr.cx - x, tr.cy - y);
         let lat = -dx * s + dy * c;
         let width = vut.width_m;
-        let location = ((lat + 0.5 * width) / width).clamp(0.0, 1.0);
+        let location = (lat + 0.5 * width) / width;
         let (tvx, tvy) = self.target_velocity(i, time);
         let rel = (v * c - tvx).hypot(v * s - tvy);
         let t = &self.tracks[i];

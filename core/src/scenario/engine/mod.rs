@@ -28,7 +28,7 @@
 //! dummy's acceleration phase). The reported trigger instant is that profile origin; the instant
 //! the start command went out and its error are reported beside it.
 
-mod conflict;
+pub(crate) mod conflict;
 mod output;
 mod predict;
 mod protocol;

@@ -139,7 +139,7 @@ impl Engine {
             impact_speed_kmh: Some(v * 3.6),
             relative_speed_kmh: Some(closing * 3.6),
             speed_reduction_kmh: self.vut.speed_kmh.map(|n| n - v * 3.6),
-            location: Some(((0.5 * width + lat1) / width).clamp(0.0, 1.0)),
+            location: Some((0.5 * width + lat1) / width),
             vut_speed_kmh: Some(v * 3.6),
             arrival_error_s: None,
             closest_approach_m: None,

@@ -37,6 +37,10 @@ pub(crate) struct Tracker {
     closed_by: Option<WindowEnd>,
     /// Arm instant (sample time): T_steer is relative to it.
     armed_s: Option<f64>,
+    /// The VUT's control point on its planned path at the previous frame (time, s).
+    prev_path_s: Option<(f64, f64)>,
+    /// T_steer found on the path (`steer_at_path_s`), as a sample time.
+    steer_at_s: Option<f64>,
 }
 
 #[derive(Clone, Copy)]
@@ -62,7 +66,8 @@ impl Tracker {
             vut_nominal_kmh: sc.vut.speed_kmh.unwrap_or(0.0),
             target_nominal_kmh: t.filter(|t| t.speed_kmh > 0.0).map(|t| t.speed_kmh),
             target_kind: t.map(|t| t.kind),
-            longitudinal: t.is_some_and(|t| t.activation != Activation::Ttc),
+            longitudinal: t
+                .is_some_and(|t| matches!(t.activation, Activation::Begin | Activation::Static)),
             steer_until_s: None,
         };
         let rule = match spec.t0 {
@@ -70,7 +75,7 @@ impl Tracker {
             T0Rule::Auto => T0Rule::Ttc,
             r => r,
         };
-        if rule == T0Rule::Steer && spec.t_steer_s.is_none() {
+        if rule == T0Rule::Steer && spec.t_steer_s.is_none() && spec.steer_at_path_s.is_none() {
             warnings.push("t0 = \"steer\" without t_steer_s: the window cannot open".into());
         }
         if rule == T0Rule::TargetBrake && t.is_some_and(|t| t.brake.is_none()) {
@@ -90,6 +95,8 @@ impl Tracker {
             rule,
             closed_by: None,
             armed_s: None,
+            prev_path_s: None,
+            steer_at_s: None,
         })
     }
 }
@@ -111,7 +118,10 @@ impl Tracker {
     fn t0_instant(&self, track: Option<&super::Track>) -> Option<f64> {
         match self.rule {
             T0Rule::Ttc | T0Rule::Auto => None,
-            T0Rule::Steer => Some(self.armed_s? + self.spec.t_steer_s? - 1.0),
+            T0Rule::Steer => match self.spec.steer_at_path_s {
+                Some(_) => Some(self.steer_at_s? - 1.0),
+                None => Some(self.armed_s? + self.spec.t_steer_s? - 1.0),
+            },
             T0Rule::TargetBrake => {
                 let t = track?;
                 Some(t.origin()? + t.spec.brake?.after_s - 1.0)
@@ -152,6 +162,21 @@ impl Engine {
         };
         let now = s.time_s;
         let track = tr.target.and_then(|i| self.tracks.get(i));
+        // T_steer as a place on the planned path: the instant the control point passes it.
+        if let (Some(at), Some(p)) = (tr.spec.steer_at_path_s, self.vut_path.as_ref()) {
+            if tr.steer_at_s.is_none() {
+                let s_now = p.s.unwrap_or(f64::NAN);
+                if let Some((t0, s0)) = tr.prev_path_s {
+                    if s0 < at && s_now >= at && s_now > s0 {
+                        let ts = t0 + (at - s0) / (s_now - s0) * (now - t0);
+                        tr.steer_at_s = Some(ts);
+                        tr.limits.steer_until_s = Some(ts);
+                        tr.live.set_steer_until(Some(ts));
+                    }
+                }
+                tr.prev_path_s = Some((now, s_now));
+            }
+        }
         // Window start.
         if tr.from_s.is_none() {
             match tr.t0_instant(track) {
@@ -205,7 +230,13 @@ impl Engine {
                 }
             }
         }
+        let path_lateral = self.vut_path.as_ref().map(|p| {
+            let ahead = p.ahead;
+            p.line
+                .lateral(v.x + ahead * v.yaw_rad.cos(), v.y + ahead * v.yaw_rad.sin())
+        });
         let lateral = match tr.lat_ref {
+            _ if path_lateral.is_some() && tr.from_s.is_some() => path_lateral,
             Some(LatRef::Lane { road_t }) => match &v.road {
                 RoadState::OnLane(m) => Some(m.t - road_t),
                 _ => None,

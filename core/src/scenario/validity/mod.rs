@@ -51,6 +51,10 @@ pub struct ValiditySpec {
     /// window opens 1 s before it; when given, yaw-rate and steering-rate checks end at it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub t_steer_s: Option<f64>,
+    /// T_steer as a place: the instant the VUT's control point passes this arc length of its
+    /// planned path (`vut.path`), where the turn begins. Used instead of `t_steer_s`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steer_at_path_s: Option<f64>,
 }
 
 /// The protocol's T0 rules (Euro NCAP frontal collisions v1.1, §1.5).
@@ -106,6 +110,7 @@ impl Default for ValiditySpec {
             aeb_decel_mps2: default_aeb_decel(),
             t0: T0Rule::Auto,
             t_steer_s: None,
+            steer_at_path_s: None,
         }
     }
 }
@@ -280,9 +285,19 @@ pub(crate) fn deviations(
         Some(f) => f.filtfilt(&x),
         None => x,
     };
-    let yaw = smooth(frames.iter().map(|f| f.yaw_rate_dps).collect());
+    // Yaw and steering rates count only up to T_steer: they are filtered over the record up to
+    // it, so that the phaseless filter does not carry the steering onset back into the
+    // samples before T_steer.
+    let n_steer = match lim.steer_until_s {
+        Some(ts) => frames.iter().take_while(|f| f.time_s <= ts + 1e-9).count(),
+        None => frames.len(),
+    };
+    let mut yaw = smooth(frames[..n_steer].iter().map(|f| f.yaw_rate_dps).collect());
+    yaw.extend(frames[n_steer..].iter().map(|f| f.yaw_rate_dps));
     let have_steer = frames.iter().all(|f| f.steering_wheel_deg.is_some());
     let steer_rate = if have_steer && frames.len() >= 2 {
+        let frames_all = frames;
+        let frames = &frames_all[..n_steer.max(2).min(frames_all.len())];
         let a: Vec<f64> = frames
             .iter()
             .map(|f| f.steering_wheel_deg.unwrap_or(0.0))
@@ -299,7 +314,10 @@ pub(crate) fn deviations(
                 }
             })
             .collect();
-        Some(smooth(d))
+        // Past T_steer the rate is not checked.
+        let mut r = smooth(d);
+        r.resize(frames_all.len(), 0.0);
+        Some(r)
     } else {
         if !frames.is_empty() {
             warnings.push("no steering-wheel angle: vut_steering_rate not checked".into());

@@ -1,0 +1,150 @@
+//! Placing a conflict point: where on their paths the VUT and a target first touch, at nominal
+//! motion, so that the impact happens at the requested location.
+//!
+//! Both move at constant speed along their paths, synchronised (the target's arc length is
+//! `q0 + (v_target / v_vut)·(s − s_ref)` when the VUT's control point is at `s`). For a given
+//! `q0` the first contact is found by marching the VUT forward (2 cm steps, then bisection)
+//! and testing the footprints with the engine's own contact test; its location is the
+//! target's reference point across the VUT front. `q0` is then chosen by a scan and bisection
+//! so that the location is the requested one. The result is the pair (VUT s, target s) at
+//! first contact: the scenario's `conflict`.
+
+use crate::scenario::engine::conflict::Rect;
+use crate::scenario::path::Polyline;
+use crate::scenario::VutSpec;
+
+pub(crate) struct Setup<'a> {
+    pub vut: &'a VutSpec,
+    pub vpath: &'a Polyline,
+    pub tpath: &'a Polyline,
+    /// Target footprint (length, width).
+    pub footprint: (f64, f64),
+    pub v_vut: f64,
+    pub v_target: f64,
+}
+
+impl Setup<'_> {
+    fn rects(&self, s: f64, q: f64) -> (Rect, Rect, (f64, f64, f64)) {
+        let ahead = self.vut.control_ahead_m();
+        let (cx, cy, yaw) = self.vpath.pose(s);
+        let (x, y) = (cx - ahead * yaw.cos(), cy - ahead * yaw.sin());
+        let (tx, ty, tyaw) = self.tpath.pose(q);
+        (
+            Rect::vut(self.vut, x, y, yaw),
+            Rect {
+                cx: tx,
+                cy: ty,
+                yaw: tyaw,
+                hl: 0.5 * self.footprint.0,
+                hw: 0.5 * self.footprint.1,
+            },
+            (x, y, yaw),
+        )
+    }
+
+    fn q_of(&self, q0: f64, s_ref: f64, s: f64) -> f64 {
+        q0 + self.v_target / self.v_vut * (s - s_ref)
+    }
+
+    /// First contact for offset `q0`: (s, q, location), searching s in [from, to].
+    fn first_contact(&self, q0: f64, s_ref: f64, from: f64, to: f64) -> Option<(f64, f64, f64)> {
+        let touch = |s: f64| {
+            let (a, b, _) = self.rects(s, self.q_of(q0, s_ref, s));
+            a.overlaps(&b)
+        };
+        if touch(from) {
+            return None; // already touching where the search starts: not an approach
+        }
+        let step = 0.02;
+        let mut s = from;
+        while s < to {
+            let s1 = s + step;
+            if touch(s1) {
+                let (mut lo, mut hi) = (s, s1);
+                for _ in 0..30 {
+                    let mid = 0.5 * (lo + hi);
+                    if touch(mid) {
+                        hi = mid;
+                    } else {
+                        lo = mid;
+                    }
+                }
+                let q = self.q_of(q0, s_ref, hi);
+                let (_, t, (x, y, yaw)) = self.rects(hi, q);
+                let lat = -(t.cx - x) * yaw.sin() + (t.cy - y) * yaw.cos();
+                let w = self.vut.width_m;
+                return Some((hi, q, (lat + 0.5 * w) / w));
+            }
+            s = s1;
+        }
+        None
+    }
+
+    /// The conflict (VUT s, target s) for impact `location`, around the paths' meeting
+    /// point (s_ref on the VUT path, q_ref on the target's).
+    pub fn solve(&self, location: f64, s_ref: f64, q_ref: f64) -> Result<(f64, f64), String> {
+        let (from, to) = (s_ref - 25.0, s_ref + 25.0);
+        let span = 15.0_f64
+            .max(3.0 * self.footprint.0)
+            .max(15.0 * self.v_target / self.v_vut);
+        let n = 600;
+        let mut prev: Option<(f64, f64)> = None;
+        let mut best: Option<(f64, f64)> = None;
+        for k in 0..=n {
+            let q0 = q_ref - span + 2.0 * span * k as f64 / n as f64;
+            let Some((_, _, loc)) = self.first_contact(q0, s_ref, from, to) else {
+                prev = None;
+                continue;
+            };
+            if best.is_none_or(|(_, b)| (loc - location).abs() < (b - location).abs()) {
+                best = Some((q0, loc));
+            }
+            if let Some((pq, pl)) = prev {
+                if (pl - location) * (loc - location) <= 0.0 && pl != loc {
+                    // Bracketed: bisection on q0.
+                    let (mut lo, mut hi, llo) = (pq, q0, pl);
+                    for _ in 0..40 {
+                        let mid = 0.5 * (lo + hi);
+                        match self.first_contact(mid, s_ref, from, to) {
+                            Some((_, _, l)) if (l - location) * (llo - location) > 0.0 => lo = mid,
+                            Some(_) => hi = mid,
+                            None => break,
+                        }
+                    }
+                    if let Some((s, q, _)) = self.first_contact(hi, s_ref, from, to) {
+                        return Ok((s, q));
+                    }
+                }
+            }
+            prev = Some((q0, loc));
+        }
+        match best {
+            // A location that does not change with the offset (parallel paths, head-on).
+            Some((q0, loc)) if (loc - location).abs() < 0.005 => self
+                .first_contact(q0, s_ref, from, to)
+                .map(|(s, q, _)| (s, q))
+                .ok_or_else(|| "no contact".to_string()),
+            Some((_, loc)) => Err(format!(
+                "no placement reaches impact location {location:.3} (closest {loc:.3})"
+            )),
+            None => Err("the VUT's and the target's paths never meet".into()),
+        }
+    }
+}
+
+/// Where two polylines come closest: (s on `a`, s on `b`), sampled every 0.25 m of `a`.
+pub(crate) fn meeting_point(a: &Polyline, b: &Polyline) -> (f64, f64) {
+    let n = (a.length() / 0.25).ceil() as usize;
+    let mut best = (f64::INFINITY, 0.0, 0.0);
+    for k in 0..=n {
+        let s = a.length() * k as f64 / n.max(1) as f64;
+        let (x, y, _) = a.pose(s);
+        let q = b.project(x, y);
+        let (bx, by, _) = b.pose(q);
+        let d = (bx - x).hypot(by - y);
+        if d < best.0 {
+            best = (d, s, q);
+        }
+    }
+    (best.1, best.2)
+}

@@ -1,0 +1,510 @@
+//! The Euro NCAP Crash Avoidance 2026 catalogue: every scenario row of Euro NCAP's rating tool
+//! with its test matrix (`data/catalogue/euro_ncap_2026.toml`, embedded), and the placement of
+//! one test cell on an OpenDRIVE map ([`Row::instantiate`]).
+//!
+//! Rows are named as the rating tool names them (`CCRs`, `CPNA` for `CPNA day`/`CPNA night`,
+//! `CPTAfs & CPTAns`, `CC ELK On`, …); [`Catalogue::find`] also takes a tool row name with its
+//! day/night suffix (`CPNA night`), one side of a turn pair (`CPTAfs`, which sets the turn), and
+//! the ids of the earlier catalogue (`CPNA-75`, which sets the impact location).
+
+mod conflict;
+mod junction;
+mod straight;
+
+use serde::{Deserialize, Serialize};
+
+use super::turn::Turn;
+use super::{Scenario, TargetKind, VutSpec};
+
+const BUNDLED: &str = include_str!("../../../../data/catalogue/euro_ncap_2026.toml");
+
+/// How a row's test is built on the map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    CrossingNearside,
+    CrossingFarside,
+    Longitudinal,
+    Rear,
+    RearBraking,
+    TurnAcross,
+    StraightCrossing,
+    HeadOn,
+    HeadOnLaneChange,
+    SfsStraightCrossing,
+    SfsTurnAcross,
+    SfsCrossing,
+    Reverse,
+    Creep,
+    Dooring,
+    ElkRoadEdge,
+    ElkTarget,
+}
+
+impl Family {
+    /// Whether scil can place this family's tests yet, and if not, why.
+    pub fn unsupported(self) -> Option<&'static str> {
+        match self {
+            Family::SfsStraightCrossing | Family::SfsTurnAcross | Family::SfsCrossing => Some(
+                "starts from standstill are not placed yet (the simulated VUT starts at its test speed)",
+            ),
+            Family::Reverse => Some("reversing VUT tests are not placed yet"),
+            Family::Creep => Some("forward creep with pedal misapplication is not placed yet"),
+            Family::Dooring => Some("dooring (a door opening on a distance rule) is not placed yet"),
+            Family::ElkRoadEdge | Family::ElkTarget => {
+                Some("lane-departure drift tests are not placed yet")
+            }
+            _ => None,
+        }
+    }
+
+    /// Needs a junction (turning and crossing-path rows) rather than a straight lane.
+    pub fn needs_junction(self) -> bool {
+        matches!(
+            self,
+            Family::TurnAcross
+                | Family::StraightCrossing
+                | Family::SfsStraightCrossing
+                | Family::SfsTurnAcross
+        )
+    }
+}
+
+/// Direction of the target relative to the VUT's approach (turn-across-path rows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    Same,
+    Opposite,
+}
+
+impl std::str::FromStr for Direction {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "same" | "s" => Ok(Direction::Same),
+            "opposite" | "o" => Ok(Direction::Opposite),
+            _ => Err(format!("direction must be same or opposite, got '{s}'")),
+        }
+    }
+}
+
+/// Side the target comes from (crossing-path rows): nearside = from the VUT's right.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Approach {
+    Nearside,
+    Farside,
+}
+
+impl std::str::FromStr for Approach {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "nearside" | "near" | "right" => Ok(Approach::Nearside),
+            "farside" | "far" | "left" => Ok(Approach::Farside),
+            _ => Err(format!("approach must be nearside or farside, got '{s}'")),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Light {
+    Day,
+    Night,
+}
+
+impl std::str::FromStr for Light {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "day" => Ok(Light::Day),
+            "night" => Ok(Light::Night),
+            _ => Err(format!("light must be day or night, got '{s}'")),
+        }
+    }
+}
+
+/// One scenario row of the rating tool with its test matrix.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Row {
+    pub id: String,
+    /// The rating tool's row names this entry covers.
+    pub rows: Vec<String>,
+    /// FC (frontal collisions), LSC (low speed), LDC (lane departure).
+    pub stage: String,
+    pub group: String,
+    pub name: String,
+    pub family: Family,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<TargetKind>,
+    pub vut_speeds_kmh: Vec<f64>,
+    /// VUT speeds of the FCW part of the grid.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fcw_speeds_kmh: Vec<f64>,
+    /// VUT speeds of the nearside turn, when they differ.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nearside_speeds_kmh: Vec<f64>,
+    /// Empty: the target drives at the VUT's speed (braking rows).
+    pub target_speeds_kmh: Vec<f64>,
+    pub impacts: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub turns: Vec<Turn>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub directions: Vec<Direction>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approaches: Vec<Approach>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lights: Vec<Light>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub obstructed: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headway_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decel_mps2: Option<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lateral_speeds_mps: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gaps_m: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub door_distances_m: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Catalogue {
+    pub row: Vec<Row>,
+}
+
+/// Robustness-layer offsets (Euro NCAP's verification layers), all zero by default.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Robustness {
+    /// Added to the VUT speed, km/h.
+    pub vut_speed_kmh: f64,
+    /// Added to the target speed, km/h.
+    pub target_speed_kmh: f64,
+    /// The target's path rotated about the conflict point, degrees.
+    pub heading_deg: f64,
+    /// The target's path shifted sideways, m (turn-across-path layers).
+    pub path_offset_m: f64,
+    /// The target starts this fraction closer to the conflict point (−25 % layer: 0.25).
+    pub start_fraction: f64,
+    /// Added to a braking target's deceleration, m/s².
+    pub decel_mps2: f64,
+    /// Added to the headway, s.
+    pub headway_s: f64,
+}
+
+/// Parameters of one test cell.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    pub vut_speed_kmh: f64,
+    pub target_speed_kmh: Option<f64>,
+    /// Impact location (fraction of the VUT width from its nearside edge; overlap for head-on).
+    pub impact: Option<f64>,
+    pub turn: Option<Turn>,
+    pub direction: Option<Direction>,
+    pub approach: Option<Approach>,
+    pub light: Option<Light>,
+    /// Map as written into the scenario file (relative to it).
+    pub map: Option<String>,
+    /// Explicit placement on a straight lane: x of the impact point and the lane.
+    pub impact_x: Option<f64>,
+    pub lane: Option<i32>,
+    pub road: Option<String>,
+    pub carrier: Option<String>,
+    pub vut: VutSpec,
+    pub robustness: Robustness,
+}
+
+impl Params {
+    pub fn new(vut_speed_kmh: f64) -> Params {
+        Params {
+            vut_speed_kmh,
+            target_speed_kmh: None,
+            impact: None,
+            turn: None,
+            direction: None,
+            approach: None,
+            light: None,
+            map: None,
+            impact_x: None,
+            lane: None,
+            road: None,
+            carrier: None,
+            vut: VutSpec::new(1.855, 4.6, 2.3),
+            robustness: Robustness::default(),
+        }
+    }
+}
+
+impl Catalogue {
+    pub fn bundled() -> Catalogue {
+        // Checked by this crate's tests; a parse failure is a build defect.
+        toml::from_str(BUNDLED).unwrap_or(Catalogue { row: Vec::new() })
+    }
+
+    /// Every rating-tool row name, in the tool's order.
+    pub fn tool_rows(&self) -> Vec<&str> {
+        self.row
+            .iter()
+            .flat_map(|r| r.rows.iter().map(String::as_str))
+            .collect()
+    }
+
+    /// A row by its id, a tool row name (`CPNA night`), one side of a turn pair (`CPTAns`) or
+    /// an earlier catalogue id (`CPNA-75`), with the parameters the name implies.
+    pub fn find(&self, name: &str) -> Option<(&Row, Implied)> {
+        let n = name.trim();
+        let eq = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
+        if let Some(r) = self.row.iter().find(|r| eq(&r.id, n)) {
+            return Some((r, Implied::default()));
+        }
+        for r in &self.row {
+            for tool in &r.rows {
+                if eq(tool, n) {
+                    let light = if n.to_ascii_lowercase().ends_with(" night") {
+                        Some(Light::Night)
+                    } else if n.to_ascii_lowercase().ends_with(" day") {
+                        Some(Light::Day)
+                    } else {
+                        None
+                    };
+                    return Some((
+                        r,
+                        Implied {
+                            light,
+                            ..Implied::default()
+                        },
+                    ));
+                }
+            }
+            // "CPTAfs & CPTAns": either side.
+            if let Some((a, b)) = r.id.split_once(" & ") {
+                for (side, turn) in [(a, Turn::Farside), (b, Turn::Nearside)] {
+                    if eq(side, n) {
+                        return Some((
+                            r,
+                            Implied {
+                                turn: Some(turn),
+                                ..Implied::default()
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+        // Earlier catalogue ids: CPNA-75 → CPNA at 0.75.
+        let (base, pct) = n.rsplit_once('-')?;
+        let pct: f64 = pct.parse().ok()?;
+        let r = self.row.iter().find(|r| eq(&r.id, base))?;
+        Some((
+            r,
+            Implied {
+                impact: Some(pct / 100.0),
+                ..Implied::default()
+            },
+        ))
+    }
+}
+
+/// Parameters a row name implies (`CPNA night`: night; `CPTAns`: nearside turn).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Implied {
+    pub light: Option<Light>,
+    pub turn: Option<Turn>,
+    pub impact: Option<f64>,
+}
+
+impl Implied {
+    /// Fills what `p` leaves open.
+    pub fn apply(&self, p: &mut Params) {
+        p.light = p.light.or(self.light);
+        p.turn = p.turn.or(self.turn);
+        p.impact = p.impact.or(self.impact);
+    }
+}
+
+fn one_of<T: PartialEq + std::fmt::Debug + Copy>(
+    row: &str,
+    what: &str,
+    v: Option<T>,
+    allowed: &[T],
+) -> Result<Option<T>, String> {
+    match (v, allowed.first()) {
+        (None, first) => Ok(first.copied()),
+        (Some(v), _) if allowed.is_empty() => {
+            Err(format!("{row}: the row has no {what} (got {v:?})"))
+        }
+        (Some(v), _) if allowed.contains(&v) => Ok(Some(v)),
+        (Some(v), _) => Err(format!("{row}: {what} {v:?} is not one of {allowed:?}")),
+    }
+}
+
+/// The resolved cell: every parameter checked against the row and defaulted.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Cell {
+    pub vut_kmh: f64,
+    pub target_kmh: f64,
+    pub impact: f64,
+    pub turn: Option<Turn>,
+    pub direction: Option<Direction>,
+    pub approach: Option<Approach>,
+    pub light: Option<Light>,
+}
+
+impl Row {
+    /// Whether scil can place this row's tests yet (`None`), or why not.
+    pub fn unsupported(&self) -> Option<&'static str> {
+        self.family.unsupported()
+    }
+
+    fn cell(&self, p: &Params) -> Result<Cell, String> {
+        let id = &self.id;
+        let turn = one_of(id, "turn", p.turn, &self.turns)?;
+        let speeds: Vec<f64> =
+            if turn == Some(Turn::Nearside) && !self.nearside_speeds_kmh.is_empty() {
+                self.nearside_speeds_kmh.clone()
+            } else {
+                let mut v = self.vut_speeds_kmh.clone();
+                v.extend(self.fcw_speeds_kmh.iter().copied());
+                v
+            };
+        let (lo, hi) = speeds
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                (a.min(*v), b.max(*v))
+            });
+        if !(p.vut_speed_kmh.is_finite()
+            && p.vut_speed_kmh >= lo - 1e-9
+            && p.vut_speed_kmh <= hi + 1e-9)
+        {
+            return Err(format!(
+                "{id}: VUT speed {} km/h outside the row's {lo}..{hi} km/h",
+                p.vut_speed_kmh
+            ));
+        }
+        let target_kmh = match (p.target_speed_kmh, self.target_speeds_kmh.as_slice()) {
+            (None, []) => p.vut_speed_kmh,
+            (Some(v), []) => v,
+            (None, [first, ..]) => *first,
+            (Some(v), list) => {
+                if !list.iter().any(|x| (x - v).abs() < 1e-9) {
+                    return Err(format!(
+                        "{id}: target speed {v} km/h is not one of {list:?}"
+                    ));
+                }
+                v
+            }
+        };
+        let impact = match (p.impact, self.impacts.as_slice()) {
+            (None, []) => 0.5,
+            (None, list) => list[list.len() / 2],
+            (Some(v), list) => {
+                // Any location within the row's range (the grid's cells, or one between them).
+                let (lo, hi) = list
+                    .iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+                        (a.min(*x), b.max(*x))
+                    });
+                if !v.is_finite() || (!list.is_empty() && !(v >= lo - 1e-9 && v <= hi + 1e-9)) {
+                    return Err(format!("{id}: impact {v} is outside the row's {lo}..{hi}"));
+                }
+                v
+            }
+        };
+        Ok(Cell {
+            vut_kmh: p.vut_speed_kmh + p.robustness.vut_speed_kmh,
+            target_kmh: target_kmh + p.robustness.target_speed_kmh,
+            impact,
+            turn,
+            direction: one_of(id, "direction", p.direction, &self.directions)?,
+            approach: one_of(id, "approach", p.approach, &self.approaches)?,
+            light: one_of(id, "light", p.light, &self.lights)?,
+        })
+    }
+
+    /// A scenario for one cell on `map`: on a straight lane long enough for the straight rows
+    /// (or at `impact_x`/`lane` when given), at a junction for the turning and crossing-path
+    /// rows. Errors name the parameter out of range or why the row cannot be placed.
+    pub fn instantiate(&self, p: &Params, map: &opendrive::OpenDrive) -> Result<Scenario, String> {
+        if let Some(why) = self.unsupported() {
+            return Err(format!("{}: {why}", self.id));
+        }
+        let cell = self.cell(p)?;
+        let mut sc = match self.family {
+            Family::CrossingNearside
+            | Family::CrossingFarside
+            | Family::Longitudinal
+            | Family::Rear
+            | Family::RearBraking => straight::place(self, &cell, p, map)?,
+            Family::HeadOn | Family::HeadOnLaneChange => straight::head_on(self, &cell, p, map)?,
+            Family::TurnAcross | Family::StraightCrossing => junction::place(self, &cell, p, map)?,
+            _ => return Err(format!("{}: cannot be placed", self.id)),
+        };
+        sc.catalogue_id = Some(self.id.clone());
+        let mut name = format!("{} at {} km/h", self.id, cell.vut_kmh);
+        if !self.target_speeds_kmh.is_empty() && cell.target_kmh > 0.0 {
+            name.push_str(&format!(", target {} km/h", cell.target_kmh));
+        }
+        name.push_str(&format!(", impact {}", cell.impact));
+        if let Some(t) = cell.turn {
+            name.push_str(&format!(", {t:?} turn").to_lowercase());
+        }
+        if let Some(d) = cell.direction {
+            name.push_str(&format!(", {d:?} direction").to_lowercase());
+        }
+        if let Some(a) = cell.approach {
+            name.push_str(&format!(", from the {a:?}").to_lowercase());
+        }
+        if let Some(l) = cell.light {
+            name.push_str(&format!(", {l:?}").to_lowercase());
+        }
+        sc.name = name;
+        sc.map = p.map.clone();
+        // The result must pass the scenario loader's own checks.
+        let text = toml::to_string(&sc).map_err(|e| e.to_string())?;
+        Scenario::from_toml(&text).map_err(|e| e.to_string())
+    }
+}
+
+fn round6(v: f64) -> f64 {
+    (v * 1e6).round() / 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundled_rows_are_the_rating_tools_43() {
+        let c = Catalogue::bundled();
+        let rows = c.tool_rows();
+        assert_eq!(rows.len(), 43, "{rows:?}");
+        let set: std::collections::HashSet<_> = rows.iter().collect();
+        assert_eq!(set.len(), 43);
+        for name in [
+            "CPNA night",
+            "CPTAfs & CPTAns",
+            "CC ELK OvI",
+            "CBDA",
+            "CCCscp SfS",
+        ] {
+            assert!(rows.contains(&name), "{name}");
+        }
+        let (r, imp) = c.find("CPTAns").expect("side of a pair");
+        assert_eq!(r.id, "CPTAfs & CPTAns");
+        assert_eq!(imp.turn, Some(Turn::Nearside));
+        let (r, imp) = c.find("cpna-75").expect("earlier id");
+        assert_eq!((r.id.as_str(), imp.impact), ("CPNA", Some(0.75)));
+        assert_eq!(
+            c.find("CPNA night").map(|x| x.1.light),
+            Some(Some(Light::Night))
+        );
+    }
+}

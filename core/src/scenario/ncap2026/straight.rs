@@ -1,0 +1,375 @@
+//! Rows on a straight lane: crossing (nearside/farside, obstructed), longitudinal, rear (also
+//! braking) and head-on (also with a lane change).
+
+use super::conflict::Setup;
+use super::{round6, Cell, Family, Params, Row};
+use crate::frame::yaw_to_heading;
+use crate::scenario::catalogue::{self, lane_station_at_x, Catalogue as Legacy};
+use crate::scenario::path::{LanePath, PointsPath, Polyline};
+use crate::scenario::{
+    Activation, BrakeSpec, ConflictSpec, PathSpec, Point, Scenario, TargetKind, TargetSpec,
+};
+
+/// A straight stretch of a driving lane: road, lane, s range (in driving direction order:
+/// `s_from` upstream).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Stretch {
+    pub road: String,
+    pub lane: i32,
+    pub s_from: f64,
+    pub s_to: f64,
+}
+
+impl Stretch {
+    pub fn length(&self) -> f64 {
+        (self.s_to - self.s_from).abs()
+    }
+}
+
+/// The longest straight stretch of a driving lane on the map (heading constant within 0.05°
+/// over 1 m steps), preferring right-hand lanes (negative ids) outside junctions.
+pub(crate) fn longest_straight(
+    map: &opendrive::OpenDrive,
+    road: Option<&str>,
+    lane: Option<i32>,
+) -> Option<Stretch> {
+    let mut best: Option<Stretch> = None;
+    for r in &map.roads {
+        if r.in_junction() || road.is_some_and(|id| id != r.id) {
+            continue;
+        }
+        let lanes: Vec<i32> = match lane {
+            Some(l) => vec![l],
+            None => vec![-1],
+        };
+        for l in lanes {
+            let n = r.length.floor() as usize;
+            let mut run_start: Option<(f64, f64)> = None;
+            let check = |from: f64, to: f64, best: &mut Option<Stretch>| {
+                let len = to - from;
+                if best.as_ref().is_none_or(|b| len > b.length() + 1e-9) && len > 1.0 {
+                    let (s_from, s_to) = if l < 0 { (from, to) } else { (to, from) };
+                    *best = Some(Stretch {
+                        road: r.id.clone(),
+                        lane: l,
+                        s_from,
+                        s_to,
+                    });
+                }
+            };
+            let mut last_s = 0.0;
+            for k in 0..=n {
+                let s = (k as f64).min(r.length);
+                let Some(h) = r.lane_center_heading(l, s) else {
+                    if let Some((s0, _)) = run_start.take() {
+                        check(s0, last_s, &mut best);
+                    }
+                    continue;
+                };
+                match run_start {
+                    Some((_, h0))
+                        if opendrive::wrap_angle(h - h0).abs() < 0.05_f64.to_radians() => {}
+                    Some((s0, _)) => {
+                        check(s0, last_s, &mut best);
+                        run_start = Some((s, h));
+                    }
+                    None => run_start = Some((s, h)),
+                }
+                last_s = s;
+            }
+            if let Some((s0, _)) = run_start {
+                check(s0, r.length, &mut best);
+            }
+        }
+    }
+    best
+}
+
+/// The legacy catalogue entry a straight row is built from (its geometry and speeds).
+fn legacy_entry(row: &Row) -> Result<catalogue::Entry, String> {
+    let legacy = Legacy::bundled();
+    let base = match (row.family, row.target) {
+        (Family::CrossingNearside, Some(TargetKind::Pedestrian)) if row.obstructed => "CPNCO-50",
+        (Family::CrossingNearside, Some(TargetKind::Pedestrian)) => "CPNA-75",
+        (Family::CrossingFarside, Some(TargetKind::Pedestrian)) => "CPFA-50",
+        (Family::CrossingNearside, Some(TargetKind::Cyclist)) => "CBNA-50",
+        (Family::CrossingFarside, Some(TargetKind::Cyclist)) => "CBFA-50",
+        (Family::Longitudinal, Some(TargetKind::Pedestrian)) => "CPLA-50",
+        (Family::Longitudinal, Some(TargetKind::Cyclist)) => "CBLA-50",
+        _ => return Err(format!("{}: no straight-lane layout for this row", row.id)),
+    };
+    let mut e = legacy
+        .get(base)
+        .cloned()
+        .ok_or_else(|| format!("{}: layout {base} missing", row.id))?;
+    if row.obstructed && e.obstruction.is_none() {
+        e.obstruction = legacy.get("CPNCO-50").and_then(|o| o.obstruction);
+    }
+    Ok(e)
+}
+
+/// Where on the map a straight row goes: the given x and lane, or 80 % along the longest
+/// straight (so that the run-up and the run-out both fit).
+fn station(p: &Params, map: &opendrive::OpenDrive) -> Result<(f64, i32, Stretch), String> {
+    let st = longest_straight(map, p.road.as_deref(), p.lane)
+        .ok_or("no straight driving lane on this map")?;
+    let lane = p.lane.unwrap_or(st.lane);
+    let x = match p.impact_x {
+        Some(x) => x,
+        None => {
+            let s = st.s_from + 0.8 * (st.s_to - st.s_from);
+            map.lane_center(&st.road, lane, s)
+                .map(|q| q.x)
+                .ok_or("the straight lane has no centre")?
+        }
+    };
+    Ok((x, lane, st))
+}
+
+pub(crate) fn place(
+    row: &Row,
+    cell: &Cell,
+    p: &Params,
+    map: &opendrive::OpenDrive,
+) -> Result<Scenario, String> {
+    let (x, lane, st) = station(p, map)?;
+    if matches!(row.family, Family::Rear | Family::RearBraking) {
+        return rear(row, cell, p, map, x, lane, &st);
+    }
+    let mut e = legacy_entry(row)?;
+    // The legacy layouts measure the crossing overlap from the side the target comes from.
+    let overlap = match row.family {
+        Family::CrossingFarside => 1.0 - cell.impact,
+        _ => cell.impact,
+    };
+    e.overlaps = vec![round6(overlap)];
+    e.target_speed_kmh = vec![cell.target_kmh];
+    e.vut_speed_kmh.min = e.vut_speed_kmh.min.min(cell.vut_kmh);
+    e.vut_speed_kmh.max = e.vut_speed_kmh.max.max(cell.vut_kmh);
+    let mut lp = catalogue::Params::new(cell.vut_kmh, x, lane);
+    lp.road = Some(st.road.clone());
+    lp.carrier = p.carrier.clone();
+    lp.vut = p.vut.clone();
+    let mut sc = e.instantiate(&lp, map)?;
+    sc.vut.path = Some(PathSpec::Lane(LanePath {
+        road: st.road.clone(),
+        lane,
+        s_from: round6(st.s_from),
+        s_to: round6(st.s_to),
+        t_offset: 0.0,
+    }));
+    if let Some(t) = sc.targets.first_mut() {
+        t.kind = row.target.unwrap_or(t.kind);
+        // A target along the lane stays on the straight (beyond it the path goes on straight).
+        if let Some(PathSpec::Lane(l)) = t.path.as_mut() {
+            l.s_to = round6(st.s_to);
+        }
+    }
+    Ok(sc)
+}
+
+/// Rear rows: the target's centre `(0.5 − impact)·w` right of the VUT's lane centre, its rear
+/// end at x; moving targets drive the lane, braking ones brake `headway` after the start.
+fn rear(
+    row: &Row,
+    cell: &Cell,
+    p: &Params,
+    map: &opendrive::OpenDrive,
+    x: f64,
+    lane: i32,
+    st: &Stretch,
+) -> Result<Scenario, String> {
+    let station = lane_station_at_x(map, Some(&st.road), lane, x)?;
+    let w = p.vut.width_m;
+    let rightward = (0.5 - cell.impact) * w;
+    let (c, s) = (station.hdg.cos(), station.hdg.sin());
+    let start = Point {
+        x: round6(station.x + rightward * s),
+        y: round6(station.y - rightward * c),
+    };
+    let kind = row.target.unwrap_or(TargetKind::Vehicle);
+    let mut t = TargetSpec::new("lead", kind, start, round6(yaw_to_heading(station.hdg)));
+    t.carrier = p.carrier.clone();
+    t.speed_kmh = if row.family == Family::RearBraking {
+        cell.vut_kmh
+    } else {
+        cell.target_kmh
+    };
+    t.overlap = cell.impact.clamp(0.0, 1.0);
+    t.length_m = Some(if kind == TargetKind::Motorcycle {
+        2.2
+    } else {
+        4.0
+    });
+    t.activation = if t.speed_kmh > 0.0 {
+        Activation::Begin
+    } else {
+        Activation::Static
+    };
+    // To the end of the straight (beyond it the path goes on straight).
+    let end = st.s_to;
+    if t.activation == Activation::Begin && (end - station.s).abs() >= 1.0 {
+        t.path = Some(PathSpec::Lane(LanePath {
+            road: station.road.clone(),
+            lane,
+            s_from: round6(station.s),
+            s_to: round6(end),
+            t_offset: round6(if lane < 0 { -rightward } else { rightward }),
+        }));
+    }
+    if row.family == Family::RearBraking {
+        let decel = row.decel_mps2.unwrap_or(4.0) + p.robustness.decel_mps2;
+        let headway = row.headway_s.unwrap_or(1.0) + p.robustness.headway_s;
+        t.brake = Some(BrakeSpec {
+            after_s: round6(3.0 + headway),
+            decel_mps2: decel,
+        });
+    }
+    let mut vut = p.vut.clone();
+    vut.speed_kmh = Some(cell.vut_kmh);
+    vut.path = Some(PathSpec::Lane(LanePath {
+        road: st.road.clone(),
+        lane,
+        s_from: round6(st.s_from),
+        s_to: round6(st.s_to),
+        t_offset: 0.0,
+    }));
+    Ok(Scenario {
+        name: String::new(),
+        map: None,
+        vut,
+        targets: vec![t],
+        sync: false,
+        validity: Some(Default::default()),
+        catalogue_id: None,
+    })
+}
+
+/// Head-on rows: the target comes towards the VUT in its lane, offset to the VUT's left by
+/// `(1 − overlap)·w`; with a lane change it starts in the oncoming lane and changes into the
+/// VUT's lane (3.5 m over 66 m, a cosine shape) while overtaking a slower car.
+pub(crate) fn head_on(
+    row: &Row,
+    cell: &Cell,
+    p: &Params,
+    map: &opendrive::OpenDrive,
+) -> Result<Scenario, String> {
+    let (x, lane, st) = station(p, map)?;
+    let station = lane_station_at_x(map, Some(&st.road), lane, x)?;
+    let mut vut = p.vut.clone();
+    vut.speed_kmh = Some(cell.vut_kmh);
+    let vpts = crate::scenario::path::lane_polyline(
+        map,
+        &LanePath {
+            road: st.road.clone(),
+            lane,
+            s_from: st.s_from,
+            s_to: st.s_to,
+            t_offset: 0.0,
+        },
+    )?;
+    let vline = Polyline::new(&vpts).ok_or("the VUT's lane is too short")?;
+    let (c, s) = (station.hdg.cos(), station.hdg.sin());
+    let w = vut.width_m;
+    let left = (1.0 - cell.impact) * w;
+    let v_t = cell.target_kmh / 3.6;
+    // The target's path, in its own driving direction (towards −heading), centred `left` to the
+    // VUT's left: from far ahead of the meeting point to well past it.
+    let ahead = (6.0 * v_t).max(60.0) + 100.0;
+    let lane_change = row.family == Family::HeadOnLaneChange;
+    let change_len = 66.0;
+    let lane_w = 3.5;
+    let mut pts = Vec::new();
+    let n = 400;
+    let (from, to) = (ahead, -60.0);
+    for k in 0..=n {
+        let along = from + (to - from) * k as f64 / n as f64;
+        // Lane change: in the oncoming lane (lane_w further left) until `change_end + len`.
+        let change_end = 25.0;
+        let extra = if lane_change {
+            let u = ((along - change_end) / change_len).clamp(0.0, 1.0);
+            lane_w * 0.5 * (1.0 - (std::f64::consts::PI * u).cos())
+        } else {
+            0.0
+        };
+        let lat = left + extra;
+        pts.push(Point {
+            x: round6(station.x + along * c - lat * s),
+            y: round6(station.y + along * s + lat * c),
+        });
+    }
+    let tline = Polyline::new(&pts).ok_or("target path")?;
+    let kind = row.target.unwrap_or(TargetKind::Vehicle);
+    let mut t = TargetSpec::new("gvt", kind, pts[0], 0.0);
+    t.carrier = p.carrier.clone();
+    t.speed_kmh = cell.target_kmh;
+    t.activation = Activation::Conflict;
+    t.overlap = cell.impact;
+    t.path = Some(PathSpec::Points(PointsPath {
+        points: pts.clone(),
+    }));
+    let setup = Setup {
+        vut: &vut,
+        vpath: &vline,
+        tpath: &tline,
+        footprint: t.footprint(),
+        v_vut: cell.vut_kmh / 3.6,
+        v_target: v_t,
+    };
+    // The paths run side by side: they meet where the target passes the station.
+    let s_ref = vline.project(station.x, station.y);
+    let q_ref = tline.project(station.x, station.y);
+    // Location of the target's centre: `left` to the VUT's left of its centreline.
+    let location = 0.5 + left / w;
+    let (vs, ts) = setup.solve(location, s_ref, q_ref)?;
+    t.conflict = Some(ConflictSpec {
+        vut_s: round6(vs),
+        target_s: round6(ts),
+    });
+    let (sx, sy, syaw) = tline.pose(0.0);
+    t.start = Point { x: sx, y: sy };
+    t.heading_deg = round6(yaw_to_heading(syaw));
+    let mut targets = vec![t];
+    if lane_change {
+        // The overtaken car: in the oncoming lane, 30 km/h slower, alongside the target
+        // when it pulls out.
+        let mut o = TargetSpec::new("overtaken", TargetKind::Vehicle, pts[0], 0.0);
+        let ov = (cell.target_kmh - 30.0).max(10.0);
+        let mut opts = Vec::new();
+        for k in 0..=n {
+            let along = from + (to - from) * k as f64 / n as f64;
+            let lat = left + lane_w;
+            opts.push(Point {
+                x: round6(station.x + along * c - lat * s),
+                y: round6(station.y + along * s + lat * c),
+            });
+        }
+        o.speed_kmh = ov;
+        o.activation = Activation::Conflict;
+        o.path = Some(PathSpec::Points(PointsPath {
+            points: opts.clone(),
+        }));
+        // When the target starts its change the overtaken car is 15 m ahead of it.
+        let ts = targets[0].conflict.map_or(0.0, |c| c.target_s);
+        let q_change = (ahead - 25.0 - change_len).max(0.0);
+        let dt = (ts - q_change) / v_t;
+        o.conflict = Some(ConflictSpec {
+            vut_s: round6(vs - dt * cell.vut_kmh / 3.6),
+            target_s: round6(q_change + 15.0),
+        });
+        let (ox, oy, oyaw) = Polyline::new(&opts).ok_or("path")?.pose(0.0);
+        o.start = Point { x: ox, y: oy };
+        o.heading_deg = round6(yaw_to_heading(oyaw));
+        targets.push(o);
+    }
+    vut.path = Some(PathSpec::Points(PointsPath { points: vpts }));
+    Ok(Scenario {
+        name: String::new(),
+        map: None,
+        vut,
+        targets,
+        sync: true,
+        validity: Some(Default::default()),
+        catalogue_id: None,
+    })
+}

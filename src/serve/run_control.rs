@@ -1,0 +1,177 @@
+//! The controls of a run: `POST /runs/{id}/arm|start|finish|abort` and the emergency
+//! `POST /runs/abort-all` (all operator).
+//!
+//! Every control names its run in the path and may name the state the operator saw: the body
+//! field `expect_state` or the header `Scil-Expect-State` (`created`, `armed`, `running`). The
+//! server refuses a control for a run that is no longer in that state with 409 and a detail
+//! naming both states, so a page that shows a stale state can never act on what it does not show.
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::Router;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::auth::Operator;
+use super::context::AppState;
+use super::error::{ApiError, ApiResult};
+use super::lifecycle as runner;
+use super::runs::run_json;
+use crate::run::RunState;
+
+/// The header that carries the expected state (alternative to the body's `expect_state`).
+pub const EXPECT_HEADER: &str = "scil-expect-state";
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/runs/abort-all", post(abort_all))
+        .route("/runs/{id}/arm", post(arm))
+        .route("/runs/{id}/start", post(start))
+        .route("/runs/{id}/abort", post(abort))
+        .route("/runs/{id}/finish", post(finish))
+}
+
+/// The optional body of a control.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ControlBody {
+    /// The state the operator saw; the control is refused (409) when the run is elsewhere.
+    expect_state: Option<String>,
+    /// Abort only: why (stored with the run; default "operator abort").
+    reason: Option<String>,
+}
+
+/// A state name as a control expects it: 422 for anything that is not a run state.
+pub fn parse_expect(s: &str) -> ApiResult<RunState> {
+    RunState::parse(s.trim()).ok_or_else(|| {
+        ApiError::Unprocessable(format!(
+            "expect_state '{s}' is not a run state (created, armed, running, finished, aborted, failed)"
+        ))
+    })
+}
+
+/// The header's expected state, if any.
+pub fn header_expect(headers: &HeaderMap) -> ApiResult<Option<RunState>> {
+    match headers.get(EXPECT_HEADER) {
+        None => Ok(None),
+        Some(v) => {
+            let s = v.to_str().map_err(|_| {
+                ApiError::Unprocessable(format!("header {EXPECT_HEADER} is not text"))
+            })?;
+            parse_expect(s).map(Some)
+        }
+    }
+}
+
+/// The expected state (body or header; they must agree) and the abort reason.
+fn control_args(
+    action: &str,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> ApiResult<(Option<RunState>, Option<String>)> {
+    let parsed: ControlBody = if body.iter().all(|b| b.is_ascii_whitespace()) {
+        ControlBody::default()
+    } else {
+        serde_json::from_slice(body)
+            .map_err(|e| ApiError::Unprocessable(format!("{action} body: {e}")))?
+    };
+    if parsed.reason.is_some() && action != "abort" {
+        return Err(ApiError::Unprocessable(format!(
+            "{action} body: only an abort takes a reason"
+        )));
+    }
+    let from_body = parsed
+        .expect_state
+        .as_deref()
+        .map(parse_expect)
+        .transpose()?;
+    let from_header = header_expect(headers)?;
+    let expect = match (from_body, from_header) {
+        (Some(b), Some(h)) if b != h => {
+            return Err(ApiError::Unprocessable(format!(
+                "expect_state '{}' and header {EXPECT_HEADER} '{}' disagree",
+                b.as_str(),
+                h.as_str()
+            )))
+        }
+        (b, h) => b.or(h),
+    };
+    Ok((expect, parsed.reason))
+}
+
+async fn arm(
+    State(st): State<AppState>,
+    _op: Operator,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> ApiResult<Response> {
+    let (expect, _) = control_args("arm", &headers, &body)?;
+    let r = runner::arm(&st, &id, expect).await?;
+    Ok(axum::Json(run_json(&r)).into_response())
+}
+
+async fn start(
+    State(st): State<AppState>,
+    _op: Operator,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> ApiResult<Response> {
+    let (expect, _) = control_args("start", &headers, &body)?;
+    let r = runner::start(&st, &id, expect).await?;
+    Ok(axum::Json(run_json(&r)).into_response())
+}
+
+async fn finish(
+    State(st): State<AppState>,
+    _op: Operator,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> ApiResult<Response> {
+    let (expect, _) = control_args("finish", &headers, &body)?;
+    let r = runner::finish(&st, &id, expect).await?;
+    Ok((StatusCode::ACCEPTED, axum::Json(run_json(&r))).into_response())
+}
+
+async fn abort(
+    State(st): State<AppState>,
+    _op: Operator,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> ApiResult<Response> {
+    let (expect, reason) = control_args("abort", &headers, &body)?;
+    let reason = reason.unwrap_or_else(|| "operator abort".into());
+    let r = runner::abort(&st, &id, &reason, expect).await?;
+    Ok((StatusCode::ACCEPTED, axum::Json(run_json(&r))).into_response())
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AbortAllBody {
+    reason: Option<String>,
+}
+
+/// Aborts every active run: `{"aborted": [run, …]}` (202).
+async fn abort_all(
+    State(st): State<AppState>,
+    _op: Operator,
+    body: axum::body::Bytes,
+) -> ApiResult<Response> {
+    let parsed: AbortAllBody = if body.iter().all(|b| b.is_ascii_whitespace()) {
+        AbortAllBody::default()
+    } else {
+        serde_json::from_slice(&body)
+            .map_err(|e| ApiError::Unprocessable(format!("abort-all body: {e}")))?
+    };
+    let reason = parsed
+        .reason
+        .unwrap_or_else(|| "operator abort (abort all)".into());
+    let rows = runner::abort_all(&st, &reason).await;
+    let list: Vec<_> = rows.iter().map(run_json).collect();
+    Ok((StatusCode::ACCEPTED, axum::Json(json!({"aborted": list}))).into_response())
+}
