@@ -71,7 +71,7 @@ import glob, json, os, subprocess, sys
 import openpyxl
 filled, d = sys.argv[1], sys.argv[2]
 r = subprocess.run([sys.executable, "-m", "euroncap_rating_2026", "crash_avoidance",
-                    "compute-score", "-i", filled, "-o", d], capture_output=True, text=True)
+                    "compute-score", "-i", filled, "-o", d], cwd=d, capture_output=True, text=True)
 reports = glob.glob(os.path.join(d, "ca_*_report.xlsx"))
 if r.returncode != 0 or not reports:
     sys.exit(f"compute-score failed: {r.stdout}\n{r.stderr}")
