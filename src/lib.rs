@@ -14,6 +14,7 @@ pub mod cli;
 pub mod dispatch;
 pub mod feed;
 pub mod ingest;
+pub mod ncap;
 pub mod ncap_report;
 pub mod record;
 pub mod run;

@@ -30,6 +30,9 @@ enum Command {
     Scenario(cli::scenario::ScenarioArgs),
     /// Euro NCAP test-series report (HTML + CSV) from run result JSON files.
     Report(cli::report::ReportArgs),
+    /// Euro NCAP's rating-tool workbook: plan, rehearse on the simulated VUT, fill values.
+    #[command(subcommand)]
+    Ncap(cli::ncap::NcapCommand),
     /// OpenDRIVE map tools.
     #[command(subcommand)]
     Map(cli::map::MapCommand),
@@ -73,6 +76,7 @@ fn main() -> ExitCode {
         Some(Command::Report(a)) => cli::report::run(a),
         Some(Command::Map(c)) => cli::map::run(c),
         Some(Command::Sim(a)) => cli::sim::run(a),
+        Some(Command::Ncap(a)) => cli::ncap::run(a),
         Some(Command::Cosim(c)) => cli::cosim::run(c),
         Some(Command::Bench(c)) => cli::bench::run(c),
         Some(Command::Export(a)) => cli::export::run(a),

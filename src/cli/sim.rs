@@ -61,6 +61,15 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
                 ))
                 .unwrap_or_else(|| ", no AEB".into())
         );
+        if let Some(f) = a.fcw {
+            match report.warning {
+                Some(w) => println!(
+                    "fcw      warned at {:.2} s, TTC {:.2} s (threshold {} s; brake robot 4 m/s² 1.2 s later)",
+                    w.time_s, w.ttc_s, f.ttc_s
+                ),
+                None => println!("fcw      no warning (threshold {} s)", f.ttc_s),
+            }
+        }
         let ra = crate::cli::replay::ReplayArgs::bundled(std::path::Path::new("."));
         let text = crate::cli::replay::report(&report, &ra);
         // The replay header names a CSV; a simulated run has none.

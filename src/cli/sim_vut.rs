@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::inject::InjectArgs;
-use crate::sim::{AebParams, SimOptions};
+use crate::sim::{AebParams, FcwParams, SimOptions};
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct SimVutArgs {
@@ -22,6 +22,10 @@ pub struct SimVutArgs {
     /// AEB model: ttc=S,decel=MPS2,delay_ms=MS[,margin=M] (absent: no AEB).
     #[arg(long, value_name = "ttc=S,decel=MPS2,delay_ms=MS")]
     pub aeb: Option<AebParams>,
+    /// Forward collision warning: ttc=S; the protocol's brake robot brakes at 4 m/s² 1.2 s
+    /// after the warning (absent: no FCW).
+    #[arg(long, value_name = "ttc=S")]
+    pub fcw: Option<FcwParams>,
     /// Simulation step, ms.
     #[arg(long, default_value_t = 10.0)]
     pub step_ms: f64,
@@ -40,6 +44,7 @@ impl SimVutArgs {
         let o = SimOptions {
             vut_speed_kmh: self.vut_speed,
             aeb: self.aeb,
+            fcw: self.fcw,
             step_ms: self.step_ms,
             run_up_m: self.run_up_m,
             injection: self.inject.injection()?,

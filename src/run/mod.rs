@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 pub use clock::{Clock, Pace};
 pub use params::{LiveParams, ParameterChange};
-pub use report::{Outcome, RunEnd, RunReport, TriggerResult};
+pub use report::{Outcome, RunEnd, RunReport, TriggerResult, WarningRecord};
 pub use session::{Session, SessionOptions, StopHandle, StopRequest, Stopper};
 pub use setup::RunSetup;
 pub use sink::{ArmCtx, Sink, SinkCtx};

@@ -85,6 +85,16 @@ pub struct RunReport {
     /// Per-sample time series for the report's plots (`scil replay --traces`, service runs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub traces: Option<crate::scenario::validity::trace::Traces>,
+    /// The simulated VUT's forward collision warning (`scil sim --fcw`), when it warned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<WarningRecord>,
+}
+
+/// A forward collision warning: when, and the TTC to the target then.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct WarningRecord {
+    pub time_s: f64,
+    pub ttc_s: f64,
 }
 
 impl RunReport {

@@ -19,7 +19,7 @@ use crate::run::cosim::{self, OutputsSink, StepOutputs};
 use crate::run::source::inject::{Injection, InjectionHandle};
 use crate::run::{Feed, RunReport, RunSetup, Session, SessionOptions, Sink};
 pub use path::Path;
-pub use vut::{AebParams, SimVut, TargetView, VutParams};
+pub use vut::{AebParams, FcwParams, SimVut, TargetView, VutParams};
 
 /// Options of a simulated run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -29,6 +29,8 @@ pub struct SimOptions {
     pub vut_speed_kmh: f64,
     /// The AEB model; `None`: no AEB.
     pub aeb: Option<AebParams>,
+    /// The forward collision warning with the protocol's brake robot; `None`: no FCW.
+    pub fcw: Option<FcwParams>,
     /// Simulation step, ms (the samples' interval).
     pub step_ms: f64,
     /// Start this far (m, along the path) before the VUT's line through the first target;
@@ -45,6 +47,7 @@ impl Default for SimOptions {
         SimOptions {
             vut_speed_kmh: 40.0,
             aeb: None,
+            fcw: None,
             step_ms: 10.0,
             run_up_m: None,
             max_duration_s: 60.0,
@@ -84,6 +87,9 @@ impl SimOptions {
         if let Some(a) = &self.aeb {
             a.validate()?;
         }
+        if let Some(f) = &self.fcw {
+            f.validate()?;
+        }
         self.injection.validate()
     }
 }
@@ -113,7 +119,10 @@ pub fn vehicle(setup: &RunSetup, opts: &SimOptions) -> (SimVut, f64) {
         steering_ratio: setup.interface.steering_ratio,
         control_ahead_m: vs.control_ahead_m(),
     };
-    (SimVut::new(path, p, opts.aeb, s_line - run_up, v), s_line)
+    (
+        SimVut::new(path, p, opts.aeb, s_line - run_up, v).with_fcw(opts.fcw),
+        s_line,
+    )
 }
 
 /// Where a simulated run ends: 30 m past the last target's line (or conflict point), and past
@@ -163,6 +172,8 @@ pub struct SimDrive {
     pub feed: Feed,
     pub outputs: OutputsSink,
     pub vehicle: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
+    /// The FCW's warning (time, TTC), set when the vehicle task ends.
+    pub warning: Arc<std::sync::Mutex<Option<crate::run::WarningRecord>>>,
 }
 
 /// The parts of a simulated run (see [`SimDrive`]). The vehicle task ends when the VUT has
@@ -175,6 +186,8 @@ pub fn drive(setup: &Arc<RunSetup>, opts: &SimOptions) -> SimDrive {
     let dt = opts.step_ms / 1000.0;
     let vut_id = setup.vut_id().to_string();
     let max_steps = (opts.max_duration_s / dt).ceil() as u64;
+    let warning = Arc::new(std::sync::Mutex::new(None));
+    let warning_out = warning.clone();
     let vehicle = async move {
         let mut standing = 0u64;
         for k in 0..=max_steps {
@@ -191,11 +204,20 @@ pub fn drive(setup: &Arc<RunSetup>, opts: &SimOptions) -> SimDrive {
             }
         }
         link.close();
+        if let Some((t, ttc)) = car.fcw_warned {
+            if let Ok(mut w) = warning_out.lock() {
+                *w = Some(crate::run::WarningRecord {
+                    time_s: t,
+                    ttc_s: ttc,
+                });
+            }
+        }
     };
     SimDrive {
         feed,
         outputs,
         vehicle: Box::pin(vehicle),
+        warning,
     }
 }
 
@@ -212,6 +234,7 @@ pub async fn run_sim_session(
         mut feed,
         outputs,
         vehicle,
+        warning,
     } = drive(&setup, opts);
     let handle = if opts.injection.is_zero() {
         None
@@ -223,7 +246,8 @@ pub async fn run_sim_session(
         session.add_sink(s);
     }
     session.add_sink(Box::new(outputs));
-    let (report, ()) = tokio::join!(session.run(), vehicle);
+    let (mut report, ()) = tokio::join!(session.run(), vehicle);
+    report.warning = warning.lock().ok().and_then(|w| *w);
     (report, handle)
 }
 

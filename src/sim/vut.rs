@@ -81,6 +81,52 @@ impl FromStr for AebParams {
     }
 }
 
+/// The forward collision warning (`ttc=2.0`): it warns when the TTC to the nearest target in
+/// the corridor reaches `ttc_s`; the protocol's brake robot then brakes at
+/// [`FcwParams::ROBOT_DECEL_MPS2`] from [`FcwParams::ROBOT_DELAY_S`] after the warning.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FcwParams {
+    /// Warn when the TTC reaches this, s.
+    pub ttc_s: f64,
+}
+
+impl Default for FcwParams {
+    fn default() -> Self {
+        FcwParams { ttc_s: 2.0 }
+    }
+}
+
+impl FcwParams {
+    /// The brake robot of an FCW test: this long after the warning, s …
+    pub const ROBOT_DELAY_S: f64 = 1.2;
+    /// … it brakes at this deceleration, m/s².
+    pub const ROBOT_DECEL_MPS2: f64 = 4.0;
+
+    pub fn validate(&self) -> Result<(), String> {
+        if self.ttc_s.is_finite() && (0.0..=10.0).contains(&self.ttc_s) {
+            Ok(())
+        } else {
+            Err(format!("fcw ttc must be within 0..10, got {}", self.ttc_s))
+        }
+    }
+}
+
+impl FromStr for FcwParams {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let mut f = FcwParams::default();
+        for (k, v) in crate::run::source::inject::key_values(s).map_err(|e| format!("fcw {e}"))? {
+            match k {
+                "ttc" | "ttc_s" => f.ttc_s = v,
+                other => return Err(format!("unknown fcw key '{other}' (ttc)")),
+            }
+        }
+        f.validate()?;
+        Ok(f)
+    }
+}
+
 /// The vehicle.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct VutParams {
@@ -134,6 +180,10 @@ pub struct SimVut {
     pub aeb_state: AebState,
     /// When the AEB decided and when braking started, s.
     pub aeb_decided_at: Option<f64>,
+    /// The forward collision warning with the brake robot (FCW tests).
+    pub fcw: Option<FcwParams>,
+    /// When the FCW warned and the TTC then: (t, ttc), s.
+    pub fcw_warned: Option<(f64, f64)>,
 }
 
 impl SimVut {
@@ -148,7 +198,15 @@ impl SimVut {
             a: 0.0,
             aeb_state: AebState::Idle,
             aeb_decided_at: None,
+            fcw: None,
+            fcw_warned: None,
         }
+    }
+
+    /// The same vehicle with a forward collision warning and the protocol's brake robot.
+    pub fn with_fcw(mut self, fcw: Option<FcwParams>) -> SimVut {
+        self.fcw = fcw;
+        self
     }
 
     /// The control point on the path and the heading.
@@ -210,11 +268,25 @@ impl SimVut {
                 }
             }
         }
-        let a = match (self.aeb_state, self.aeb) {
+        if let (Some(fcw), None) = (self.fcw, self.fcw_warned) {
+            if self.v > 0.0 {
+                if let Some(ttc) = self.aeb_ttc(targets) {
+                    if ttc <= fcw.ttc_s {
+                        self.fcw_warned = Some((self.t, ttc));
+                    }
+                }
+            }
+        }
+        let mut a = match (self.aeb_state, self.aeb) {
             (AebState::Braking { .. }, Some(aeb)) => -aeb.decel_mps2,
             _ => (self.p.kp * (self.p.set_speed_mps - self.v))
                 .clamp(-self.p.max_ctrl_decel, self.p.max_accel),
         };
+        if let Some((tw, _)) = self.fcw_warned {
+            if self.t >= tw + FcwParams::ROBOT_DELAY_S - 1e-9 {
+                a = a.min(-FcwParams::ROBOT_DECEL_MPS2);
+            }
+        }
         let v1 = self.v + a * dt;
         let ds = if v1 < 0.0 {
             // Stops within the step.
@@ -249,7 +321,7 @@ impl SimVut {
             accel_mps2: Some(self.a),
             yaw_rate_rps: Some(self.v * k),
             wheel_speed_mps: None,
-            fcw: None,
+            fcw: self.fcw.map(|_| self.fcw_warned.is_some()),
         }
     }
 

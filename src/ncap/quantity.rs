@@ -1,0 +1,112 @@
+//! The quantities a verification point asks for (its `Expected value`) and how each is read
+//! from a run's result. Speeds in km/h, times in s; a run without impact has impact speed 0
+//! and the whole nominal speed as its reduction.
+
+use serde::Serialize;
+
+use serde_json::Value;
+
+use crate::scenario::{Activation, Scenario};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Quantity {
+    /// Relative impact speed along the VUT's heading (the VUT's own speed for a crossing
+    /// target).
+    VRelImpact,
+    /// The VUT's impact speed.
+    VImpact,
+    /// Nominal speed minus impact speed.
+    VReduction,
+    /// TTC at the forward collision warning (0 when it never warned).
+    FcwTtc,
+    /// 1 when the VUT hit the target, else 0.
+    ImpactOccurred,
+}
+
+impl Quantity {
+    /// The rating tool's names; `None` for a quantity scil does not measure
+    /// (`dtle_t_end`, the dooring `TTC`).
+    pub fn parse(s: &str) -> Option<Quantity> {
+        match s.trim() {
+            "v_rel_impact" => Some(Quantity::VRelImpact),
+            "v_impact" | "v_impact_baseline" => Some(Quantity::VImpact),
+            "v_reduction" => Some(Quantity::VReduction),
+            "fcw_ttc" => Some(Quantity::FcwTtc),
+            "impact_occurred" => Some(Quantity::ImpactOccurred),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Quantity::VRelImpact => "v_rel_impact",
+            Quantity::VImpact => "v_impact",
+            Quantity::VReduction => "v_reduction",
+            Quantity::FcwTtc => "fcw_ttc",
+            Quantity::ImpactOccurred => "impact_occurred",
+        }
+    }
+}
+
+/// The target a point is about: the first one that moves or is the test's subject (static
+/// obstructions are scenery).
+pub fn subject(sc: &Scenario) -> Option<&str> {
+    sc.targets
+        .iter()
+        .find(|t| t.carrier.is_some() || t.activation != Activation::Static)
+        .or_else(|| sc.targets.first())
+        .map(|t| t.id.as_str())
+}
+
+/// The quantity from a run's result as JSON (what `scil sim --json` prints, the result files
+/// of finished runs): `nominal_kmh` is the point's VUT speed.
+pub fn measure(q: Quantity, run: &Value, target: &str, nominal_kmh: f64) -> Result<f64, String> {
+    if let Some(e) = run.get("error").and_then(Value::as_str) {
+        return Err(format!("run failed: {e}"));
+    }
+    let warning = || {
+        run.get("warning")
+            .and_then(|w| w.get("ttc_s"))
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0)
+    };
+    if q == Quantity::FcwTtc {
+        return Ok(warning());
+    }
+    let impacts: &[Value] = run
+        .get("impacts")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice);
+    let of_target: Vec<&Value> = impacts
+        .iter()
+        .filter(|i| i.get("target").and_then(Value::as_str) == Some(target))
+        .collect();
+    if of_target.is_empty() {
+        return Err(format!(
+            "the run has no impact record for target '{target}'"
+        ));
+    }
+    let num = |i: &Value, k: &str| i.get(k).and_then(Value::as_f64).filter(|x| x.is_finite());
+    let Some(i) = of_target.iter().find(|i| num(i, "time_s").is_some()) else {
+        return Ok(match q {
+            Quantity::VReduction => nominal_kmh,
+            _ => 0.0,
+        });
+    };
+    // The VUT's speed at the impact (`vut_speed_kmh` on footprint impacts).
+    let impact_speed = |i: &Value| num(i, "impact_speed_kmh").or(num(i, "vut_speed_kmh"));
+    let need = |v: Option<f64>, what: &str| {
+        v.ok_or_else(|| format!("the impact of '{target}' has no {what}"))
+    };
+    match q {
+        Quantity::VRelImpact => need(num(i, "relative_speed_kmh").or(impact_speed(i)), "speed"),
+        Quantity::VImpact => need(impact_speed(i), "impact speed"),
+        Quantity::VReduction => need(
+            num(i, "speed_reduction_kmh").or(impact_speed(i).map(|v| nominal_kmh - v)),
+            "speed reduction",
+        ),
+        Quantity::ImpactOccurred => Ok(1.0),
+        Quantity::FcwTtc => Ok(warning()),
+    }
+}
