@@ -562,11 +562,10 @@ async fn suite(db_url: String) {
         .await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
     assert_error_body(&v);
-    // Only the one accepted upload is kept, under a generated name.
-    let kept: Vec<_> = std::fs::read_dir(c.storage.join("uploads"))
-        .unwrap()
-        .collect();
-    assert_eq!(kept.len(), 1);
+    // Only the one accepted upload is kept, under a generated name (with PostgreSQL it moved
+    // into the database, and this instance's copy is under blobs/).
+    let kept = files_under(&c.storage.join("uploads")) + files_under(&c.storage.join("blobs"));
+    assert_eq!(kept, 1);
 
     // Runs list, metrics.
     let (_, runs) = c.get("/runs").await;
@@ -644,4 +643,21 @@ async fn read_endpoints_can_require_a_viewer_token() {
     assert_eq!(r.status(), StatusCode::OK, "health stays open");
     server.task.abort();
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Regular files under `dir`, recursively (0 when it does not exist).
+fn files_under(dir: &std::path::Path) -> usize {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    rd.flatten()
+        .map(|e| {
+            let p = e.path();
+            if p.is_dir() {
+                files_under(&p)
+            } else {
+                1
+            }
+        })
+        .sum()
 }
