@@ -22,7 +22,8 @@ pub struct Cell {
     pub params: Params,
 }
 
-/// Every cell of every placeable row (rear rows: moving targets slower than the VUT).
+/// Every cell of every placeable row (rear and longitudinal rows: moving targets slower than
+/// the VUT).
 pub fn cells(cat: &Catalogue) -> Vec<Cell> {
     let mut out = Vec::new();
     for (i, row) in cat.row.iter().enumerate() {
@@ -58,7 +59,11 @@ pub fn cells(cat: &Catalogue) -> Vec<Cell> {
             }
             for v in &speeds {
                 for t in &targets {
-                    if row.family == Family::Rear && t.is_some_and(|t| t > 0.0 && t >= *v) {
+                    // A target ahead in the VUT's lane at the VUT's speed or faster is never
+                    // reached: not a cell of the matrix.
+                    if matches!(row.family, Family::Rear | Family::Longitudinal)
+                        && t.is_some_and(|t| t > 0.0 && t >= *v)
+                    {
                         continue;
                     }
                     for imp in &impacts {
