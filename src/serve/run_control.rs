@@ -65,6 +65,19 @@ pub fn header_expect(headers: &HeaderMap) -> ApiResult<Option<RunState>> {
     }
 }
 
+/// The state a control expects: from the body or the header; when both are given they must
+/// agree.
+pub fn expected(from_body: Option<RunState>, headers: &HeaderMap) -> ApiResult<Option<RunState>> {
+    match (from_body, header_expect(headers)?) {
+        (Some(b), Some(h)) if b != h => Err(ApiError::Unprocessable(format!(
+            "expect_state '{}' and header {EXPECT_HEADER} '{}' disagree",
+            b.as_str(),
+            h.as_str()
+        ))),
+        (b, h) => Ok(b.or(h)),
+    }
+}
+
 /// The expected state (body or header; they must agree) and the abort reason.
 fn control_args(
     action: &str,
@@ -87,18 +100,7 @@ fn control_args(
         .as_deref()
         .map(parse_expect)
         .transpose()?;
-    let from_header = header_expect(headers)?;
-    let expect = match (from_body, from_header) {
-        (Some(b), Some(h)) if b != h => {
-            return Err(ApiError::Unprocessable(format!(
-                "expect_state '{}' and header {EXPECT_HEADER} '{}' disagree",
-                b.as_str(),
-                h.as_str()
-            )))
-        }
-        (b, h) => b.or(h),
-    };
-    Ok((expect, parsed.reason))
+    Ok((expected(from_body, headers)?, parsed.reason))
 }
 
 async fn arm(

@@ -16,7 +16,7 @@ use super::auth::{Operator, Reader};
 use super::context::AppState;
 use super::error::{ApiError, ApiResult};
 use super::lifecycle::ActiveRun;
-use super::run_control::{header_expect, parse_expect, EXPECT_HEADER};
+use super::run_control::parse_expect;
 use crate::run::params::NAMES;
 use crate::run::RunState;
 
@@ -118,16 +118,7 @@ async fn change(
     body: axum::body::Bytes,
 ) -> ApiResult<Response> {
     let (changes, body_expect) = parse_body(&body)?;
-    let expect = match (body_expect, header_expect(&headers)?) {
-        (Some(b), Some(h)) if b != h => {
-            return Err(ApiError::Unprocessable(format!(
-                "expect_state '{}' and header {EXPECT_HEADER} '{}' disagree",
-                b.as_str(),
-                h.as_str()
-            )))
-        }
-        (b, h) => b.or(h),
-    };
+    let expect = super::run_control::expected(body_expect, &headers)?;
     let run = running(&st, &id, "change the parameters of").await?;
     // The row lock serialises this with the run's state transitions.
     let row = run.row.lock().await;
