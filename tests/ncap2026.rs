@@ -73,16 +73,6 @@ fn cells(row: &Row) -> Vec<Params> {
                 vec![Some(row.impacts[row.impacts.len() / 2])]
             };
             for impact in impacts {
-                // A cyclist riding beside the VUT in its direction meets a VUT turning
-                // nearside on its right side or front-right corner: the front-left locations
-                // of the row's list are not reachable on this layout (the instantiation says
-                // so); they are left out here.
-                if row.id.starts_with("CBTAfs")
-                    && turn == Some(Turn::Nearside)
-                    && impact.is_some_and(|i| i > 0.5)
-                {
-                    continue;
-                }
                 let mut p = Params::new(*v);
                 p.turn = turn;
                 p.impact = impact;

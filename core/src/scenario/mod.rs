@@ -185,6 +185,30 @@ pub struct TargetSpec {
     /// conflict targets. Default by kind.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub width_m: Option<f64>,
+    /// What `overlap` and the impact location measure (conflict targets): a position across
+    /// the VUT front (default) or along the target's side.
+    #[serde(default, skip_serializing_if = "ImpactOn::is_default")]
+    pub impact_on: ImpactOn,
+}
+
+/// What an impact location of a conflict target measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ImpactOn {
+    /// The target's reference point across the VUT front, as a fraction of the VUT width from
+    /// its right (nearside) edge.
+    #[default]
+    VutFront,
+    /// Where the VUT first touches the target, along the target from its front end (0) to its
+    /// rear end (1): for a target that overtakes a turning VUT and meets its front corner
+    /// (CBTA, same direction).
+    TargetSide,
+}
+
+impl ImpactOn {
+    fn is_default(&self) -> bool {
+        *self == ImpactOn::VutFront
+    }
 }
 
 impl TargetSpec {
@@ -209,6 +233,7 @@ impl TargetSpec {
             path: None,
             conflict: None,
             width_m: None,
+            impact_on: ImpactOn::VutFront,
         }
     }
 

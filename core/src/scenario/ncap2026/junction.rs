@@ -15,7 +15,7 @@ use crate::scenario::path::{PointsPath, Polyline};
 use crate::scenario::turn::{curve_end, turning_path, Turn, TurnGeometry};
 use crate::scenario::validity::{T0Rule, ValiditySpec};
 use crate::scenario::{
-    Activation, ConflictSpec, PathSpec, Point, Scenario, TargetKind, TargetSpec,
+    Activation, ConflictSpec, ImpactOn, PathSpec, Point, Scenario, TargetKind, TargetSpec,
 };
 
 /// One arm of a junction.
@@ -249,6 +249,14 @@ pub(crate) fn place(
     t.accel_distance_m = accel;
     t.activation = Activation::Conflict;
     t.overlap = cell.impact.clamp(0.0, 1.0);
+    if kind == TargetKind::Cyclist
+        && row.family == Family::TurnAcross
+        && cell.direction.unwrap_or(Direction::Same) == Direction::Same
+    {
+        // The cyclist overtakes the turning VUT: first contact is always at the VUT's front
+        // corner on the cyclist's side, so the location is taken along the cyclist.
+        t.impact_on = ImpactOn::TargetSide;
+    }
     let setup = Setup {
         vut: &vut,
         vpath: &vline,
@@ -256,6 +264,7 @@ pub(crate) fn place(
         footprint: t.footprint(),
         v_vut: cell.vut_kmh / 3.6,
         v_target: v_t,
+        on: t.impact_on,
     };
     let (s_ref, q_ref) = meeting_point(&vline, &tline);
     let (vs, ts) = setup

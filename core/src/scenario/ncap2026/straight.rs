@@ -315,6 +315,7 @@ pub(crate) fn head_on(
         footprint: t.footprint(),
         v_vut: cell.vut_kmh / 3.6,
         v_target: v_t,
+        on: t.impact_on,
     };
     // The paths run side by side: they meet where the target passes the station.
     let s_ref = vline.project(station.x, station.y);
