@@ -214,3 +214,192 @@ fn aeb_lowers_the_impact_speed() {
         );
     }
 }
+
+/// The geometric robustness layers: the target's path rotated about the impact point, started
+/// closer, or shifted sideways; the test still meets the VUT at the cell's impact location, the
+/// target arrives with it, and the verdict is valid.
+#[test]
+fn robustness_layers_move_the_target_and_still_meet_the_vut() {
+    use scil::scenario::ncap2026::Robustness;
+    use scil::scenario::{Activation, PathSpec};
+    let junction = map("osc-ncap/OpenDRIVE/NCAP/X-Intersection_NCAP.xodr");
+    let straight = map("opendrive/proving_ground.xodr");
+    let cat = Catalogue::bundled();
+    let start_dist = |sc: &scil::scenario::Scenario| {
+        let t = sc
+            .targets
+            .iter()
+            .find(|t| t.activation != Activation::Static)
+            .expect("subject");
+        let c = t.conflict.map(|c| c.target_s);
+        (t.heading_deg, c, t.clone())
+    };
+    let mut failures = Vec::new();
+    let cases: Vec<(&str, f64, Robustness, &Arc<Map>)> = vec![
+        (
+            "CPFA",
+            50.0,
+            Robustness {
+                heading_deg: 20.0,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CBFA",
+            50.0,
+            Robustness {
+                heading_deg: -20.0,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CPNA",
+            40.0,
+            Robustness {
+                heading_deg: 20.0,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CPFA",
+            50.0,
+            Robustness {
+                start_fraction: 0.25,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CBNAO",
+            40.0,
+            Robustness {
+                start_fraction: 0.25,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CMFtap",
+            15.0,
+            Robustness {
+                path_offset_m: 0.5,
+                ..Default::default()
+            },
+            &junction,
+        ),
+        (
+            "CCFtap",
+            20.0,
+            Robustness {
+                path_offset_m: -0.5,
+                ..Default::default()
+            },
+            &junction,
+        ),
+        (
+            "CPTAfs",
+            15.0,
+            Robustness {
+                target_speed_kmh: 3.0,
+                ..Default::default()
+            },
+            &junction,
+        ),
+    ];
+    for (id, v, r, m) in cases {
+        let (row, _) = cat.find(id).expect("row");
+        let nominal = row
+            .instantiate(&Params::new(v), &m.road_network)
+            .expect("nominal");
+        let mut p = Params::new(v);
+        p.robustness = r;
+        let varied = match row.instantiate(&p, &m.road_network) {
+            Ok(s) => s,
+            Err(e) => {
+                failures.push(format!("{id} {r:?}: {e}"));
+                continue;
+            }
+        };
+        let (h0, _, t0) = start_dist(&nominal);
+        let (h1, ts1, t1) = start_dist(&varied);
+        if r.heading_deg != 0.0 {
+            let dh = (h1 - h0 + 540.0).rem_euclid(360.0) - 180.0;
+            if (dh - r.heading_deg).abs() > 0.01 {
+                failures.push(format!(
+                    "{id}: heading {h0} → {h1}, wanted {:+}",
+                    r.heading_deg
+                ));
+            }
+        }
+        if r.start_fraction != 0.0 {
+            let d0 = scil::scenario::ttc::nominal_travel_m(&t0, &nominal.vut);
+            let d1 = ts1.unwrap_or(f64::NAN);
+            // The conflict point is where the footprints first touch, a little before the
+            // reference point reaches the impact point.
+            if !((d1 - 0.75 * d0).abs() < 0.6) {
+                failures.push(format!("{id}: travel {d0:.2} → {d1:.2} m, wanted 75 %"));
+            }
+        }
+        if r.path_offset_m != 0.0 {
+            let pts = |t: &scil::scenario::TargetSpec| match &t.path {
+                Some(PathSpec::Points(p)) => p.points.clone(),
+                _ => Vec::new(),
+            };
+            let (a, b) = (pts(&t0), pts(&t1));
+            if a.len() != b.len() || a.is_empty() {
+                failures.push(format!("{id}: path changed shape"));
+            } else {
+                let k = a.len() / 2;
+                let d = (a[k].x - b[k].x).hypot(a[k].y - b[k].y);
+                if (d - r.path_offset_m.abs()).abs() > 0.01 {
+                    failures.push(format!("{id}: path moved {d:.3} m"));
+                }
+            }
+        }
+        if r.target_speed_kmh != 0.0
+            && (t1.speed_kmh - t0.speed_kmh - r.target_speed_kmh).abs() > 1e-9
+        {
+            failures.push(format!(
+                "{id}: target speed {} → {}",
+                t0.speed_kmh, t1.speed_kmh
+            ));
+        }
+        // Driven through: it still meets the VUT where asked.
+        let rep = match try_run(row, &p, m, None) {
+            Ok(r) => r,
+            Err(e) => {
+                failures.push(format!("{id}: {e}"));
+                continue;
+            }
+        };
+        let Some(imp) = rep.impacts.iter().find(|i| i.time_s.is_some()) else {
+            failures.push(format!("{id} {r:?}: no impact"));
+            continue;
+        };
+        let want = wanted_location(row, 0.5);
+        let loc = imp.location.unwrap_or(f64::NAN);
+        if !((loc - want).abs() <= 0.05) {
+            failures.push(format!("{id} {r:?}: location {loc:.3}, wanted {want:.3}"));
+        }
+        if let Some(err) = imp.arrival_error_s {
+            if err.abs() > 0.1 {
+                failures.push(format!("{id} {r:?}: arrival error {err:.3} s"));
+            }
+        }
+        if !rep.validity.as_ref().is_some_and(|v| v.valid) {
+            failures.push(format!(
+                "{id} {r:?}: not valid: {:?}",
+                rep.validity.map(|v| v
+                    .checks
+                    .into_iter()
+                    .filter(|c| !c.ok)
+                    .map(|c| c.channel)
+                    .collect::<Vec<_>>())
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

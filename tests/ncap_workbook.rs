@@ -194,7 +194,9 @@ fn rating_tool_plans_rehearses_and_scores_scil_values() {
             // A point whose row exists runs, unless the row itself is not placeable yet.
             let reason = p["reason"].as_str().unwrap_or_default();
             assert!(
-                reason.contains("not placed yet") || reason.contains("junction map"),
+                reason.contains("not placed yet")
+                    || reason.contains("junction map")
+                    || (reason.contains("robustness layer") && reason.contains("not applied yet")),
                 "a point of an existing catalogue row did not map: {p}"
             );
         }

@@ -232,6 +232,19 @@ pub(crate) fn place(
         _ => return Err(format!("{}: not a junction row", row.id)),
     };
     let vline = Polyline::new(&vpts).ok_or("VUT path")?;
+    let mut tpts = tpts;
+    if super::robust::geometric(&p.robustness) {
+        // Robustness: the target's path rotated about / shifted from where the paths meet.
+        let tline = Polyline::new(&tpts).ok_or("target path")?;
+        let (_, q) = meeting_point(&vline, &tline);
+        let (px, py, _) = tline.pose(q);
+        super::robust::transform(
+            &mut tpts,
+            (px, py),
+            p.robustness.heading_deg,
+            p.robustness.path_offset_m,
+        );
+    }
     let tline = Polyline::new(&tpts).ok_or("target path")?;
     let mut t = TargetSpec::new(
         match kind {

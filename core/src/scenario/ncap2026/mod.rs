@@ -9,6 +9,7 @@
 
 mod conflict;
 mod junction;
+mod robust;
 mod straight;
 
 use serde::{Deserialize, Serialize};
@@ -437,12 +438,16 @@ impl Row {
             return Err(format!("{}: {why}", self.id));
         }
         let cell = self.cell(p)?;
+        robust::check(self, &p.robustness)?;
         let mut sc = match self.family {
-            Family::CrossingNearside
-            | Family::CrossingFarside
-            | Family::Longitudinal
-            | Family::Rear
-            | Family::RearBraking => straight::place(self, &cell, p, map)?,
+            Family::CrossingNearside | Family::CrossingFarside => {
+                let mut sc = straight::place(self, &cell, p, map)?;
+                robust::crossing(&mut sc, self, &cell, &p.robustness, map)?;
+                sc
+            }
+            Family::Longitudinal | Family::Rear | Family::RearBraking => {
+                straight::place(self, &cell, p, map)?
+            }
             Family::HeadOn | Family::HeadOnLaneChange => straight::head_on(self, &cell, p, map)?,
             Family::TurnAcross | Family::StraightCrossing => junction::place(self, &cell, p, map)?,
             _ => return Err(format!("{}: cannot be placed", self.id)),
@@ -453,6 +458,20 @@ impl Row {
             name.push_str(&format!(", target {} km/h", cell.target_kmh));
         }
         name.push_str(&format!(", impact {}", cell.impact));
+        let r = &p.robustness;
+        for (v, what, unit) in [
+            (r.vut_speed_kmh, "VUT speed", " km/h"),
+            (r.target_speed_kmh, "target speed", " km/h"),
+            (r.heading_deg, "heading", "°"),
+            (r.path_offset_m, "path offset", " m"),
+            (r.start_fraction * -100.0, "start position", " %"),
+            (r.decel_mps2, "deceleration", " m/s²"),
+            (r.headway_s, "headway", " s"),
+        ] {
+            if v != 0.0 {
+                name.push_str(&format!(", robustness {what} {v:+}{unit}"));
+            }
+        }
         if let Some(t) = cell.turn {
             name.push_str(&format!(", {t:?} turn").to_lowercase());
         }
