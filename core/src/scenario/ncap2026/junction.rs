@@ -227,6 +227,8 @@ pub(crate) fn place(
             let (tx, ty, th) = end_pose(&from.inbound);
             let back = (3.0 * v_t + 20.0).max(40.0);
             validity.t0 = T0Rule::TargetAccelEnd;
+            // Target and VUT arrive at the conflict point within ±0.1 s of each other.
+            validity.conflict_arrival_s = Some(0.1);
             (vp, line(tx, ty, th, back, 60.0), 0.0)
         }
         _ => return Err(format!("{}: not a junction row", row.id)),

@@ -3,7 +3,10 @@
 //! * **Heading** (`heading_deg`, crossing rows): the target's path rotated about its nominal
 //!   impact point (positive: clockwise seen from above, as headings count).
 //! * **Initial position** (`start_fraction`, crossing rows): the target starts that fraction of
-//!   its distance to the impact point closer (the −25 % layer: 0.25).
+//!   its distance to the impact point closer (the −25 % layer: 0.25). Where the shorter travel
+//!   leaves no room for the target's acceleration distance, that distance shrinks by the same
+//!   fraction (the target accelerates harder, reaching its speed at the same fraction of its
+//!   travel).
 //! * **Path offset** (`path_offset_m`, turning and junction rows): the target's path shifted
 //!   sideways, positive to the target's left; applied before the conflict point is solved (see
 //!   the junction placement).
@@ -119,6 +122,11 @@ pub(crate) fn crossing(
     let yaw = heading_to_yaw(t.heading_deg);
     let impact = (t.start.x + d * yaw.cos(), t.start.y + d * yaw.sin());
     let d_new = d * (1.0 - r.start_fraction);
+    if d_new <= t.accel_distance_m + 0.5 {
+        // The whole approach shrinks in proportion: the target reaches its speed over the
+        // same fraction of its (shorter) travel, i.e. with a harder acceleration.
+        t.accel_distance_m = round6(t.accel_distance_m * (1.0 - r.start_fraction));
+    }
     if d_new <= t.accel_distance_m + 0.5 {
         return Err(format!(
             "{}: starting {:.0} % closer leaves {d_new:.2} m, not enough to reach the target's speed",
