@@ -106,8 +106,12 @@ pub fn vehicle(setup: &RunSetup, opts: &SimOptions) -> (SimVut, f64) {
         .filter(|t| t.activation != crate::scenario::Activation::Static)
         .map(|t| crate::scenario::ttc::ttc_dummy(t, &setup.scenario.vut) + 2.0)
         .fold(8.0, f64::max);
-    let run_up = opts.run_up_m.unwrap_or((lead_s * v).max(100.0));
     let vs = &setup.scenario.vut;
+    // A drifting VUT starts straight, 2 s before its drift begins.
+    let drift_lead = vs.drift.map_or(0.0, |d| s_line - d.from_s + 2.0 * v);
+    let run_up = opts
+        .run_up_m
+        .unwrap_or((lead_s * v).max(100.0).max(drift_lead));
     let p = VutParams {
         set_speed_mps: v,
         kp: 1.0,

@@ -293,16 +293,13 @@ impl Engine {
             })
             .collect();
         let proto = protocol::State::new(scenario, cfg.sync);
-        let vut_path = match &scenario.vut.path {
-            Some(crate::scenario::PathSpec::Points(p)) => {
-                crate::scenario::path::Polyline::new(&p.points).map(|line| conflict::VutPath {
-                    line,
-                    ahead: scenario.vut.control_ahead_m(),
-                    s: None,
-                })
-            }
-            _ => None,
-        };
+        let vut_path = scenario.vut.driven_points().and_then(|pts| {
+            crate::scenario::path::Polyline::new(&pts).map(|line| conflict::VutPath {
+                line,
+                ahead: scenario.vut.control_ahead_m(),
+                s: None,
+            })
+        });
         Engine {
             vut: scenario.vut.clone(),
             cfg,

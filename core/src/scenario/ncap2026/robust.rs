@@ -127,7 +127,7 @@ pub(crate) fn crossing(
         // same fraction of its (shorter) travel, i.e. with a harder acceleration.
         t.accel_distance_m = round6(t.accel_distance_m * (1.0 - r.start_fraction));
     }
-    if d_new <= t.accel_distance_m + 0.5 {
+    if d_new <= t.accel_distance_m {
         return Err(format!(
             "{}: starting {:.0} % closer leaves {d_new:.2} m, not enough to reach the target's speed",
             row.id,
