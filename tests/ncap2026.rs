@@ -318,6 +318,42 @@ fn robustness_layers_move_the_target_and_still_meet_the_vut() {
             },
             &junction,
         ),
+        (
+            "CC ELK OvU",
+            70.0,
+            Robustness {
+                lateral_away_m: 0.25,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CC ELK OvI",
+            70.0,
+            Robustness {
+                lateral_away_m: -0.25,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CM ELK On",
+            70.0,
+            Robustness {
+                impact_change: -0.1,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CC ELK On",
+            70.0,
+            Robustness {
+                impact_change: 0.1,
+                ..Default::default()
+            },
+            &straight,
+        ),
     ];
     for (id, v, r, m) in cases {
         let (row, _) = cat.find(id).expect("row");
@@ -369,6 +405,18 @@ fn robustness_layers_move_the_target_and_still_meet_the_vut() {
                 }
             }
         }
+        if r.lateral_away_m != 0.0 {
+            // The target's path moved sideways, away from (or towards) the VUT's lane.
+            let first = |t: &scil::scenario::TargetSpec| match &t.path {
+                Some(PathSpec::Points(p)) => p.points[0],
+                _ => t.start,
+            };
+            let (a, b) = (first(&t0), first(&t1));
+            let d = (a.x - b.x).hypot(a.y - b.y);
+            if (d - r.lateral_away_m.abs()).abs() > 0.01 {
+                failures.push(format!("{id}: path moved {d:.3} m"));
+            }
+        }
         if r.target_speed_kmh != 0.0
             && (t1.speed_kmh - t0.speed_kmh - r.target_speed_kmh).abs() > 1e-9
         {
@@ -389,7 +437,7 @@ fn robustness_layers_move_the_target_and_still_meet_the_vut() {
             failures.push(format!("{id} {r:?}: no impact"));
             continue;
         };
-        let want = wanted_location(row, 0.5);
+        let want = wanted_location(row, 0.5 + r.impact_change);
         let loc = imp.location.unwrap_or(f64::NAN);
         if !((loc - want).abs() <= 0.05) {
             failures.push(format!("{id} {r:?}: location {loc:.3}, wanted {want:.3}"));

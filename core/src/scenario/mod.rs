@@ -92,6 +92,22 @@ impl VutSpec {
         }
     }
 
+    /// The VUT as the engine measures it: facing its direction of travel. For a reversing VUT
+    /// (`reverse`) the body is mirrored front to back — the rear bumper is then its "front", so
+    /// that distances, TTC, footprints and impact locations are measured from the rear bumper,
+    /// and across it from its right edge as seen looking backwards (the VUT's left side).
+    pub fn in_travel_direction(&self) -> VutSpec {
+        if !self.reverse {
+            return self.clone();
+        }
+        VutSpec {
+            reference_to_front_m: self.length_m - self.reference_to_front_m,
+            control_point_to_front_m: self.control_point_to_front_m.map(|c| self.length_m - c),
+            reverse: false,
+            ..self.clone()
+        }
+    }
+
     /// The path the VUT's control point follows: the planned path (once resolved to points)
     /// with the lane-departure drift applied when there is one. `None` before the path is
     /// resolved or without a path.

@@ -150,6 +150,14 @@ pub(crate) fn place(
     // past it.
     let (c, s) = (here.hdg.cos(), here.hdg.sin());
     let before = (8.0 * v_t).max(60.0) + 100.0;
+    // The robustness layer's lateral offset: further from the VUT (positive) or closer.
+    let beside = lane_w + p.robustness.lateral_away_m;
+    if !(0.0..=1.0).contains(&cell.impact) {
+        return Err(format!(
+            "{}: impact location {} is outside the target (0 its front, 1 its rear)",
+            row.id, cell.impact
+        ));
+    }
     let (from, to) = if oncoming {
         (before, -60.0)
     } else {
@@ -160,8 +168,8 @@ pub(crate) fn place(
         .map(|k| {
             let along = from + (to - from) * k as f64 / n as f64;
             Point {
-                x: round6(here.x + along * c - lane_w * s),
-                y: round6(here.y + along * s + lane_w * c),
+                x: round6(here.x + along * c - beside * s),
+                y: round6(here.y + along * s + beside * c),
             }
         })
         .collect();
@@ -188,7 +196,7 @@ pub(crate) fn place(
     let vline = Polyline::new(&driven).ok_or("the VUT's path")?;
     // Around where the VUT's outer edge would reach the target's near side.
     let (_, w_t) = t.footprint();
-    let reach = lane_w - 0.5 * (vut.width_m + w_t);
+    let reach = beside - 0.5 * (vut.width_m + w_t);
     let s_ref = unit
         .s_at_offset(reach, v)
         .map_or(s_here, |u_reach| from_s + u_reach);

@@ -10,6 +10,7 @@
 mod conflict;
 mod elk;
 mod junction;
+mod reverse;
 mod robust;
 mod straight;
 
@@ -50,7 +51,6 @@ impl Family {
             Family::SfsStraightCrossing | Family::SfsTurnAcross | Family::SfsCrossing => Some(
                 "starts from standstill are not placed yet (the simulated VUT starts at its test speed)",
             ),
-            Family::Reverse => Some("reversing VUT tests are not placed yet"),
             Family::Creep => Some("forward creep with pedal misapplication is not placed yet"),
             Family::Dooring => Some("dooring (a door opening on a distance rule) is not placed yet"),
             _ => None,
@@ -197,6 +197,10 @@ pub struct Robustness {
     pub decel_mps2: f64,
     /// Added to the headway, s.
     pub headway_s: f64,
+    /// The target's path moved away from the VUT (negative: closer), m (lane-departure rows).
+    pub lateral_away_m: f64,
+    /// Added to the impact location (lane-departure rows: along the target).
+    pub impact_change: f64,
 }
 
 /// Parameters of one test cell.
@@ -364,6 +368,9 @@ pub(crate) struct Cell {
 impl Row {
     /// Whether scil can place this row's tests yet (`None`), or why not.
     pub fn unsupported(&self) -> Option<&'static str> {
+        if self.family == Family::Reverse && self.target_speeds_kmh.iter().any(|v| *v > 0.0) {
+            return Some("a moving child behind a reversing VUT (its rear gap) is not placed yet");
+        }
         self.family.unsupported()
     }
 
@@ -439,6 +446,7 @@ impl Row {
                 Some(v)
             }
         };
+        let impact = impact + p.robustness.impact_change;
         Ok(Cell {
             lateral_mps,
             vut_kmh: p.vut_speed_kmh + p.robustness.vut_speed_kmh,
@@ -472,6 +480,7 @@ impl Row {
             Family::HeadOn | Family::HeadOnLaneChange => straight::head_on(self, &cell, p, map)?,
             Family::TurnAcross | Family::StraightCrossing => junction::place(self, &cell, p, map)?,
             Family::ElkRoadEdge | Family::ElkTarget => elk::place(self, &cell, p, map)?,
+            Family::Reverse => reverse::place(self, &cell, p, map)?,
             _ => return Err(format!("{}: cannot be placed", self.id)),
         };
         sc.catalogue_id = Some(self.id.clone());
@@ -491,6 +500,8 @@ impl Row {
             (r.start_fraction * -100.0, "start position", " %"),
             (r.decel_mps2, "deceleration", " m/s²"),
             (r.headway_s, "headway", " s"),
+            (r.lateral_away_m, "target away from the VUT", " m"),
+            (r.impact_change, "impact location", ""),
         ] {
             if v != 0.0 {
                 name.push_str(&format!(", robustness {what} {v:+}{unit}"));

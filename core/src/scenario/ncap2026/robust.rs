@@ -10,6 +10,9 @@
 //! * **Path offset** (`path_offset_m`, turning and junction rows): the target's path shifted
 //!   sideways, positive to the target's left; applied before the conflict point is solved (see
 //!   the junction placement).
+//! * **Lateral offset** (`lateral_away_m`, lane-departure rows with a target): the target's
+//!   path moved away from the VUT (negative: closer); **impact location** (`impact_change`):
+//!   added to the contact's location along the target.
 //!
 //! A rotated or shortened crossing is no longer the perpendicular crossing the TTC start rule
 //! assumes, so the target becomes a conflict target on its straight path through the impact
@@ -57,6 +60,9 @@ pub(crate) fn check(row: &Row, r: &Robustness) -> Result<(), String> {
     }
     if r.path_offset_m != 0.0 && !junction {
         return bad("path offset");
+    }
+    if (r.lateral_away_m != 0.0 || r.impact_change != 0.0) && row.family != Family::ElkTarget {
+        return bad("lateral offset or impact-location");
     }
     Ok(())
 }
