@@ -319,6 +319,25 @@ fn robustness_layers_move_the_target_and_still_meet_the_vut() {
             &junction,
         ),
         (
+            "CPTAfo",
+            15.0,
+            Robustness {
+                start_fraction: 0.25,
+                ..Default::default()
+            },
+            &junction,
+        ),
+        (
+            "CMRb",
+            50.0,
+            Robustness {
+                decel_mps2: -2.0,
+                headway_s: -0.5,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
             "CC ELK OvU",
             70.0,
             Robustness {
@@ -403,6 +422,14 @@ fn robustness_layers_move_the_target_and_still_meet_the_vut() {
                 if (d - r.path_offset_m.abs()).abs() > 0.01 {
                     failures.push(format!("{id}: path moved {d:.3} m"));
                 }
+            }
+        }
+        if r.decel_mps2 != 0.0 || r.headway_s != 0.0 {
+            let (b0, b1) = (t0.brake.expect("brake"), t1.brake.expect("brake"));
+            if (b1.decel_mps2 - b0.decel_mps2 - r.decel_mps2).abs() > 1e-9
+                || (b1.after_s - b0.after_s - r.headway_s).abs() > 1e-9
+            {
+                failures.push(format!("{id}: brake {b0:?} → {b1:?}"));
             }
         }
         if r.lateral_away_m != 0.0 {

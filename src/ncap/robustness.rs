@@ -54,15 +54,23 @@ pub fn parse(layer: Option<&str>, condition: Option<&str>) -> Result<Layer, Stri
                 out.offsets.start_fraction = -need("a fraction (%)")? / 100.0;
             } else if c.contains("path offset") {
                 out.offsets.path_offset_m = need("an offset (m)")?;
+            } else if c.contains("headway") {
+                // Braking rows: "-0.5s Time headway".
+                out.offsets.headway_s = need("a headway change (s)")?;
             } else if c.contains("away from vut") || c.contains("closer to vut") {
                 // Lane departure: "0.25m away from VUT" / "0.25m closer to VUT".
                 let m = need("an offset (m)")?.abs();
                 out.offsets.lateral_away_m = if c.contains("closer") { -m } else { m };
             } else {
                 return Err(format!(
-                    "robustness layer '{layer}' with condition '{cond}' is not applied yet (the lane-departure rows' offsets)"
+                    "robustness layer '{layer}' with condition '{cond}' is not applied yet"
                 ));
             }
+        }
+        "acceleration" => {
+            // Braking rows: "+2 m/s²" added to the target's (negative) acceleration, i.e. its
+            // deceleration is that much smaller.
+            out.offsets.decel_mps2 = -need("an acceleration change (m/s²)")?;
         }
         "impact location" if c.contains("range change") && c.contains('%') => {
             // Lane departure: "+10% Range change", the contact moved along the target.
@@ -141,10 +149,14 @@ mod tests {
         let l =
             parse(Some("Initial position offset"), Some("0.25m closer to VUT")).expect("closer");
         assert_eq!(l.offsets.lateral_away_m, -0.25);
+        let l = parse(Some("Acceleration"), Some("+2 m/s²")).expect("acceleration");
+        assert_eq!(l.offsets.decel_mps2, -2.0);
+        let l = parse(Some("Initial position offset"), Some("-0.5s Time headway")).expect("hw");
+        assert_eq!(l.offsets.headway_s, -0.5);
         let e = parse(Some("Impact location"), Some("somewhere else")).unwrap_err();
         assert!(e.contains("Impact location"), "{e}");
-        let e = parse(Some("Initial position offset"), Some("0.25m away from VUT")).unwrap_err();
-        assert!(e.contains("0.25m away"), "{e}");
+        let e = parse(Some("Initial position offset"), Some("0.25m sideways")).unwrap_err();
+        assert!(e.contains("0.25m sideways"), "{e}");
         let e = parse(Some("Speed"), Some("faster")).unwrap_err();
         assert!(e.contains("faster"), "{e}");
     }

@@ -291,6 +291,36 @@ pub(crate) fn place(
             row.id
         ));
     }
+    // Robustness: the target starts that fraction of its way to the conflict point closer (its
+    // path cut at the start; where its acceleration no longer fits, it shrinks in proportion).
+    let (tline, tpts, ts) = if p.robustness.start_fraction != 0.0 {
+        let cut = ts * p.robustness.start_fraction;
+        let len = tline.length() - cut;
+        let n = (len / 0.25).ceil().max(1.0) as usize;
+        let pts: Vec<Point> = (0..=n)
+            .map(|k| {
+                let (x, y, _) = tline.pose(cut + len * k as f64 / n as f64);
+                Point {
+                    x: round6(x),
+                    y: round6(y),
+                }
+            })
+            .collect();
+        let ts = ts - cut;
+        if ts <= t.accel_distance_m + 0.5 {
+            t.accel_distance_m = round6(t.accel_distance_m * (1.0 - p.robustness.start_fraction));
+        }
+        if ts <= t.accel_distance_m {
+            return Err(format!(
+                "{}: starting {:.0} % closer leaves {ts:.2} m, not enough to reach the target's speed",
+                row.id,
+                100.0 * p.robustness.start_fraction
+            ));
+        }
+        (Polyline::new(&pts).ok_or("target path")?, pts, ts)
+    } else {
+        (tline, tpts, ts)
+    };
     t.conflict = Some(ConflictSpec {
         vut_s: round6(vs),
         target_s: round6(ts),

@@ -2,7 +2,8 @@
 //!
 //! * **Heading** (`heading_deg`, crossing rows): the target's path rotated about its nominal
 //!   impact point (positive: clockwise seen from above, as headings count).
-//! * **Initial position** (`start_fraction`, crossing rows): the target starts that fraction of
+//! * **Initial position** (`start_fraction`, crossing, turning and junction rows): the target
+//!   starts that fraction of
 //!   its distance to the impact point closer (the −25 % layer: 0.25). Where the shorter travel
 //!   leaves no room for the target's acceleration distance, that distance shrinks by the same
 //!   fraction (the target accelerates harder, reaching its speed at the same fraction of its
@@ -48,7 +49,7 @@ pub(crate) fn check(row: &Row, r: &Robustness) -> Result<(), String> {
         return bad("heading");
     }
     if r.start_fraction != 0.0 {
-        if !crossing {
+        if !(crossing || junction) {
             return bad("initial position");
         }
         if !(r.start_fraction > -1.0 && r.start_fraction < 1.0) {
@@ -60,6 +61,9 @@ pub(crate) fn check(row: &Row, r: &Robustness) -> Result<(), String> {
     }
     if r.path_offset_m != 0.0 && !junction {
         return bad("path offset");
+    }
+    if (r.decel_mps2 != 0.0 || r.headway_s != 0.0) && row.family != Family::RearBraking {
+        return bad("deceleration or headway");
     }
     if (r.lateral_away_m != 0.0 || r.impact_change != 0.0) && row.family != Family::ElkTarget {
         return bad("lateral offset or impact-location");
