@@ -7,6 +7,7 @@
 //! `scil sim --scenario S --vut-speed 40 [--aeb ttc=1.2,decel=8,delay_ms=150] [--json]` and
 //! the sweeps call [`run_sim`].
 
+pub mod ins;
 pub mod path;
 pub mod peers;
 pub mod vut;
