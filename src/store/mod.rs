@@ -126,6 +126,7 @@ pub mod blobs;
 pub mod claims;
 pub mod dbcs;
 pub mod instances;
+pub mod series;
 pub mod run_list;
 pub use claims::{is_unique_violation, CarrierClaim, ClaimError};
 pub use dbcs::DbcRow;
