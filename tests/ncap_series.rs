@@ -28,11 +28,13 @@ fn workbook(dir: &Path) -> Option<PathBuf> {
 }
 
 async fn upload_map(api: &Api, id: &str, path: &Path) {
-    let form = reqwest::multipart::Form::new().text("id", id.to_string()).part(
-        "file",
-        reqwest::multipart::Part::bytes(std::fs::read(path).expect("map"))
-            .file_name("junction.xodr"),
-    );
+    let form = reqwest::multipart::Form::new()
+        .text("id", id.to_string())
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(std::fs::read(path).expect("map"))
+                .file_name("junction.xodr"),
+        );
     let r = api
         .http
         .post(api.url("/maps"))
@@ -145,7 +147,10 @@ async fn a_series_runs_points_repeats_an_invalid_one_and_scores() {
     let created = create_series(&api, &wb).await;
     let sid = created["id"].as_str().expect("id").to_string();
     let all = created["points"].as_array().expect("points").clone();
-    assert_eq!(all.len() as i64, created["points_total"].as_i64().unwrap_or(0));
+    assert_eq!(
+        all.len() as i64,
+        created["points_total"].as_i64().unwrap_or(0)
+    );
     assert!(all.len() > 200, "every verification point: {}", all.len());
     for p in &all {
         match p["state"].as_str() {
@@ -165,12 +170,17 @@ async fn a_series_runs_points_repeats_an_invalid_one_and_scores() {
     // The list names it with its counts.
     let (s, list) = api.get("/series").await;
     assert_eq!(s, StatusCode::OK);
-    assert!(list.as_array().is_some_and(|l| l.iter().any(|x| x["id"] == sid.as_str())));
+    assert!(list
+        .as_array()
+        .is_some_and(|l| l.iter().any(|x| x["id"] == sid.as_str())));
 
     // A point scil cannot run is refused with its reason.
     if let Some(nr) = all.iter().find(|p| p["runnable"] == false) {
         let (s, e) = api
-            .post(&format!("/series/{sid}/points/{}/run", nr["point"]), json!({}))
+            .post(
+                &format!("/series/{sid}/points/{}/run", nr["point"]),
+                json!({}),
+            )
             .await;
         assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{e}");
         assert!(e.to_string().contains("not runnable"), "{e}");
@@ -235,7 +245,10 @@ async fn a_series_runs_points_repeats_an_invalid_one_and_scores() {
     assert_eq!(p["state"], "invalid", "{p}");
     assert!(p["value"].is_null(), "an invalid run does not count: {p}");
     let note = p["attempts"][0]["note"].as_str().unwrap_or_default();
-    assert!(note.contains("vut_speed"), "the note names the channel: {note}");
+    assert!(
+        note.contains("vut_speed"),
+        "the note names the channel: {note}"
+    );
     // The repeat names the state it expects; a stale expectation is refused.
     let (s, e) = api
         .post(
@@ -387,7 +400,10 @@ async fn serve(dir: &Path) -> Service {
                 return svc;
             }
         }
-        assert!(t0.elapsed() < Duration::from_secs(60), "service did not come up");
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "service did not come up"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
@@ -399,11 +415,13 @@ async fn a_killed_service_keeps_finished_points() {
         return;
     };
     let mut svc = serve(&dir).await;
-    let created = create_series(
+    upload_map(
         &svc.api,
-        &wb,
+        "x_intersection",
+        &support::shared("osc-ncap/OpenDRIVE/NCAP/X-Intersection_NCAP.xodr"),
     )
     .await;
+    let created = create_series(&svc.api, &wb).await;
     let sid = created["id"].as_str().expect("id").to_string();
     let all = created["points"].as_array().expect("points").clone();
     let chosen = one_of_each(&all);
@@ -427,9 +445,15 @@ async fn a_killed_service_keeps_finished_points() {
     let after = point(&s, a);
     assert_eq!(after["state"], "done", "{after}");
     assert_eq!(after["value"], before["value"]);
-    assert_eq!(after["attempts"], before["attempts"], "its attempt is intact");
+    assert_eq!(
+        after["attempts"], before["attempts"],
+        "its attempt is intact"
+    );
     let pb = point(&s, b);
-    assert_eq!(pb["state"], "planned", "the interrupted point is runnable again: {pb}");
+    assert_eq!(
+        pb["state"], "planned",
+        "the interrupted point is runnable again: {pb}"
+    );
     let att = &pb["attempts"][0];
     assert_eq!(att["run_id"], run_b.as_str());
     assert_eq!(att["state"], "failed", "{att}");

@@ -16,8 +16,6 @@ use serde_json::Value;
 const AEB: &str = "ttc=1.2,decel=8,delay_ms=150";
 const FCW: &str = "ttc=2.0";
 
-
-
 fn scil() -> Command {
     Command::new(env!("CARGO_BIN_EXE_scil"))
 }

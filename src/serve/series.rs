@@ -76,9 +76,8 @@ async fn create(State(st): State<AppState>, _op: Operator, req: Request) -> ApiR
             let name = field.name().unwrap_or("").to_string();
             match name.as_str() {
                 "file" => {
-                    let fname = super::replays::display_name(
-                        field.file_name().unwrap_or("workbook.xlsx"),
-                    );
+                    let fname =
+                        super::replays::display_name(field.file_name().unwrap_or("workbook.xlsx"));
                     file = Some((fname, field.bytes().await?));
                 }
                 "map" | "junction_map" | "track" | "name" => {

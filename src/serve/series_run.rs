@@ -137,7 +137,10 @@ pub async fn run_point(
         .series_point(&id, idx)
         .await?
         .ok_or_else(|| ApiError::NotFound(format!("series '{id}' has no point {idx}")))?;
-    let label = format!("point {idx} of series '{id}' ({} row {})", p.sheet, p.row_no);
+    let label = format!(
+        "point {idx} of series '{id}' ({} row {})",
+        p.sheet, p.row_no
+    );
     let Some(toml) = p.scenario_toml.clone() else {
         return Err(ApiError::Unprocessable(format!(
             "{label} is not runnable: {}",
@@ -234,7 +237,13 @@ pub async fn run_point(
         ended_at: None,
     };
     if let Err(e) = st.store.insert_attempt(&a).await {
-        let _ = runner::abort(&st, &run.id, "the series could not record the attempt", None).await;
+        let _ = runner::abort(
+            &st,
+            &run.id,
+            "the series could not record the attempt",
+            None,
+        )
+        .await;
         let _ = st.store.set_point_state(&id, idx, &give_back).await;
         return Err(e.into());
     }
@@ -464,7 +473,13 @@ pub async fn settle_if_ended(st: &AppState, a: &AttemptRow) -> ApiResult<bool> {
         return Ok(true);
     };
     let result: Option<Value> = text.as_deref().and_then(|t| serde_json::from_str(t).ok());
-    let o = outcome(&p, &a.kind, &run.state, run.error.as_deref(), result.as_ref());
+    let o = outcome(
+        &p,
+        &a.kind,
+        &run.state,
+        run.error.as_deref(),
+        result.as_ref(),
+    );
     let done = AttemptRow {
         state: o.state.into(),
         value: o.value,
@@ -500,6 +515,27 @@ pub async fn watch(st: AppState, a: AttemptRow) {
         }
         // A run of another instance, or one whose final state is still being stored.
         tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// Settles the running attempts of `runs` (runs another instance's lease expiry failed).
+pub async fn settle_runs(st: AppState, runs: Vec<String>) {
+    let attempts = match st.store.running_attempts().await {
+        Ok(a) => a,
+        Err(e) => {
+            tracing::warn!("test series: cannot read running attempts: {e}");
+            return;
+        }
+    };
+    for a in attempts.into_iter().filter(|a| runs.contains(&a.run_id)) {
+        if let Err(e) = settle_if_ended(&st, &a).await {
+            tracing::warn!(
+                "series {} point {}: attempt {} not settled: {e}",
+                a.series_id,
+                a.idx,
+                a.attempt
+            );
+        }
     }
 }
 
@@ -605,10 +641,7 @@ mod tests {
         assert_eq!(derive_state(&pb, &[ok.clone()]).state, "valid");
         let b = attempt(3, "baseline", "valid", Some(12.0));
         let s = derive_state(&pb, &[ok, b]);
-        assert_eq!(
-            (s.state.as_str(), s.baseline_value),
-            ("done", Some(12.0))
-        );
+        assert_eq!((s.state.as_str(), s.baseline_value), ("done", Some(12.0)));
         let mut nr = point(false);
         nr.scenario_toml = None;
         assert_eq!(derive_state(&nr, &[]).state, "not_runnable");
@@ -624,8 +657,14 @@ mod tests {
             {"channel": "vut_speed", "ok": false, "limit": "nominal 0/+1.0 km/h", "worst": 3.0}]}});
         let o = outcome(&p, "test", "finished", None, Some(&r));
         assert_eq!(o.state, "invalid");
-        assert!(o.note.unwrap_or_default().contains("vut_speed"), "names the channel");
+        assert!(
+            o.note.unwrap_or_default().contains("vut_speed"),
+            "names the channel"
+        );
         let r = json!({"impacts": []});
-        assert_eq!(outcome(&p, "test", "finished", None, Some(&r)).state, "invalid");
+        assert_eq!(
+            outcome(&p, "test", "finished", None, Some(&r)).state,
+            "invalid"
+        );
     }
 }

@@ -102,7 +102,6 @@ macro_rules! set_point_query {
         .bind(Utc::now())
     }};
 }
-use set_point_query;
 
 impl Store {
     /// Inserts a series with all its points (one transaction: all or nothing).
@@ -351,4 +350,3 @@ impl Store {
         })
     }
 }
-
