@@ -68,6 +68,7 @@ export class TestDay {
   async upload() {
     const f = $('#td-file').files[0];
     if (!f) { this.toast('choose the preprocessed workbook (.xlsx) first', true); return; }
+    $('#td-status').textContent = `uploading ${f.name} and planning its verification points…`;
     const form = new FormData();
     form.append('file', f, f.name);
     if ($('#td-junction').value) form.append('junction_map', $('#td-junction').value);

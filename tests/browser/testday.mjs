@@ -36,7 +36,7 @@ export async function testdayTest({ page, base, root, tmp, token, test, assert }
     await page.selectOption('#td-junction', 'x_intersection');
     await page.setInputFiles('#td-file', wb);
     await page.click('#td-upload');
-    await page.waitForFunction(() => document.querySelectorAll('#td-grids .td-cell').length > 200, null, { timeout: 20000 });
+    await page.waitForFunction(() => document.querySelectorAll('#td-grids .td-cell').length > 200, null, { timeout: 300000 });
     const g = await page.evaluate(() => ({
       grids: document.querySelectorAll('#td-grids .td-grid').length,
       green: document.querySelectorAll('#td-grids .td-cell.td-green').length,
