@@ -48,8 +48,12 @@ async fn upload_map(api: &Api, id: &str, path: &Path) {
 
 /// Uploads the workbook as a series (multipart, with the junction map); returns the series.
 async fn create_series(api: &Api, wb: &Path) -> Value {
+    create_series_on(api, wb, "x_intersection").await
+}
+
+async fn create_series_on(api: &Api, wb: &Path, junction: &str) -> Value {
     let form = reqwest::multipart::Form::new()
-        .text("junction_map", "x_intersection")
+        .text("junction_map", junction.to_string())
         .part(
             "file",
             reqwest::multipart::Part::bytes(std::fs::read(wb).expect("workbook"))
@@ -464,5 +468,75 @@ async fn a_killed_service_keeps_finished_points() {
     let pb = settled(&svc.api, &sid, b, Duration::from_secs(120)).await;
     assert_eq!(pb["state"], "done", "{pb}");
     drop(svc);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The same on PostgreSQL (runs when SCIL_TEST_POSTGRES_URL is set): the series and its points
+/// stored, two points run to done, the workbook served with their values.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_series_on_postgres() {
+    let Ok(db) = std::env::var("SCIL_TEST_POSTGRES_URL") else {
+        eprintln!("skipped: SCIL_TEST_POSTGRES_URL not set");
+        return;
+    };
+    let dir = support::tempdir("ncap-series-pg");
+    let Some(wb) = workbook(&dir) else {
+        return;
+    };
+    let mut config = scil::serve::Config {
+        bind: "127.0.0.1:0".into(),
+        database_url: db,
+        storage_dir: dir.join("storage"),
+        data_dir: Some(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data"))),
+        ..scil::serve::Config::default()
+    };
+    config.auth.operator_tokens = vec![OP.into()];
+    let server = scil::serve::spawn(config).await.expect("server starts");
+    let api = Api::new(format!("http://{}/api/v1", server.addr), OP);
+    // The database outlives the test: a map id of its own.
+    let junction = format!(
+        "x_intersection_{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    );
+    upload_map(
+        &api,
+        &junction,
+        &support::shared("osc-ncap/OpenDRIVE/NCAP/X-Intersection_NCAP.xodr"),
+    )
+    .await;
+    let created = create_series_on(&api, &wb, &junction).await;
+    let sid = created["id"].as_str().expect("id").to_string();
+    let all = created["points"].as_array().expect("points").clone();
+    let chosen = one_of_each(&all);
+    assert!(chosen.len() >= 2, "{chosen:?}");
+    for p in &chosen[..2] {
+        let idx = p["point"].as_i64().expect("idx");
+        run_point(&api, &sid, idx, json!({"speed": "max"})).await;
+        let done = settled(&api, &sid, idx, Duration::from_secs(120)).await;
+        assert_eq!(done["state"], "done", "{done}");
+    }
+    let s = series(&api, &sid).await;
+    assert_eq!(s["states"]["done"], 2, "{}", s["states"]);
+    let r = api
+        .http
+        .get(api.url(&format!("/series/{sid}/workbook.xlsx")))
+        .send()
+        .await
+        .expect("workbook");
+    assert_eq!(r.status(), StatusCode::OK);
+    let bytes = r.bytes().await.expect("bytes");
+    let back = scil::ncap::xlsx::Workbook::from_bytes(bytes.to_vec()).expect("an xlsx");
+    let v = scil::ncap::sheet::read(&back).expect("verification sheets");
+    for p in &chosen[..2] {
+        let cell = v
+            .points
+            .iter()
+            .find(|w| {
+                w.sheet == p["sheet"].as_str().unwrap_or("")
+                    && Some(i64::from(w.row)) == p["row"].as_i64()
+            })
+            .and_then(|w| w.value.clone());
+        assert!(cell.is_some(), "{p}: no value in the served workbook");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
