@@ -208,6 +208,15 @@ pub fn drive(setup: &Arc<RunSetup>, opts: &SimOptions) -> SimDrive {
                 break;
             }
             car.step(dt, &targets_of(&reply.outputs));
+            // Known as soon as it happens: a service run's session may end before this task.
+            if let Some((t, ttc)) = car.fcw_warned {
+                if let Ok(mut w) = warning_out.lock() {
+                    w.get_or_insert(crate::run::WarningRecord {
+                        time_s: t,
+                        ttc_s: ttc,
+                    });
+                }
+            }
             standing = if car.v <= 0.0 { standing + 1 } else { 0 };
             if standing as f64 * dt >= 1.0 || car.s >= s_end {
                 // One last sample of the final state, then the source ends.

@@ -329,12 +329,27 @@ impl SimVut {
             heading_deg: yaw_to_heading(body_yaw),
             speed_mps: dir * self.v,
             steering_wheel_deg: Some(road_wheel.to_degrees() * self.p.steering_ratio),
-            brake_light: Some(self.a < -0.5),
+            brake_light: Some(self.a < -0.5 || self.brake_commanded()),
             accel_mps2: Some(dir * self.a),
             yaw_rate_rps: Some(self.v * k),
             wheel_speed_mps: None,
             fcw: self.fcw.map(|_| self.fcw_warned.is_some()),
         }
+    }
+
+    /// The AEB or the FCW test's brake robot brakes from now on: the brake light is on from
+    /// the sample at which braking begins, before the speed has dropped (the validity window
+    /// closes there, not one step into the braking).
+    pub fn brake_commanded(&self) -> bool {
+        let aeb = match (self.aeb_state, self.aeb) {
+            (AebState::Braking { .. }, _) => true,
+            (AebState::Decided { t, .. }, Some(aeb)) => self.t >= t + aeb.delay_ms / 1000.0 - 1e-9,
+            _ => false,
+        };
+        let robot = self
+            .fcw_warned
+            .is_some_and(|(tw, _)| self.t >= tw + FcwParams::ROBOT_DELAY_S - 1e-9);
+        aeb || robot
     }
 
     pub fn is_braking(&self) -> bool {
