@@ -72,10 +72,19 @@ fn cells(row: &Row) -> Vec<Params> {
             } else {
                 vec![Some(row.impacts[row.impacts.len() / 2])]
             };
-            for impact in impacts {
+            // Lane departure: the slowest and the fastest drift.
+            let laterals: Vec<Option<f64>> = match row.lateral_speeds_mps.as_slice() {
+                [] => vec![None],
+                l => vec![l.first().copied(), l.last().copied()],
+            };
+            for (impact, lateral) in impacts
+                .iter()
+                .flat_map(|i| laterals.iter().map(move |l| (*i, *l)))
+            {
                 let mut p = Params::new(*v);
                 p.turn = turn;
                 p.impact = impact;
+                p.lateral_mps = lateral;
                 // Moving rear targets slower than the VUT.
                 if row.family == Family::Rear && !row.target_speeds_kmh.is_empty() {
                     p.target_speed_kmh = row
@@ -113,7 +122,8 @@ fn every_placeable_row_hits_where_asked() {
     let mut driven = 0;
     let mut failures = Vec::new();
     for row in &cat.row {
-        if row.unsupported().is_some() {
+        // Road-edge drift has no target to hit: `lane_departure_to_the_road_edge`.
+        if row.unsupported().is_some() || row.family == Family::ElkRoadEdge {
             continue;
         }
         let m = if row.family.needs_junction() {
@@ -123,8 +133,8 @@ fn every_placeable_row_hits_where_asked() {
         };
         for p in cells(row) {
             let label = format!(
-                "{} {} km/h impact {:?} turn {:?}",
-                row.id, p.vut_speed_kmh, p.impact, p.turn
+                "{} {} km/h impact {:?} turn {:?} drift {:?}",
+                row.id, p.vut_speed_kmh, p.impact, p.turn, p.lateral_mps
             );
             driven += 1;
             let rep = match try_run(row, &p, m, None) {
@@ -308,6 +318,61 @@ fn robustness_layers_move_the_target_and_still_meet_the_vut() {
             },
             &junction,
         ),
+        (
+            "CPTAfo",
+            15.0,
+            Robustness {
+                start_fraction: 0.25,
+                ..Default::default()
+            },
+            &junction,
+        ),
+        (
+            "CMRb",
+            50.0,
+            Robustness {
+                decel_mps2: -2.0,
+                headway_s: -0.5,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CC ELK OvU",
+            70.0,
+            Robustness {
+                lateral_away_m: 0.25,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CC ELK OvI",
+            70.0,
+            Robustness {
+                lateral_away_m: -0.25,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CM ELK On",
+            70.0,
+            Robustness {
+                impact_change: -0.1,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CC ELK On",
+            70.0,
+            Robustness {
+                impact_change: 0.1,
+                ..Default::default()
+            },
+            &straight,
+        ),
     ];
     for (id, v, r, m) in cases {
         let (row, _) = cat.find(id).expect("row");
@@ -359,6 +424,26 @@ fn robustness_layers_move_the_target_and_still_meet_the_vut() {
                 }
             }
         }
+        if r.decel_mps2 != 0.0 || r.headway_s != 0.0 {
+            let (b0, b1) = (t0.brake.expect("brake"), t1.brake.expect("brake"));
+            if (b1.decel_mps2 - b0.decel_mps2 - r.decel_mps2).abs() > 1e-9
+                || (b1.after_s - b0.after_s - r.headway_s).abs() > 1e-9
+            {
+                failures.push(format!("{id}: brake {b0:?} → {b1:?}"));
+            }
+        }
+        if r.lateral_away_m != 0.0 {
+            // The target's path moved sideways, away from (or towards) the VUT's lane.
+            let first = |t: &scil::scenario::TargetSpec| match &t.path {
+                Some(PathSpec::Points(p)) => p.points[0],
+                _ => t.start,
+            };
+            let (a, b) = (first(&t0), first(&t1));
+            let d = (a.x - b.x).hypot(a.y - b.y);
+            if (d - r.lateral_away_m.abs()).abs() > 0.01 {
+                failures.push(format!("{id}: path moved {d:.3} m"));
+            }
+        }
         if r.target_speed_kmh != 0.0
             && (t1.speed_kmh - t0.speed_kmh - r.target_speed_kmh).abs() > 1e-9
         {
@@ -379,7 +464,7 @@ fn robustness_layers_move_the_target_and_still_meet_the_vut() {
             failures.push(format!("{id} {r:?}: no impact"));
             continue;
         };
-        let want = wanted_location(row, 0.5);
+        let want = wanted_location(row, 0.5 + r.impact_change);
         let loc = imp.location.unwrap_or(f64::NAN);
         if !((loc - want).abs() <= 0.05) {
             failures.push(format!("{id} {r:?}: location {loc:.3}, wanted {want:.3}"));
@@ -402,4 +487,78 @@ fn robustness_layers_move_the_target_and_still_meet_the_vut() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// ELK road edge: the drifting VUT's right edge reaches the outer border of the outermost lane
+/// (the road edge, from the OpenDRIVE lane geometry) at the placement
+/// point, and it drifts on past it at the cell's lateral speed.
+#[test]
+fn lane_departure_to_the_road_edge() {
+    let m = map("opendrive/proving_ground.xodr");
+    let cat = Catalogue::bundled();
+    let (row, _) = cat.find("ELK RE").expect("row");
+    let od = &m.road_network;
+    for (v, lat) in [(50.0, 0.2), (50.0, 0.7), (100.0, 0.2), (100.0, 0.7)] {
+        let mut p = Params::new(v);
+        p.lateral_mps = Some(lat);
+        // The VUT's right edge on the road edge 220 m along the straight.
+        p.impact_x = Some(220.0);
+        let sc = row.instantiate(&p, od).expect("placed");
+        let drift = sc.vut.drift.expect("drift");
+        let lane = match &sc.vut.path {
+            Some(scil::scenario::PathSpec::Lane(l)) => l.lane,
+            other => panic!("lane path, got {other:?}"),
+        };
+        assert_eq!(lane, -2, "the outer lane, beside the road edge");
+        assert!(drift.lateral_mps < 0.0, "to the right");
+        let setup = Arc::new(
+            RunSetup::try_new(sc.clone(), Some(m.clone()), EngineConfig::default()).expect("setup"),
+        );
+        let opts = SimOptions {
+            vut_speed_kmh: v,
+            ..SimOptions::default()
+        };
+        let (mut car, _) = scil::sim::vehicle(&setup, &opts);
+        let half = 0.5 * sc.vut.width_m;
+        let dt = 0.01;
+        // (t of the right edge beyond the lane border, m; lateral speed, m/s) per step.
+        let mut crossed: Option<(f64, f64)> = None;
+        let mut prev_t: Option<f64> = None;
+        let mut lat_speed = Vec::new();
+        for _ in 0..200_000 {
+            car.step(dt, &[]);
+            let (x, y, yaw) = car.reference_pose();
+            let Some(lp) = od.locate(x, y, Some(yaw)) else {
+                continue;
+            };
+            if let Some(pt) = prev_t {
+                lat_speed.push((lp.t - pt) / dt);
+            }
+            prev_t = Some(lp.t);
+            let road = od.road(&lp.road_id).expect("road");
+            let (_, outer) = road.lane_span(lane, lp.s).expect("lane");
+            // Right lanes: t decreases to the right; the right edge lies half a width below.
+            let beyond = outer - (lp.t - half);
+            if crossed.is_none() && beyond >= 0.0 {
+                crossed = Some((x, lp.t));
+            }
+            if beyond > 0.5 {
+                break;
+            }
+        }
+        let (x_cross, _) = crossed.unwrap_or_else(|| panic!("{v} km/h {lat} m/s: never crossed"));
+        let miss = (x_cross - 220.0).abs();
+        assert!(
+            miss < 0.5,
+            "{v} km/h {lat} m/s: crossed at x {x_cross:.2}, placed at 220"
+        );
+        let tail: Vec<f64> = lat_speed.iter().rev().take(50).copied().collect();
+        let mean = tail.iter().sum::<f64>() / tail.len() as f64;
+        assert!(
+            (mean + lat).abs() < 0.02,
+            "{v} km/h: lateral speed {mean:.3}, wanted -{lat}"
+        );
+        let rep = scil::sim::run_sim(setup, &opts);
+        assert!(rep.error.is_none(), "{:?}", rep.error);
+    }
 }

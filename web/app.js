@@ -6,6 +6,7 @@ import { MapView } from './mapview.js';
 import { TimePlot } from './plots.js';
 import { Results } from './results.js';
 import { Analysis } from './analysis.js';
+import { TestDay } from './testday.js';
 import { SIM_VUT, simOption, simSelected, simSource, initParams, showParams } from './params.js';
 import { ValidityLamps } from './validity.js';
 import { RunStrip } from './runs_strip.js';
@@ -493,6 +494,8 @@ $('#estop').addEventListener('click', () => op(async () => { const id = L.runId;
 const results = new Results();
 analysis = new Analysis(toast);
 window.__scil.analysis = analysis;
+const testday = new TestDay(toast);
+window.__scil.testday = testday;
 // Tests inject live frames through the same path as the WebSocket.
 window.__scil.onMessage = onMessage;
 window.__scil.lamps = lamps;
@@ -502,12 +505,14 @@ for (const b of document.querySelectorAll('#tabs .tab')) {
     for (const v of document.querySelectorAll('.view')) v.hidden = v.id !== b.dataset.tab;
     if (b.dataset.tab === 'results') results.refresh();
     else if (b.dataset.tab === 'analysis') analysis.refresh();
+    else if (b.dataset.tab === 'testday') testday.refresh();
     else mapView.dirty = true;
     location.hash = b.dataset.tab;
   });
 }
 if (location.hash === '#results') document.querySelector('[data-tab=results]').click();
 if (location.hash === '#analysis') document.querySelector('[data-tab=analysis]').click();
+if (location.hash === '#testday') document.querySelector('[data-tab=testday]').click();
 
 // What the page shows: ?run=<id>; else an active run (of ?track=, else the default track, else
 // any); else it waits on the track for the first run. It never switches runs by itself.

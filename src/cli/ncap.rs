@@ -99,8 +99,15 @@ pub struct FillArgs {
     pub common: Common,
     /// Folder of run results: `STEM.json` per point, STEM as the scenario files of
     /// `scil ncap plan --out` (a baseline run, when the point has one, as `STEM.baseline.json`).
+    #[arg(long, required_unless_present = "series", conflicts_with = "series")]
+    pub runs: Option<PathBuf>,
+    /// A test series of the service (`POST /api/v1/series`): the values of its done points,
+    /// read from the service's database.
     #[arg(long)]
-    pub runs: PathBuf,
+    pub series: Option<String>,
+    /// The service's database with --series (default: DATABASE_URL, else sqlite://scil.db).
+    #[arg(long, requires = "series")]
+    pub database_url: Option<String>,
     /// The filled workbook to write.
     #[arg(long, short)]
     pub out: PathBuf,
@@ -404,11 +411,65 @@ fn counts_for_point(run: &serde_json::Value) -> Result<(), String> {
     }
 }
 
+/// `scil ncap fill --series ID`: the done points' values from the service's database.
+fn fill_series(a: &FillArgs, id: &str) -> anyhow::Result<ExitCode> {
+    let assess = check_assess(&a.assess)?;
+    let url = a
+        .database_url
+        .clone()
+        .or_else(|| std::env::var("DATABASE_URL").ok())
+        .unwrap_or_else(|| crate::serve::Config::default().database_url);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (stored, points) = rt.block_on(async {
+        let store = crate::store::Store::connect(&url).await?;
+        let s = store.get_series(id).await?;
+        let p = store.series_points(id).await?;
+        store.close().await;
+        anyhow::Ok((s, p))
+    })?;
+    let Some(stored) = stored else {
+        anyhow::bail!("no test series '{id}' in {url}");
+    };
+    let wb = crate::ncap::xlsx::Workbook::open(&a.common.workbook)?;
+    if wb.bytes() != stored.workbook.as_slice() {
+        eprintln!(
+            "note: {} is not the file uploaded as series '{id}' ({}); values go to the same sheet and row",
+            a.common.workbook.display(),
+            stored.name
+        );
+    }
+    let edits = crate::serve::series::series_edits(&wb, &points, assess.as_deref())
+        .map_err(|e| e.context(a.common.workbook.display().to_string()))?;
+    let bytes = wb.with_edits(&edits)?;
+    std::fs::write(&a.out, bytes).with_context(|| format!("cannot write {}", a.out.display()))?;
+    let mut states: BTreeMap<&str, usize> = BTreeMap::new();
+    for p in &points {
+        *states.entry(p.state.as_str()).or_default() += 1;
+    }
+    let done = states.get("done").copied().unwrap_or(0);
+    let list: Vec<String> = states.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    println!(
+        "{done} values written of {} points (series '{id}': {})",
+        points.len(),
+        list.join(", ")
+    );
+    println!("wrote {}", a.out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
 fn fill(a: FillArgs) -> anyhow::Result<ExitCode> {
+    if let Some(id) = &a.series {
+        return fill_series(&a, id);
+    }
     let assess = check_assess(&a.assess)?;
     let l = a.common.load()?;
-    if !a.runs.is_dir() {
-        anyhow::bail!("--runs {}: not a folder", a.runs.display());
+    let Some(runs) = a.runs.clone() else {
+        anyhow::bail!("give --runs DIR or --series ID");
+    };
+    if !runs.is_dir() {
+        anyhow::bail!("--runs {}: not a folder", runs.display());
     }
     let mut results = Vec::new();
     for (i, p) in l.plan.iter().enumerate() {
@@ -416,7 +477,7 @@ fn fill(a: FillArgs) -> anyhow::Result<ExitCode> {
             continue;
         }
         let stem = p.file_name().trim_end_matches(".toml").to_string();
-        let path = a.runs.join(format!("{stem}.json"));
+        let path = runs.join(format!("{stem}.json"));
         if !path.exists() {
             results.push(PointResult {
                 index: i,
@@ -430,7 +491,7 @@ fn fill(a: FillArgs) -> anyhow::Result<ExitCode> {
             .and_then(|r| rehearse::value_of(p, &r))
             .map_err(|e| format!("{}: {e}", path.display()));
         let baseline = p.point.expected_baseline.as_ref().map(|_| {
-            let bp = a.runs.join(format!("{stem}.baseline.json"));
+            let bp = runs.join(format!("{stem}.baseline.json"));
             read_json(&bp)
                 .and_then(|r| counts_for_point(&r).map(|()| r))
                 .and_then(|r| rehearse::baseline_of(p, &r))

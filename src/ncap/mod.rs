@@ -44,6 +44,27 @@ fn map_ref(p: &Path) -> Option<String> {
     )
 }
 
+/// Plans a workbook held in memory (the service's test series) on maps it has loaded already;
+/// `straight_ref` / `junction_ref` are what the scenarios name as their map (the service's map
+/// ids). Same rules as [`load`].
+pub fn plan_bytes(
+    bytes: Vec<u8>,
+    straight: &Map,
+    straight_ref: &str,
+    junction: Option<(&Map, &str)>,
+) -> anyhow::Result<(Workbook, Verification, Vec<Planned>)> {
+    let wb = Workbook::from_bytes(bytes)?;
+    let verification = sheet::read(&wb)?;
+    let maps = Maps {
+        straight: &straight.road_network,
+        straight_ref: Some(straight_ref.to_string()),
+        junction: junction.map(|(m, _)| &*m.road_network),
+        junction_ref: junction.map(|(_, r)| r.to_string()),
+    };
+    let plan = plan::plan(&verification.points, &Catalogue::bundled(), &maps);
+    Ok((wb, verification, plan))
+}
+
 /// Reads the workbook and the maps and plans every verification point.
 pub fn load(
     workbook: &Path,

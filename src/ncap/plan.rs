@@ -216,6 +216,7 @@ fn instantiate(
         p.direction = parse_opt(&pp.direction)?;
         p.approach = parse_opt(&pp.approach)?;
         p.light = parse_opt(&pp.light)?;
+        p.lateral_mps = pp.lateral_velocity_mps;
         p.robustness = super::robustness::parse(
             pp.robustness_layer.as_deref(),
             pp.verification_condition.as_deref(),

@@ -29,18 +29,34 @@ pub struct Systems {
 /// protocol's brake robot (no AEB), so the warning is what is measured; the baseline run
 /// (`baseline`) with neither.
 pub fn options(p: &Planned, sys: &Systems, baseline: bool) -> SimOptions {
-    let v = p.params.vut_speed_kmh.unwrap_or(0.0);
+    sim_options(
+        p.params.function,
+        p.quantity,
+        p.params.vut_speed_kmh.unwrap_or(0.0),
+        sys,
+        baseline,
+    )
+}
+
+/// [`options`] from a point's function, quantity and VUT speed (km/h).
+pub fn sim_options(
+    function: Option<Function>,
+    quantity: Option<Quantity>,
+    vut_speed_kmh: f64,
+    sys: &Systems,
+    baseline: bool,
+) -> SimOptions {
     let (aeb, fcw) = if baseline {
         (None, None)
     } else {
-        match p.params.function {
+        match function {
             Some(Function::Fcw) => (None, Some(sys.fcw)),
-            _ if p.quantity == Some(Quantity::FcwTtc) => (None, Some(sys.fcw)),
+            _ if quantity == Some(Quantity::FcwTtc) => (None, Some(sys.fcw)),
             _ => (Some(sys.aeb), None),
         }
     };
     SimOptions {
-        vut_speed_kmh: v,
+        vut_speed_kmh,
         aeb,
         fcw,
         ..SimOptions::default()

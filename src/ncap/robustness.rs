@@ -1,7 +1,9 @@
 //! A verification point's robustness layer (`Robustness layer` and `Verification condition`
 //! cells) as offsets of its test: the speed layer changes the target's speed, the heading layer
 //! rotates the target's path about the impact point, the initial-position layer starts the
-//! target closer to the impact point or shifts its path sideways. Driver input before the crash
+//! target closer to the impact point or shifts its path sideways (in the lane-departure rows:
+//! away from or closer to the VUT), the impact-location layer moves the contact along the
+//! target (lane-departure rows). Driver input before the crash
 //! (steering and throttle as the protocol prescribes) is the driver's or the robot's: the test
 //! scil drives is the nominal one, and the plan says so. A layer or condition scil cannot apply
 //! is an error naming it.
@@ -52,11 +54,27 @@ pub fn parse(layer: Option<&str>, condition: Option<&str>) -> Result<Layer, Stri
                 out.offsets.start_fraction = -need("a fraction (%)")? / 100.0;
             } else if c.contains("path offset") {
                 out.offsets.path_offset_m = need("an offset (m)")?;
+            } else if c.contains("headway") {
+                // Braking rows: "-0.5s Time headway".
+                out.offsets.headway_s = need("a headway change (s)")?;
+            } else if c.contains("away from vut") || c.contains("closer to vut") {
+                // Lane departure: "0.25m away from VUT" / "0.25m closer to VUT".
+                let m = need("an offset (m)")?.abs();
+                out.offsets.lateral_away_m = if c.contains("closer") { -m } else { m };
             } else {
                 return Err(format!(
-                    "robustness layer '{layer}' with condition '{cond}' is not applied yet (the lane-departure rows' offsets)"
+                    "robustness layer '{layer}' with condition '{cond}' is not applied yet"
                 ));
             }
+        }
+        "acceleration" => {
+            // Braking rows: "+2 m/s²" added to the target's (negative) acceleration, i.e. its
+            // deceleration is that much smaller.
+            out.offsets.decel_mps2 = -need("an acceleration change (m/s²)")?;
+        }
+        "impact location" if c.contains("range change") && c.contains('%') => {
+            // Lane departure: "+10% Range change", the contact moved along the target.
+            out.offsets.impact_change = need("a change (%)")? / 100.0;
         }
         "driver input pre-crash" => {
             out.note = Some(
@@ -122,10 +140,23 @@ mod tests {
             Layer::default()
         );
         assert_eq!(parse(None, None).expect("none"), Layer::default());
-        let e = parse(Some("Impact location"), Some("+50% Range change")).unwrap_err();
+        let l = parse(Some("Impact location"), Some("+50% Range change")).expect("impact");
+        assert_eq!(l.offsets.impact_change, 0.5);
+        let l = parse(Some("Impact location"), Some("-10% Range change")).expect("impact");
+        assert_eq!(l.offsets.impact_change, -0.1);
+        let l = parse(Some("Initial position offset"), Some("0.25m away from VUT")).expect("away");
+        assert_eq!(l.offsets.lateral_away_m, 0.25);
+        let l =
+            parse(Some("Initial position offset"), Some("0.25m closer to VUT")).expect("closer");
+        assert_eq!(l.offsets.lateral_away_m, -0.25);
+        let l = parse(Some("Acceleration"), Some("+2 m/s²")).expect("acceleration");
+        assert_eq!(l.offsets.decel_mps2, -2.0);
+        let l = parse(Some("Initial position offset"), Some("-0.5s Time headway")).expect("hw");
+        assert_eq!(l.offsets.headway_s, -0.5);
+        let e = parse(Some("Impact location"), Some("somewhere else")).unwrap_err();
         assert!(e.contains("Impact location"), "{e}");
-        let e = parse(Some("Initial position offset"), Some("0.25m away from VUT")).unwrap_err();
-        assert!(e.contains("0.25m away"), "{e}");
+        let e = parse(Some("Initial position offset"), Some("0.25m sideways")).unwrap_err();
+        assert!(e.contains("0.25m sideways"), "{e}");
         let e = parse(Some("Speed"), Some("faster")).unwrap_err();
         assert!(e.contains("faster"), "{e}");
     }

@@ -181,6 +181,8 @@ impl AppState {
         }
         state.register_bundled().await?;
         state.refresh_carriers().await?;
+        // Test series: attempts whose run ended while no process watched.
+        super::series_run::recover(&state).await?;
         Ok(state)
     }
 

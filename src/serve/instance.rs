@@ -126,6 +126,11 @@ pub fn report_failed(st: &AppState, failed: &[(String, Option<String>)], why: &s
             &json!({"event": "state", "state": "failed", "instance": owner, "reason": why}),
         );
     }
+    if !failed.is_empty() {
+        // Test series whose point was being run by one of them give the point back.
+        let ids: Vec<String> = failed.iter().map(|(id, _)| id.clone()).collect();
+        tokio::spawn(super::series_run::settle_runs(st.clone(), ids));
+    }
 }
 
 /// The heartbeat: renews this instance's lease every third of it and fails other instances'

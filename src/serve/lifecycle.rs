@@ -837,13 +837,14 @@ async fn supervise(st: AppState, run: Arc<ActiveRun>, p: Prepared, speed: Pace) 
     // Its own task, so a panic fails the run instead of leaving it running.
     let joined = tokio::spawn(session.run()).await;
     ticker.abort();
-    if let Some(v) = vehicle {
-        v.abort();
-    }
-    let report = joined.unwrap_or_else(|e| RunReport {
+    let mut report = joined.unwrap_or_else(|e| RunReport {
         error: Some(format!("run task panicked: {e}")),
         ..RunReport::default()
     });
+    if let Some((v, warning)) = vehicle {
+        v.abort();
+        warning.fill(&mut report);
+    }
     settle(&st, &run, report, real_carriers).await;
 }
 

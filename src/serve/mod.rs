@@ -37,6 +37,8 @@ pub mod run_settle;
 pub mod run_sinks;
 pub mod runs;
 pub mod scenarios;
+pub mod series;
+pub mod series_run;
 pub mod shared_files;
 pub mod sim_run;
 pub mod sweeps;
@@ -79,6 +81,7 @@ pub fn app(state: AppState) -> Router {
         .merge(metrics::router())
         .merge(live::router())
         .merge(sweeps::router())
+        .merge(series::router(limits.document_max_bytes))
         .merge(catalogue::router())
         .merge(reports::router())
         .merge(openapi::router())

@@ -11,7 +11,7 @@ pub fn router() -> Router<AppState> {
     Router::new().route("/openapi.json", get(|| async { axum::Json(document()) }))
 }
 
-fn op(summary: &str, tag: &str, auth: bool, ok: &str, extra: Value) -> Value {
+pub(super) fn op(summary: &str, tag: &str, auth: bool, ok: &str, extra: Value) -> Value {
     let mut o = json!({
         "summary": summary,
         "tags": [tag],
@@ -79,7 +79,7 @@ fn control_body(reason: bool) -> Value {
     json!({"required": false, "content": {"application/json": {"schema": {"type": "object", "additionalProperties": false, "properties": props}}}})
 }
 
-fn id_param() -> Value {
+pub(super) fn id_param() -> Value {
     json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}])
 }
 
@@ -197,6 +197,7 @@ pub fn document() -> Value {
         paths.extend(sweep_paths());
         paths.extend(parameter_paths());
         paths.extend(track_paths());
+        paths.extend(super::series::openapi_paths());
     }
     if let Some(one_of) = doc["components"]["schemas"]["RunSource"]["oneOf"].as_array_mut() {
         one_of.push(sim_vut_schema());

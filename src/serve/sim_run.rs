@@ -18,14 +18,28 @@ pub struct Vehicle {
     outputs: OutputsSink,
     task: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
     injection: Injection,
+    /// The forward collision warning, once the vehicle gave it.
+    warning: Arc<std::sync::Mutex<Option<crate::run::WarningRecord>>>,
 }
 
 impl Vehicle {
     /// Adds the loop's sink to `session` and starts the vehicle task (it ends by itself once
-    /// the session has dropped its feed).
-    pub fn spawn(self, session: &mut Session) -> tokio::task::JoinHandle<()> {
+    /// the session has dropped its feed); the warning's slot goes into the run's report.
+    pub fn spawn(self, session: &mut Session) -> (tokio::task::JoinHandle<()>, WarningSlot) {
         session.add_sink(Box::new(self.outputs));
-        tokio::spawn(self.task)
+        (tokio::spawn(self.task), WarningSlot(self.warning))
+    }
+}
+
+/// Where the simulated VUT's forward collision warning is recorded.
+pub struct WarningSlot(Arc<std::sync::Mutex<Option<crate::run::WarningRecord>>>);
+
+impl WarningSlot {
+    /// Puts the warning (if the vehicle gave one) into the run's report.
+    pub fn fill(&self, report: &mut crate::run::RunReport) {
+        if report.warning.is_none() {
+            report.warning = self.0.lock().ok().and_then(|w| *w);
+        }
     }
 }
 
@@ -64,6 +78,7 @@ pub fn prepare(
             outputs: d.outputs,
             task: d.vehicle,
             injection: opts.injection,
+            warning: d.warning,
         }),
     }
 }

@@ -38,6 +38,7 @@ pub static ASSETS: &[Asset] = &[
     asset!("results.js", "text/javascript; charset=utf-8"),
     asset!("runs_strip.js", "text/javascript; charset=utf-8"),
     asset!("analysis.js", "text/javascript; charset=utf-8"),
+    asset!("testday.js", "text/javascript; charset=utf-8"),
     asset!("params.js", "text/javascript; charset=utf-8"),
     asset!("validity.js", "text/javascript; charset=utf-8"),
     asset!("vendor/uPlot.esm.js", "text/javascript; charset=utf-8"),

@@ -127,6 +127,7 @@ pub mod claims;
 pub mod dbcs;
 pub mod instances;
 pub mod run_list;
+pub mod series;
 pub use claims::{is_unique_violation, CarrierClaim, ClaimError};
 pub use dbcs::DbcRow;
 pub use instances::InstanceRow;

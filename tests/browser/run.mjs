@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { tracksTest } from './tracks.mjs';
+import { testdayTest } from './testday.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -381,6 +382,11 @@ async function main() {
     assert(Math.abs(Number(cards['threshold (TTC_dummy)']) - 4.4339) < 1e-3, `threshold card ${cards['threshold (TTC_dummy)']}`);
     await page.screenshot({ path: SHOT.replace(/\.png$/, '-sim.png') });
   });
+
+  if (!MOCK) {
+    await testdayTest({ page, base, root, tmp, token: TOKEN, test, assert, shot: SHOT.replace(/\.png$/, '-testday.png') })
+      .catch((e) => { results.push(['test day setup', false]); console.log(`  FAIL test day setup: ${e.message.split('\n')[0]}`); });
+  }
 
   if (!MOCK) {
     await tracksTest({ ctx, scil: SCIL, tmp, port: await freePort(), token: TOKEN, test, assert, sleep, waitHttp, children })

@@ -4,6 +4,7 @@
 pub mod fault_proxy;
 pub mod http;
 pub mod python;
+pub mod rating_tool;
 pub mod service;
 
 use std::path::PathBuf;

@@ -227,6 +227,8 @@ pub(crate) fn place(
             let (tx, ty, th) = end_pose(&from.inbound);
             let back = (3.0 * v_t + 20.0).max(40.0);
             validity.t0 = T0Rule::TargetAccelEnd;
+            // Target and VUT arrive at the conflict point within ±0.1 s of each other.
+            validity.conflict_arrival_s = Some(0.1);
             (vp, line(tx, ty, th, back, 60.0), 0.0)
         }
         _ => return Err(format!("{}: not a junction row", row.id)),
@@ -289,6 +291,36 @@ pub(crate) fn place(
             row.id
         ));
     }
+    // Robustness: the target starts that fraction of its way to the conflict point closer (its
+    // path cut at the start; where its acceleration no longer fits, it shrinks in proportion).
+    let (tline, tpts, ts) = if p.robustness.start_fraction != 0.0 {
+        let cut = ts * p.robustness.start_fraction;
+        let len = tline.length() - cut;
+        let n = (len / 0.25).ceil().max(1.0) as usize;
+        let pts: Vec<Point> = (0..=n)
+            .map(|k| {
+                let (x, y, _) = tline.pose(cut + len * k as f64 / n as f64);
+                Point {
+                    x: round6(x),
+                    y: round6(y),
+                }
+            })
+            .collect();
+        let ts = ts - cut;
+        if ts <= t.accel_distance_m + 0.5 {
+            t.accel_distance_m = round6(t.accel_distance_m * (1.0 - p.robustness.start_fraction));
+        }
+        if ts <= t.accel_distance_m {
+            return Err(format!(
+                "{}: starting {:.0} % closer leaves {ts:.2} m, not enough to reach the target's speed",
+                row.id,
+                100.0 * p.robustness.start_fraction
+            ));
+        }
+        (Polyline::new(&pts).ok_or("target path")?, pts, ts)
+    } else {
+        (tline, tpts, ts)
+    };
     t.conflict = Some(ConflictSpec {
         vut_s: round6(vs),
         target_s: round6(ts),

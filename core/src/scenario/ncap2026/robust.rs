@@ -2,11 +2,18 @@
 //!
 //! * **Heading** (`heading_deg`, crossing rows): the target's path rotated about its nominal
 //!   impact point (positive: clockwise seen from above, as headings count).
-//! * **Initial position** (`start_fraction`, crossing rows): the target starts that fraction of
-//!   its distance to the impact point closer (the −25 % layer: 0.25).
+//! * **Initial position** (`start_fraction`, crossing, turning and junction rows): the target
+//!   starts that fraction of
+//!   its distance to the impact point closer (the −25 % layer: 0.25). Where the shorter travel
+//!   leaves no room for the target's acceleration distance, that distance shrinks by the same
+//!   fraction (the target accelerates harder, reaching its speed at the same fraction of its
+//!   travel).
 //! * **Path offset** (`path_offset_m`, turning and junction rows): the target's path shifted
 //!   sideways, positive to the target's left; applied before the conflict point is solved (see
 //!   the junction placement).
+//! * **Lateral offset** (`lateral_away_m`, lane-departure rows with a target): the target's
+//!   path moved away from the VUT (negative: closer); **impact location** (`impact_change`):
+//!   added to the contact's location along the target.
 //!
 //! A rotated or shortened crossing is no longer the perpendicular crossing the TTC start rule
 //! assumes, so the target becomes a conflict target on its straight path through the impact
@@ -42,7 +49,7 @@ pub(crate) fn check(row: &Row, r: &Robustness) -> Result<(), String> {
         return bad("heading");
     }
     if r.start_fraction != 0.0 {
-        if !crossing {
+        if !(crossing || junction) {
             return bad("initial position");
         }
         if !(r.start_fraction > -1.0 && r.start_fraction < 1.0) {
@@ -54,6 +61,12 @@ pub(crate) fn check(row: &Row, r: &Robustness) -> Result<(), String> {
     }
     if r.path_offset_m != 0.0 && !junction {
         return bad("path offset");
+    }
+    if (r.decel_mps2 != 0.0 || r.headway_s != 0.0) && row.family != Family::RearBraking {
+        return bad("deceleration or headway");
+    }
+    if (r.lateral_away_m != 0.0 || r.impact_change != 0.0) && row.family != Family::ElkTarget {
+        return bad("lateral offset or impact-location");
     }
     Ok(())
 }
@@ -120,6 +133,11 @@ pub(crate) fn crossing(
     let impact = (t.start.x + d * yaw.cos(), t.start.y + d * yaw.sin());
     let d_new = d * (1.0 - r.start_fraction);
     if d_new <= t.accel_distance_m + 0.5 {
+        // The whole approach shrinks in proportion: the target reaches its speed over the
+        // same fraction of its (shorter) travel, i.e. with a harder acceleration.
+        t.accel_distance_m = round6(t.accel_distance_m * (1.0 - r.start_fraction));
+    }
+    if d_new <= t.accel_distance_m {
         return Err(format!(
             "{}: starting {:.0} % closer leaves {d_new:.2} m, not enough to reach the target's speed",
             row.id,
