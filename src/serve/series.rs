@@ -440,7 +440,7 @@ async fn workbook(
 pub fn openapi_paths() -> serde_json::Map<String, Value> {
     use super::openapi::{id_param, op};
     let upload = json!({"requestBody": {"required": true, "content": {
-        "multipart/form-data": {"schema": {"type": "object", "required": ["file"], "properties": {
+        "multipart/form-data": {"schema": {"type": "object", "required": ["file"], "additionalProperties": false, "properties": {
             "file": {"type": "string", "format": "binary", "description": "the rating tool's preprocessed workbook (ca_preprocessed_template.xlsx)"},
             "map": {"type": "string", "description": "map id for the straight rows (default proving_ground)"},
             "junction_map": {"type": "string", "description": "map id with a junction for the turning and crossing-path rows"},
@@ -459,9 +459,9 @@ pub fn openapi_paths() -> serde_json::Map<String, Value> {
         "vut_speed_kmh": {"type": "number", "description": "drive the simulated VUT at this speed instead of the point's"},
         "injection": {"type": "object"}, "step_ms": {"type": "number"}, "record": {"type": "boolean"},
         "expect_state": {"type": "string", "description": "the point's state the operator saw (409 when it moved on)"},
-        "source": {"type": "object", "description": "on the ground: the real VUT's live source, as for a run ({\"kind\":\"ncom\",\"bind\":\"0.0.0.0:3000\"} or json); not with the simulated VUT's options"},
+        "source": {"type": "object", "required": ["kind"], "properties": {"kind": {"type": "string"}}, "description": "on the ground: the real VUT's live source, as for a run ({\"kind\":\"ncom\",\"bind\":\"0.0.0.0:3000\"} or json); not with the simulated VUT's options"},
         "carriers": {"type": "array", "items": {"type": "object"}, "description": "on the ground: the real carriers, as for a run"},
-        "can": {"type": "object", "description": "on the ground: live CAN fused with the source, as for a run"},
+        "can": {"type": "object", "required": ["kind"], "properties": {"kind": {"type": "string"}}, "description": "on the ground: live CAN fused with the source, as for a run"},
         "can_mapping": {"type": "object"}}});
     let mut m = serde_json::Map::new();
     m.insert("/series".into(), json!({
