@@ -188,6 +188,15 @@ pub async fn run_point(
     let row = scenario_row(&sid, &toml, map_id.clone(), &maps, false)?;
     st.store.upsert_scenario(&row).await?;
     st.refresh_carriers().await?;
+    let next_attempt = st
+        .store
+        .series_attempts(&id, Some(idx))
+        .await?
+        .iter()
+        .map(|a| a.attempt)
+        .max()
+        .unwrap_or(0)
+        + 1;
     if !st.store.claim_series_point(&id, idx, &p.state).await? {
         return Err(ApiError::Conflict(format!(
             "{label} changed meanwhile (another request runs it)"
@@ -222,11 +231,10 @@ pub async fn run_point(
             return Err(e);
         }
     };
-    let attempts = st.store.series_attempts(&id, Some(idx)).await?;
     let a = AttemptRow {
         series_id: id.clone(),
         idx,
-        attempt: attempts.iter().map(|a| a.attempt).max().unwrap_or(0) + 1,
+        attempt: next_attempt,
         run_id: run.id.clone(),
         kind: kind.into(),
         state: "running".into(),

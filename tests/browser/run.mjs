@@ -384,7 +384,7 @@ async function main() {
   });
 
   if (!MOCK) {
-    await testdayTest({ page, base, root, tmp, token: TOKEN, test, assert })
+    await testdayTest({ page, base, root, tmp, token: TOKEN, test, assert, shot: SHOT.replace(/\.png$/, '-testday.png') })
       .catch((e) => { results.push(['test day setup', false]); console.log(`  FAIL test day setup: ${e.message.split('\n')[0]}`); });
   }
 

@@ -19,7 +19,7 @@ function workbook(root, tmp) {
   return JSON.parse(out.trim()).workbook;
 }
 
-export async function testdayTest({ page, base, root, tmp, token, test, assert }) {
+export async function testdayTest({ page, base, root, tmp, token, test, assert, shot }) {
   const wb = workbook(root, tmp);
   if (!wb) { console.log('  skip test day: python module euroncap_rating_2026 unavailable'); return; }
   // The junction map for the turning rows, registered through the API.
@@ -62,6 +62,7 @@ export async function testdayTest({ page, base, root, tmp, token, test, assert }
     assert(next !== b.point, 'run next moves on to another point');
     const href = await page.$eval('#td-download', (e) => e.getAttribute('href'));
     assert(href.includes(`/series/${sid}/workbook.xlsx`), `download ${href}`);
+    if (shot) await page.screenshot({ path: shot });
     const r = await fetch(new URL(href, base));
     assert(r.ok && /spreadsheetml/.test(r.headers.get('content-type') || ''), `download ${r.status}`);
   });
