@@ -12,7 +12,6 @@ pub use scil_core::{frame, map, sample, scenario, twin};
 pub mod bench;
 pub mod cli;
 pub mod dispatch;
-pub mod feed;
 pub mod ingest;
 pub mod ncap;
 pub mod ncap_report;

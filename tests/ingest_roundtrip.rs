@@ -1,9 +1,9 @@
 //! NCOM round trip on loopback: replay CSV → simulated INS (NCOM/UDP) → listener → InsSamples.
 
-use scil::feed::{self, FeedOptions};
 use scil::ingest::health::SourceHealth;
 use scil::ingest::udp::NcomUdpSource;
 use scil::sample::{InsPosition, InsSample};
+use scil::sim::ins::{self as feed, FeedOptions};
 
 const WGS84_CSV: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -122,9 +122,9 @@ async fn ncom_udp_round_trip_reproduces_csv() {
 
 mod engine_path {
     use super::*;
-    use scil::feed::{map_geo, read_replay_csv};
     use scil::run::{run_source, Feed, RunSetup as ReplaySetup, Session, SourceSpec};
     use scil::scenario::engine::EngineConfig;
+    use scil::sim::ins::{map_geo, read_replay_csv};
     use std::path::Path;
     use std::sync::Arc;
 

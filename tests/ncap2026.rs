@@ -72,20 +72,19 @@ fn cells(row: &Row) -> Vec<Params> {
             } else {
                 vec![Some(row.impacts[row.impacts.len() / 2])]
             };
-            for impact in impacts {
-                // A cyclist riding beside the VUT in its direction meets a VUT turning
-                // nearside on its right side or front-right corner: the front-left locations
-                // of the row's list are not reachable on this layout (the instantiation says
-                // so); they are left out here.
-                if row.id.starts_with("CBTAfs")
-                    && turn == Some(Turn::Nearside)
-                    && impact.is_some_and(|i| i > 0.5)
-                {
-                    continue;
-                }
+            // Lane departure: the slowest and the fastest drift.
+            let laterals: Vec<Option<f64>> = match row.lateral_speeds_mps.as_slice() {
+                [] => vec![None],
+                l => vec![l.first().copied(), l.last().copied()],
+            };
+            for (impact, lateral) in impacts
+                .iter()
+                .flat_map(|i| laterals.iter().map(move |l| (*i, *l)))
+            {
                 let mut p = Params::new(*v);
                 p.turn = turn;
                 p.impact = impact;
+                p.lateral_mps = lateral;
                 // Moving rear targets slower than the VUT.
                 if row.family == Family::Rear && !row.target_speeds_kmh.is_empty() {
                     p.target_speed_kmh = row
@@ -123,7 +122,8 @@ fn every_placeable_row_hits_where_asked() {
     let mut driven = 0;
     let mut failures = Vec::new();
     for row in &cat.row {
-        if row.unsupported().is_some() {
+        // Road-edge drift has no target to hit: `lane_departure_to_the_road_edge`.
+        if row.unsupported().is_some() || row.family == Family::ElkRoadEdge {
             continue;
         }
         let m = if row.family.needs_junction() {
@@ -133,8 +133,8 @@ fn every_placeable_row_hits_where_asked() {
         };
         for p in cells(row) {
             let label = format!(
-                "{} {} km/h impact {:?} turn {:?}",
-                row.id, p.vut_speed_kmh, p.impact, p.turn
+                "{} {} km/h impact {:?} turn {:?} drift {:?}",
+                row.id, p.vut_speed_kmh, p.impact, p.turn, p.lateral_mps
             );
             driven += 1;
             let rep = match try_run(row, &p, m, None) {
@@ -222,5 +222,343 @@ fn aeb_lowers_the_impact_speed() {
             rel(&on),
             rel(&off)
         );
+    }
+}
+
+/// The geometric robustness layers: the target's path rotated about the impact point, started
+/// closer, or shifted sideways; the test still meets the VUT at the cell's impact location, the
+/// target arrives with it, and the verdict is valid.
+#[test]
+fn robustness_layers_move_the_target_and_still_meet_the_vut() {
+    use scil::scenario::ncap2026::Robustness;
+    use scil::scenario::{Activation, PathSpec};
+    let junction = map("osc-ncap/OpenDRIVE/NCAP/X-Intersection_NCAP.xodr");
+    let straight = map("opendrive/proving_ground.xodr");
+    let cat = Catalogue::bundled();
+    let start_dist = |sc: &scil::scenario::Scenario| {
+        let t = sc
+            .targets
+            .iter()
+            .find(|t| t.activation != Activation::Static)
+            .expect("subject");
+        let c = t.conflict.map(|c| c.target_s);
+        (t.heading_deg, c, t.clone())
+    };
+    let mut failures = Vec::new();
+    let cases: Vec<(&str, f64, Robustness, &Arc<Map>)> = vec![
+        (
+            "CPFA",
+            50.0,
+            Robustness {
+                heading_deg: 20.0,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CBFA",
+            50.0,
+            Robustness {
+                heading_deg: -20.0,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CPNA",
+            40.0,
+            Robustness {
+                heading_deg: 20.0,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CPFA",
+            50.0,
+            Robustness {
+                start_fraction: 0.25,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CBNAO",
+            40.0,
+            Robustness {
+                start_fraction: 0.25,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CMFtap",
+            15.0,
+            Robustness {
+                path_offset_m: 0.5,
+                ..Default::default()
+            },
+            &junction,
+        ),
+        (
+            "CCFtap",
+            20.0,
+            Robustness {
+                path_offset_m: -0.5,
+                ..Default::default()
+            },
+            &junction,
+        ),
+        (
+            "CPTAfs",
+            15.0,
+            Robustness {
+                target_speed_kmh: 3.0,
+                ..Default::default()
+            },
+            &junction,
+        ),
+        (
+            "CPTAfo",
+            15.0,
+            Robustness {
+                start_fraction: 0.25,
+                ..Default::default()
+            },
+            &junction,
+        ),
+        (
+            "CMRb",
+            50.0,
+            Robustness {
+                decel_mps2: -2.0,
+                headway_s: -0.5,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CC ELK OvU",
+            70.0,
+            Robustness {
+                lateral_away_m: 0.25,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CC ELK OvI",
+            70.0,
+            Robustness {
+                lateral_away_m: -0.25,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CM ELK On",
+            70.0,
+            Robustness {
+                impact_change: -0.1,
+                ..Default::default()
+            },
+            &straight,
+        ),
+        (
+            "CC ELK On",
+            70.0,
+            Robustness {
+                impact_change: 0.1,
+                ..Default::default()
+            },
+            &straight,
+        ),
+    ];
+    for (id, v, r, m) in cases {
+        let (row, _) = cat.find(id).expect("row");
+        let nominal = row
+            .instantiate(&Params::new(v), &m.road_network)
+            .expect("nominal");
+        let mut p = Params::new(v);
+        p.robustness = r;
+        let varied = match row.instantiate(&p, &m.road_network) {
+            Ok(s) => s,
+            Err(e) => {
+                failures.push(format!("{id} {r:?}: {e}"));
+                continue;
+            }
+        };
+        let (h0, _, t0) = start_dist(&nominal);
+        let (h1, ts1, t1) = start_dist(&varied);
+        if r.heading_deg != 0.0 {
+            let dh = (h1 - h0 + 540.0).rem_euclid(360.0) - 180.0;
+            if (dh - r.heading_deg).abs() > 0.01 {
+                failures.push(format!(
+                    "{id}: heading {h0} → {h1}, wanted {:+}",
+                    r.heading_deg
+                ));
+            }
+        }
+        if r.start_fraction != 0.0 {
+            let d0 = scil::scenario::ttc::nominal_travel_m(&t0, &nominal.vut);
+            let d1 = ts1.unwrap_or(f64::NAN);
+            // The conflict point is where the footprints first touch, a little before the
+            // reference point reaches the impact point.
+            if !((d1 - 0.75 * d0).abs() < 0.6) {
+                failures.push(format!("{id}: travel {d0:.2} → {d1:.2} m, wanted 75 %"));
+            }
+        }
+        if r.path_offset_m != 0.0 {
+            let pts = |t: &scil::scenario::TargetSpec| match &t.path {
+                Some(PathSpec::Points(p)) => p.points.clone(),
+                _ => Vec::new(),
+            };
+            let (a, b) = (pts(&t0), pts(&t1));
+            if a.len() != b.len() || a.is_empty() {
+                failures.push(format!("{id}: path changed shape"));
+            } else {
+                let k = a.len() / 2;
+                let d = (a[k].x - b[k].x).hypot(a[k].y - b[k].y);
+                if (d - r.path_offset_m.abs()).abs() > 0.01 {
+                    failures.push(format!("{id}: path moved {d:.3} m"));
+                }
+            }
+        }
+        if r.decel_mps2 != 0.0 || r.headway_s != 0.0 {
+            let (b0, b1) = (t0.brake.expect("brake"), t1.brake.expect("brake"));
+            if (b1.decel_mps2 - b0.decel_mps2 - r.decel_mps2).abs() > 1e-9
+                || (b1.after_s - b0.after_s - r.headway_s).abs() > 1e-9
+            {
+                failures.push(format!("{id}: brake {b0:?} → {b1:?}"));
+            }
+        }
+        if r.lateral_away_m != 0.0 {
+            // The target's path moved sideways, away from (or towards) the VUT's lane.
+            let first = |t: &scil::scenario::TargetSpec| match &t.path {
+                Some(PathSpec::Points(p)) => p.points[0],
+                _ => t.start,
+            };
+            let (a, b) = (first(&t0), first(&t1));
+            let d = (a.x - b.x).hypot(a.y - b.y);
+            if (d - r.lateral_away_m.abs()).abs() > 0.01 {
+                failures.push(format!("{id}: path moved {d:.3} m"));
+            }
+        }
+        if r.target_speed_kmh != 0.0
+            && (t1.speed_kmh - t0.speed_kmh - r.target_speed_kmh).abs() > 1e-9
+        {
+            failures.push(format!(
+                "{id}: target speed {} → {}",
+                t0.speed_kmh, t1.speed_kmh
+            ));
+        }
+        // Driven through: it still meets the VUT where asked.
+        let rep = match try_run(row, &p, m, None) {
+            Ok(r) => r,
+            Err(e) => {
+                failures.push(format!("{id}: {e}"));
+                continue;
+            }
+        };
+        let Some(imp) = rep.impacts.iter().find(|i| i.time_s.is_some()) else {
+            failures.push(format!("{id} {r:?}: no impact"));
+            continue;
+        };
+        let want = wanted_location(row, 0.5 + r.impact_change);
+        let loc = imp.location.unwrap_or(f64::NAN);
+        if !((loc - want).abs() <= 0.05) {
+            failures.push(format!("{id} {r:?}: location {loc:.3}, wanted {want:.3}"));
+        }
+        if let Some(err) = imp.arrival_error_s {
+            if err.abs() > 0.1 {
+                failures.push(format!("{id} {r:?}: arrival error {err:.3} s"));
+            }
+        }
+        if !rep.validity.as_ref().is_some_and(|v| v.valid) {
+            failures.push(format!(
+                "{id} {r:?}: not valid: {:?}",
+                rep.validity.map(|v| v
+                    .checks
+                    .into_iter()
+                    .filter(|c| !c.ok)
+                    .map(|c| c.channel)
+                    .collect::<Vec<_>>())
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// ELK road edge: the drifting VUT's right edge reaches the outer border of the outermost lane
+/// (the road edge, from the OpenDRIVE lane geometry) at the placement
+/// point, and it drifts on past it at the cell's lateral speed.
+#[test]
+fn lane_departure_to_the_road_edge() {
+    let m = map("opendrive/proving_ground.xodr");
+    let cat = Catalogue::bundled();
+    let (row, _) = cat.find("ELK RE").expect("row");
+    let od = &m.road_network;
+    for (v, lat) in [(50.0, 0.2), (50.0, 0.7), (100.0, 0.2), (100.0, 0.7)] {
+        let mut p = Params::new(v);
+        p.lateral_mps = Some(lat);
+        // The VUT's right edge on the road edge 220 m along the straight.
+        p.impact_x = Some(220.0);
+        let sc = row.instantiate(&p, od).expect("placed");
+        let drift = sc.vut.drift.expect("drift");
+        let lane = match &sc.vut.path {
+            Some(scil::scenario::PathSpec::Lane(l)) => l.lane,
+            other => panic!("lane path, got {other:?}"),
+        };
+        assert_eq!(lane, -2, "the outer lane, beside the road edge");
+        assert!(drift.lateral_mps < 0.0, "to the right");
+        let setup = Arc::new(
+            RunSetup::try_new(sc.clone(), Some(m.clone()), EngineConfig::default()).expect("setup"),
+        );
+        let opts = SimOptions {
+            vut_speed_kmh: v,
+            ..SimOptions::default()
+        };
+        let (mut car, _) = scil::sim::vehicle(&setup, &opts);
+        let half = 0.5 * sc.vut.width_m;
+        let dt = 0.01;
+        // (t of the right edge beyond the lane border, m; lateral speed, m/s) per step.
+        let mut crossed: Option<(f64, f64)> = None;
+        let mut prev_t: Option<f64> = None;
+        let mut lat_speed = Vec::new();
+        for _ in 0..200_000 {
+            car.step(dt, &[]);
+            let (x, y, yaw) = car.reference_pose();
+            let Some(lp) = od.locate(x, y, Some(yaw)) else {
+                continue;
+            };
+            if let Some(pt) = prev_t {
+                lat_speed.push((lp.t - pt) / dt);
+            }
+            prev_t = Some(lp.t);
+            let road = od.road(&lp.road_id).expect("road");
+            let (_, outer) = road.lane_span(lane, lp.s).expect("lane");
+            // Right lanes: t decreases to the right; the right edge lies half a width below.
+            let beyond = outer - (lp.t - half);
+            if crossed.is_none() && beyond >= 0.0 {
+                crossed = Some((x, lp.t));
+            }
+            if beyond > 0.5 {
+                break;
+            }
+        }
+        let (x_cross, _) = crossed.unwrap_or_else(|| panic!("{v} km/h {lat} m/s: never crossed"));
+        let miss = (x_cross - 220.0).abs();
+        assert!(
+            miss < 0.5,
+            "{v} km/h {lat} m/s: crossed at x {x_cross:.2}, placed at 220"
+        );
+        let tail: Vec<f64> = lat_speed.iter().rev().take(50).copied().collect();
+        let mean = tail.iter().sum::<f64>() / tail.len() as f64;
+        assert!(
+            (mean + lat).abs() < 0.02,
+            "{v} km/h: lateral speed {mean:.3}, wanted -{lat}"
+        );
+        let rep = scil::sim::run_sim(setup, &opts);
+        assert!(rep.error.is_none(), "{:?}", rep.error);
     }
 }

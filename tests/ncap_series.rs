@@ -540,3 +540,79 @@ async fn a_series_on_postgres() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// On the ground: a point's run takes the real VUT's live source (and carriers) instead of the
+/// simulated VUT; it waits for the VUT like any live run. Aborted, the point is runnable again
+/// with the attempt kept. The simulated VUT's options are refused with a live source, and
+/// carriers without one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_point_runs_on_the_ground_from_a_live_source() {
+    let dir = support::tempdir("ncap-series-ground");
+    let Some(wb) = workbook(&dir) else {
+        return;
+    };
+    let svc = serve(&dir).await;
+    upload_map(
+        &svc.api,
+        "x_intersection",
+        &support::shared("osc-ncap/OpenDRIVE/NCAP/X-Intersection_NCAP.xodr"),
+    )
+    .await;
+    let created = create_series(&svc.api, &wb).await;
+    let sid = created["id"].as_str().expect("id").to_string();
+    let all = created["points"].as_array().expect("points").clone();
+    let idx = one_of_each(&all)[0]["point"].as_i64().expect("idx");
+    let port = std::net::UdpSocket::bind("127.0.0.1:0")
+        .and_then(|s| s.local_addr())
+        .expect("free port")
+        .port();
+    let ncom = json!({"kind": "ncom", "bind": format!("127.0.0.1:{port}")});
+    let path = format!("/series/{sid}/points/{idx}/run");
+    for (body, names) in [
+        (json!({"source": ncom, "aeb": {"ttc_s": 1.0}}), "aeb"),
+        (
+            json!({"source": ncom, "vut_speed_kmh": 40}),
+            "vut_speed_kmh",
+        ),
+        (
+            json!({"carriers": [{"name": "c1", "address": "127.0.0.1:53241"}]}),
+            "source",
+        ),
+        (
+            json!({"source": {"kind": "csv_replay", "replay_id": "cpna75_30kmh", "file_name": "x.csv"}}),
+            "live source",
+        ),
+    ] {
+        let (s, v) = svc.api.post(&path, body.clone()).await;
+        assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{body}: {v}");
+        assert!(v.to_string().contains(names), "{body}: {v}");
+    }
+    assert_eq!(
+        point(&series(&svc.api, &sid).await, idx)["state"],
+        "planned"
+    );
+    let started = run_point(&svc.api, &sid, idx, json!({"source": ncom})).await;
+    let run = started["run"]["id"].as_str().expect("run").to_string();
+    let (_, r) = svc.api.get(&format!("/runs/{run}")).await;
+    assert!(r.to_string().contains("ncom"), "a live NCOM run: {r}");
+    assert_eq!(
+        point(&series(&svc.api, &sid).await, idx)["state"],
+        "running"
+    );
+    let (s, v) = svc
+        .api
+        .post(
+            &format!("/runs/{run}/abort"),
+            json!({"reason": "VUT not ready"}),
+        )
+        .await;
+    assert!(s.is_success(), "{s} {v}");
+    let p = settled(&svc.api, &sid, idx, Duration::from_secs(60)).await;
+    assert_eq!(
+        p["state"], "planned",
+        "an aborted run gives the point back: {p}"
+    );
+    assert_eq!(p["attempts"][0]["run_id"], run.as_str(), "{p}");
+    drop(svc);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -11,8 +11,8 @@ use serde_json::{json, Value};
 use scil::dispatch::carrier_sim::{self, SimConfig, SimHandle};
 use scil::dispatch::iso22133::ObjectState;
 use scil::dispatch::object::ObjectConfig;
-use scil::feed::{self, FeedOptions, TimedPacket};
 use scil::serve;
+use scil::sim::ins::{self as feed, FeedOptions, TimedPacket};
 
 const OP: &str = "test-operator-token";
 
@@ -47,8 +47,9 @@ async fn start_server() -> (serve::Server, Ctx) {
 
 /// The recorded run as NCOM packets at the CSV's own 25 Hz (the samples the CSV replay sees).
 fn ncom_packets() -> Vec<TimedPacket> {
-    let samples = scil::feed::read_replay_csv(&data("replays/cpna75_30kmh.csv")).expect("read CSV");
-    let geo = scil::feed::map_geo(Some(&data("opendrive/proving_ground.xodr")))
+    let samples =
+        scil::sim::ins::read_replay_csv(&data("replays/cpna75_30kmh.csv")).expect("read CSV");
+    let geo = scil::sim::ins::map_geo(Some(&data("opendrive/proving_ground.xodr")))
         .expect("map geo")
         .expect("geoReference");
     let opts = FeedOptions {
@@ -449,7 +450,8 @@ async fn json_tcp_run_counts_bad_lines_and_finishes() {
         .await;
     assert_eq!(s, StatusCode::CREATED, "{run}");
     let id = run["id"].as_str().expect("id").to_string();
-    let samples = scil::feed::read_replay_csv(&data("replays/cpna75_30kmh.csv")).expect("read CSV");
+    let samples =
+        scil::sim::ins::read_replay_csv(&data("replays/cpna75_30kmh.csv")).expect("read CSV");
     let mut conn = tokio::net::TcpStream::connect(&bind)
         .await
         .expect("connect");

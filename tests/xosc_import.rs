@@ -33,6 +33,7 @@ fn scenario_files() -> Vec<PathBuf> {
 #[test]
 fn every_scenario_maps_and_meets_its_synchronisation_point() {
     let mut mapped = 0;
+    let mut reversing = 0;
     for f in scenario_files() {
         let name = f.file_name().unwrap().to_string_lossy().into_owned();
         let sc = match scil::xosc::load_scenario_file(&f) {
@@ -54,14 +55,27 @@ fn every_scenario_maps_and_meets_its_synchronisation_point() {
             .filter(|t| t.activation == Activation::Conflict)
             .map(|t| t.id.clone())
             .collect();
-        if sc.vut.reverse || conflict.is_empty() {
-            continue; // the simulated VUT drives forwards only
-        }
-        let setup = Arc::new(RunSetup::load(&f, None, EngineConfig::default()).unwrap());
         let opts = scil::sim::SimOptions {
             vut_speed_kmh: vut_speed,
             ..Default::default()
         };
+        if sc.vut.reverse && conflict.is_empty() {
+            // Reversing onto a standing dummy: the simulated VUT, rear first, hits it.
+            let setup = Arc::new(RunSetup::load(&f, None, EngineConfig::default()).unwrap());
+            let report = scil::sim::run_sim(setup, &opts);
+            assert!(report.error.is_none(), "{name}: {:?}", report.error);
+            assert!(
+                report.impacts.iter().any(|i| i.time_s.is_some()),
+                "{name}: no impact: {:?}",
+                report.impacts
+            );
+            reversing += 1;
+            continue;
+        }
+        if conflict.is_empty() {
+            continue;
+        }
+        let setup = Arc::new(RunSetup::load(&f, None, EngineConfig::default()).unwrap());
         let report = scil::sim::run_sim(setup, &opts);
         assert!(report.error.is_none(), "{name}: {:?}", report.error);
         for id in &conflict {
@@ -78,6 +92,7 @@ fn every_scenario_maps_and_meets_its_synchronisation_point() {
         }
     }
     assert_eq!(mapped, 12);
+    assert_eq!(reversing, 1, "the stationary reversing test was driven");
 }
 
 #[test]

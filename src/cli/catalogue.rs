@@ -82,6 +82,9 @@ pub struct InstantiateArgs {
     /// day | night (rows tested in both).
     #[arg(long)]
     pub light: Option<Light>,
+    /// Lateral speed of the VUT's drift, m/s (lane-departure rows).
+    #[arg(long)]
+    pub lateral_speed: Option<f64>,
     /// x (map frame) of the impact point on a straight lane (default: placed on the longest
     /// straight, or at the map's junction for turning and crossing-path rows).
     #[arg(long, allow_hyphen_values = true)]
@@ -251,6 +254,7 @@ fn instantiate(cat: &Catalogue, a: &InstantiateArgs) -> anyhow::Result<ExitCode>
     p.direction = a.direction;
     p.approach = a.approach;
     p.light = a.light;
+    p.lateral_mps = a.lateral_speed;
     p.impact_x = a.impact_x;
     p.lane = a.lane;
     p.road = a.road.clone();

@@ -9,13 +9,13 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 
-use crate::feed::{self, FeedOptions};
 use crate::ingest::can::{candump, cannelloni, socketcan, CanMapping, CanState, DbcDecoder};
 use crate::ingest::health::SourceHealth;
 use crate::ingest::ncom::{NcomDecoder, NcomStreamDecoder};
 use crate::ingest::{json, udp};
 use crate::run::{CanSpec, InsSpec, JsonTransport, OpenCtx, SourceSpec};
 use crate::sample::{InsPosition, InsSample};
+use crate::sim::ins::{self as feed, FeedOptions};
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(crate::run::runtime()?)

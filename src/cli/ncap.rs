@@ -33,7 +33,7 @@ pub struct Common {
     #[arg(long)]
     pub map: Option<PathBuf>,
     /// OpenDRIVE map with a junction for the turning and crossing-path rows (default: the
-    /// Euro NCAP X-intersection of the shared data beside the checkout, when it is there).
+    /// Euro NCAP X-intersection bundled with scil).
     #[arg(long)]
     pub junction_map: Option<PathBuf>,
 }
@@ -45,8 +45,7 @@ impl Common {
             .clone()
             .unwrap_or_else(|| crate::data_dir().join("opendrive/proving_ground.xodr"));
         let junction = self.junction_map.clone().or_else(|| {
-            let d = Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../shared/osc-ncap/OpenDRIVE/NCAP/X-Intersection_NCAP.xodr");
+            let d = crate::data_dir().join("osc-ncap/OpenDRIVE/NCAP/X-Intersection_NCAP.xodr");
             d.is_file().then_some(d)
         });
         load(&self.workbook, &map, junction.as_deref())

@@ -105,12 +105,6 @@ fn import(a: ImportArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The scenario TOML, headed by the parameter values it was imported with (as comments).
 fn toml_with_parameters(c: &crate::xosc::Imported) -> anyhow::Result<String> {
-    let mut s = String::from("# Imported from OpenSCENARIO with parameters:\n");
-    for (k, v) in &c.parameters {
-        s.push_str(&format!("#   {k} = {}\n", v.as_string()));
-    }
-    s.push_str(&toml::to_string(&c.scenario)?);
-    Ok(s)
+    c.to_toml()
 }

@@ -198,7 +198,8 @@ impl Plausibility {
             ));
         }
         let step = ((x - prev.x).powi(2) + (y - prev.y).powi(2)).sqrt();
-        let allowed = s.speed_mps.max(prev.speed_mps) * dt * l.position_factor + l.position_slack_m;
+        let allowed = s.speed_mps.abs().max(prev.speed_mps.abs()) * dt * l.position_factor
+            + l.position_slack_m;
         if step > allowed {
             return Err(format!(
                 "position jumps {step:.2} m in {dt:.3} s (at most {allowed:.2} m at this speed)"

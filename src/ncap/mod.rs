@@ -12,6 +12,7 @@
 pub mod plan;
 pub mod quantity;
 pub mod rehearse;
+pub mod robustness;
 pub mod sheet;
 pub mod xlsx;
 

@@ -62,6 +62,9 @@ pub struct Planned {
     /// The quantity to measure (when scil measures it).
     #[serde(skip)]
     pub quantity: Option<Quantity>,
+    /// What the test driven does not carry (a driver-input robustness layer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl Planned {
@@ -213,6 +216,13 @@ fn instantiate(
         p.direction = parse_opt(&pp.direction)?;
         p.approach = parse_opt(&pp.approach)?;
         p.light = parse_opt(&pp.light)?;
+        p.lateral_mps = pp.lateral_velocity_mps;
+        p.robustness = super::robustness::parse(
+            pp.robustness_layer.as_deref(),
+            pp.verification_condition.as_deref(),
+        )
+        .map(|l| l.offsets)
+        .map_err(|e| format!("{}: {e}", row.id))?;
         implied.apply(&mut p);
         let map = if junction {
             p.map = maps.junction_ref.clone();
@@ -247,6 +257,7 @@ pub fn plan(points: &[Point], cat: &Catalogue, maps: &Maps) -> Vec<Planned> {
                         junction: false,
                         scenario: Err(format!("{}: {e}", pt.label())),
                         quantity,
+                        note: None,
                     }
                 }
             };
@@ -269,11 +280,17 @@ pub fn plan(points: &[Point], cat: &Catalogue, maps: &Maps) -> Vec<Planned> {
             };
             Planned {
                 point: pt.clone(),
-                params,
                 catalogue_row: row,
                 junction,
                 scenario,
                 quantity,
+                note: super::robustness::parse(
+                    params.robustness_layer.as_deref(),
+                    params.verification_condition.as_deref(),
+                )
+                .ok()
+                .and_then(|l| l.note),
+                params,
             }
         })
         .collect()

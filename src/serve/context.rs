@@ -190,7 +190,11 @@ impl AppState {
     async fn register_bundled(&self) -> anyhow::Result<()> {
         let data = self.config.data_dir();
         let now = Utc::now();
-        for p in files(&data.join("opendrive"), "xodr") {
+        // The proving ground's maps, and the road networks of the bundled OpenSCENARIO
+        // library (what an uploaded Euro NCAP .xosc names).
+        let mut map_files = files(&data.join("opendrive"), "xodr");
+        map_files.extend(files(&data.join("osc-ncap/OpenDRIVE/NCAP"), "xodr"));
+        for p in map_files {
             let xml = std::fs::read_to_string(&p)?;
             match self.map_row(&stem(&p), &file_name(&p), xml, true) {
                 Ok((row, map)) => {

@@ -33,7 +33,8 @@ fn path_points(p: &Option<PathSpec>) -> Option<&[crate::scenario::Point]> {
 
 /// The plan of a scenario whose lane paths are resolved.
 pub fn of(sc: &Scenario) -> Value {
-    let vut_path = path_points(&sc.vut.path).map(|p| thin(p, 1.0));
+    // The path the VUT drives (a lane-departure drift applied).
+    let vut_path = sc.vut.driven_points().map(|p| thin(&p, 1.0));
     let targets: Vec<Value> = sc
         .targets
         .iter()

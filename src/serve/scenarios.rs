@@ -1,4 +1,6 @@
-//! `/scenarios`: registered scenario files (TOML).
+//! `/scenarios`: registered scenario files (TOML, or OpenSCENARIO imported to TOML).
+
+use std::collections::BTreeMap;
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -62,7 +64,16 @@ async fn get_one(
 struct CreateScenario {
     /// Default: the scenario's `name`.
     id: Option<String>,
-    toml: String,
+    /// A scenario file (TOML); or
+    toml: Option<String>,
+    /// an OpenSCENARIO scenario file (XML), read against the bundled Euro NCAP catalogs and
+    /// road networks, with
+    xosc: Option<String>,
+    /// values for its declared parameters (NAME → value as text).
+    #[serde(default)]
+    parameters: BTreeMap<String, String>,
+    /// File name of the upload (messages name it).
+    file_name: Option<String>,
     map_id: Option<String>,
 }
 
@@ -71,7 +82,12 @@ async fn create(
     _op: Operator,
     ApiJson(req): ApiJson<CreateScenario>,
 ) -> ApiResult<Response> {
-    if req.toml.len() as u64 > st.config.limits.document_max_bytes {
+    let size = req
+        .toml
+        .as_ref()
+        .or(req.xosc.as_ref())
+        .map_or(0, String::len);
+    if size as u64 > st.config.limits.document_max_bytes {
         return Err(ApiError::PayloadTooLarge("scenario too large".into()));
     }
     let maps: Vec<String> = st
@@ -81,7 +97,35 @@ async fn create(
         .into_iter()
         .map(|m| m.id)
         .collect();
-    let parsed = Scenario::from_toml(&req.toml)
+    let text = match (req.toml, req.xosc) {
+        (Some(t), None) => {
+            if !req.parameters.is_empty() {
+                return Err(ApiError::Unprocessable(
+                    "parameters apply to an OpenSCENARIO upload (xosc), not to TOML".into(),
+                ));
+            }
+            t
+        }
+        (None, Some(x)) => {
+            let name = req
+                .file_name
+                .clone()
+                .unwrap_or_else(|| "upload.xosc".into());
+            let params = req.parameters.clone();
+            let imported = tokio::task::spawn_blocking(move || {
+                crate::xosc::import_text(&x, &name, &params).and_then(|i| i.to_toml())
+            })
+            .await
+            .map_err(|e| ApiError::Internal(anyhow::anyhow!("import task: {e}")))?;
+            imported.map_err(|e| ApiError::Unprocessable(format!("invalid OpenSCENARIO: {e:#}")))?
+        }
+        _ => {
+            return Err(ApiError::Unprocessable(
+                "give exactly one of toml (a scenario file) and xosc (an OpenSCENARIO file)".into(),
+            ))
+        }
+    };
+    let parsed = Scenario::from_toml(&text)
         .map_err(|e| ApiError::Unprocessable(format!("invalid scenario: {e}")))?;
     let id = req.id.unwrap_or(parsed.name);
     if !valid_id(&id) {
@@ -89,7 +133,7 @@ async fn create(
             "invalid id '{id}': use letters, digits, '_', '-', '.' (at most 64)"
         )));
     }
-    let row = scenario_row(&id, &req.toml, req.map_id, &maps, false)?;
+    let row = scenario_row(&id, &text, req.map_id, &maps, false)?;
     // One atomic insert: of two posts with one id, exactly one is stored.
     st.store
         .insert_scenario(&row)

@@ -458,7 +458,11 @@ pub fn openapi_paths() -> serde_json::Map<String, Value> {
         "speed": {"oneOf": [{"type": "number"}, {"type": "string", "enum": ["max"]}], "description": "real-time factor or \"max\" (default 1)"},
         "vut_speed_kmh": {"type": "number", "description": "drive the simulated VUT at this speed instead of the point's"},
         "injection": {"type": "object"}, "step_ms": {"type": "number"}, "record": {"type": "boolean"},
-        "expect_state": {"type": "string", "description": "the point's state the operator saw (409 when it moved on)"}}});
+        "expect_state": {"type": "string", "description": "the point's state the operator saw (409 when it moved on)"},
+        "source": {"type": "object", "description": "on the ground: the real VUT's live source, as for a run ({\"kind\":\"ncom\",\"bind\":\"0.0.0.0:3000\"} or json); not with the simulated VUT's options"},
+        "carriers": {"type": "array", "items": {"type": "object"}, "description": "on the ground: the real carriers, as for a run"},
+        "can": {"type": "object", "description": "on the ground: live CAN fused with the source, as for a run"},
+        "can_mapping": {"type": "object"}}});
     let mut m = serde_json::Map::new();
     m.insert("/series".into(), json!({
         "get": op("Test series, newest first, with their points per state", "series", false, "200", json!({})),
@@ -467,7 +471,7 @@ pub fn openapi_paths() -> serde_json::Map<String, Value> {
     m.insert("/series/{id}/workbook.xlsx".into(), json!({"get": {"summary": "The workbook with the measured values of done points in their Value cells, everything else as uploaded (for the rating tool's compute-score)", "tags": ["series"],
         "parameters": [id_param()[0].clone(), {"name": "assess", "in": "query", "schema": {"type": "string", "enum": ["PASS", "FAIL"]}, "description": "also write this into the assessment rows left empty"}],
         "responses": {"200": {"description": "OK", "content": {XLSX: {}}}, "default": {"description": "Error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}}));
-    m.insert("/series/{id}/points/{point}/run".into(), json!({"post": op("Run the point's scenario on the simulated VUT (its next attempt; a point whose value is measured and whose baseline is due runs its baseline): the run counts when its validity verdict is valid, and then its value is measured; an invalid run leaves the point runnable (run it again)", "series", true, "201",
+    m.insert("/series/{id}/points/{point}/run".into(), json!({"post": op("Run the point's scenario on the simulated VUT, or on the ground with a live `source` and `carriers` (its next attempt; a point whose value is measured and whose baseline is due runs its baseline): the run counts when its validity verdict is valid, and then its value is measured; an invalid run leaves the point runnable (run it again)", "series", true, "201",
         json!({"parameters": point, "requestBody": {"required": false, "content": {"application/json": {"schema": run_body}}}}))}));
     m
 }

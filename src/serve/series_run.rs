@@ -59,6 +59,60 @@ pub struct RunPoint {
     /// The point's state the operator saw: 409 when it has moved on since.
     #[serde(default)]
     pub expect_state: Option<String>,
+    /// On the ground: the real VUT's live source instead of the simulated VUT
+    /// (`{"kind":"ncom","bind":"0.0.0.0:3000"}` or `{"kind":"json",…}`, as for a run).
+    #[serde(default)]
+    pub source: Option<Value>,
+    /// On the ground: the real carriers (ISO 22133), as for a run.
+    #[serde(default)]
+    pub carriers: Vec<super::lifecycle::CarrierSpec>,
+    /// On the ground: live CAN fused with the source, as for a run.
+    #[serde(default)]
+    pub can: Option<crate::run::CanSpec>,
+    /// Which DBC signals feed which fields, as for a run.
+    #[serde(default)]
+    pub can_mapping: Option<crate::ingest::can::CanMapping>,
+}
+
+impl RunPoint {
+    /// The live source of a ground run, `None` for the simulated VUT. The simulated VUT's
+    /// options make no sense with a real VUT and are refused with it.
+    fn ground_source(&self) -> ApiResult<Option<RunSource>> {
+        let Some(v) = &self.source else {
+            if !self.carriers.is_empty() || self.can.is_some() {
+                return Err(ApiError::Unprocessable(
+                    "carriers and can belong to a ground run: give the real VUT's \"source\" too"
+                        .into(),
+                ));
+            }
+            return Ok(None);
+        };
+        let src: RunSource = serde_json::from_value(v.clone())
+            .map_err(|e| ApiError::Unprocessable(format!("source: {e}")))?;
+        if !src.is_live() {
+            return Err(ApiError::Unprocessable(
+                "source: a point runs on the simulated VUT (no source) or on the ground with a live source (ncom or json)".into(),
+            ));
+        }
+        let sim_only = [
+            ("aeb", self.aeb.is_some()),
+            ("fcw", self.fcw.is_some()),
+            ("vut_speed_kmh", self.vut_speed_kmh.is_some()),
+            ("injection", self.injection.is_some()),
+            ("step_ms", self.step_ms.is_some()),
+        ];
+        if let Some((k, _)) = sim_only.iter().find(|(_, set)| *set) {
+            return Err(ApiError::Unprocessable(format!(
+                "{k} drives the simulated VUT: not with a live source"
+            )));
+        }
+        if matches!(self.can, Some(crate::run::CanSpec::Candump { .. })) {
+            return Err(ApiError::Unprocessable(
+                "a ground run fuses live CAN (cannelloni or socketcan), not a log file".into(),
+            ));
+        }
+        Ok(Some(src))
+    }
 }
 
 /// The id of the scenario a point's runs use.
@@ -169,6 +223,7 @@ pub async fn run_point(
             )))
         }
     };
+    let ground = req.ground_source()?;
     let opts = options_of(&p, &req, kind == "baseline")?;
     let speed = SpeedArg::parse(req.speed.as_ref())?;
     let map_id = if p.junction {
@@ -212,11 +267,11 @@ pub async fn run_point(
         NewRun {
             scenario_id: sid,
             map_id,
-            source: RunSource::SimVut(opts.clone()),
-            can: None,
-            can_mapping: None,
+            source: ground.unwrap_or_else(|| RunSource::SimVut(opts.clone())),
+            can: req.can.clone(),
+            can_mapping: req.can_mapping.clone(),
             speed,
-            carriers: Vec::new(),
+            carriers: req.carriers.clone(),
             sync: false,
             record: req.record,
             track: s.track.clone(),

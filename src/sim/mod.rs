@@ -7,6 +7,7 @@
 //! `scil sim --scenario S --vut-speed 40 [--aeb ttc=1.2,decel=8,delay_ms=150] [--json]` and
 //! the sweeps call [`run_sim`].
 
+pub mod ins;
 pub mod path;
 pub mod peers;
 pub mod vut;
@@ -106,8 +107,20 @@ pub fn vehicle(setup: &RunSetup, opts: &SimOptions) -> (SimVut, f64) {
         .filter(|t| t.activation != crate::scenario::Activation::Static)
         .map(|t| crate::scenario::ttc::ttc_dummy(t, &setup.scenario.vut) + 2.0)
         .fold(8.0, f64::max);
-    let run_up = opts.run_up_m.unwrap_or((lead_s * v).max(100.0));
-    let vs = &setup.scenario.vut;
+    // Measured facing the direction of travel (a reversing VUT mirrored front to back).
+    let vs = &setup.scenario.vut.in_travel_direction();
+    // A drifting VUT starts straight, 2 s before its drift begins.
+    let drift_lead = vs.drift.map_or(0.0, |d| s_line - d.from_s + 2.0 * v);
+    // At least 100 m driving forwards; a reversing VUT manoeuvres (a few metres at walking
+    // pace), so its run-up is the trigger lead alone.
+    let floor = if setup.scenario.vut.reverse {
+        0.0
+    } else {
+        100.0
+    };
+    let run_up = opts
+        .run_up_m
+        .unwrap_or((lead_s * v).max(floor).max(drift_lead));
     let p = VutParams {
         set_speed_mps: v,
         kp: 1.0,
@@ -119,10 +132,9 @@ pub fn vehicle(setup: &RunSetup, opts: &SimOptions) -> (SimVut, f64) {
         steering_ratio: setup.interface.steering_ratio,
         control_ahead_m: vs.control_ahead_m(),
     };
-    (
-        SimVut::new(path, p, opts.aeb, s_line - run_up, v).with_fcw(opts.fcw),
-        s_line,
-    )
+    let mut car = SimVut::new(path, p, opts.aeb, s_line - run_up, v).with_fcw(opts.fcw);
+    car.reverse = setup.scenario.vut.reverse;
+    (car, s_line)
 }
 
 /// Where a simulated run ends: 30 m past the last target's line (or conflict point), and past

@@ -131,10 +131,8 @@ impl Path {
     /// crossing target as in [`Path::for_scenario`].
     fn planned(setup: &RunSetup) -> Option<(Path, f64)> {
         let sc = &setup.scenario;
-        let Some(crate::scenario::PathSpec::Points(p)) = &sc.vut.path else {
-            return None;
-        };
-        let pts: Vec<(f64, f64)> = p.points.iter().map(|q| (q.x, q.y)).collect();
+        let driven = sc.vut.driven_points()?;
+        let pts: Vec<(f64, f64)> = driven.iter().map(|q| (q.x, q.y)).collect();
         let mut path = Path::from_points(&pts, "planned path")?;
         path.curvature_window_m = 0.25;
         path.curvature_causal = true;
@@ -152,7 +150,14 @@ impl Path {
                     t.start.y + t.lateral_start_m * walk.sin(),
                 )
             }
-            (None, None) => 0.5 * path.length(),
+            // A lane-departure test without a target: the VUT 0.3 m beyond a 1.75 m half
+            // lane (the run ends 30 m further).
+            (None, None) => match (&sc.vut.drift, sc.vut.speed_kmh) {
+                (Some(d), Some(v)) => d
+                    .s_at_offset(d.lateral_mps.signum() * 2.05, v / 3.6)
+                    .unwrap_or(0.5 * path.length()),
+                _ => 0.5 * path.length(),
+            },
         };
         Some((path, s_line))
     }

@@ -184,6 +184,10 @@ pub struct SimVut {
     pub fcw: Option<FcwParams>,
     /// When the FCW warned and the TTC then: (t, ttc), s.
     pub fcw_warned: Option<(f64, f64)>,
+    /// The VUT reverses along its path: `p` describes it facing its direction of travel (see
+    /// `VutSpec::in_travel_direction`); its samples report the body's heading (turned round),
+    /// a negative forward speed and the body's longitudinal acceleration.
+    pub reverse: bool,
 }
 
 impl SimVut {
@@ -200,6 +204,7 @@ impl SimVut {
             aeb_decided_at: None,
             fcw: None,
             fcw_warned: None,
+            reverse: false,
         }
     }
 
@@ -309,16 +314,23 @@ impl SimVut {
     pub fn sample(&self, time_s: f64, vehicle: &str) -> InsSample {
         let (x, y, yaw) = self.reference_pose();
         let k = self.path.curvature(self.s);
-        let road_wheel = (self.p.wheelbase_m * k).atan();
+        // Reversing: the road wheels steer the other way for the same curvature of travel.
+        let dir = if self.reverse { -1.0 } else { 1.0 };
+        let road_wheel = dir * (self.p.wheelbase_m * k).atan();
+        let body_yaw = if self.reverse {
+            yaw + std::f64::consts::PI
+        } else {
+            yaw
+        };
         InsSample {
             time_s,
             vehicle: vehicle.into(),
             position: InsPosition::Local { x, y },
-            heading_deg: yaw_to_heading(yaw),
-            speed_mps: self.v,
+            heading_deg: yaw_to_heading(body_yaw),
+            speed_mps: dir * self.v,
             steering_wheel_deg: Some(road_wheel.to_degrees() * self.p.steering_ratio),
             brake_light: Some(self.a < -0.5 || self.brake_commanded()),
-            accel_mps2: Some(self.a),
+            accel_mps2: Some(dir * self.a),
             yaw_rate_rps: Some(self.v * k),
             wheel_speed_mps: None,
             fcw: self.fcw.map(|_| self.fcw_warned.is_some()),

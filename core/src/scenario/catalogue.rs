@@ -219,6 +219,7 @@ impl Entry {
             path: None,
             conflict: None,
             width_m: None,
+            impact_on: Default::default(),
         };
         let mut targets = Vec::new();
         match self.layout {

@@ -92,6 +92,35 @@ impl VutSpec {
         }
     }
 
+    /// The VUT as the engine measures it: facing its direction of travel. For a reversing VUT
+    /// (`reverse`) the body is mirrored front to back — the rear bumper is then its "front", so
+    /// that distances, TTC, footprints and impact locations are measured from the rear bumper,
+    /// and across it from its right edge as seen looking backwards (the VUT's left side).
+    pub fn in_travel_direction(&self) -> VutSpec {
+        if !self.reverse {
+            return self.clone();
+        }
+        VutSpec {
+            reference_to_front_m: self.length_m - self.reference_to_front_m,
+            control_point_to_front_m: self.control_point_to_front_m.map(|c| self.length_m - c),
+            reverse: false,
+            ..self.clone()
+        }
+    }
+
+    /// The path the VUT's control point follows: the planned path (once resolved to points)
+    /// with the lane-departure drift applied when there is one. `None` before the path is
+    /// resolved or without a path.
+    pub fn driven_points(&self) -> Option<Vec<Point>> {
+        let PathSpec::Points(p) = self.path.as_ref()? else {
+            return None;
+        };
+        Some(match (&self.drift, self.speed_kmh) {
+            (Some(d), Some(v)) => d.apply(&p.points, v / 3.6),
+            _ => p.points.clone(),
+        })
+    }
+
     /// How far the control point lies ahead of the INS reference point (m, along the body).
     pub fn control_ahead_m(&self) -> f64 {
         self.control_point_to_front_m
@@ -100,12 +129,91 @@ impl VutSpec {
 }
 
 /// Lane-departure drift of the VUT (ELK): sideways at `lateral_mps` from arc length `from_s`
-/// of its path on.
+/// of its path on (positive to the left), at the VUT's nominal speed (`vut.speed_kmh`). The
+/// drift builds up over an entry `entry_m` long (by default as long as an arc of radius
+/// [`DriftSpec::ENTRY_RADIUS_M`] that reaches the drift's heading; see [`DriftSpec::offset_at`]),
+/// then the lateral speed is constant.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DriftSpec {
     pub from_s: f64,
     pub lateral_mps: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry_m: Option<f64>,
+}
+
+impl DriftSpec {
+    /// Radius of the default entry into the drift, m.
+    pub const ENTRY_RADIUS_M: f64 = 1200.0;
+
+    /// Length of the entry along the path at speed `v_mps`, m.
+    pub fn entry_len(&self, v_mps: f64) -> f64 {
+        let k = (self.lateral_mps / v_mps.max(0.1)).abs();
+        self.entry_m.unwrap_or(k * Self::ENTRY_RADIUS_M).max(1e-3)
+    }
+
+    /// Sideways offset (left positive) at arc length `s` of the path, at speed `v_mps`. The
+    /// entry's curvature rises linearly to its peak halfway and falls back to zero at its end (a
+    /// clothoid pair: the steering wheel turns in and back out at a steady rate), so that the
+    /// path leaves the entry with the drift's slope `k = lateral/v` and an offset of `k·e/2`.
+    pub fn offset_at(&self, s: f64, v_mps: f64) -> f64 {
+        let k = self.lateral_mps / v_mps.max(0.1);
+        let e = self.entry_len(v_mps);
+        let u = s - self.from_s;
+        if u <= 0.0 {
+            0.0
+        } else if u <= 0.5 * e {
+            2.0 * k * u.powi(3) / (3.0 * e * e)
+        } else if u < e {
+            k * (u - 0.5 * e) + 2.0 * k * (e - u).powi(3) / (3.0 * e * e)
+        } else {
+            k * (u - 0.5 * e)
+        }
+    }
+
+    /// Arc length at which the offset reaches `offset` (same sign as the drift), if it does.
+    pub fn s_at_offset(&self, offset: f64, v_mps: f64) -> Option<f64> {
+        let k = self.lateral_mps / v_mps.max(0.1);
+        if k == 0.0 || offset / k < 0.0 {
+            return None;
+        }
+        let e = self.entry_len(v_mps);
+        if (offset / k) >= 0.5 * e {
+            return Some(self.from_s + offset / k + 0.5 * e);
+        }
+        // Within the entry: the offset grows monotonically, bisection.
+        let (mut lo, mut hi) = (0.0, e);
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            if (self.offset_at(self.from_s + mid, v_mps) / k) < offset / k {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Some(self.from_s + 0.5 * (lo + hi))
+    }
+
+    /// The path the drifting VUT's control point follows: `pts` moved sideways by the offset,
+    /// each point along the path's local normal.
+    pub fn apply(&self, pts: &[Point], v_mps: f64) -> Vec<Point> {
+        let Some(line) = path::Polyline::new(pts) else {
+            return pts.to_vec();
+        };
+        // Resampled every 0.5 m so that the entry is smooth whatever the input spacing.
+        let n = (line.length() / 0.5).ceil().max(1.0) as usize;
+        (0..=n)
+            .map(|i| {
+                let s = line.length() * i as f64 / n as f64;
+                let (x, y, yaw) = line.pose(s);
+                let o = self.offset_at(s, v_mps);
+                Point {
+                    x: x - o * yaw.sin(),
+                    y: y + o * yaw.cos(),
+                }
+            })
+            .collect()
+    }
 }
 
 /// Where a target started by a conflict rule meets the VUT: its reference point reaches arc
@@ -185,6 +293,30 @@ pub struct TargetSpec {
     /// conflict targets. Default by kind.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub width_m: Option<f64>,
+    /// What `overlap` and the impact location measure (conflict targets): a position across
+    /// the VUT front (default) or along the target's side.
+    #[serde(default, skip_serializing_if = "ImpactOn::is_default")]
+    pub impact_on: ImpactOn,
+}
+
+/// What an impact location of a conflict target measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ImpactOn {
+    /// The target's reference point across the VUT front, as a fraction of the VUT width from
+    /// its right (nearside) edge.
+    #[default]
+    VutFront,
+    /// Where the VUT first touches the target, along the target from its front end (0) to its
+    /// rear end (1): for a target that overtakes a turning VUT and meets its front corner
+    /// (CBTA, same direction).
+    TargetSide,
+}
+
+impl ImpactOn {
+    fn is_default(&self) -> bool {
+        *self == ImpactOn::VutFront
+    }
 }
 
 impl TargetSpec {
@@ -209,6 +341,7 @@ impl TargetSpec {
             path: None,
             conflict: None,
             width_m: None,
+            impact_on: ImpactOn::VutFront,
         }
     }
 
@@ -295,5 +428,48 @@ impl Scenario {
 
     fn validate(&self) -> Result<(), String> {
         validate::check(self)
+    }
+}
+
+#[cfg(test)]
+mod drift_tests {
+    use super::DriftSpec;
+
+    #[test]
+    fn drift_entry_is_smooth_and_inverts() {
+        let v = 50.0 / 3.6;
+        for d in [
+            DriftSpec {
+                from_s: 10.0,
+                lateral_mps: 0.5,
+                entry_m: None,
+            },
+            DriftSpec {
+                from_s: 10.0,
+                lateral_mps: -0.8,
+                entry_m: Some(14.0),
+            },
+        ] {
+            let k = d.lateral_mps / v;
+            let e = d.entry_len(v);
+            assert_eq!(d.offset_at(10.0, v), 0.0);
+            // Continuous offset and slope through the entry; the drift's slope after it.
+            let h = 1e-4;
+            let mut prev_slope = 0.0;
+            for i in 1..4000 {
+                let s = 10.0 + i as f64 * 0.02;
+                let slope = (d.offset_at(s + h, v) - d.offset_at(s - h, v)) / (2.0 * h);
+                assert!((slope - prev_slope).abs() < 0.01 * k.abs() + 1e-9, "s {s}");
+                prev_slope = slope;
+            }
+            assert!((prev_slope - k).abs() < 1e-6);
+            assert!((d.offset_at(10.0 + e, v) - 0.5 * k * e).abs() < 1e-12);
+            for o in [0.01, 0.3, 0.82, 2.0] {
+                let off = o * d.lateral_mps.signum();
+                let s = d.s_at_offset(off, v).expect("reached");
+                assert!((d.offset_at(s, v) - off).abs() < 1e-9, "{o}");
+            }
+            assert!(d.s_at_offset(-d.lateral_mps, v).is_none(), "the other side");
+        }
     }
 }

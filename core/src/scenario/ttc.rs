@@ -84,6 +84,7 @@ mod tests {
                 path: None,
                 conflict: None,
                 width_m: None,
+                impact_on: Default::default(),
             },
             VutSpec::new(1.855, 4.6, 2.3),
         )

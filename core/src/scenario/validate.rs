@@ -43,8 +43,16 @@ pub(super) fn check(sc: &Scenario) -> Result<(), String> {
         if v.path.is_none() {
             return Err("vut.drift needs vut.path (the path the VUT drifts away from)".into());
         }
+        if v.speed_kmh.is_none_or(|s| s <= 0.0) {
+            return Err(
+                "vut.drift needs vut.speed_kmh (the drift's lateral speed is taken at it)".into(),
+            );
+        }
         within("vut.drift.from_s", d.from_s, 0.0, 1.0e6, false)?;
         within("vut.drift.lateral_mps", d.lateral_mps, -5.0, 5.0, false)?;
+        if let Some(e) = d.entry_m {
+            within("vut.drift.entry_m", e, 0.01, 1.0e4, false)?;
+        }
     }
     if let Some(val) = &sc.validity {
         if let Some(t) = val.t_steer_s {

@@ -13,13 +13,15 @@
 //!   or `length_m`/`width_m`, centred on its reference point) are tested for contact at every
 //!   sample; the instant of first contact is located between samples by bisection. The
 //!   location is the lateral position of the target's reference point across the VUT front, as
-//!   a fraction of the VUT width from its right (nearside) edge.
+//!   a fraction of the VUT width from its right (nearside) edge; with `impact_on =
+//!   "target_side"` the contact point along the target from its front end.
 //! * **Arrival error.** When the VUT's control point passes `vut_s`, the target's remaining
 //!   travel to `target_s` over its speed is its arrival error (positive: late).
 //! * **Closest approach.** Without contact, the smallest distance between the footprints.
 
 use super::*;
 use crate::scenario::path::Polyline;
+use crate::scenario::ImpactOn;
 
 /// The VUT's planned path and where its control point was last found on it.
 #[derive(Debug, Clone)]
@@ -145,6 +147,41 @@ impl Rect {
         true
     }
 
+    /// Where `self` (the VUT) and `o` (a target) touch at first contact, as `on` measures it.
+    /// Across the VUT front: the target's reference point (its centre), lateral from the VUT's
+    /// right edge over the width. Along the target: the contact point (the corners of either
+    /// footprint nearest the other, averaged) from the target's front end over its length.
+    pub(crate) fn impact_location(&self, o: &Rect, on: ImpactOn) -> f64 {
+        match on {
+            ImpactOn::VutFront => {
+                let (c, s) = (self.yaw.cos(), self.yaw.sin());
+                let lat = -(o.cx - self.cx) * s + (o.cy - self.cy) * c;
+                (lat + self.hw) / (2.0 * self.hw)
+            }
+            ImpactOn::TargetSide => {
+                let mut near: Vec<(f64, (f64, f64))> = Vec::with_capacity(8);
+                for p in self.corners() {
+                    near.push((o.distance_to(p.0, p.1), p));
+                }
+                for p in o.corners() {
+                    near.push((self.distance_to(p.0, p.1), p));
+                }
+                let min = near.iter().map(|n| n.0).fold(f64::INFINITY, f64::min);
+                let (mut sx, mut sy, mut n) = (0.0, 0.0, 0.0);
+                for (d, p) in &near {
+                    if *d <= min + 0.005 {
+                        sx += p.0;
+                        sy += p.1;
+                        n += 1.0;
+                    }
+                }
+                let (px, py) = (sx / n, sy / n);
+                let along = (px - o.cx) * o.yaw.cos() + (py - o.cy) * o.yaw.sin();
+                ((o.hl - along) / (2.0 * o.hl)).clamp(0.0, 1.0)
+            }
+        }
+    }
+
     /// Smallest distance between two rectangles (0 when they overlap): corner to rectangle
     /// both ways (exact for convex rectangles that do not overlap).
     pub(crate) fn gap(&self, o: &Rect) -> f64 {
@@ -256,14 +293,10 @@ impl Engine {
         }
         let w = hi;
         let time = prev.t + w * (snap.t - prev.t);
-        let (x, y, yaw, v) = Snap::lerp(&prev, snap, w);
-        let (_, tr) = rect_at(self, &prev, snap, w);
-        // The target's reference point in the VUT's body frame (lateral positive left).
+        let (_, _, yaw, v) = Snap::lerp(&prev, snap, w);
+        let (vr, tr) = rect_at(self, &prev, snap, w);
         let (c, s) = (yaw.cos(), yaw.sin());
-        let (dx, dy) = (tr.cx - x, tr.cy - y);
-        let lat = -dx * s + dy * c;
-        let width = vut.width_m;
-        let location = (lat + 0.5 * width) / width;
+        let location = vr.impact_location(&tr, self.tracks[i].spec.impact_on);
         let (tvx, tvy) = self.target_velocity(i, time);
         let rel = (v * c - tvx).hypot(v * s - tvy);
         let t = &self.tracks[i];

@@ -236,6 +236,8 @@ pub struct TargetStatus {
 /// The sans-IO scenario engine.
 pub struct Engine {
     vut: VutSpec,
+    /// The VUT reverses: its samples are turned round to face the direction of travel.
+    reverse: bool,
     cfg: EngineConfig,
     tracks: Vec<Track>,
     twin: Twin,
@@ -261,6 +263,19 @@ pub struct Engine {
 
 impl Engine {
     pub fn new(scenario: &Scenario, cfg: EngineConfig, twin: Twin) -> Engine {
+        // A reversing VUT is measured facing its direction of travel (see
+        // `VutSpec::in_travel_direction`); its samples are turned round as they arrive.
+        let reverse = scenario.vut.reverse;
+        let travel;
+        let scenario = if reverse {
+            travel = Scenario {
+                vut: scenario.vut.in_travel_direction(),
+                ..scenario.clone()
+            };
+            &travel
+        } else {
+            scenario
+        };
         let tracks = scenario
             .targets
             .iter()
@@ -293,18 +308,16 @@ impl Engine {
             })
             .collect();
         let proto = protocol::State::new(scenario, cfg.sync);
-        let vut_path = match &scenario.vut.path {
-            Some(crate::scenario::PathSpec::Points(p)) => {
-                crate::scenario::path::Polyline::new(&p.points).map(|line| conflict::VutPath {
-                    line,
-                    ahead: scenario.vut.control_ahead_m(),
-                    s: None,
-                })
-            }
-            _ => None,
-        };
+        let vut_path = scenario.vut.driven_points().and_then(|pts| {
+            crate::scenario::path::Polyline::new(&pts).map(|line| conflict::VutPath {
+                line,
+                ahead: scenario.vut.control_ahead_m(),
+                s: None,
+            })
+        });
         Engine {
             vut: scenario.vut.clone(),
+            reverse,
             cfg,
             tracks,
             twin,
@@ -578,6 +591,20 @@ impl Engine {
 
     /// Applies one sample (any vehicle; triggers look at the VUT).
     pub fn handle_sample(&mut self, s: &Sample) {
+        let turned;
+        let s = if self.reverse && *s.vehicle == *self.cfg.vut_id {
+            // Facing the direction of travel: heading turned round, speed as a magnitude,
+            // longitudinal acceleration in the direction of travel.
+            turned = Sample {
+                yaw_rad: crate::frame::wrap_pi(s.yaw_rad + std::f64::consts::PI),
+                speed_mps: s.speed_mps.abs(),
+                accel_mps2: s.accel_mps2.map(|a| -a),
+                ..s.clone()
+            };
+            &turned
+        } else {
+            s
+        };
         let slot = match self.twin.update_slot(s) {
             Ok(i) => i,
             Err(e) => {

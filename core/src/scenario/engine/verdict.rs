@@ -293,6 +293,33 @@ impl Engine {
         if verdict.window.is_some() {
             verdict.closed_by = Some(tr.closed_by.unwrap_or(WindowEnd::EndOfRun));
         }
+        // Arrival at the conflict point, when the VUT got there before any intervention.
+        if let (Some(tol), Some(i), Some(_)) =
+            (tr.spec.conflict_arrival_s, tr.target, verdict.window)
+        {
+            let unhindered = matches!(
+                verdict.closed_by,
+                None | Some(WindowEnd::Impact) | Some(WindowEnd::EndOfRun)
+            );
+            match self.tracks.get(i).and_then(|t| t.arrival_error_s) {
+                Some(err) if unhindered => {
+                    let ok = err.abs() <= tol;
+                    verdict.checks.push(validity::Check {
+                        channel: validity::Channel::ConflictArrival,
+                        ok,
+                        limit: format!("±{tol} s"),
+                        worst: err,
+                        first_violation_s: None,
+                    });
+                    verdict.valid &= ok;
+                }
+                None if unhindered => verdict.warnings.push(
+                    "the VUT never reached its conflict point: the target's arrival was not judged"
+                        .into(),
+                ),
+                _ => {}
+            }
+        }
         if tr.rule != T0Rule::Ttc {
             verdict.t0_rule = Some(tr.rule);
         }

@@ -11,7 +11,7 @@
 
 use crate::scenario::engine::conflict::Rect;
 use crate::scenario::path::Polyline;
-use crate::scenario::VutSpec;
+use crate::scenario::{ImpactOn, VutSpec};
 
 pub(crate) struct Setup<'a> {
     pub vut: &'a VutSpec,
@@ -21,10 +21,12 @@ pub(crate) struct Setup<'a> {
     pub footprint: (f64, f64),
     pub v_vut: f64,
     pub v_target: f64,
+    /// What the impact location measures.
+    pub on: ImpactOn,
 }
 
 impl Setup<'_> {
-    fn rects(&self, s: f64, q: f64) -> (Rect, Rect, (f64, f64, f64)) {
+    fn rects(&self, s: f64, q: f64) -> (Rect, Rect) {
         let ahead = self.vut.control_ahead_m();
         let (cx, cy, yaw) = self.vpath.pose(s);
         let (x, y) = (cx - ahead * yaw.cos(), cy - ahead * yaw.sin());
@@ -38,7 +40,6 @@ impl Setup<'_> {
                 hl: 0.5 * self.footprint.0,
                 hw: 0.5 * self.footprint.1,
             },
-            (x, y, yaw),
         )
     }
 
@@ -49,7 +50,7 @@ impl Setup<'_> {
     /// First contact for offset `q0`: (s, q, location), searching s in [from, to].
     fn first_contact(&self, q0: f64, s_ref: f64, from: f64, to: f64) -> Option<(f64, f64, f64)> {
         let touch = |s: f64| {
-            let (a, b, _) = self.rects(s, self.q_of(q0, s_ref, s));
+            let (a, b) = self.rects(s, self.q_of(q0, s_ref, s));
             a.overlaps(&b)
         };
         if touch(from) {
@@ -70,10 +71,8 @@ impl Setup<'_> {
                     }
                 }
                 let q = self.q_of(q0, s_ref, hi);
-                let (_, t, (x, y, yaw)) = self.rects(hi, q);
-                let lat = -(t.cx - x) * yaw.sin() + (t.cy - y) * yaw.cos();
-                let w = self.vut.width_m;
-                return Some((hi, q, (lat + 0.5 * w) / w));
+                let (v, t) = self.rects(hi, q);
+                return Some((hi, q, v.impact_location(&t, self.on)));
             }
             s = s1;
         }
@@ -118,9 +117,16 @@ impl Setup<'_> {
             }
             prev = Some((q0, loc));
         }
+        // Without a bracket: a location that does not change with the offset (parallel paths,
+        // head-on) is taken when it is the one asked for; along a target, the ends of its side
+        // are reached only in the limit (corner against corner), so the closest contact within
+        // the protocol's 0.1 m of the end is taken.
+        let tol = match self.on {
+            ImpactOn::VutFront => 0.005,
+            ImpactOn::TargetSide => 0.1 / self.footprint.0,
+        };
         match best {
-            // A location that does not change with the offset (parallel paths, head-on).
-            Some((q0, loc)) if (loc - location).abs() < 0.005 => self
+            Some((q0, loc)) if (loc - location).abs() < tol => self
                 .first_contact(q0, s_ref, from, to)
                 .map(|(s, q, _)| (s, q))
                 .ok_or_else(|| "no contact".to_string()),

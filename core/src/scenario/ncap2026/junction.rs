@@ -15,7 +15,7 @@ use crate::scenario::path::{PointsPath, Polyline};
 use crate::scenario::turn::{curve_end, turning_path, Turn, TurnGeometry};
 use crate::scenario::validity::{T0Rule, ValiditySpec};
 use crate::scenario::{
-    Activation, ConflictSpec, PathSpec, Point, Scenario, TargetKind, TargetSpec,
+    Activation, ConflictSpec, ImpactOn, PathSpec, Point, Scenario, TargetKind, TargetSpec,
 };
 
 /// One arm of a junction.
@@ -227,11 +227,26 @@ pub(crate) fn place(
             let (tx, ty, th) = end_pose(&from.inbound);
             let back = (3.0 * v_t + 20.0).max(40.0);
             validity.t0 = T0Rule::TargetAccelEnd;
+            // Target and VUT arrive at the conflict point within ±0.1 s of each other.
+            validity.conflict_arrival_s = Some(0.1);
             (vp, line(tx, ty, th, back, 60.0), 0.0)
         }
         _ => return Err(format!("{}: not a junction row", row.id)),
     };
     let vline = Polyline::new(&vpts).ok_or("VUT path")?;
+    let mut tpts = tpts;
+    if super::robust::geometric(&p.robustness) {
+        // Robustness: the target's path rotated about / shifted from where the paths meet.
+        let tline = Polyline::new(&tpts).ok_or("target path")?;
+        let (_, q) = meeting_point(&vline, &tline);
+        let (px, py, _) = tline.pose(q);
+        super::robust::transform(
+            &mut tpts,
+            (px, py),
+            p.robustness.heading_deg,
+            p.robustness.path_offset_m,
+        );
+    }
     let tline = Polyline::new(&tpts).ok_or("target path")?;
     let mut t = TargetSpec::new(
         match kind {
@@ -249,6 +264,14 @@ pub(crate) fn place(
     t.accel_distance_m = accel;
     t.activation = Activation::Conflict;
     t.overlap = cell.impact.clamp(0.0, 1.0);
+    if kind == TargetKind::Cyclist
+        && row.family == Family::TurnAcross
+        && cell.direction.unwrap_or(Direction::Same) == Direction::Same
+    {
+        // The cyclist overtakes the turning VUT: first contact is always at the VUT's front
+        // corner on the cyclist's side, so the location is taken along the cyclist.
+        t.impact_on = ImpactOn::TargetSide;
+    }
     let setup = Setup {
         vut: &vut,
         vpath: &vline,
@@ -256,6 +279,7 @@ pub(crate) fn place(
         footprint: t.footprint(),
         v_vut: cell.vut_kmh / 3.6,
         v_target: v_t,
+        on: t.impact_on,
     };
     let (s_ref, q_ref) = meeting_point(&vline, &tline);
     let (vs, ts) = setup
@@ -267,6 +291,36 @@ pub(crate) fn place(
             row.id
         ));
     }
+    // Robustness: the target starts that fraction of its way to the conflict point closer (its
+    // path cut at the start; where its acceleration no longer fits, it shrinks in proportion).
+    let (tline, tpts, ts) = if p.robustness.start_fraction != 0.0 {
+        let cut = ts * p.robustness.start_fraction;
+        let len = tline.length() - cut;
+        let n = (len / 0.25).ceil().max(1.0) as usize;
+        let pts: Vec<Point> = (0..=n)
+            .map(|k| {
+                let (x, y, _) = tline.pose(cut + len * k as f64 / n as f64);
+                Point {
+                    x: round6(x),
+                    y: round6(y),
+                }
+            })
+            .collect();
+        let ts = ts - cut;
+        if ts <= t.accel_distance_m + 0.5 {
+            t.accel_distance_m = round6(t.accel_distance_m * (1.0 - p.robustness.start_fraction));
+        }
+        if ts <= t.accel_distance_m {
+            return Err(format!(
+                "{}: starting {:.0} % closer leaves {ts:.2} m, not enough to reach the target's speed",
+                row.id,
+                100.0 * p.robustness.start_fraction
+            ));
+        }
+        (Polyline::new(&pts).ok_or("target path")?, pts, ts)
+    } else {
+        (tline, tpts, ts)
+    };
     t.conflict = Some(ConflictSpec {
         vut_s: round6(vs),
         target_s: round6(ts),

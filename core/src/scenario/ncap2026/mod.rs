@@ -8,7 +8,10 @@
 //! the ids of the earlier catalogue (`CPNA-75`, which sets the impact location).
 
 mod conflict;
+mod elk;
 mod junction;
+mod reverse;
+mod robust;
 mod straight;
 
 use serde::{Deserialize, Serialize};
@@ -48,12 +51,8 @@ impl Family {
             Family::SfsStraightCrossing | Family::SfsTurnAcross | Family::SfsCrossing => Some(
                 "starts from standstill are not placed yet (the simulated VUT starts at its test speed)",
             ),
-            Family::Reverse => Some("reversing VUT tests are not placed yet"),
             Family::Creep => Some("forward creep with pedal misapplication is not placed yet"),
             Family::Dooring => Some("dooring (a door opening on a distance rule) is not placed yet"),
-            Family::ElkRoadEdge | Family::ElkTarget => {
-                Some("lane-departure drift tests are not placed yet")
-            }
             _ => None,
         }
     }
@@ -198,6 +197,10 @@ pub struct Robustness {
     pub decel_mps2: f64,
     /// Added to the headway, s.
     pub headway_s: f64,
+    /// The target's path moved away from the VUT (negative: closer), m (lane-departure rows).
+    pub lateral_away_m: f64,
+    /// Added to the impact location (lane-departure rows: along the target).
+    pub impact_change: f64,
 }
 
 /// Parameters of one test cell.
@@ -220,6 +223,8 @@ pub struct Params {
     pub carrier: Option<String>,
     pub vut: VutSpec,
     pub robustness: Robustness,
+    /// Lateral speed of the VUT's drift (lane-departure rows), m/s.
+    pub lateral_mps: Option<f64>,
 }
 
 impl Params {
@@ -239,6 +244,7 @@ impl Params {
             carrier: None,
             vut: VutSpec::new(1.855, 4.6, 2.3),
             robustness: Robustness::default(),
+            lateral_mps: None,
         }
     }
 }
@@ -356,11 +362,15 @@ pub(crate) struct Cell {
     pub direction: Option<Direction>,
     pub approach: Option<Approach>,
     pub light: Option<Light>,
+    pub lateral_mps: Option<f64>,
 }
 
 impl Row {
     /// Whether scil can place this row's tests yet (`None`), or why not.
     pub fn unsupported(&self) -> Option<&'static str> {
+        if self.family == Family::Reverse && self.target_speeds_kmh.iter().any(|v| *v > 0.0) {
+            return Some("a moving child behind a reversing VUT (its rear gap) is not placed yet");
+        }
         self.family.unsupported()
     }
 
@@ -418,7 +428,27 @@ impl Row {
                 v
             }
         };
+        let lateral_mps = match (p.lateral_mps, self.lateral_speeds_mps.as_slice()) {
+            (None, []) => None,
+            (Some(v), []) => return Err(format!("{id}: the row has no lateral speed (got {v})")),
+            (None, list) => Some(list[0]),
+            (Some(v), list) => {
+                let (lo, hi) = list
+                    .iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+                        (a.min(*x), b.max(*x))
+                    });
+                if !(v.is_finite() && v >= lo - 1e-9 && v <= hi + 1e-9) {
+                    return Err(format!(
+                        "{id}: lateral speed {v} m/s outside the row's {lo}..{hi} m/s"
+                    ));
+                }
+                Some(v)
+            }
+        };
+        let impact = impact + p.robustness.impact_change;
         Ok(Cell {
+            lateral_mps,
             vut_kmh: p.vut_speed_kmh + p.robustness.vut_speed_kmh,
             target_kmh: target_kmh + p.robustness.target_speed_kmh,
             impact,
@@ -437,14 +467,20 @@ impl Row {
             return Err(format!("{}: {why}", self.id));
         }
         let cell = self.cell(p)?;
+        robust::check(self, &p.robustness)?;
         let mut sc = match self.family {
-            Family::CrossingNearside
-            | Family::CrossingFarside
-            | Family::Longitudinal
-            | Family::Rear
-            | Family::RearBraking => straight::place(self, &cell, p, map)?,
+            Family::CrossingNearside | Family::CrossingFarside => {
+                let mut sc = straight::place(self, &cell, p, map)?;
+                robust::crossing(&mut sc, self, &cell, &p.robustness, map)?;
+                sc
+            }
+            Family::Longitudinal | Family::Rear | Family::RearBraking => {
+                straight::place(self, &cell, p, map)?
+            }
             Family::HeadOn | Family::HeadOnLaneChange => straight::head_on(self, &cell, p, map)?,
             Family::TurnAcross | Family::StraightCrossing => junction::place(self, &cell, p, map)?,
+            Family::ElkRoadEdge | Family::ElkTarget => elk::place(self, &cell, p, map)?,
+            Family::Reverse => reverse::place(self, &cell, p, map)?,
             _ => return Err(format!("{}: cannot be placed", self.id)),
         };
         sc.catalogue_id = Some(self.id.clone());
@@ -452,7 +488,28 @@ impl Row {
         if !self.target_speeds_kmh.is_empty() && cell.target_kmh > 0.0 {
             name.push_str(&format!(", target {} km/h", cell.target_kmh));
         }
-        name.push_str(&format!(", impact {}", cell.impact));
+        if self.family != Family::ElkRoadEdge {
+            name.push_str(&format!(", impact {}", cell.impact));
+        }
+        let r = &p.robustness;
+        for (v, what, unit) in [
+            (r.vut_speed_kmh, "VUT speed", " km/h"),
+            (r.target_speed_kmh, "target speed", " km/h"),
+            (r.heading_deg, "heading", "°"),
+            (r.path_offset_m, "path offset", " m"),
+            (r.start_fraction * -100.0, "start position", " %"),
+            (r.decel_mps2, "deceleration", " m/s²"),
+            (r.headway_s, "headway", " s"),
+            (r.lateral_away_m, "target away from the VUT", " m"),
+            (r.impact_change, "impact location", ""),
+        ] {
+            if v != 0.0 {
+                name.push_str(&format!(", robustness {what} {v:+}{unit}"));
+            }
+        }
+        if let Some(l) = cell.lateral_mps {
+            name.push_str(&format!(", drift {l} m/s"));
+        }
         if let Some(t) = cell.turn {
             name.push_str(&format!(", {t:?} turn").to_lowercase());
         }

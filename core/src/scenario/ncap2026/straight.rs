@@ -110,7 +110,10 @@ fn legacy_entry(row: &Row) -> Result<catalogue::Entry, String> {
 
 /// Where on the map a straight row goes: the given x and lane, or 80 % along the longest
 /// straight (so that the run-up and the run-out both fit).
-fn station(p: &Params, map: &opendrive::OpenDrive) -> Result<(f64, i32, Stretch), String> {
+pub(crate) fn station(
+    p: &Params,
+    map: &opendrive::OpenDrive,
+) -> Result<(f64, i32, Stretch), String> {
     let st = longest_straight(map, p.road.as_deref(), p.lane)
         .ok_or("no straight driving lane on this map")?;
     let lane = p.lane.unwrap_or(st.lane);
@@ -315,6 +318,7 @@ pub(crate) fn head_on(
         footprint: t.footprint(),
         v_vut: cell.vut_kmh / 3.6,
         v_target: v_t,
+        on: t.impact_on,
     };
     // The paths run side by side: they meet where the target passes the station.
     let s_ref = vline.project(station.x, station.y);

@@ -55,6 +55,11 @@ pub struct ValiditySpec {
     /// planned path (`vut.path`), where the turn begins. Used instead of `t_steer_s`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steer_at_path_s: Option<f64>,
+    /// Tolerance (s) on the synchronised target's arrival at its conflict point against the
+    /// VUT's (Euro NCAP: ±0.1 s in the crossing-path tests). Judged when the VUT reaches its
+    /// conflict point before any intervention.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conflict_arrival_s: Option<f64>,
 }
 
 /// The protocol's T0 rules (Euro NCAP frontal collisions v1.1, §1.5).
@@ -111,6 +116,7 @@ impl Default for ValiditySpec {
             t0: T0Rule::Auto,
             t_steer_s: None,
             steer_at_path_s: None,
+            conflict_arrival_s: None,
         }
     }
 }
@@ -124,6 +130,9 @@ pub enum Channel {
     VutSteeringRate,
     TargetSpeed,
     TargetLateral,
+    /// The target's arrival at its conflict point minus the VUT's (s): one value per run, not
+    /// a per-sample channel (not in [`Channel::ALL`]).
+    ConflictArrival,
 }
 
 impl Channel {
@@ -185,6 +194,7 @@ impl Limits {
                 },
                 "m",
             ),
+            Channel::ConflictArrival => sym(0.1, "s"),
         }
     }
 }

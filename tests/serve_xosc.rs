@@ -1,0 +1,158 @@
+//! An OpenSCENARIO file uploaded to the service (`POST /scenarios` with `xosc`): read against
+//! the bundled Euro NCAP catalogs and road networks, stored as a scenario on the junction map,
+//! and run on the simulated VUT like any other scenario; bad files are refused with the element
+//! and line that the reader names.
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+const OP: &str = "test-operator-token";
+
+mod support;
+use support::http::Api;
+
+fn xosc(rel: &str) -> String {
+    std::fs::read_to_string(support::data(&format!("osc-ncap/OpenSCENARIO/NCAP/{rel}")))
+        .expect("bundled OpenSCENARIO file")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_uploaded_xosc_runs_on_the_junction_map() {
+    let (_server, base) = support::service::spawn(&support::tempdir("serve-xosc"), OP).await;
+    let c = Api::new(base, OP);
+
+    // The bundled road networks are maps of the service.
+    let (s, maps) = c.get("/maps").await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(
+        maps.as_array()
+            .is_some_and(|m| m.iter().any(|m| m["id"] == "X-Intersection_NCAP")),
+        "{maps}"
+    );
+
+    let text = xosc("AEB_VRU_2023/NCAP_AEB_VRU_CPTA_2023.xosc");
+    let (s, v) = c
+        .post(
+            "/scenarios",
+            json!({"id": "cpta-15", "xosc": text, "file_name": "NCAP_AEB_VRU_CPTA_2023.xosc",
+                   "parameters": {"Ego_speed_kph": "15"}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    assert_eq!(v["map_id"], "X-Intersection_NCAP", "{v}");
+    let (s, sc) = c.get("/scenarios/cpta-15").await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(sc["scenario"]["vut"]["speed_kmh"], 15.0, "{sc}");
+    assert!(
+        sc["scenario"]["vut"]["path"].is_object(),
+        "a planned VUT path: {sc}"
+    );
+    let toml = sc["toml"].as_str().expect("toml");
+    assert!(
+        toml.contains("Ego_speed_kph = 15"),
+        "parameters kept: {toml}"
+    );
+
+    // It runs like any scenario: the simulated VUT drives its turn and meets the pedestrian
+    // at the file's synchronisation point.
+    let (s, run) = c
+        .post(
+            "/runs",
+            json!({"scenario_id": "cpta-15", "source": {"kind": "sim_vut", "vut_speed_kmh": 15},
+                   "speed": "max", "start": true}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{run}");
+    let id = run["id"].as_str().expect("id").to_string();
+    let done = c.wait_terminal(&id, Duration::from_secs(120)).await;
+    assert_eq!(done["state"], "finished", "{done}");
+    let (s, r) = c.get(&format!("/runs/{id}/results")).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let hit: Vec<&Value> = r["impacts"]
+        .as_array()
+        .expect("impacts")
+        .iter()
+        .filter(|i| i["time_s"].is_number())
+        .collect();
+    assert!(
+        !hit.is_empty(),
+        "the drive-through VUT hits the pedestrian: {r}"
+    );
+    for i in hit {
+        if let Some(e) = i["arrival_error_s"].as_f64() {
+            assert!(e.abs() <= 0.1, "arrival error {e}: {i}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_xosc_upload_names_what_is_wrong() {
+    let (_server, base) = support::service::spawn(&support::tempdir("serve-xosc-bad"), OP).await;
+    let c = Api::new(base, OP);
+    let text = xosc("AEB_VRU_2023/NCAP_AEB_VRU_CPTA_2023.xosc");
+
+    // An element scil cannot honour: named with its line.
+    let bad = text.replacen("<Storyboard>", "<Storyboard>\n<UnheardOfAction/>", 1);
+    let line = bad
+        .lines()
+        .position(|l| l.contains("UnheardOfAction"))
+        .expect("inserted")
+        + 1;
+    let (s, v) = c
+        .post(
+            "/scenarios",
+            json!({"id": "bad", "xosc": bad, "file_name": "bad.xosc"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    let detail = v["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("UnheardOfAction"), "{detail}");
+    assert!(detail.contains(&line.to_string()), "line {line}: {detail}");
+    assert!(
+        !detail.contains("scil-xosc-"),
+        "no temporary paths: {detail}"
+    );
+
+    // A violated parameter constraint names the parameter.
+    let (s, v) = c
+        .post(
+            "/scenarios",
+            json!({"id": "bad2", "xosc": text, "parameters": {"Ego_initTTC": "-5"}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    assert!(
+        v["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Ego_initTTC"),
+        "{v}"
+    );
+
+    // A variation file is refused with what to do instead.
+    let var = support::shared("osc-ncap/OpenSCENARIO/NCAP/AEB_VRU_2023/Variations/NCAP_AEB_VRU_CPTAfs-50_Variation_2023.xosc");
+    if let Ok(text) = std::fs::read_to_string(&var) {
+        let (s, v) = c
+            .post("/scenarios", json!({"id": "var", "xosc": text}))
+            .await;
+        assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+        assert!(
+            v["detail"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("variation"),
+            "{v}"
+        );
+    }
+
+    // Exactly one of toml and xosc.
+    let (s, v) = c
+        .post(
+            "/scenarios",
+            json!({"id": "both", "xosc": "x", "toml": "y"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+}
