@@ -33,6 +33,11 @@ export class TestDay {
     this.selected = null; // point number
     this.timer = null;
     $('#td-upload').addEventListener('click', () => this.upload());
+    $('#td-vut').addEventListener('change', (e) => {
+      const ground = e.target.value !== 'sim';
+      $('#td-ground').hidden = !ground;
+      $('#td-speed').disabled = ground;
+    });
     $('#td-refresh').addEventListener('click', () => this.refresh());
     $('#td-list').addEventListener('change', (e) => { if (e.target.value) this.show(e.target.value); });
     $('#td-next').addEventListener('click', () => {
@@ -97,6 +102,15 @@ export class TestDay {
   async run(seriesId, point, state) {
     const speed = $('#td-speed').value;
     const body = { expect_state: state, speed: speed === 'max' ? 'max' : Number(speed) };
+    if ($('#td-vut').value === 'ncom') {
+      // On the ground: the real VUT's NCOM and the carriers named here, in real time.
+      body.source = { kind: 'ncom', bind: $('#td-bind').value.trim() };
+      delete body.speed;
+      body.carriers = $('#td-carriers').value.split(',').map((c) => c.trim()).filter(Boolean).map((c) => {
+        const i = c.indexOf('=');
+        return i > 0 ? { name: c.slice(0, i).trim(), address: c.slice(i + 1).trim() } : { name: c, address: c };
+      });
+    }
     try {
       const r = await post(`/series/${encodeURIComponent(seriesId)}/points/${point}/run`, body);
       this.toast(`series ${seriesId} point ${point}: attempt ${r.attempt} (${r.kind}) run ${r.run.id}`);
