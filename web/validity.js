@@ -1,4 +1,4 @@
-// Live Euro NCAP validity lamps (issue 11): one lamp per channel. Grey until the run's
+// Live Euro NCAP validity lamps: one lamp per channel. Grey until the run's
 // validity window says something; red the moment the engine's `validity` event reports a break
 // (with the first violation's time), green/red per channel from the final `verdict`.
 
