@@ -1,4 +1,4 @@
-//! The Euro NCAP test-series report (issue 11): `scil report RUN.json…` and
+//! The Euro NCAP test-series report: `scil report RUN.json…` and
 //! `GET /api/v1/reports?runs=…`. Input is each run's result JSON (`scil replay --json`, the
 //! service's `/results`: one type); output a self-contained HTML page (inline CSS, inline SVG
 //! from `plotters`, no script, no network) and a CSV with one row per run.

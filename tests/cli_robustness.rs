@@ -1,4 +1,4 @@
-//! Hostile input through the real binary (issue 16): implausible rows, invalid scenario values,
+//! Hostile input through the real binary: implausible rows, invalid scenario values,
 //! a candump line with a non-UTF-8 byte, errors printed once, `| head` ending quietly.
 
 use std::io::Read;

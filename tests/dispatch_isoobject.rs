@@ -1,5 +1,5 @@
 //! The control centre against the in-repo object simulator behaving like the stock RI-SE
-//! isoObject demo (issue 16): readyToArm = 2 (unavailable) in Disarmed and 0 once it left it,
+//! isoObject demo: readyToArm = 2 (unavailable) in Disarmed and 0 once it left it,
 //! and HEAB NORMAL_STOP outside Running is an "unexpected event" for it.
 
 use scil::dispatch::carrier_sim::{self, SimConfig, SimHandle};

@@ -1,5 +1,5 @@
 //! scil against the stock RI-SE isoObject demo (`ISO_objectDemo -b circle`), the open reference
-//! ISO 22133 test object (issue 16). Runs when SCIL_ISOOBJECT_DEMO names the built binary
+//! ISO 22133 test object. Runs when SCIL_ISOOBJECT_DEMO names the built binary
 //! (`.ci/run` builds it from third_party/isoObject); otherwise prints why it skips.
 //!
 //! The demo listens on the fixed ISO 22133 ports (TCP 53241, UDP 53240), so everything is in

@@ -1,4 +1,4 @@
-//! MCAP in and out through the CLI (issue 14): `scil replay RUN.csv --mcap OUT.mcap` records
+//! MCAP in and out through the CLI: `scil replay RUN.csv --mcap OUT.mcap` records
 //! the run; `scil replay OUT.mcap` replays the recording's VUT channel and gives the same
 //! triggers, impacts and sample count as the CSV it came from, on every shared run (paper
 //! columns in a local frame, and the WGS84 export whose samples were projected through the

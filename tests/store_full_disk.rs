@@ -1,4 +1,4 @@
-//! The telemetry writer on a real full disk (issue 16): a 2 MB tmpfs filled while rows keep
+//! The telemetry writer on a real full disk: a 2 MB tmpfs filled while rows keep
 //! coming, then freed. Every held row is written after recovery, events are stored once, a
 //! bounded buffer turns an overflow into a stored `telemetry_lost` event. PostgreSQL: the server
 //! stopped and restarted mid-write (when SCIL_TEST_POSTGRES_URL is set).

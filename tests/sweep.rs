@@ -1,4 +1,4 @@
-//! Sweeps (issue 13): grid errors before anything runs, determinism (same seed, same CSV at any
+//! Sweeps: grid errors before anything runs, determinism (same seed, same CSV at any
 //! --jobs), a real sweep over the shared replays writing results.csv and report.html, the
 //! ttc_offset_s hook, and the service endpoint with progress over the live WebSocket.
 

@@ -1,4 +1,4 @@
-//! Supervisor rules for the stock RI-SE isoObject (issue 16): readyToArm = 2 arms with a warning,
+//! Supervisor rules for the stock RI-SE isoObject: readyToArm = 2 arms with a warning,
 //! only an explicit 0 blocks (configurable), readiness only matters in DISARMED, no stale abort
 //! during arming, the post-run heartbeat follows the object's state.
 

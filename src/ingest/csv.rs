@@ -32,7 +32,7 @@ pub enum Field {
     Speed,
     Steering,
     Brake,
-    /// Forward collision warning (0/1): its onset closes the validity window (issue 11).
+    /// Forward collision warning (0/1): its onset closes the validity window.
     Fcw,
 }
 

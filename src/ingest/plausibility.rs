@@ -1,4 +1,4 @@
-//! Physical plausibility of telemetry (issue 16): one row with `Velocity` = 1e6 started the dummy
+//! Physical plausibility of telemetry: one row with `Velocity` = 1e6 started the dummy
 //! 5 s early, `PosX` = 1e308 hid a trigger, a single `Time` far in the future made every later row
 //! "time does not increase". A [`Plausibility`] filter checks each sample against fixed limits
 //! (speed, coordinates) and against the last *accepted* sample (time jump, acceleration, position

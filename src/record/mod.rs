@@ -1,4 +1,4 @@
-//! Run recordings and exports for the robotics tool chain (issue 14).
+//! Run recordings and exports for the robotics tool chain.
 //!
 //! - [`messages`]: the channel table (Foxglove well-known schemas, JSON encoding) and the
 //!   encoder from engine state / stored telemetry to messages;

@@ -67,7 +67,7 @@ pub struct RunReport {
     /// A live source: name, address, health, drops.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceReport>,
-    /// Euro NCAP validity verdict (issue 11), when the scenario asks for one.
+    /// Euro NCAP validity verdict, when the scenario asks for one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub validity: Option<crate::scenario::validity::Validity>,
     /// Why the run failed (source error, carriers could not be armed), when it did.

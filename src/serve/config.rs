@@ -42,7 +42,7 @@ pub struct Config {
     pub database_url: String,
     pub storage_dir: PathBuf,
     pub data_dir: Option<PathBuf>,
-    /// `foxglove.websocket.v1` server address (issue 14); `None` = off.
+    /// `foxglove.websocket.v1` server address; `None` = off.
     pub foxglove_bind: Option<String>,
     /// The proving ground's tracks (names); every run belongs to one.
     pub tracks: Vec<String>,

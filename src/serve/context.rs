@@ -51,7 +51,7 @@ pub struct Inner {
     pub metrics: Metrics,
     pub started: Instant,
     pub upload_dir: PathBuf,
-    /// Sweeps run by the service (issue 13).
+    /// Sweeps run by the service.
     pub sweeps: super::sweeps::Registry,
     /// The Foxglove live view's hub when `foxglove_bind` is set: every run publishes into it.
     pub foxglove: Option<Arc<super::foxglove::FoxgloveHub>>,

@@ -78,7 +78,7 @@ pub struct StoredSource {
     /// The CAN signal mapping when not the default (e.g. with an FCW signal).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub can_mapping: Option<CanMapping>,
-    /// Closed-loop synchronisation of the targets (issue 11; `"sync": true` on the run). Kept
+    /// Closed-loop synchronisation of the targets (`"sync": true` on the run). Kept
     /// with the source so that the stored run says how it ran without a schema change.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sync: bool,

@@ -112,7 +112,7 @@ pub struct Server {
     pub addr: SocketAddr,
     pub state: AppState,
     pub task: tokio::task::JoinHandle<std::io::Result<()>>,
-    /// The Foxglove live view when `config.foxglove_bind` is set (issue 14); every run
+    /// The Foxglove live view when `config.foxglove_bind` is set; every run
     /// publishes into its hub (`AppState::foxglove`) through a `FoxgloveSink`.
     pub foxglove: Option<foxglove::FoxgloveServer>,
 }

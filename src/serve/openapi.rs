@@ -232,7 +232,7 @@ fn upload_paths() -> serde_json::Map<String, Value> {
     m
 }
 
-/// `/sweeps` (issue 13), kept apart from the main document (the `json!` recursion limit).
+/// `/sweeps`, kept apart from the main document (the `json!` recursion limit).
 fn sweep_paths() -> serde_json::Map<String, Value> {
     let create = json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["scenario_id"], "additionalProperties": false, "properties": {
         "scenario_id": {"type": "string"}, "replays": {"type": "array", "items": {"type": "string"}}, "sim_vut_speed": {"type": "array", "items": {"type": "number"}},

@@ -98,7 +98,7 @@ pub struct CreateRun {
     /// Arm and start at once.
     #[serde(default)]
     pub start: bool,
-    /// Closed-loop synchronisation of the targets with the VUT (issue 11).
+    /// Closed-loop synchronisation of the targets with the VUT.
     #[serde(default)]
     pub sync: bool,
     /// Record the run to MCAP (Foxglove schemas); `GET /runs/{id}/export.mcap` then serves

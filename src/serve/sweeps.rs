@@ -1,4 +1,4 @@
-//! `/sweeps`: sweeps run by the service (issue 13). `POST /sweeps` (operator) checks the grid
+//! `/sweeps`: sweeps run by the service. `POST /sweeps` (operator) checks the grid
 //! and the sources, then runs the sweep in the background (`spawn_blocking`: the same
 //! [`crate::sweep::execute`] as `scil sweep`) into `<storage_dir>/sweeps/<id>/`; progress goes
 //! to every live WebSocket client as `{"type":"sweep", …}` frames (at most ten a second, and

@@ -4,7 +4,7 @@
 //!   source factory ([`crate::run::source::open`]); every run replays it as a
 //!   [`Feed`] with the cell's seeded injection through a [`crate::run::Session`]
 //!   ([`crate::run::run_feed_blocking`]: its own current-thread runtime, maximum speed).
-//! * The simulated VUT (issue 12) and the `sync` key (issue 11) plug in at the **seams** below
+//! * The simulated VUT and the `sync` key plug in at the **seams** below
 //!   ([`SIM_AVAILABLE`], [`run_sim_seam`], [`SYNC_AVAILABLE`], [`apply_sync_seam`]); the
 //!   validity column at [`validity_seam`]. Until then they are a clear "not available in this
 //!   build" error before anything runs (or an empty column).
@@ -28,7 +28,7 @@ pub trait RunFn: Send + Sync {
 
 // ------------------------------------------------------------------------------------ seams
 
-/// The simulated VUT (issue 12) is available: sweeps can vary `vut_speed` and `aeb.*`.
+/// The simulated VUT is available: sweeps can vary `vut_speed` and `aeb.*`.
 pub const SIM_AVAILABLE: bool = true;
 
 /// The simulated VUT's parameters of one run (keys `vut_speed`, `aeb.ttc`, `aeb.decel`), with
@@ -71,7 +71,7 @@ pub fn run_sim_seam(setup: Arc<RunSetup>, params: &SimParams) -> Result<RunRepor
     }
 }
 
-/// Closed-loop synchronisation (issue 11) is available: the `sync` key.
+/// Closed-loop synchronisation is available: the `sync` key.
 pub const SYNC_AVAILABLE: bool = true;
 
 /// Switches the engine's closed-loop synchronisation on or off for one run.
@@ -286,7 +286,7 @@ impl RunFn for ReplayBackend {
 
 // ---------------------------------------------------------------------------- sim backend
 
-/// The simulated VUT (issue 12) through [`run_sim_seam`]: one run per cell and seed.
+/// The simulated VUT through [`run_sim_seam`]: one run per cell and seed.
 pub struct SimBackend {
     scenario: Scenario,
     map: Option<Arc<Map>>,

@@ -51,7 +51,7 @@ pub enum Key {
     Method,
     TtcOffsetS,
     Sync,
-    /// Simulated VUT (issue 12's backend): speed, km/h.
+    /// Simulated VUT (the backend): speed, km/h.
     VutSpeed,
     AebTtc,
     AebDecel,

@@ -1,4 +1,4 @@
-//! Sweeps: many headless runs in parallel, one row each, statistics and plots (issue 13).
+//! Sweeps: many headless runs in parallel, one row each, statistics and plots.
 //!
 //! ```text
 //! Source (--replay … | --sim-vut-speed …) + --vary KEY=V1,V2 … + --repeat N     grid.rs

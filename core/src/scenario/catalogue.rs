@@ -1,4 +1,4 @@
-//! The Euro NCAP scenario catalogue (issue 11), shipped as data (`data/catalogue/euro_ncap.toml`,
+//! The Euro NCAP scenario catalogue, shipped as data (`data/catalogue/euro_ncap.toml`,
 //! embedded), and its instantiation into a [`Scenario`] on an OpenDRIVE map.
 
 use serde::{Deserialize, Serialize};

@@ -31,10 +31,10 @@ pub struct Scenario {
     pub vut: VutSpec,
     #[serde(default)]
     pub targets: Vec<TargetSpec>,
-    /// Closed-loop synchronisation of the targets with the VUT after their start (issue 11).
+    /// Closed-loop synchronisation of the targets with the VUT after their start.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sync: bool,
-    /// Live validity verdicts per Euro NCAP (issue 11); off unless set.
+    /// Live validity verdicts per Euro NCAP; off unless set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub validity: Option<validity::ValiditySpec>,
     /// Catalogue entry this scenario was instantiated from (e.g. "CPNA-75").
@@ -54,7 +54,7 @@ pub struct VutSpec {
     #[serde(default)]
     pub steering_ratio: Option<f64>,
     /// Nominal test speed (km/h). When set, impacts report the impact speed and the speed
-    /// reduction, and validity verdicts check the VUT speed against it (issue 11).
+    /// reduction, and validity verdicts check the VUT speed against it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speed_kmh: Option<f64>,
     /// The VUT's planned path (path of its control point): a map-frame polyline or an

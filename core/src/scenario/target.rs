@@ -1,4 +1,4 @@
-//! Targets beyond the crossing dummy (issue 11): how a target starts and whether it brakes.
+//! Targets beyond the crossing dummy: how a target starts and whether it brakes.
 //!
 //! * [`Activation::Ttc`] — the crossing start of the seed paper: the engine fires when the VUT
 //!   TTC reaches TTC_dummy (the default; every existing scenario file is this).

@@ -1,4 +1,4 @@
-//! MCAP recording of a run (issue 14): every VUT sample and engine output written through
+//! MCAP recording of a run: every VUT sample and engine output written through
 //! [`McapRecorder`] with Foxglove well-known schemas, log times from the sample time base.
 //!
 //! The file is created at arm time (an unwritable path fails the run before anything moves)

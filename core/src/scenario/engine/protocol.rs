@@ -1,4 +1,4 @@
-//! Euro NCAP protocol additions to the engine (issue 11): targets started at scenario begin,
+//! Euro NCAP protocol additions to the engine: targets started at scenario begin,
 //! static targets, longitudinal/rear impacts, and closed-loop synchronisation of crossing
 //! targets.
 //!

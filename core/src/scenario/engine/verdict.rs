@@ -1,4 +1,4 @@
-//! Validity verdicts inside the engine (issue 11): the window, the per-sample frames, the live
+//! Validity verdicts inside the engine: the window, the per-sample frames, the live
 //! causal check and the final verdict (see [`crate::scenario::validity`]).
 //!
 //! * T0 ([`T0Rule`]): the primary target's VUT TTC reaches `t0_ttc_s` (4 s), interpolated
