@@ -37,6 +37,20 @@ impl Tmpfs {
         }
         Ok(Tmpfs(dir))
     }
+
+    /// Grows (or shrinks) the mounted volume: space given back to a full disk.
+    fn resize(&self, size: &str) {
+        let out = Command::new("mount")
+            .args(["-o", &format!("remount,size={size}")])
+            .arg(&self.0)
+            .output()
+            .expect("mount -o remount");
+        assert!(
+            out.status.success(),
+            "remount: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
 }
 
 impl Drop for Tmpfs {
@@ -463,15 +477,13 @@ async fn service_run_on_a_full_disk_never_finishes_with_rows_missing() {
     assert_eq!(result["storage"]["rows_lost"], 0, "{result}");
     assert_eq!(Some(stored), result["storage"]["rows_sent"].as_u64());
 
-    // 3. Room throughout (the 2 MB volume holds about two runs: the last one's rows go).
-    server
-        .state
-        .store
-        .delete_telemetry(&id)
-        .await
-        .expect("make room");
-    let (_, v) = api.post("/runs", run(serde_json::json!("max"))).await;
-    let id = v["id"].as_str().expect("id").to_string();
+    // 3. Room throughout: the volume grown to 8 MB (the 2 MB one holds about two runs).
+    fs.resize("8m");
+    let (st, v) = api.post("/runs", run(serde_json::json!("max"))).await;
+    let id = v["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("run not created: {st} {v}"))
+        .to_string();
     let ended = api.wait_terminal(&id, Duration::from_secs(60)).await;
     assert_eq!(ended["state"], "finished", "{ended}");
     let wal_peak = stats.wal_peak_bytes.load(Ordering::Relaxed);
