@@ -37,11 +37,7 @@ pub fn run(a: ExportArgs) -> anyhow::Result<ExitCode> {
     if !a.parquet && !a.mcap && a.xosc.is_none() {
         anyhow::bail!("nothing to export: give --parquet, --mcap and/or --xosc OUT.xosc");
     }
-    let url = a
-        .database_url
-        .clone()
-        .or_else(|| std::env::var("DATABASE_URL").ok())
-        .unwrap_or_else(|| crate::serve::Config::default().database_url);
+    let url = super::database_url(&a.database_url);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

@@ -84,3 +84,12 @@ mod tests {
         assert_eq!(error_message(&e), "outer: inner");
     }
 }
+
+/// The database a command reads: `--database-url`, else `$DATABASE_URL`, else the service's
+/// default (the embedded SQLite file).
+pub(crate) fn database_url(given: &Option<String>) -> String {
+    given
+        .clone()
+        .or_else(|| std::env::var("DATABASE_URL").ok())
+        .unwrap_or_else(|| crate::serve::Config::default().database_url)
+}

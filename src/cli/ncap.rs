@@ -414,11 +414,7 @@ fn counts_for_point(run: &serde_json::Value) -> Result<(), String> {
 /// `scil ncap fill --series ID`: the done points' values from the service's database.
 fn fill_series(a: &FillArgs, id: &str) -> anyhow::Result<ExitCode> {
     let assess = check_assess(&a.assess)?;
-    let url = a
-        .database_url
-        .clone()
-        .or_else(|| std::env::var("DATABASE_URL").ok())
-        .unwrap_or_else(|| crate::serve::Config::default().database_url);
+    let url = super::database_url(&a.database_url);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

@@ -204,13 +204,7 @@ impl AppState {
                 Err(e) => tracing::warn!("bundled map {}: {e}", p.display()),
             }
         }
-        let maps: Vec<String> = self
-            .store
-            .list_maps()
-            .await?
-            .into_iter()
-            .map(|m| m.id)
-            .collect();
+        let maps = self.store.map_ids().await?;
         let mut scenario_ids = Vec::new();
         for p in files(&data.join("scenarios"), "toml") {
             let text = std::fs::read_to_string(&p)?;

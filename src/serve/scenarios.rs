@@ -90,13 +90,7 @@ async fn create(
     if size as u64 > st.config.limits.document_max_bytes {
         return Err(ApiError::PayloadTooLarge("scenario too large".into()));
     }
-    let maps: Vec<String> = st
-        .store
-        .list_maps()
-        .await?
-        .into_iter()
-        .map(|m| m.id)
-        .collect();
+    let maps = st.store.map_ids().await?;
     let text = match (req.toml, req.xosc) {
         (Some(t), None) => {
             if !req.parameters.is_empty() {

@@ -232,13 +232,7 @@ pub async fn run_point(
         Some(s.map_id.clone())
     };
     // The point's scenario as a registered scenario (its runs name it).
-    let maps: Vec<String> = st
-        .store
-        .list_maps()
-        .await?
-        .into_iter()
-        .map(|m| m.id)
-        .collect();
+    let maps = st.store.map_ids().await?;
     let sid = scenario_id(&id, idx);
     let row = scenario_row(&sid, &toml, map_id.clone(), &maps, false)?;
     st.store.upsert_scenario(&row).await?;

@@ -411,6 +411,11 @@ impl Store {
         })
     }
 
+    /// The ids of the registered maps (what a scenario's `map_id` may name).
+    pub async fn map_ids(&self) -> StoreResult<Vec<String>> {
+        Ok(self.list_maps().await?.into_iter().map(|m| m.id).collect())
+    }
+
     pub async fn list_maps(&self) -> StoreResult<Vec<MapRow>> {
         on_db!(&self.db, |p, DB| {
             sqlx::query_as::<DB, MapRow>("SELECT * FROM maps ORDER BY id")
