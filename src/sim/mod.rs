@@ -26,7 +26,8 @@ pub use vut::{AebParams, FcwParams, SimVut, TargetView, VutParams};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SimOptions {
-    /// Set speed (and start speed) of the VUT, km/h.
+    /// Set speed (and start speed) of the VUT, km/h (a VUT starting from standstill takes
+    /// its scenario's launch instead).
     pub vut_speed_kmh: f64,
     /// The AEB model; `None`: no AEB.
     pub aeb: Option<AebParams>,
@@ -60,7 +61,7 @@ impl Default for SimOptions {
 impl SimOptions {
     pub fn validate(&self) -> Result<(), String> {
         if !(self.vut_speed_kmh.is_finite()
-            && self.vut_speed_kmh > 0.0
+            && self.vut_speed_kmh >= 0.0
             && self.vut_speed_kmh <= 250.0)
         {
             return Err(format!(
@@ -132,6 +133,21 @@ pub fn vehicle(setup: &RunSetup, opts: &SimOptions) -> (SimVut, f64) {
         steering_ratio: setup.interface.steering_ratio,
         control_ahead_m: vs.control_ahead_m(),
     };
+    if let Some(l) = &setup.scenario.vut.launch {
+        // A start from standstill: standing at the start of its planned path until cued.
+        let p = VutParams {
+            set_speed_mps: l.speed_kmh / 3.6,
+            max_accel: l.accel_mps2,
+            ..p
+        };
+        let mut car = SimVut::new(path, p, opts.aeb, 0.0, 0.0).with_fcw(opts.fcw);
+        car.launch = Some(vut::SimLaunch {
+            spec: l.clone(),
+            s0: 0.0,
+            go_s: None,
+        });
+        return (car, s_line);
+    }
     let mut car = SimVut::new(path, p, opts.aeb, s_line - run_up, v).with_fcw(opts.fcw);
     car.reverse = setup.scenario.vut.reverse;
     (car, s_line)
@@ -207,6 +223,9 @@ pub fn drive(setup: &Arc<RunSetup>, opts: &SimOptions) -> SimDrive {
             if reply.ended {
                 break;
             }
+            if let (Some(l), Some(go)) = (car.launch.as_mut(), reply.outputs.vut_launch_s) {
+                l.go_s.get_or_insert(go);
+            }
             car.step(dt, &targets_of(&reply.outputs));
             // Known as soon as it happens: a service run's session may end before this task.
             if let Some((t, ttc)) = car.fcw_warned {
@@ -217,7 +236,11 @@ pub fn drive(setup: &Arc<RunSetup>, opts: &SimOptions) -> SimDrive {
                     });
                 }
             }
-            standing = if car.v <= 0.0 { standing + 1 } else { 0 };
+            standing = if car.v <= 0.0 && !car.waiting_for_launch() {
+                standing + 1
+            } else {
+                0
+            };
             if standing as f64 * dt >= 1.0 || car.s >= s_end {
                 // One last sample of the final state, then the source ends.
                 let _ = link.step(car.sample((k + 1) as f64 * dt, &vut_id)).await;

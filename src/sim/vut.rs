@@ -188,6 +188,19 @@ pub struct SimVut {
     /// `VutSpec::in_travel_direction`); its samples report the body's heading (turned round),
     /// a negative forward speed and the body's longitudinal acceleration.
     pub reverse: bool,
+    /// A start from standstill: the VUT stands until its launch is cued, then follows the
+    /// launch model exactly (unless the AEB brakes).
+    pub launch: Option<SimLaunch>,
+}
+
+/// The launch of a VUT starting from standstill (see [`crate::scenario::LaunchSpec`]).
+#[derive(Debug, Clone)]
+pub struct SimLaunch {
+    pub spec: crate::scenario::LaunchSpec,
+    /// Where it stands (arc length).
+    pub s0: f64,
+    /// When the launch was cued (sample time), once it was.
+    pub go_s: Option<f64>,
 }
 
 impl SimVut {
@@ -205,6 +218,7 @@ impl SimVut {
             fcw: None,
             fcw_warned: None,
             reverse: false,
+            launch: None,
         }
     }
 
@@ -253,8 +267,21 @@ impl SimVut {
         best
     }
 
+    /// Whether the VUT waits for its launch cue (a start from standstill not yet cued).
+    pub fn waiting_for_launch(&self) -> bool {
+        self.launch.as_ref().is_some_and(|l| l.go_s.is_none())
+    }
+
     /// Advances by `dt` seeing `targets` (their state after the previous step).
     pub fn step(&mut self, dt: f64, targets: &[TargetView]) {
+        if let Some(l) = &self.launch {
+            if l.go_s.is_none_or(|go| go >= self.t + dt) {
+                // Standing until the cue.
+                self.t += dt;
+                self.a = 0.0;
+                return;
+            }
+        }
         if let Some(aeb) = self.aeb {
             if self.aeb_state == AebState::Idle && self.v > 0.0 {
                 if let Some(ttc) = self.aeb_ttc(targets) {
@@ -290,6 +317,22 @@ impl SimVut {
         if let Some((tw, _)) = self.fcw_warned {
             if self.t >= tw + FcwParams::ROBOT_DELAY_S - 1e-9 {
                 a = a.min(-FcwParams::ROBOT_DECEL_MPS2);
+            }
+        }
+        if let Some(l) = &self.launch {
+            let go = l.go_s.unwrap_or(self.t);
+            let tau = self.t + dt - go;
+            if !self.brake_commanded() && l.spec.speed(tau) > self.v - 1e-9 {
+                // The launch model, exactly (whatever the step and where the cue fell in it).
+                self.s = l.s0 + l.spec.travel(tau);
+                self.v = l.spec.speed(tau);
+                self.a = if self.v < l.spec.speed_kmh / 3.6 {
+                    l.spec.accel_mps2
+                } else {
+                    0.0
+                };
+                self.t += dt;
+                return;
             }
         }
         let v1 = self.v + a * dt;

@@ -74,6 +74,10 @@ pub struct VutSpec {
     /// along the path the VUT moves sideways at `lateral_mps` (positive to the left).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drift: Option<DriftSpec>,
+    /// The VUT starts from standstill (low-speed tests that start from standstill): it stands
+    /// at the start of its planned path until the engine cues its launch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch: Option<LaunchSpec>,
 }
 
 impl VutSpec {
@@ -89,6 +93,7 @@ impl VutSpec {
             control_point_to_front_m: None,
             reverse: false,
             drift: None,
+            launch: None,
         }
     }
 
@@ -213,6 +218,61 @@ impl DriftSpec {
                 }
             })
             .collect()
+    }
+}
+
+/// A start from standstill (Euro NCAP's SfS tests): the VUT stands at the start of its planned
+/// path; the targets start when the run is armed and drive their paths, and the engine cues the
+/// VUT's launch (a `start` command for the VUT, e.g. to its driver robot's `carrier`) at the
+/// instant from which the nominal launch — constant `accel_mps2` from rest up to `speed_kmh` —
+/// brings its control point to the conflict point when the first moving target reaches its
+/// own. After the launch the targets are synchronised to the VUT's measured progress.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchSpec {
+    pub accel_mps2: f64,
+    pub speed_kmh: f64,
+    /// Carrier (ISO 22133 object) that receives the VUT's start: its driver robot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carrier: Option<String>,
+}
+
+impl LaunchSpec {
+    /// Default launch of the bundled SfS tests: 2 m/s² up to 20 km/h.
+    pub const DEFAULT_ACCEL_MPS2: f64 = 2.0;
+    pub const DEFAULT_SPEED_KMH: f64 = 20.0;
+
+    /// Time the nominal launch takes to cover `d` metres from a speed of `v0` (m/s).
+    pub fn time_to(&self, d: f64, v0: f64) -> f64 {
+        let (a, vmax) = (self.accel_mps2, self.speed_kmh / 3.6);
+        let v0 = v0.clamp(0.0, vmax);
+        if d <= 0.0 {
+            return 0.0;
+        }
+        // Distance to reach vmax from v0.
+        let d_acc = (vmax * vmax - v0 * v0) / (2.0 * a);
+        if d <= d_acc {
+            ((v0 * v0 + 2.0 * a * d).sqrt() - v0) / a
+        } else {
+            (vmax - v0) / a + (d - d_acc) / vmax
+        }
+    }
+
+    /// Distance covered `t` seconds after the launch.
+    pub fn travel(&self, t: f64) -> f64 {
+        let (a, vmax) = (self.accel_mps2, self.speed_kmh / 3.6);
+        let t = t.max(0.0);
+        let t_acc = vmax / a;
+        if t <= t_acc {
+            0.5 * a * t * t
+        } else {
+            0.5 * a * t_acc * t_acc + vmax * (t - t_acc)
+        }
+    }
+
+    /// Speed `t` seconds after the launch, m/s.
+    pub fn speed(&self, t: f64) -> f64 {
+        (self.accel_mps2 * t.max(0.0)).min(self.speed_kmh / 3.6)
     }
 }
 

@@ -54,6 +54,36 @@ pub(super) fn check(sc: &Scenario) -> Result<(), String> {
             within("vut.drift.entry_m", e, 0.01, 1.0e4, false)?;
         }
     }
+    if let Some(l) = &v.launch {
+        if v.path.is_none() {
+            return Err("vut.launch needs vut.path (the VUT stands at its start)".into());
+        }
+        if v.reverse || v.drift.is_some() {
+            return Err("vut.launch cannot be combined with vut.reverse or vut.drift".into());
+        }
+        within("vut.launch.accel_mps2", l.accel_mps2, 0.0, 10.0, true)?;
+        within("vut.launch.speed_kmh", l.speed_kmh, 0.0, 250.0, true)?;
+        if !sc
+            .targets
+            .iter()
+            .any(|t| t.activation == Activation::Conflict && t.speed_kmh > 0.0)
+        {
+            return Err(
+                "vut.launch needs a moving target with activation = \"conflict\" (its arrival cues the launch)"
+                    .into(),
+            );
+        }
+        if let Some(t) = sc
+            .targets
+            .iter()
+            .find(|t| !matches!(t.activation, Activation::Conflict | Activation::Static))
+        {
+            return Err(format!(
+                "targets.{}: with vut.launch a target is a conflict target or static",
+                t.id
+            ));
+        }
+    }
     if let Some(val) = &sc.validity {
         if let Some(t) = val.t_steer_s {
             within("validity.t_steer_s", t, 0.0, 3600.0, false)?;

@@ -55,6 +55,8 @@ pub struct StepOutputs {
     pub targets: Vec<TargetOut>,
     /// The smallest VUT TTC over the targets.
     pub vut_ttc_s: Option<f64>,
+    /// A VUT starting from standstill: when its launch was cued (sample time).
+    pub vut_launch_s: Option<f64>,
 }
 
 impl StepOutputs {
@@ -80,6 +82,7 @@ impl StepOutputs {
                 })
                 .collect(),
             vut_ttc_s: None,
+            vut_launch_s: None,
         }
     }
 
@@ -112,6 +115,7 @@ impl StepOutputs {
             t: Some(t),
             targets,
             vut_ttc_s,
+            vut_launch_s: engine.vut_launch_s(),
         }
     }
 }

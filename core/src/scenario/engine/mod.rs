@@ -29,6 +29,8 @@
 //! the start command went out and its error are reported beside it.
 
 pub(crate) mod conflict;
+mod dummies;
+mod launch;
 mod output;
 mod predict;
 mod protocol;
@@ -47,7 +49,8 @@ use super::profile::Profile;
 use super::ttc;
 use super::{Scenario, TargetSpec, VutSpec};
 use crate::sample::{Sample, VUT};
-use crate::twin::{RoadState, Twin, VehicleState};
+use crate::twin::{Twin, VehicleState};
+use dummies::{path_gap, path_gap_dir, ttc_nominal};
 
 /// How the trigger instant is chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -259,6 +262,8 @@ pub struct Engine {
     vut_slot: Option<usize>,
     /// The VUT's planned path (`vut.path`, resolved), when the scenario has one.
     vut_path: Option<conflict::VutPath>,
+    /// A start from standstill: the VUT's launch cue.
+    launch: Option<launch::Launch>,
 }
 
 impl Engine {
@@ -333,6 +338,7 @@ impl Engine {
             ttc_offset_s: 0.0,
             vut_slot: None,
             vut_path,
+            launch: launch::Launch::of(scenario),
         }
     }
 
@@ -544,6 +550,7 @@ impl Engine {
                 Phase::Scheduled { at_s } => Some(at_s),
                 _ => None,
             })
+            .chain(self.launch_due())
             .fold(None, |m: Option<f64>, a| Some(m.map_or(a, |m| m.min(a))));
         let stale = match (self.cfg.stale_limit_s, self.last_vut) {
             (Some(lim), Some(last)) => Some(last + lim),
@@ -573,6 +580,7 @@ impl Engine {
                 }
             }
         }
+        self.launch_timeout(now_s);
         if let (Some(lim), Some(last)) = (self.cfg.stale_limit_s, self.last_vut) {
             if now_s >= last + lim {
                 let reason = format!(
@@ -634,6 +642,7 @@ impl Engine {
         }
         self.samples += 1;
         self.update_vut_path(s);
+        self.plan_launch(s.time_s);
         if let Some(last) = self.last_vut {
             let dt = s.time_s - last;
             // Expected interval: a slow-moving estimate that ignores single dropouts.
@@ -712,7 +721,7 @@ impl Engine {
             };
             if self.tracks[i].is_conflict() {
                 self.check_conflict_impact(i, &snap);
-                if active {
+                if active && self.tracks[i].started_s.is_none() {
                     self.step_trigger(i, &tsnap);
                 }
             } else if self.tracks[i].crossing() {
@@ -816,74 +825,7 @@ impl Engine {
         self.event(Event::Impact(rec));
     }
 
-    /// Moves the simulated dummies in the twin to `now_s`.
-    fn update_dummies(&mut self, now_s: f64) {
-        for t in self.tracks.iter_mut().filter(|t| !t.measured) {
-            let started = t.origin().is_some();
-            let tau = t.origin().map_or(0.0, |o| now_s - o);
-            let (x, y, yaw) = t.pose(tau);
-            // A conflict target at speed from its start (no acceleration distance) stands
-            // still until it is started.
-            let (speed, accel) = if started || !t.is_conflict() {
-                (t.profile.speed(tau), t.profile.accel(tau))
-            } else {
-                (0.0, 0.0)
-            };
-            let slot = *t
-                .twin_slot
-                .get_or_insert_with(|| self.twin.object_slot(&t.spec.id));
-            self.twin.set_object_at(
-                slot,
-                VehicleState {
-                    time_s: now_s,
-                    x,
-                    y,
-                    yaw_rad: yaw,
-                    speed_mps: speed,
-                    accel_mps2: accel,
-                    yaw_rate_rps: 0.0,
-                    steering_wheel_deg: None,
-                    road_wheel_deg: None,
-                    brake_light: None,
-                    wheel_speed_mps: None,
-                    road: RoadState::Unknown,
-                    samples: 0,
-                },
-            );
-        }
-    }
-
     fn event(&mut self, e: Event) {
         self.out.push_back(Output::Event(e));
     }
-}
-
-fn ttc_nominal(t: &TargetSpec, width: f64) -> f64 {
-    t.lateral_start_m + (t.overlap - 0.5) * width
-}
-
-/// Distance along the VUT heading from its front bumper to the dummy's path line (positive
-/// before the line); `None` when the VUT runs parallel to the path.
-fn path_gap(x: f64, y: f64, yaw: f64, p: &Profile, d_front: f64) -> Option<f64> {
-    path_gap_dir(x, y, yaw, p, d_front, (p.yaw.cos(), p.yaw.sin()))
-}
-
-/// [`path_gap`] with cos and sin of the path's yaw given.
-fn path_gap_dir(
-    x: f64,
-    y: f64,
-    yaw: f64,
-    p: &Profile,
-    d_front: f64,
-    (dc, ds): (f64, f64),
-) -> Option<f64> {
-    let (uc, us) = (yaw.cos(), yaw.sin());
-    let fx = x + d_front * uc;
-    let fy = y + d_front * us;
-    let denom = uc * ds - us * dc;
-    if denom.abs() < 1e-6 {
-        return None;
-    }
-    let (ax, ay) = (p.start_x - fx, p.start_y - fy);
-    Some((ax * ds - ay * dc) / denom)
 }

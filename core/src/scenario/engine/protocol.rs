@@ -70,8 +70,13 @@ impl Engine {
     }
 
     pub(super) fn start_begin_targets(&mut self, now_s: f64) {
-        for t in &mut self.tracks {
-            if t.spec.activation == Activation::Begin && t.started_s.is_none() {
+        let at_arm: Vec<bool> = self
+            .tracks
+            .iter()
+            .map(|t| self.starts_at_arm(&t.spec))
+            .collect();
+        for (t, at_arm) in self.tracks.iter_mut().zip(at_arm) {
+            if (t.spec.activation == Activation::Begin || at_arm) && t.started_s.is_none() {
                 t.started_s = Some(now_s);
                 self.out.push_back(Output::Command(Command::Start {
                     target: t.spec.id.clone(),
@@ -179,7 +184,7 @@ impl Engine {
             if gap <= 0.0 {
                 continue;
             }
-            let t_hit = now_s + gap / v.speed_mps;
+            let t_hit = now_s + self.time_to_cover(gap, v.speed_mps);
             let nominal = if t.is_conflict() {
                 crate::scenario::ttc::nominal_travel_m(&t.spec, &self.vut)
             } else {

@@ -188,7 +188,10 @@ impl Engine {
             None => {
                 let t = primary.map(|i| &self.tracks[i].spec);
                 Limits {
-                    vut_nominal_kmh: self.vut.speed_kmh.unwrap_or(0.0),
+                    vut_nominal_kmh: match &self.vut.launch {
+                        Some(_) => None,
+                        None => Some(self.vut.speed_kmh.unwrap_or(0.0)),
+                    },
                     target_nominal_kmh: t.filter(|t| t.speed_kmh > 0.0).map(|t| t.speed_kmh),
                     target_kind: t.map(|t| t.kind),
                     longitudinal: t.is_some_and(|t| t.activation != Activation::Ttc),
@@ -207,7 +210,7 @@ impl Engine {
         rec.end = Some(End {
             setup: TraceSetup {
                 limits,
-                vut_nominal_known: self.vut.speed_kmh.is_some(),
+                vut_nominal_known: self.vut.speed_kmh.is_some() && self.vut.launch.is_none(),
                 window: tr.and_then(|tr| tr.window()),
                 t0_ttc_s: tr.map(|tr| tr.t0_ttc_s()),
             },

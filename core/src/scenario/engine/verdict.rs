@@ -59,11 +59,15 @@ impl Tracker {
             .or(if sc.targets.is_empty() { None } else { Some(0) });
         let t = target.map(|i| &sc.targets[i]);
         let mut warnings = Vec::new();
-        if sc.vut.speed_kmh.is_none() {
+        if sc.vut.speed_kmh.is_none() && sc.vut.launch.is_none() {
             warnings.push("scenario has no vut.speed_kmh: VUT speed checked against 0".into());
         }
         let limits = Limits {
-            vut_nominal_kmh: sc.vut.speed_kmh.unwrap_or(0.0),
+            vut_nominal_kmh: match &sc.vut.launch {
+                // From standstill: no VUT speed tolerance (the low-speed protocol).
+                Some(_) => None,
+                None => Some(sc.vut.speed_kmh.unwrap_or(0.0)),
+            },
             target_nominal_kmh: t.filter(|t| t.speed_kmh > 0.0).map(|t| t.speed_kmh),
             target_kind: t.map(|t| t.kind),
             longitudinal: t

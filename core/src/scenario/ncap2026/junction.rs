@@ -136,6 +136,34 @@ pub(crate) fn place(
     p: &Params,
     map: &opendrive::OpenDrive,
 ) -> Result<Scenario, String> {
+    let speeds = Speeds {
+        geometry_kmh: cell.vut_kmh,
+        solve_kmh: cell.vut_kmh,
+        target_lead_s: 3.0,
+    };
+    place_as(row, row.family, cell, p, map, speeds).map(|(sc, _)| sc)
+}
+
+/// The VUT speeds a placement uses: for the protocol's turn geometry, and at the conflict
+/// point (where the footprints meet at the asked impact location).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Speeds {
+    pub geometry_kmh: f64,
+    pub solve_kmh: f64,
+    /// A car or motorcycle target's path starts this long (at its speed) before the junction.
+    pub target_lead_s: f64,
+}
+
+/// [`place`] as `family` (a turn across path or a straight crossing), with the VUT's speeds
+/// given; also returns the pose (x, y, yaw) where the VUT's approach lane meets the junction.
+pub(super) fn place_as(
+    row: &Row,
+    family: Family,
+    cell: &Cell,
+    p: &Params,
+    map: &opendrive::OpenDrive,
+    speeds: Speeds,
+) -> Result<(Scenario, (f64, f64, f64)), String> {
     let arms = arms(map)?;
     let vut_arm = &arms[0];
     let (ex, ey, h) = end_pose(&vut_arm.inbound);
@@ -148,10 +176,10 @@ pub(crate) fn place(
     let kind = row.target.unwrap_or(TargetKind::Vehicle);
     let v_t = cell.target_kmh / 3.6;
     let mut validity = ValiditySpec::default();
-    let (vpts, tpts, accel): (Vec<Point>, Vec<Point>, f64) = match row.family {
+    let (vpts, tpts, accel): (Vec<Point>, Vec<Point>, f64) = match family {
         Family::TurnAcross => {
             let turn = cell.turn.unwrap_or(Turn::Farside);
-            let g = TurnGeometry::protocol(turn, cell.vut_kmh);
+            let g = TurnGeometry::protocol(turn, speeds.geometry_kmh);
             let exit = match turn {
                 Turn::Farside => arm_at(&arms, h, std::f64::consts::FRAC_PI_2, "left")?,
                 Turn::Nearside => arm_at(&arms, h, -std::f64::consts::FRAC_PI_2, "right")?,
@@ -207,7 +235,7 @@ pub(crate) fn place(
                     // Oncoming car or motorcycle: the opposite arm's inbound lane, straight on.
                     let opp = arm_at(&arms, h, 0.0, "opposite")?;
                     let (ox, oy, oh) = end_pose(&opp.inbound);
-                    let back = (3.0 * v_t + 20.0).max(40.0);
+                    let back = (speeds.target_lead_s * v_t + 20.0).max(40.0);
                     (line(ox, oy, oh, back, 60.0), 0.0)
                 }
             };
@@ -225,7 +253,7 @@ pub(crate) fn place(
                 _ => arm_at(&arms, h, -std::f64::consts::FRAC_PI_2, "right")?,
             };
             let (tx, ty, th) = end_pose(&from.inbound);
-            let back = (3.0 * v_t + 20.0).max(40.0);
+            let back = (speeds.target_lead_s * v_t + 20.0).max(40.0);
             validity.t0 = T0Rule::TargetAccelEnd;
             // Target and VUT arrive at the conflict point within ±0.1 s of each other.
             validity.conflict_arrival_s = Some(0.1);
@@ -265,7 +293,7 @@ pub(crate) fn place(
     t.activation = Activation::Conflict;
     t.overlap = cell.impact.clamp(0.0, 1.0);
     if kind == TargetKind::Cyclist
-        && row.family == Family::TurnAcross
+        && family == Family::TurnAcross
         && cell.direction.unwrap_or(Direction::Same) == Direction::Same
     {
         // The cyclist overtakes the turning VUT: first contact is always at the VUT's front
@@ -277,7 +305,7 @@ pub(crate) fn place(
         vpath: &vline,
         tpath: &tline,
         footprint: t.footprint(),
-        v_vut: cell.vut_kmh / 3.6,
+        v_vut: speeds.solve_kmh / 3.6,
         v_target: v_t,
         on: t.impact_on,
     };
@@ -330,7 +358,7 @@ pub(crate) fn place(
     t.heading_deg = round6(yaw_to_heading(syaw));
     t.path = Some(PathSpec::Points(PointsPath { points: tpts }));
     vut.path = Some(PathSpec::Points(PointsPath { points: vpts }));
-    Ok(Scenario {
+    let sc = Scenario {
         name: String::new(),
         map: None,
         vut,
@@ -338,5 +366,6 @@ pub(crate) fn place(
         sync: true,
         validity: Some(validity),
         catalogue_id: None,
-    })
+    };
+    Ok((sc, (ex, ey, h)))
 }

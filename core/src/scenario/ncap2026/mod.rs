@@ -12,6 +12,7 @@ mod elk;
 mod junction;
 mod reverse;
 mod robust;
+mod sfs;
 mod straight;
 
 use serde::{Deserialize, Serialize};
@@ -48,8 +49,8 @@ impl Family {
     /// Whether scil can place this family's tests yet, and if not, why.
     pub fn unsupported(self) -> Option<&'static str> {
         match self {
-            Family::SfsStraightCrossing | Family::SfsTurnAcross | Family::SfsCrossing => Some(
-                "starts from standstill are not placed yet (the simulated VUT starts at its test speed)",
+            Family::SfsCrossing => Some(
+                "a cyclist crossing from behind an obstruction in front of a VUT starting from standstill is not placed yet",
             ),
             Family::Creep => Some("forward creep with pedal misapplication is not placed yet"),
             Family::Dooring => Some("dooring (a door opening on a distance rule) is not placed yet"),
@@ -481,10 +482,15 @@ impl Row {
             Family::TurnAcross | Family::StraightCrossing => junction::place(self, &cell, p, map)?,
             Family::ElkRoadEdge | Family::ElkTarget => elk::place(self, &cell, p, map)?,
             Family::Reverse => reverse::place(self, &cell, p, map)?,
+            Family::SfsStraightCrossing | Family::SfsTurnAcross => sfs::place(self, &cell, p, map)?,
             _ => return Err(format!("{}: cannot be placed", self.id)),
         };
         sc.catalogue_id = Some(self.id.clone());
-        let mut name = format!("{} at {} km/h", self.id, cell.vut_kmh);
+        let mut name = if sc.vut.launch.is_some() {
+            format!("{} from standstill", self.id)
+        } else {
+            format!("{} at {} km/h", self.id, cell.vut_kmh)
+        };
         if !self.target_speeds_kmh.is_empty() && cell.target_kmh > 0.0 {
             name.push_str(&format!(", target {} km/h", cell.target_kmh));
         }

@@ -149,7 +149,8 @@ impl Channel {
 /// Limits of one run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Limits {
-    pub vut_nominal_kmh: f64,
+    /// Nominal VUT speed; `None`: not checked (a start from standstill).
+    pub vut_nominal_kmh: Option<f64>,
     pub target_nominal_kmh: Option<f64>,
     pub target_kind: Option<TargetKind>,
     /// Target moves along the VUT path (longitudinal/rear) rather than across it.
@@ -339,7 +340,7 @@ pub(crate) fn deviations(
         .enumerate()
         .map(|(i, f)| {
             [
-                Some(f.vut_speed_kmh - lim.vut_nominal_kmh),
+                lim.vut_nominal_kmh.map(|n| f.vut_speed_kmh - n),
                 f.vut_lateral_m,
                 Some(yaw[i]),
                 steer_rate.as_ref().map(|s| s[i]),
@@ -496,7 +497,7 @@ impl Live {
             return Vec::new();
         }
         let devs = [
-            Some(f.vut_speed_kmh - self.limits.vut_nominal_kmh),
+            self.limits.vut_nominal_kmh.map(|n| f.vut_speed_kmh - n),
             f.vut_lateral_m,
             Some(yaw),
             rate,

@@ -223,9 +223,14 @@ pub fn build(frames: &[Frame], setup: &TraceSetup, targets: Vec<TargetInput>) ->
         vut_yaw_rate_dps: col(&|i| devs[i][2].unwrap_or(frames[i].yaw_rate_dps), 1e4),
         vut_steering_rate_dps: steer,
         bands: Bands {
-            vut_speed_kmh: setup
-                .vut_nominal_known
-                .then(|| band(lim, Channel::VutSpeed, lim.vut_nominal_kmh, win)),
+            vut_speed_kmh: setup.vut_nominal_known.then(|| {
+                band(
+                    lim,
+                    Channel::VutSpeed,
+                    lim.vut_nominal_kmh.unwrap_or(0.0),
+                    win,
+                )
+            }),
             vut_lateral_m: band(lim, Channel::VutLateral, 0.0, win),
             vut_yaw_rate_dps: band(lim, Channel::VutYawRate, 0.0, win),
             vut_steering_rate_dps: band(lim, Channel::VutSteeringRate, 0.0, win),
