@@ -342,6 +342,11 @@ impl Spill {
             let Ok(file) = File::open(&path) else {
                 continue;
             };
+            if file.metadata().is_ok_and(|m| m.len() == 0) && file.try_lock().is_ok() {
+                // Created by a process that stopped before it wrote the header: nothing in it.
+                let _ = std::fs::remove_file(&path);
+                continue;
+            }
             if file.try_lock().is_err() {
                 continue; // a live writer's
             }
@@ -677,9 +682,16 @@ mod tests {
         std::fs::write(dir.join("x.spill"), b"hello").unwrap();
         std::fs::write(dir.join("empty.spill"), b"").unwrap();
         let (s, problems) = Spill::open(&dir).unwrap();
-        assert_eq!(problems.len(), 2, "{problems:?}");
-        assert!(problems.iter().all(|p| p.contains("not a scil spill file")));
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].contains("x.spill: not a scil spill file"),
+            "{problems:?}"
+        );
         assert_eq!(s.pending(), 0);
+        assert!(
+            !dir.join("empty.spill").exists(),
+            "an empty file is removed"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
