@@ -591,9 +591,10 @@ async fn with_a_spill_dir_a_full_disk_loses_no_row() {
     store.close().await;
 }
 
-/// A spill file left by a process that stopped (its last record torn): the next writer on that
-/// directory writes the good rows back, reports the torn tail (event and counter, naming the
-/// record and byte), records a `telemetry_recovered` event for the run and removes the file.
+/// A spill file left by a process that stopped (its last record torn), its run meanwhile marked
+/// `failed`: the next writer on that directory writes the good rows back, reports the torn tail
+/// (event and counter, naming the record and byte), records a `telemetry_recovered` event for
+/// the run naming its state (it stays `failed`) and removes the file.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_spill_file_left_behind_is_written_back_and_its_torn_tail_reported() {
     use scil::store::writer::spill::{encode_record, MAGIC};
@@ -613,6 +614,26 @@ async fn a_spill_file_left_behind_is_written_back_and_its_torn_tail_reported() {
 
     let url = format!("sqlite://{}?mode=rwc", dir.join("scil.db").display());
     let store = Store::connect(&url).await.expect("store");
+    let now = chrono::Utc::now();
+    store
+        .insert_run(&scil::store::RunRow {
+            id: run.into(),
+            state: "failed".into(),
+            scenario_id: "cpna75_10kmh".into(),
+            map_id: None,
+            source: "{}".into(),
+            speed: Some(1.0),
+            error: Some("left active by a previous process".into()),
+            created_at: now,
+            armed_at: None,
+            started_at: None,
+            finished_at: Some(now),
+            track: Some("main".into()),
+            demo: false,
+            instance: None,
+        })
+        .await
+        .expect("run row");
     let w = Writer::spawn(
         store.clone(),
         WriterConfig {
@@ -644,6 +665,9 @@ async fn a_spill_file_left_behind_is_written_back_and_its_torn_tail_reported() {
     assert_eq!(recovered.len(), 1, "{recovered:?}");
     assert_eq!(recovered[0]["rows"], 120);
     assert_eq!(recovered[0]["run_id"], run);
+    assert_eq!(recovered[0]["run_state"], "failed");
+    let row = store.get_run(run).await.expect("run").expect("row");
+    assert_eq!(row.state, "failed", "a failed run stays failed");
     store.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
