@@ -2,6 +2,7 @@
 //! MONR loss and delay are measured per carrier and refuse arming beyond the limits, naming
 //! the measure; a delay within the limits does not show up as travel error, because MONR are
 //! timed by the carrier's own time stamp.
+//! A carrier behind a veth pair in a network namespace whose link goes down (root only).
 
 use std::time::Duration;
 
@@ -330,4 +331,241 @@ async fn a_slow_link_warns_and_a_partition_aborts_at_once() {
     let lag_ms = (seen_at - decided.with_timezone(&chrono::Utc)).num_milliseconds();
     println!("abort decided → API aborted: at most {lag_ms} ms");
     assert!(lag_ms < 100, "{lag_ms} ms");
+}
+
+/// A carrier (the `scil carrier-sim` ISO 22133 test object) in its own network namespace,
+/// reached over a veth pair: `ip link set <peer> down` drops the link as a pulled cable or a
+/// dead radio would. The namespace (and with it the veth pair) and the carrier process go when
+/// this is dropped, also when the test fails.
+struct VethCarrier {
+    ns: String,
+    host_if: String,
+    child: Option<std::process::Child>,
+    /// The carrier's address: IP:TCP:UDP.
+    address: String,
+    carrier_if: String,
+}
+
+fn ip(args: &[&str]) -> Result<(), String> {
+    let out = std::process::Command::new("ip")
+        .args(args)
+        .output()
+        .map_err(|e| format!("ip {}: {e}", args.join(" ")))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "ip {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+impl VethCarrier {
+    /// Err: why namespaces or veth cannot be used here (the test then skips).
+    fn start() -> Result<VethCarrier, String> {
+        let uid = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("Uid:"))
+                    .and_then(|l| l.split_whitespace().nth(2).map(str::to_string))
+            })
+            .and_then(|u| u.parse::<u32>().ok());
+        if uid != Some(0) {
+            return Err("not root: cannot create network namespaces".into());
+        }
+        if std::process::Command::new("ip").arg("-V").output().is_err() {
+            return Err("`ip` (iproute2) not found".into());
+        }
+        let pid = std::process::id();
+        let net = 16 + pid % 200;
+        let mut v = VethCarrier {
+            ns: format!("scil-veth-{pid}"),
+            host_if: format!("scv{pid}h"),
+            carrier_if: format!("scv{pid}c"),
+            child: None,
+            address: format!("10.231.{net}.2:{}:{}", 53241, 53240),
+        };
+        // From here on, Drop cleans up whatever was made.
+        ip(&["netns", "add", &v.ns])?;
+        ip(&[
+            "link",
+            "add",
+            &v.host_if,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            &v.carrier_if,
+            "netns",
+            &v.ns,
+        ])?;
+        ip(&[
+            "addr",
+            "add",
+            &format!("10.231.{net}.1/24"),
+            "dev",
+            &v.host_if,
+        ])?;
+        ip(&["link", "set", &v.host_if, "up"])?;
+        ip(&[
+            "-n",
+            &v.ns,
+            "addr",
+            "add",
+            &format!("10.231.{net}.2/24"),
+            "dev",
+            &v.carrier_if,
+        ])?;
+        ip(&["-n", &v.ns, "link", "set", &v.carrier_if, "up"])?;
+        ip(&["-n", &v.ns, "link", "set", "lo", "up"])?;
+        let child = std::process::Command::new("ip")
+            .args([
+                "netns",
+                "exec",
+                &v.ns,
+                env!("CARGO_BIN_EXE_scil"),
+                "carrier-sim",
+            ])
+            .args(["--listen", &format!("10.231.{net}.2"), "--quiet"])
+            .args(["--tcp-port", "53241", "--udp-port", "53240"])
+            .stdin(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| format!("ip netns exec … scil carrier-sim: {e}"))?;
+        v.child = Some(child);
+        Ok(v)
+    }
+
+    /// Waits until the carrier listens (its TCP socket, read from the namespace's
+    /// /proc/net/tcp: no probe connection that the carrier would take for a control centre).
+    async fn listening(&mut self) -> Result<(), String> {
+        let t0 = Instant::now();
+        loop {
+            let out = std::process::Command::new("ip")
+                .args(["netns", "exec", &self.ns, "cat", "/proc/net/tcp"])
+                .output()
+                .map_err(|e| e.to_string())?;
+            let text = String::from_utf8_lossy(&out.stdout);
+            // Local port 53241 = 0xCFF9, state 0A = LISTEN.
+            if text.lines().any(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                f.len() > 3 && f[1].ends_with(":CFF9") && f[3] == "0A"
+            }) {
+                return Ok(());
+            }
+            if let Some(Ok(Some(status))) = self.child.as_mut().map(|c| c.try_wait()) {
+                return Err(format!("carrier-sim exited: {status}"));
+            }
+            if t0.elapsed() > Duration::from_secs(20) {
+                return Err("carrier-sim never listened".into());
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// The link goes down on the carrier's side.
+    fn link_down(&self) {
+        ip(&["-n", &self.ns, "link", "set", &self.carrier_if, "down"]).expect("link down");
+    }
+}
+
+impl Drop for VethCarrier {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            // `ip netns exec` execs the carrier: this is its process.
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        // Deleting the namespace deletes its end of the pair, and with it the host's end.
+        let _ = ip(&["netns", "del", &self.ns]);
+        let _ = ip(&["link", "del", &self.host_if]);
+    }
+}
+
+/// A service run whose carrier sits behind a veth pair in a network namespace: the carrier's
+/// link set down mid-run makes the control centre abort (MONR lost), and the run's API state
+/// says `aborted` within the bound of the partition test above; the run then settles `aborted`.
+/// Skips (printing why) where namespaces or veth are not permitted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn carrier_link_down_on_veth_aborts_the_run() {
+    let _g = SERIAL.lock().await;
+    let mut carrier = match VethCarrier::start() {
+        Ok(c) => c,
+        Err(why) => {
+            println!("skip: {why}");
+            return;
+        }
+    };
+    carrier.listening().await.expect("the carrier listens");
+    let dir = support::tempdir("veth");
+    let (_server, base) = support::service::spawn(&dir, "op").await;
+    let api = support::http::Api::new(base, "op");
+    let (s, run) = api
+        .post(
+            "/runs",
+            serde_json::json!({"scenario_id": "cpna75_30kmh", "replay": "cpna75_30kmh",
+                "speed": 2, "start": true,
+                "carriers": [{"name": "carrier-1", "address": carrier.address}]}),
+        )
+        .await;
+    assert_eq!(s, reqwest::StatusCode::CREATED, "{run}");
+    let id = run["id"].as_str().expect("id").to_string();
+    let t0 = Instant::now();
+    loop {
+        let evs = api.events(&id).await;
+        if evs
+            .iter()
+            .any(|e| e["event"]["event"] == "carrier_state" && e["event"]["state"] == "ARMED")
+        {
+            break;
+        }
+        let (_, r) = api.get(&format!("/runs/{id}")).await;
+        assert_eq!(r["state"], "running", "{r}");
+        assert!(t0.elapsed() < T, "carrier never ARMED: {evs:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Running over the veth link for a moment.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (_, r) = api.get(&format!("/runs/{id}")).await;
+    assert_eq!(r["state"], "running", "the link works: {r}");
+    let cut = Instant::now();
+    carrier.link_down();
+    let seen = loop {
+        let (_, r) = api.get(&format!("/runs/{id}")).await;
+        if r["state"] != "running" {
+            break r;
+        }
+        assert!(
+            cut.elapsed() < T,
+            "still running 5 s after the link went down: {r}"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    let after = cut.elapsed();
+    println!(
+        "veth link down → API state {} after {:.0} ms ({})",
+        seen["state"],
+        after.as_secs_f64() * 1000.0,
+        seen["error"]
+    );
+    assert_eq!(seen["state"], "aborted", "{seen}");
+    assert!(after < Duration::from_millis(500), "{after:?}");
+    let t1 = Instant::now();
+    loop {
+        let (_, r) = api.get(&format!("/runs/{id}")).await;
+        if !r["finished_at"].is_null() {
+            assert_eq!(r["state"], "aborted", "{r}");
+            break;
+        }
+        assert!(t1.elapsed() < Duration::from_secs(30), "never settled: {r}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let abort = api.events(&id).await.into_iter().find(|e| {
+        e["kind"] == "dispatch"
+            && e["event"].to_string().contains("abort")
+            && e["event"].to_string().contains("monr_lost")
+    });
+    assert!(abort.is_some(), "the control centre's abort (MONR lost)");
 }

@@ -1,7 +1,9 @@
 //! The telemetry writer on a real full disk: a 2 MB tmpfs filled while rows keep
 //! coming, then freed. Every held row is written after recovery, events are stored once, a
 //! bounded buffer turns an overflow into a stored `telemetry_lost` event. PostgreSQL: the server
-//! stopped and restarted mid-write (when SCIL_TEST_POSTGRES_URL is set).
+//! stopped and restarted mid-write (when SCIL_TEST_POSTGRES_URL is set). With a spill directory on
+//! another volume the rows beyond the buffer go there and come back; a spill file left by a
+//! previous process is written back at startup, its torn tail reported.
 //!
 //! Needs root for `mount -t tmpfs` (CI runs as root); otherwise the tmpfs tests print why they
 //! skip.
@@ -19,13 +21,17 @@ struct Tmpfs(PathBuf);
 
 impl Tmpfs {
     fn mount(tag: &str) -> Result<Tmpfs, String> {
+        Tmpfs::mount_sized(tag, "2m")
+    }
+
+    fn mount_sized(tag: &str, size: &str) -> Result<Tmpfs, String> {
         if unsafe_euid() != 0 {
             return Err("not root: cannot mount a tmpfs".into());
         }
         let dir = std::env::temp_dir().join(format!("scil-full-{tag}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
         let out = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
             .arg(&dir)
             .output()
             .map_err(|e| format!("mount: {e}"))?;
@@ -165,6 +171,7 @@ fn small_batches(max_buffer_rows: usize) -> WriterConfig {
         batch_rows: 200,
         max_delay: Duration::from_millis(20),
         max_buffer_rows,
+        spill_dir: None,
     }
 }
 
@@ -499,4 +506,289 @@ async fn service_run_on_a_full_disk_never_finishes_with_rows_missing() {
         "the write-ahead log grew to {wal_peak} bytes"
     );
     server.state.store.close().await;
+}
+
+fn spill_files(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "spill"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A buffer of 300 rows, the database's disk full: with a spill directory on another volume
+/// nothing is lost — the rows beyond the buffer go to the spill file and are written back, in
+/// order, once the space returns; the file is then removed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_spill_dir_a_full_disk_loses_no_row() {
+    let (fs, spill_fs) = match (
+        Tmpfs::mount("spill-db"),
+        Tmpfs::mount_sized("spill-dir", "32m"),
+    ) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(why), _) | (_, Err(why)) => {
+            println!("skip: {why}");
+            return;
+        }
+    };
+    let url = format!("sqlite://{}", fs.0.join("scil.db").display());
+    let store = Store::connect(&url).await.expect("store");
+    let spill_dir = spill_fs.0.join("spill");
+    let w = Writer::spawn(
+        store.clone(),
+        WriterConfig {
+            spill_dir: Some(spill_dir.clone()),
+            ..small_batches(300)
+        },
+        None,
+    );
+    let run = "spill-run";
+    let (mut seq, mut ev) = (0i64, 0u32);
+    let filler = fill(&fs.0);
+    stream(&w, run, &mut seq, &mut ev, Duration::from_millis(800)).await;
+    assert!(
+        w.stats.errors.load(Ordering::Relaxed) > 0,
+        "the disk was not full"
+    );
+    let spilled = w.stats.spilled.load(Ordering::Relaxed);
+    let files = spill_files(&spill_dir);
+    let file_bytes: u64 = files
+        .iter()
+        .map(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
+        .sum();
+    assert!(spilled > 0, "nothing was spilled");
+    assert_eq!(files.len(), 1, "one spill file: {files:?}");
+    std::fs::remove_file(&filler).expect("free");
+    assert!(w.flush(Duration::from_secs(30)).await, "recovers");
+    let stored = store.telemetry_count(run).await.expect("count");
+    let replayed = w.stats.spill_replayed.load(Ordering::Relaxed);
+    println!(
+        "spill: sent {seq}, spilled {spilled} rows ({file_bytes} bytes), written back \
+         {replayed}, stored {stored}, lost {}",
+        w.lost_rows()
+    );
+    assert_eq!(w.lost_rows(), 0);
+    assert_eq!(stored, seq, "every row stored");
+    assert_eq!(replayed, spilled, "every spilled row written back");
+    assert_eq!(w.stats.spill_pending.load(Ordering::Relaxed), 0);
+    assert!(spill_files(&spill_dir).is_empty(), "spill file removed");
+    assert_eq!(count_kind(&store, run, "test_event").await as u32, ev);
+    assert_eq!(count_kind(&store, run, "telemetry_lost").await, 0);
+    // Rows came back in order: the stored sequence numbers are exactly 0..seq.
+    let (lo, hi): (i64, i64) = match &store.db {
+        scil::store::Db::Sqlite(p) => {
+            sqlx::query_as("SELECT MIN(seq), MAX(seq) FROM telemetry WHERE run_id = ?")
+                .bind(run)
+                .fetch_one(p)
+                .await
+                .expect("range")
+        }
+        scil::store::Db::Postgres(_) => unreachable!("sqlite"),
+    };
+    assert_eq!((lo, hi), (0, seq - 1));
+    store.close().await;
+}
+
+/// A spill file left by a process that stopped (its last record torn), its run meanwhile marked
+/// `failed`: the next writer on that directory writes the good rows back, reports the torn tail
+/// (event and counter, naming the record and byte), records a `telemetry_recovered` event for
+/// the run naming its state (it stays `failed`) and removes the file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spill_file_left_behind_is_written_back_and_its_torn_tail_reported() {
+    use scil::store::writer::spill::{encode_record, MAGIC};
+    let dir = support::tempdir("spill-orphan");
+    let spill_dir = dir.join("spill");
+    std::fs::create_dir_all(&spill_dir).expect("dir");
+    let run = "crashed-run";
+    let mut bytes = MAGIC.to_vec();
+    for seq in 0..120 {
+        encode_record(&row(run, seq), &mut bytes);
+    }
+    let good = bytes.len();
+    encode_record(&row(run, 120), &mut bytes);
+    bytes.truncate(good + 20); // the crash: half a record
+    let file = spill_dir.join("telemetry-1-1700000000000-1.spill");
+    std::fs::write(&file, &bytes).expect("write");
+
+    let url = format!("sqlite://{}?mode=rwc", dir.join("scil.db").display());
+    let store = Store::connect(&url).await.expect("store");
+    let now = chrono::Utc::now();
+    store
+        .insert_run(&scil::store::RunRow {
+            id: run.into(),
+            state: "failed".into(),
+            scenario_id: "cpna75_10kmh".into(),
+            map_id: None,
+            source: "{}".into(),
+            speed: Some(1.0),
+            error: Some("left active by a previous process".into()),
+            created_at: now,
+            armed_at: None,
+            started_at: None,
+            finished_at: Some(now),
+            track: Some("main".into()),
+            demo: false,
+            instance: None,
+        })
+        .await
+        .expect("run row");
+    let w = Writer::spawn(
+        store.clone(),
+        WriterConfig {
+            spill_dir: Some(spill_dir.clone()),
+            ..small_batches(1_000)
+        },
+        None,
+    );
+    assert!(w.flush(Duration::from_secs(30)).await, "written back");
+    assert_eq!(store.telemetry_count(run).await.expect("count"), 120);
+    assert_eq!(w.stats.spill_replayed.load(Ordering::Relaxed), 120);
+    assert_eq!(w.stats.spill_problems.load(Ordering::Relaxed), 1);
+    assert!(!file.exists(), "file removed once written back");
+    let evs = all_events(&store).await;
+    let corrupt: Vec<_> = evs.iter().filter(|e| e.1 == "spill_corrupt").collect();
+    assert_eq!(corrupt.len(), 1, "{evs:?}");
+    let detail = &corrupt[0].2;
+    println!("reported: {detail}");
+    assert!(
+        detail.contains("record 121") && detail.contains(&format!("at byte {good}")),
+        "{detail}"
+    );
+    assert!(detail.contains("torn"), "{detail}");
+    let recovered: Vec<serde_json::Value> = evs
+        .iter()
+        .filter(|e| e.1 == "telemetry_recovered")
+        .map(|e| serde_json::from_str(&e.2).expect("JSON"))
+        .collect();
+    assert_eq!(recovered.len(), 1, "{recovered:?}");
+    assert_eq!(recovered[0]["rows"], 120);
+    assert_eq!(recovered[0]["run_id"], run);
+    assert_eq!(recovered[0]["run_state"], "failed");
+    let row = store.get_run(run).await.expect("run").expect("row");
+    assert_eq!(row.state, "failed", "a failed run stays failed");
+    store.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A whole service run with a 200-row buffer, the database's disk full after the start: with a
+/// spill directory on another volume the run ends `finished` with every row once the space
+/// returns; without one it ends `failed` with the number of rows lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn service_run_with_a_spill_dir_finishes_and_without_one_fails_with_the_loss() {
+    let (db_a, db_b, spill_fs) = match (
+        Tmpfs::mount("svc-spill-a"),
+        Tmpfs::mount("svc-spill-b"),
+        Tmpfs::mount_sized("svc-spill-dir", "32m"),
+    ) {
+        (Ok(a), Ok(b), Ok(c)) => (a, b, c),
+        (Err(why), _, _) | (_, Err(why), _) | (_, _, Err(why)) => {
+            println!("skip: {why}");
+            return;
+        }
+    };
+    for (db, spill) in [(&db_a, Some(spill_fs.0.join("spill"))), (&db_b, None)] {
+        let mut config = scil::serve::Config {
+            bind: "127.0.0.1:0".into(),
+            database_url: format!("sqlite://{}?mode=rwc", db.0.join("scil.db").display()),
+            storage_dir: support::tempdir("spill-storage"),
+            data_dir: Some(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data"))),
+            ..scil::serve::Config::default()
+        };
+        config.auth.operator_tokens = vec!["op".into()];
+        config.telemetry.max_buffer_rows = 200;
+        config.telemetry.settle_timeout_s = if spill.is_some() { 60.0 } else { 4.0 };
+        config.telemetry.spill_dir = spill.clone();
+        let server = scil::serve::spawn(config).await.expect("server starts");
+        let api = support::http::Api::new(format!("http://{}/api/v1", server.addr), "op");
+        let stats = server.state.writer.stats.clone();
+        // Slower with a spill directory: the disk stays full while 1000 rows go to the file.
+        let speed = if spill.is_some() { 2 } else { 20 };
+        let (s, v) = api
+            .post(
+                "/runs",
+                serde_json::json!({"scenario_id": "cpna75_10kmh", "replay": "cpna75_10kmh",
+                                   "speed": speed, "start": true}),
+            )
+            .await;
+        assert_eq!(s, reqwest::StatusCode::CREATED, "{v}");
+        let id = v["id"].as_str().expect("id").to_string();
+        let filler = fill(&db.0);
+        let ended = if spill.is_some() {
+            // Until 1000 rows have gone to the spill file (the run sends ~4000 rows), then
+            // the space comes back.
+            let t0 = Instant::now();
+            while stats.spilled.load(Ordering::Relaxed) < 1000 {
+                assert!(t0.elapsed() < Duration::from_secs(60), "nothing spilled");
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            std::fs::remove_file(&filler).expect("free");
+            let t_free = Instant::now();
+            let ended = api.wait_terminal(&id, Duration::from_secs(90)).await;
+            println!(
+                "spill dir: {:.1} s to 1000 spilled rows, terminal {:.1} s after the space came back",
+                (t_free - t0).as_secs_f64(),
+                t_free.elapsed().as_secs_f64()
+            );
+            ended
+        } else {
+            let t0 = Instant::now();
+            let ended = api.wait_terminal(&id, Duration::from_secs(90)).await;
+            println!(
+                "no spill dir: terminal after {:.1} s",
+                t0.elapsed().as_secs_f64()
+            );
+            std::fs::remove_file(&filler).expect("free");
+            ended
+        };
+        let (_, result) = api.get(&format!("/runs/{id}/results")).await;
+        let sent = result["storage"]["rows_sent"].as_u64().expect("rows_sent");
+        let lost = result["storage"]["rows_lost"].as_u64().expect("rows_lost");
+        assert!(server.state.writer.flush(Duration::from_secs(30)).await);
+        let stored = server
+            .state
+            .store
+            .telemetry_count(&id)
+            .await
+            .expect("count") as u64;
+        let spilled = stats.spilled.load(Ordering::Relaxed);
+        println!(
+            "service, spill dir {}: state {}, sent {sent}, stored {stored}, lost {lost}, spilled \
+             {spilled}, written back {}; error: {}",
+            spill.is_some(),
+            ended["state"],
+            stats.spill_replayed.load(Ordering::Relaxed),
+            ended["error"]
+        );
+        if let Some(dir) = &spill {
+            assert_eq!(ended["state"], "finished", "{ended}");
+            assert_eq!(lost, 0, "{result}");
+            assert_eq!(stored, sent);
+            assert!(spilled > 0);
+            assert_eq!(stats.spill_replayed.load(Ordering::Relaxed), spilled);
+            assert!(spill_files(dir).is_empty(), "spill file removed");
+            let metrics = reqwest::get(format!("{}/metrics", api.base))
+                .await
+                .expect("metrics")
+                .text()
+                .await
+                .expect("text");
+            assert!(
+                metrics.contains(&format!("scil_store_spilled_rows_total {spilled}")),
+                "{metrics}"
+            );
+            assert!(metrics.contains(&format!("scil_store_spill_replayed_rows_total {spilled}")));
+        } else {
+            assert_eq!(ended["state"], "failed", "{ended}");
+            assert!(lost > 0 && spilled == 0, "{result}");
+            assert_eq!(stored + lost, sent);
+            let err = ended["error"].as_str().unwrap_or_default();
+            assert!(
+                err.contains(&format!("{lost} of {sent} telemetry rows lost")),
+                "{err}"
+            );
+        }
+        server.state.store.close().await;
+    }
 }

@@ -25,11 +25,15 @@
 //! [limits]
 //! upload_max_bytes = 67108864
 //! upload_max_rows = 2000000
+//!
+//! [telemetry]
+//! max_buffer_rows = 500000                  # rows held in memory while the database fails
+//! spill_dir = "/var/spool/scil"             # beyond that, rows go to files here (default: off)
 //! ```
 //!
 //! Environment overrides: `SCIL_BIND`, `SCIL_FOXGLOVE_BIND`, `DATABASE_URL`, `SCIL_STORAGE_DIR`, `SCIL_DATA`,
 //! `SCIL_OPERATOR_TOKEN` and `SCIL_VIEWER_TOKEN` (comma-separated lists, added to the file's),
-//! `SCIL_READ_REQUIRES_TOKEN=1`, `SCIL_INSTANCE_ID`, `SCIL_LEASE_S`.
+//! `SCIL_READ_REQUIRES_TOKEN=1`, `SCIL_INSTANCE_ID`, `SCIL_LEASE_S`, `SCIL_SPILL_DIR`.
 
 use std::path::{Path, PathBuf};
 
@@ -117,6 +121,9 @@ pub struct TelemetryConfig {
     /// How long an ended run waits for its telemetry to be committed before it is marked
     /// `failed` with the rows lost, seconds.
     pub settle_timeout_s: f64,
+    /// Where telemetry rows beyond `max_buffer_rows` go while the database fails (best on
+    /// another volume than the database); None: they are dropped and counted.
+    pub spill_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -161,6 +168,7 @@ impl Default for TelemetryConfig {
             channel: w.channel,
             max_buffer_rows: w.max_buffer_rows,
             settle_timeout_s: 300.0,
+            spill_dir: None,
         }
     }
 }
@@ -176,6 +184,7 @@ impl TelemetryConfig {
             batch_rows: self.batch_rows.max(1),
             max_delay: std::time::Duration::from_millis(self.max_delay_ms),
             max_buffer_rows: self.max_buffer_rows.max(1),
+            spill_dir: self.spill_dir.clone(),
         }
     }
 }
@@ -217,6 +226,10 @@ impl Config {
         }
         if let Some(v) = get("SCIL_INSTANCE_ID") {
             self.instance_id = Some(v);
+        }
+        if let Some(v) = get("SCIL_SPILL_DIR") {
+            self.telemetry.spill_dir =
+                Some(v.into()).filter(|p: &PathBuf| !p.as_os_str().is_empty());
         }
         if let Some(v) = get("SCIL_LEASE_S") {
             // Not a number: NaN, refused with the reason at startup (`Config::lease`).
@@ -297,6 +310,11 @@ impl Config {
         Ok(std::time::Duration::from_secs_f64(self.lease_s))
     }
 
+    #[cfg(test)]
+    fn writer_spill(&self) -> Option<PathBuf> {
+        self.telemetry.writer().spill_dir
+    }
+
     pub fn data_dir(&self) -> PathBuf {
         self.data_dir.clone().unwrap_or_else(crate::data_dir)
     }
@@ -325,6 +343,11 @@ mod tests {
         assert_eq!(c.foxglove_bind, None);
         let f: Config = toml::from_str("foxglove_bind = \"127.0.0.1:8765\"").unwrap();
         assert_eq!(f.foxglove_bind.as_deref(), Some("127.0.0.1:8765"));
+        let mut t: Config = toml::from_str("[telemetry]\nspill_dir = \"/a\"\n").unwrap();
+        assert_eq!(t.writer_spill(), Some(PathBuf::from("/a")));
+        t.apply_env(|k| (k == "SCIL_SPILL_DIR").then(|| "/b".into()));
+        assert_eq!(t.writer_spill(), Some(PathBuf::from("/b")));
+        assert_eq!(Config::default().writer_spill(), None);
     }
 
     #[test]

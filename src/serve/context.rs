@@ -112,6 +112,11 @@ impl AppState {
     pub async fn start(config: Config) -> anyhow::Result<AppState> {
         config.validate()?;
         let instance = super::instance::Instance::from_config(&config)?;
+        if let Some(d) = &config.telemetry.spill_dir {
+            std::fs::create_dir_all(d).map_err(|e| {
+                anyhow::anyhow!("telemetry.spill_dir {}: cannot create: {e}", d.display())
+            })?;
+        }
         let store = Store::connect(&config.database_url).await?;
         let hub = Hub::new();
         let hub_for_errors = hub.clone();

@@ -29,6 +29,8 @@ async fn health(State(st): State<AppState>) -> Response {
             "buffered": w.buffered.load(Ordering::Relaxed),
             "errors": w.errors.load(Ordering::Relaxed),
             "dropped": w.dropped.load(Ordering::Relaxed),
+            "spilled": w.spilled.load(Ordering::Relaxed),
+            "spill_pending": w.spill_pending.load(Ordering::Relaxed),
             "last_error": w.last_error.lock().unwrap().clone(),
         },
         "active_run": st.hub.active(st.config.default_track()),

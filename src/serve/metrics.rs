@@ -117,6 +117,30 @@ pub fn render(st: &AppState) -> String {
         g(&w.dropped),
     );
     put(
+        "scil_store_spilled_rows_total",
+        "counter",
+        "Rows written to the spill file (buffer full while the database failed).",
+        g(&w.spilled),
+    );
+    put(
+        "scil_store_spill_replayed_rows_total",
+        "counter",
+        "Rows written back from spill files into the database.",
+        g(&w.spill_replayed),
+    );
+    put(
+        "scil_store_spill_pending_rows",
+        "gauge",
+        "Rows in spill files not yet written back.",
+        g(&w.spill_pending),
+    );
+    put(
+        "scil_store_spill_problems_total",
+        "counter",
+        "Spill files found torn, corrupt or unreadable.",
+        g(&w.spill_problems),
+    );
+    put(
         "scil_store_wal_bytes",
         "gauge",
         "SQLite write-ahead log size after the last batch, bytes.",

@@ -178,6 +178,10 @@ pub struct ServeArgs {
     /// 127.0.0.1:8765; overrides the file's `foxglove_bind` and SCIL_FOXGLOVE_BIND).
     #[arg(long)]
     pub foxglove: Option<String>,
+    /// Directory for telemetry rows the writer cannot hold in memory while the database fails
+    /// (overrides the file's `telemetry.spill_dir` and SCIL_SPILL_DIR).
+    #[arg(long)]
+    pub spill_dir: Option<PathBuf>,
     /// Demo: loop the bundled 30 km/h CPNA replay in real time, a new run every loop.
     #[arg(long)]
     pub demo: bool,
@@ -194,6 +198,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(u) = args.database_url {
         config.database_url = u;
+    }
+    if let Some(d) = args.spill_dir {
+        config.telemetry.spill_dir = Some(d);
     }
     if std::env::var_os("RUST_LOG").is_some() {
         let _ = tracing_subscriber::fmt()

@@ -17,10 +17,21 @@
 //!   are rows refused by a full channel ([`Writer::send_telemetry`]); either way the loss is
 //!   counted ([`WriterStats::dropped`]) and stored as a `telemetry_lost` event per run with the
 //!   row count and sequence range — never silent.
+//! * With a spill directory ([`WriterConfig::spill_dir`]) rows beyond the bound go to an
+//!   append-only spill file there instead ([`spill`]; counted in [`WriterStats::spilled`]) and
+//!   are written back in order, before the buffer, once the database takes writes again
+//!   ([`WriterStats::spill_replayed`]); the file is then removed. Rows are dropped only when the
+//!   spill file cannot be written either. Spill files left by a previous process are taken over
+//!   at startup and written back the same way (a `telemetry_recovered` event per run names the
+//!   rows and the run's state then); a torn or corrupt tail is reported (`spill_corrupt` event,
+//!   [`WriterStats::spill_problems`]) and the rows before it are kept.
 //! * [`Writer::flush`] is the "committed" signal: it returns true only once everything queued
 //!   before the call is committed (lost rows accounted for by their committed `telemetry_lost`
 //!   event), false on timeout (the rows stay buffered and keep being retried).
 
+pub mod spill;
+
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -35,6 +46,8 @@ pub struct WriterConfig {
     pub batch_rows: usize,
     pub max_delay: Duration,
     pub max_buffer_rows: usize,
+    /// Where rows beyond `max_buffer_rows` go while the database fails (None: dropped).
+    pub spill_dir: Option<PathBuf>,
 }
 
 impl Default for WriterConfig {
@@ -45,6 +58,7 @@ impl Default for WriterConfig {
             max_delay: Duration::from_millis(100),
             // ~200 bytes a row: about 100 MB at most during an outage.
             max_buffer_rows: 500_000,
+            spill_dir: None,
         }
     }
 }
@@ -63,6 +77,13 @@ pub struct WriterStats {
     pub errors: AtomicU64,
     pub dropped: AtomicU64,
     pub buffered: AtomicU64,
+    /// Rows written to a spill file (the buffer was full), rows written back from spill files
+    /// into the database, rows in spill files now.
+    pub spilled: AtomicU64,
+    pub spill_replayed: AtomicU64,
+    pub spill_pending: AtomicU64,
+    /// Spill files found torn or corrupt (or unreadable).
+    pub spill_problems: AtomicU64,
     /// Milliseconds since the writer started at the last successful write.
     pub last_ok_ms: AtomicU64,
     pub last_error: Mutex<Option<String>>,
@@ -255,6 +276,10 @@ async fn run(
     let mut open = true;
     // The current outage: (first failure, failures, first error).
     let mut outage: Option<(Instant, u64)> = None;
+    let mut spill = open_spill(&cfg, &stats, &on_error, &mut evs);
+    if spill.as_ref().is_some_and(|s| s.has_segments()) || !evs.is_empty() {
+        first_buffered = Some(Instant::now() - cfg.max_delay);
+    }
     loop {
         // Wait for input or for the next deadline (batch age or retry time).
         let deadline = match (first_buffered, retry_at) {
@@ -276,27 +301,29 @@ async fn run(
             let take = |it: Item,
                         tel: &mut Vec<TelemetryRow>,
                         evs: &mut Vec<NewEvent>,
-                        waiters: &mut Vec<oneshot::Sender<()>>| match it {
+                        waiters: &mut Vec<oneshot::Sender<()>>,
+                        spill: &mut Option<spill::Spill>| match it {
                 Item::Telemetry(r) => tel.push(r),
                 Item::Event(e) => evs.push(e),
                 Item::Flush(w) => waiters.push(w),
                 Item::Discard(run, reply) => {
                     let before = tel.len();
                     tel.retain(|r| r.run_id != run);
-                    let n = (before - tel.len()) as u64;
+                    let n = (before - tel.len()) as u64
+                        + spill.as_mut().map_or(0, |s| s.discard_run(&run));
                     stats.dropped.fetch_add(n, Ordering::Relaxed);
                     let _ = reply.send(n);
                 }
             };
             match got {
-                Got::Item(it) => take(*it, &mut tel, &mut evs, &mut waiters),
+                Got::Item(it) => take(*it, &mut tel, &mut evs, &mut waiters, &mut spill),
                 Got::Closed => open = false,
                 Got::Timeout => {}
             }
             // Drain whatever else is already queued.
             while tel.len() < cfg.batch_rows * 4 {
                 match rx.try_recv() {
-                    Ok(it) => take(it, &mut tel, &mut evs, &mut waiters),
+                    Ok(it) => take(it, &mut tel, &mut evs, &mut waiters, &mut spill),
                     Err(mpsc::error::TryRecvError::Empty) => break,
                     Err(mpsc::error::TryRecvError::Disconnected) => {
                         open = false;
@@ -308,18 +335,32 @@ async fn run(
         if (!tel.is_empty() || !evs.is_empty()) && first_buffered.is_none() {
             first_buffered = Some(Instant::now());
         }
-        // Cap the buffer during a long outage: drop the oldest rows, counted, reported and
-        // stored as `telemetry_lost` events.
+        // Cap the buffer during a long outage: the oldest rows go to the spill file, or are
+        // dropped, counted, reported and stored as `telemetry_lost` events.
+        let mut reason = "writer buffer full (database unavailable)".to_string();
+        if tel.len() > cfg.max_buffer_rows {
+            let n = tel.len() - cfg.max_buffer_rows;
+            if let Some(sp) = spill.as_mut() {
+                match sp.append(&tel[..n]) {
+                    Ok(()) => {
+                        tel.drain(..n);
+                        stats.spilled.fetch_add(n as u64, Ordering::Relaxed);
+                        stats.spill_pending.store(sp.pending(), Ordering::Relaxed);
+                    }
+                    Err(e) => {
+                        tracing::error!("spill file: {e}");
+                        reason = format!("{reason}; spill file not written: {e}");
+                    }
+                }
+            }
+        }
         if tel.len() > cfg.max_buffer_rows {
             let n = tel.len() - cfg.max_buffer_rows;
             let mut lost = std::collections::BTreeMap::new();
             for r in tel.drain(..n) {
                 note_lost(&mut lost, &r.run_id, r.seq);
             }
-            evs.extend(lost_events(
-                lost,
-                "writer buffer full (database unavailable)",
-            ));
+            evs.extend(lost_events(lost, &reason));
             stats.dropped.fetch_add(n as u64, Ordering::Relaxed);
             if let Some(h) = &on_error {
                 h(&format!("telemetry buffer full: dropped {n} oldest rows"));
@@ -338,14 +379,16 @@ async fn run(
         stats
             .buffered
             .store((tel.len() + evs.len()) as u64, Ordering::Relaxed);
+        let spilled = spill.as_ref().is_some_and(|s| s.has_segments());
         let now = Instant::now();
-        let due = !waiters.is_empty()
+        let due = spilled
+            || !waiters.is_empty()
             || tel.len() >= cfg.batch_rows
             || first_buffered.is_some_and(|f| now >= f + cfg.max_delay)
             || (!open && (!tel.is_empty() || !evs.is_empty()));
         let may = retry_at.is_none_or(|r| now >= r);
         if due && may {
-            if tel.is_empty() && evs.is_empty() {
+            if tel.is_empty() && evs.is_empty() && !spilled {
                 for w in waiters.drain(..) {
                     let _ = w.send(());
                 }
@@ -359,8 +402,31 @@ async fn run(
             } else {
                 usize::MAX
             };
-            let n = tel.len().min(cfg.batch_rows * 4).min(cap);
-            let res = store.write_batch(&evs, &tel[..n]).await;
+            let limit = (cfg.batch_rows * 4).min(cap);
+            // Spilled rows are older than the buffer's: they are written back first.
+            let from_spill = spill.as_mut().and_then(|s| s.next_batch(limit));
+            let n = if from_spill.is_some() {
+                0
+            } else {
+                tel.len().min(limit)
+            };
+            let rows = from_spill.as_ref().map_or(&tel[..n], |b| &b.rows[..]);
+            let written = rows.len();
+            let res = if rows.is_empty() && evs.is_empty() {
+                Ok(())
+            } else {
+                store.write_batch(&evs, rows).await
+            };
+            let mut after: Vec<NewEvent> = Vec::new();
+            if let (Ok(()), Some(b), Some(sp)) = (&res, from_spill, spill.as_mut()) {
+                stats
+                    .spill_replayed
+                    .fetch_add(written as u64, Ordering::Relaxed);
+                if let Some(done) = sp.commit(b) {
+                    after = spill_done(&store, &stats, &on_error, done).await;
+                }
+                stats.spill_pending.store(sp.pending(), Ordering::Relaxed);
+            }
             match res {
                 Ok(()) => {
                     if let Some((since, failures)) = outage.take() {
@@ -380,12 +446,16 @@ async fn run(
                                 "event": "store_recovered",
                                 "failures": failures,
                                 "outage_s": (secs * 1000.0).round() / 1000.0,
-                                "rows_written_on_recovery": n,
+                                "rows_written_on_recovery": written,
                                 "rows_still_buffered": tel.len() - n,
+                                "rows_still_spilled": spill.as_ref().map_or(0, |s| s.pending()),
                             }),
                         ));
+                        evs.extend(after);
                         // Not part of the committed batch: written with the next one.
-                        stats.rows_written.fetch_add(n as u64, Ordering::Relaxed);
+                        stats
+                            .rows_written
+                            .fetch_add(written as u64, Ordering::Relaxed);
                         stats.batches.fetch_add(1, Ordering::Relaxed);
                         tel.drain(..n);
                         keep_wal_small(&store, &stats).await;
@@ -394,7 +464,9 @@ async fn run(
                         backoff = Duration::from_millis(100);
                         continue;
                     }
-                    stats.rows_written.fetch_add(n as u64, Ordering::Relaxed);
+                    stats
+                        .rows_written
+                        .fetch_add(written as u64, Ordering::Relaxed);
                     stats
                         .events_written
                         .fetch_add(evs.len() as u64, Ordering::Relaxed);
@@ -406,11 +478,13 @@ async fn run(
                     // Events are written before telemetry in the same attempt; if telemetry then
                     // failed they would be written twice on retry, so clear them only here.
                     evs.clear();
+                    evs.extend(after);
                     tel.drain(..n);
                     keep_wal_small(&store, &stats).await;
                     retry_at = None;
                     backoff = Duration::from_millis(100);
-                    if tel.is_empty() {
+                    let spilled = spill.as_ref().is_some_and(|s| s.has_segments());
+                    if tel.is_empty() && evs.is_empty() && !spilled {
                         first_buffered = None;
                         for w in waiters.drain(..) {
                             let _ = w.send(());
@@ -452,7 +526,11 @@ async fn run(
                 .buffered
                 .store((tel.len() + evs.len()) as u64, Ordering::Relaxed);
         }
-        if !open && tel.is_empty() && evs.is_empty() {
+        if !open
+            && tel.is_empty()
+            && evs.is_empty()
+            && spill.as_ref().is_none_or(|s| !s.has_segments())
+        {
             for w in waiters.drain(..) {
                 let _ = w.send(());
             }
@@ -463,6 +541,113 @@ async fn run(
             tokio::time::sleep_until(r.into()).await;
         }
     }
+}
+
+/// Opens the spill directory (taking over files left by a previous process); problems found in
+/// them become `spill_corrupt` events. None without a directory, or when it cannot be used
+/// (then rows beyond the buffer are dropped, as without one).
+fn open_spill(
+    cfg: &WriterConfig,
+    stats: &WriterStats,
+    on_error: &Option<ErrorHook>,
+    evs: &mut Vec<NewEvent>,
+) -> Option<spill::Spill> {
+    let dir = cfg.spill_dir.as_ref()?;
+    match spill::Spill::open(dir) {
+        Ok((sp, problems)) => {
+            for p in problems {
+                tracing::error!("spill file left by a previous process: {p}");
+                stats.spill_problems.fetch_add(1, Ordering::Relaxed);
+                if let Some(h) = on_error {
+                    h(&format!("spill file: {p}"));
+                }
+                evs.push(store_event(
+                    "spill_corrupt",
+                    serde_json::json!({"event": "spill_corrupt", "detail": p}),
+                ));
+            }
+            if sp.pending() > 0 {
+                tracing::warn!(
+                    rows = sp.pending(),
+                    "spill files left by a previous process: writing them back"
+                );
+            }
+            stats.spill_pending.store(sp.pending(), Ordering::Relaxed);
+            Some(sp)
+        }
+        Err(e) => {
+            tracing::error!(
+                "spill directory unusable, rows beyond the buffer will be dropped: {e}"
+            );
+            if let Some(h) = on_error {
+                h(&format!("spill directory unusable: {e}"));
+            }
+            None
+        }
+    }
+}
+
+/// A spill file written back and removed: events for the rows of a previous process (per run,
+/// with the run's state now: a run already `failed` gets its rows back but stays failed) and for
+/// rows lost to a corrupt record.
+async fn spill_done(
+    store: &Store,
+    stats: &WriterStats,
+    on_error: &Option<ErrorHook>,
+    d: spill::Done,
+) -> Vec<NewEvent> {
+    let mut out = Vec::new();
+    let file = d.path.display().to_string();
+    if d.orphan {
+        for (run, rows) in &d.replayed {
+            let state = match store.get_run(run).await {
+                Ok(Some(r)) => r.state,
+                Ok(None) => "unknown".into(),
+                Err(_) => "unread".into(),
+            };
+            tracing::warn!(
+                "run {run}: {rows} telemetry rows written back from {file} (left by a previous                  process; the run is {state})"
+            );
+            out.push(NewEvent {
+                run_id: Some(run.clone()),
+                t: None,
+                kind: "telemetry_recovered".into(),
+                payload: serde_json::json!({
+                    "event": "telemetry_recovered", "run_id": run, "rows": rows,
+                    "file": file, "run_state": state,
+                })
+                .to_string(),
+                created_at: chrono::Utc::now(),
+            });
+        }
+    }
+    if let Some(p) = d.problem {
+        stats.spill_problems.fetch_add(1, Ordering::Relaxed);
+        let lost: u64 = d.lost.values().sum();
+        stats.dropped.fetch_add(lost, Ordering::Relaxed);
+        tracing::error!("{p}: {lost} spilled rows lost");
+        if let Some(h) = on_error {
+            h(&format!("spill file: {p}: {lost} rows lost"));
+        }
+        out.push(store_event(
+            "spill_corrupt",
+            serde_json::json!({"event": "spill_corrupt", "detail": p, "rows_lost": lost}),
+        ));
+        for (run, rows) in d.lost {
+            out.push(NewEvent {
+                run_id: Some(run.clone()),
+                t: None,
+                kind: "telemetry_lost".into(),
+                payload: serde_json::json!({
+                    "event": "telemetry_lost", "run_id": run, "rows": rows,
+                    "reason": format!("spill file corrupt: {p}"),
+                })
+                .to_string(),
+                created_at: chrono::Utc::now(),
+            });
+        }
+    }
+    out
 }
 
 /// Measures SQLite's log after a batch and checkpoints it when it grew past the limit
