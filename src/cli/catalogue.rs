@@ -85,6 +85,10 @@ pub struct InstantiateArgs {
     /// Lateral speed of the VUT's drift, m/s (lane-departure rows).
     #[arg(long)]
     pub lateral_speed: Option<f64>,
+    /// Gap of the low-speed rows, m (CPMRCm: the reversing VUT's rear bumper to the child's
+    /// path at standstill).
+    #[arg(long)]
+    pub gap: Option<f64>,
     /// x (map frame) of the impact point on a straight lane (default: placed on the longest
     /// straight, or at the map's junction for turning and crossing-path rows).
     #[arg(long, allow_hyphen_values = true)]
@@ -255,6 +259,7 @@ fn instantiate(cat: &Catalogue, a: &InstantiateArgs) -> anyhow::Result<ExitCode>
     p.approach = a.approach;
     p.light = a.light;
     p.lateral_mps = a.lateral_speed;
+    p.gap_m = a.gap;
     p.impact_x = a.impact_x;
     p.lane = a.lane;
     p.road = a.road.clone();

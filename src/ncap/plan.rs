@@ -206,8 +206,10 @@ fn instantiate(
         if let Some(why) = row.unsupported() {
             return Err(format!("{}: {why}", row.id));
         }
+        // Low-speed points without a VUT speed (CPMRCm): the row's first.
         let v = pp
             .vut_speed_kmh
+            .or_else(|| (row.stage == "LSC").then(|| row.vut_speeds_kmh.first().copied())?)
             .ok_or_else(|| "the point has no VUT speed".to_string())?;
         let mut p = Params::new(v);
         p.target_speed_kmh = pp.target_speed_kmh;
@@ -217,6 +219,7 @@ fn instantiate(
         p.approach = parse_opt(&pp.approach)?;
         p.light = parse_opt(&pp.light)?;
         p.lateral_mps = pp.lateral_velocity_mps;
+        p.gap_m = pp.gap_m;
         p.robustness = super::robustness::parse(
             pp.robustness_layer.as_deref(),
             pp.verification_condition.as_deref(),

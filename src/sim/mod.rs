@@ -141,6 +141,7 @@ pub fn vehicle(setup: &RunSetup, opts: &SimOptions) -> (SimVut, f64) {
             ..p
         };
         let mut car = SimVut::new(path, p, opts.aeb, 0.0, 0.0).with_fcw(opts.fcw);
+        car.reverse = setup.scenario.vut.reverse;
         car.launch = Some(vut::SimLaunch {
             spec: l.clone(),
             s0: 0.0,

@@ -58,8 +58,8 @@ pub(super) fn check(sc: &Scenario) -> Result<(), String> {
         if v.path.is_none() {
             return Err("vut.launch needs vut.path (the VUT stands at its start)".into());
         }
-        if v.reverse || v.drift.is_some() {
-            return Err("vut.launch cannot be combined with vut.reverse or vut.drift".into());
+        if v.drift.is_some() {
+            return Err("vut.launch cannot be combined with vut.drift".into());
         }
         within("vut.launch.accel_mps2", l.accel_mps2, 0.0, 10.0, true)?;
         within("vut.launch.speed_kmh", l.speed_kmh, 0.0, 250.0, true)?;

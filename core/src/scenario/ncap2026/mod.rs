@@ -226,6 +226,9 @@ pub struct Params {
     pub robustness: Robustness,
     /// Lateral speed of the VUT's drift (lane-departure rows), m/s.
     pub lateral_mps: Option<f64>,
+    /// Gap of the low-speed rows (CPMRCm: from the reversing VUT's rear bumper to the child's
+    /// path at standstill), m.
+    pub gap_m: Option<f64>,
 }
 
 impl Params {
@@ -246,6 +249,7 @@ impl Params {
             vut: VutSpec::new(1.855, 4.6, 2.3),
             robustness: Robustness::default(),
             lateral_mps: None,
+            gap_m: None,
         }
     }
 }
@@ -364,14 +368,12 @@ pub(crate) struct Cell {
     pub approach: Option<Approach>,
     pub light: Option<Light>,
     pub lateral_mps: Option<f64>,
+    pub gap_m: Option<f64>,
 }
 
 impl Row {
     /// Whether scil can place this row's tests yet (`None`), or why not.
     pub fn unsupported(&self) -> Option<&'static str> {
-        if self.family == Family::Reverse && self.target_speeds_kmh.iter().any(|v| *v > 0.0) {
-            return Some("a moving child behind a reversing VUT (its rear gap) is not placed yet");
-        }
         self.family.unsupported()
     }
 
@@ -448,7 +450,24 @@ impl Row {
             }
         };
         let impact = impact + p.robustness.impact_change;
+        let gap_m = match (p.gap_m, self.gaps_m.as_slice()) {
+            (None, []) => None,
+            (Some(v), []) => return Err(format!("{id}: the row has no gap (got {v} m)")),
+            (None, list) => Some(list[list.len() / 2]),
+            (Some(v), list) => {
+                let (lo, hi) = list
+                    .iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+                        (a.min(*x), b.max(*x))
+                    });
+                if !(v.is_finite() && v >= lo - 1e-9 && v <= hi + 1e-9) {
+                    return Err(format!("{id}: gap {v} m outside the row's {lo}..{hi} m"));
+                }
+                Some(v)
+            }
+        };
         Ok(Cell {
+            gap_m,
             lateral_mps,
             vut_kmh: p.vut_speed_kmh + p.robustness.vut_speed_kmh,
             target_kmh: target_kmh + p.robustness.target_speed_kmh,
@@ -515,6 +534,9 @@ impl Row {
         }
         if let Some(l) = cell.lateral_mps {
             name.push_str(&format!(", drift {l} m/s"));
+        }
+        if let Some(g) = cell.gap_m {
+            name.push_str(&format!(", gap {g} m"));
         }
         if let Some(t) = cell.turn {
             name.push_str(&format!(", {t:?} turn").to_lowercase());
