@@ -10,6 +10,7 @@
 mod conflict;
 mod elk;
 mod junction;
+mod lowspeed;
 mod reverse;
 mod robust;
 mod sfs;
@@ -49,11 +50,10 @@ impl Family {
     /// Whether scil can place this family's tests yet, and if not, why.
     pub fn unsupported(self) -> Option<&'static str> {
         match self {
-            Family::SfsCrossing => Some(
-                "a cyclist crossing from behind an obstruction in front of a VUT starting from standstill is not placed yet",
-            ),
             Family::Creep => Some("forward creep with pedal misapplication is not placed yet"),
-            Family::Dooring => Some("dooring (a door opening on a distance rule) is not placed yet"),
+            Family::Dooring => {
+                Some("dooring (a door opening on a distance rule) is not placed yet")
+            }
             _ => None,
         }
     }
@@ -502,6 +502,22 @@ impl Row {
             Family::ElkRoadEdge | Family::ElkTarget => elk::place(self, &cell, p, map)?,
             Family::Reverse => reverse::place(self, &cell, p, map)?,
             Family::SfsStraightCrossing | Family::SfsTurnAcross => sfs::place(self, &cell, p, map)?,
+            Family::SfsCrossing => {
+                let o = lowspeed::Launched {
+                    reverse: false,
+                    gap_m: sfs::FRONT_TO_IMPACT_M,
+                    launch_kmh: p
+                        .vut
+                        .launch
+                        .as_ref()
+                        .map_or(crate::scenario::LaunchSpec::DEFAULT_SPEED_KMH, |l| {
+                            l.speed_kmh
+                        }),
+                    // Crossing from behind parked cars, as the moving row.
+                    obstructed: true,
+                };
+                lowspeed::place(self, &cell, p, map, o)?
+            }
             _ => return Err(format!("{}: cannot be placed", self.id)),
         };
         sc.catalogue_id = Some(self.id.clone());
