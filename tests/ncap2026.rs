@@ -77,14 +77,25 @@ fn cells(row: &Row) -> Vec<Params> {
                 [] => vec![None],
                 l => vec![l.first().copied(), l.last().copied()],
             };
-            for (impact, lateral) in impacts
-                .iter()
-                .flat_map(|i| laterals.iter().map(move |l| (*i, *l)))
-            {
+            // Low-speed rows: the first and the last gap.
+            let gaps: Vec<Option<f64>> = match row.gaps_m.as_slice() {
+                [] => vec![None],
+                g => vec![g.first().copied(), g.last().copied()],
+            };
+            let mut combos = Vec::new();
+            for i in &impacts {
+                for l in &laterals {
+                    for g in &gaps {
+                        combos.push((*i, *l, *g));
+                    }
+                }
+            }
+            for (impact, lateral, gap) in combos {
                 let mut p = Params::new(*v);
                 p.turn = turn;
                 p.impact = impact;
                 p.lateral_mps = lateral;
+                p.gap_m = gap;
                 // Moving rear targets slower than the VUT.
                 if row.family == Family::Rear && !row.target_speeds_kmh.is_empty() {
                     p.target_speed_kmh = row
@@ -98,6 +109,18 @@ fn cells(row: &Row) -> Vec<Params> {
                         continue;
                     }
                 }
+                // From standstill the target's speed sets the layout: its first and last.
+                if row.vut_speeds_kmh == [0.0] && row.target_speeds_kmh.len() > 1 {
+                    for t in [
+                        row.target_speeds_kmh[0],
+                        row.target_speeds_kmh[row.target_speeds_kmh.len() - 1],
+                    ] {
+                        let mut q = p.clone();
+                        q.target_speed_kmh = Some(t);
+                        out.push(q);
+                    }
+                    continue;
+                }
                 out.push(p);
             }
         }
@@ -105,15 +128,26 @@ fn cells(row: &Row) -> Vec<Params> {
     out
 }
 
-/// A VUT starting from standstill: its speed at the conflict point under its launch, km/h.
+/// A VUT starting from standstill: its speed at the conflict point under its launch, km/h (a
+/// static target: where its front bumper reaches the target's centre).
 fn launch_speed_at_conflict(row: &Row, p: &Params, m: &Arc<Map>) -> Option<f64> {
+    use scil::scenario::PathSpec;
     let sc = row.instantiate(p, &m.road_network).ok()?;
     let l = sc.vut.launch.as_ref()?;
-    let vs = sc
-        .targets
-        .iter()
-        .find_map(|t| t.conflict.map(|c| c.vut_s))?;
-    Some(l.speed(l.time_to(vs, 0.0)) * 3.6)
+    let d = match sc.targets.iter().find_map(|t| t.conflict.map(|c| c.vut_s)) {
+        Some(vs) => vs,
+        None => {
+            let Some(PathSpec::Points(pp)) = &sc.vut.path else {
+                return None;
+            };
+            let (a, b) = (pp.points[0], pp.points[1]);
+            let len = (b.x - a.x).hypot(b.y - a.y);
+            let t = sc.targets.first()?;
+            let along = ((t.start.x - a.x) * (b.x - a.x) + (t.start.y - a.y) * (b.y - a.y)) / len;
+            along - sc.vut.reference_to_front_m
+        }
+    };
+    Some(l.speed(l.time_to(d, 0.0)) * 3.6)
 }
 
 /// The location a row asks for, in the results' terms.
@@ -144,8 +178,14 @@ fn every_placeable_row_hits_where_asked() {
         };
         for p in cells(row) {
             let label = format!(
-                "{} {} km/h impact {:?} turn {:?} drift {:?}",
-                row.id, p.vut_speed_kmh, p.impact, p.turn, p.lateral_mps
+                "{} {} km/h target {:?} impact {:?} turn {:?} drift {:?} gap {:?}",
+                row.id,
+                p.vut_speed_kmh,
+                p.target_speed_kmh,
+                p.impact,
+                p.turn,
+                p.lateral_mps,
+                p.gap_m
             );
             driven += 1;
             let rep = match try_run(row, &p, m, None) {

@@ -219,7 +219,12 @@ fn instantiate(
         p.approach = parse_opt(&pp.approach)?;
         p.light = parse_opt(&pp.light)?;
         p.lateral_mps = pp.lateral_velocity_mps;
-        p.gap_m = pp.gap_m;
+        // The rating tool's distances d1, d2 (CPMFC): the row's gaps in order.
+        p.gap_m = pp.gap_m.or_else(|| {
+            let d = pp.distance.as_deref()?.trim().to_ascii_lowercase();
+            let k: usize = d.strip_prefix('d')?.parse().ok()?;
+            row.gaps_m.get(k.checked_sub(1)?).copied()
+        });
         p.robustness = super::robustness::parse(
             pp.robustness_layer.as_deref(),
             pp.verification_condition.as_deref(),

@@ -226,7 +226,8 @@ impl DriftSpec {
 /// VUT's launch (a `start` command for the VUT, e.g. to its driver robot's `carrier`) at the
 /// instant from which the nominal launch — constant `accel_mps2` from rest up to `speed_kmh` —
 /// brings its control point to the conflict point when the first moving target reaches its
-/// own. After the launch the targets are synchronised to the VUT's measured progress.
+/// own (without a moving target: as soon as the run is armed). After the launch the targets
+/// are synchronised to the VUT's measured progress.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchSpec {

@@ -63,16 +63,6 @@ pub(super) fn check(sc: &Scenario) -> Result<(), String> {
         }
         within("vut.launch.accel_mps2", l.accel_mps2, 0.0, 10.0, true)?;
         within("vut.launch.speed_kmh", l.speed_kmh, 0.0, 250.0, true)?;
-        if !sc
-            .targets
-            .iter()
-            .any(|t| t.activation == Activation::Conflict && t.speed_kmh > 0.0)
-        {
-            return Err(
-                "vut.launch needs a moving target with activation = \"conflict\" (its arrival cues the launch)"
-                    .into(),
-            );
-        }
         if let Some(t) = sc
             .targets
             .iter()

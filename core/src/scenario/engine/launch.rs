@@ -67,6 +67,9 @@ impl Engine {
                 Some(arrive - l.spec.time_to(c.vut_s - s_now, 0.0))
             })
             .fold(None, |m: Option<f64>, g| Some(m.map_or(g, |m| m.min(g))));
+        // Only static targets: the launch (a misapplied pedal) is cued at once.
+        let go =
+            go.or_else(|| (!self.tracks.iter().any(|t| t.spec.speed_kmh > 0.0)).then_some(now_s));
         let Some(go) = go else { return };
         if go <= now_s {
             // Already due (a target's run-up shorter than the launch): cue at this sample;

@@ -3,6 +3,11 @@
 //! reverses, rear gap 1.0/1.5/2.0 m) and CBNAO SfS (a cyclist crossing from behind parked cars
 //! in front of a VUT pulling away, its front 2.9 m before the cyclist's path).
 //!
+//! CPMFC (forward creep, pedal misapplication): the VUT stands with its front bumper the gap
+//! (the rating tool's distance d1 = 1.5 m, d2 = 2.0 m) before a child standing across its
+//! path at the asked location; the misapplied pedal is the launch (4 m/s² up to 20 km/h by
+//! default), cued as soon as the run is armed.
+//!
 //! The VUT stands on the lane's centre, its leading bumper `gap_m` before the target's path;
 //! the target crosses from the right of the direction of travel. The conflict point is solved
 //! at the VUT's speed there under its launch (three passes: that speed depends on the distance
@@ -175,6 +180,60 @@ pub(crate) fn place(
             t0: T0Rule::TargetAccelEnd,
             ..ValiditySpec::default()
         }),
+        catalogue_id: None,
+    })
+}
+
+/// The acceleration of a misapplied pedal (CPMFC), m/s².
+pub(crate) const PEDAL_MISAPPLICATION_MPS2: f64 = 4.0;
+
+/// CPMFC (see the module doc).
+pub(crate) fn creep(
+    row: &Row,
+    cell: &Cell,
+    p: &Params,
+    map: &opendrive::OpenDrive,
+) -> Result<Scenario, String> {
+    let gap = cell
+        .gap_m
+        .ok_or_else(|| format!("{}: the row needs a gap (m)", row.id))?;
+    let (x, lane, st) = station(p, map)?;
+    let here = lane_station_at_x(map, Some(&st.road), lane, x)?;
+    let h = here.hdg;
+    let mut vut = p.vut.clone();
+    vut.speed_kmh = None;
+    vut.launch = Some(p.vut.launch.clone().unwrap_or(LaunchSpec {
+        accel_mps2: PEDAL_MISAPPLICATION_MPS2,
+        speed_kmh: LaunchSpec::DEFAULT_SPEED_KMH,
+        carrier: None,
+    }));
+    let kind = row.target.unwrap_or(TargetKind::Pedestrian);
+    let mut t = TargetSpec::new("child", kind, Point { x: 0.0, y: 0.0 }, 0.0);
+    let (depth, _) = t.footprint();
+    // The child's centre: its near side `gap` ahead of the front bumper, across the front at
+    // the asked location (from the right edge).
+    let left = (cell.impact - 0.5) * vut.width_m;
+    let (c, s) = (h.cos(), h.sin());
+    t.start = Point {
+        x: round6(here.x - left * s),
+        y: round6(here.y + left * c),
+    };
+    t.heading_deg = round6(yaw_to_heading(h - std::f64::consts::FRAC_PI_2));
+    t.carrier = p.carrier.clone();
+    t.activation = Activation::Static;
+    t.overlap = cell.impact;
+    let front = vut.reference_to_front_m - vut.control_ahead_m();
+    let back = gap + 0.5 * depth + front;
+    vut.path = Some(PathSpec::Points(PointsPath {
+        points: line(here.x - back * c, here.y - back * s, h, 0.0, back + 30.0),
+    }));
+    Ok(Scenario {
+        name: String::new(),
+        map: None,
+        vut,
+        targets: vec![t],
+        sync: false,
+        validity: Some(ValiditySpec::default()),
         catalogue_id: None,
     })
 }

@@ -50,7 +50,6 @@ impl Family {
     /// Whether scil can place this family's tests yet, and if not, why.
     pub fn unsupported(self) -> Option<&'static str> {
         match self {
-            Family::Creep => Some("forward creep with pedal misapplication is not placed yet"),
             Family::Dooring => {
                 Some("dooring (a door opening on a distance rule) is not placed yet")
             }
@@ -502,6 +501,7 @@ impl Row {
             Family::ElkRoadEdge | Family::ElkTarget => elk::place(self, &cell, p, map)?,
             Family::Reverse => reverse::place(self, &cell, p, map)?,
             Family::SfsStraightCrossing | Family::SfsTurnAcross => sfs::place(self, &cell, p, map)?,
+            Family::Creep => lowspeed::creep(self, &cell, p, map)?,
             Family::SfsCrossing => {
                 let o = lowspeed::Launched {
                     reverse: false,
