@@ -199,6 +199,23 @@ fn every_placeable_row_hits_where_asked() {
                 failures.push(format!("{label}: {e}"));
                 continue;
             }
+            if row.family == Family::Dooring {
+                // The door opens at the row's distance for the cyclist's speed: TTC = d / v.
+                let v_t = p.target_speed_kmh.unwrap_or(row.target_speeds_kmh[0]);
+                let k = row
+                    .target_speeds_kmh
+                    .iter()
+                    .position(|t| *t == v_t)
+                    .expect("row speed");
+                let want = row.door_distances_m[k] / (v_t / 3.6);
+                match rep.triggers.iter().find(|t| t.target == "door") {
+                    Some(t) if (t.ttc_s - want).abs() <= 0.01 => {}
+                    other => {
+                        failures.push(format!("{label}: door TTC {other:?}, wanted {want:.3} s"))
+                    }
+                }
+                continue;
+            }
             let Some(imp) = rep.impacts.iter().find(|i| i.time_s.is_some()) else {
                 failures.push(format!("{label}: no impact ({:?})", rep.impacts));
                 continue;

@@ -9,7 +9,9 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 
-use crate::scenario::ncap2026::{Approach, Catalogue, Direction, Light, Params, Robustness, Row};
+use crate::scenario::ncap2026::{
+    Approach, Catalogue, Direction, DoorChoice, Light, Params, Robustness, Row,
+};
 use crate::scenario::turn::Turn;
 
 #[derive(Args, Debug, Clone)]
@@ -89,6 +91,9 @@ pub struct InstantiateArgs {
     /// path at standstill).
     #[arg(long)]
     pub gap: Option<f64>,
+    /// The door of a dooring test: driver | behind-driver | passenger | behind-passenger.
+    #[arg(long)]
+    pub door: Option<DoorChoice>,
     /// x (map frame) of the impact point on a straight lane (default: placed on the longest
     /// straight, or at the map's junction for turning and crossing-path rows).
     #[arg(long, allow_hyphen_values = true)]
@@ -260,6 +265,7 @@ fn instantiate(cat: &Catalogue, a: &InstantiateArgs) -> anyhow::Result<ExitCode>
     p.light = a.light;
     p.lateral_mps = a.lateral_speed;
     p.gap_m = a.gap;
+    p.door = a.door;
     p.impact_x = a.impact_x;
     p.lane = a.lane;
     p.road = a.road.clone();

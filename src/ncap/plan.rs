@@ -39,6 +39,8 @@ pub struct PointParams {
     /// LSC distance label (`d1`, `d2`) and gap (m).
     pub distance: Option<String>,
     pub gap_m: Option<f64>,
+    /// The door of a dooring point (`Door selected`).
+    pub door: Option<String>,
     /// LDC lateral velocity, m/s.
     pub lateral_velocity_mps: Option<f64>,
     /// Standard / Extended.
@@ -142,6 +144,7 @@ pub fn params(p: &Point) -> Result<PointParams, String> {
         light,
         distance: cell("Distance").map(str::to_string),
         gap_m: num("Gap", |s| parse_unit(s, "m"))?,
+        door: lower(cell("Door selected")),
         lateral_velocity_mps: num("Lateral velocity", |s| parse_unit(s, "m/s"))?,
         range: cell("Range").map(str::to_string),
         robustness_layer: cell("Robustness layer")
@@ -217,6 +220,7 @@ fn instantiate(
         p.turn = parse_opt(&pp.turn)?;
         p.direction = parse_opt(&pp.direction)?;
         p.approach = parse_opt(&pp.approach)?;
+        p.door = parse_opt(&pp.door)?;
         p.light = parse_opt(&pp.light)?;
         p.lateral_mps = pp.lateral_velocity_mps;
         // The rating tool's distances d1, d2 (CPMFC): the row's gaps in order.

@@ -22,11 +22,12 @@ pub enum Quantity {
     FcwTtc,
     /// 1 when the VUT hit the target, else 0.
     ImpactOccurred,
+    /// Dooring: the cyclist's TTC to the door's rear edge when the door opened, s.
+    DoorTtc,
 }
 
 impl Quantity {
-    /// The rating tool's names; `None` for a quantity scil does not measure
-    /// (`dtle_t_end`, the dooring `TTC`).
+    /// The rating tool's names; `None` for a quantity scil does not measure (`dtle_t_end`).
     pub fn parse(s: &str) -> Option<Quantity> {
         match s.trim() {
             "v_rel_impact" => Some(Quantity::VRelImpact),
@@ -34,6 +35,7 @@ impl Quantity {
             "v_reduction" => Some(Quantity::VReduction),
             "fcw_ttc" => Some(Quantity::FcwTtc),
             "impact_occurred" => Some(Quantity::ImpactOccurred),
+            "TTC" | "ttc" => Some(Quantity::DoorTtc),
             _ => None,
         }
     }
@@ -45,6 +47,7 @@ impl Quantity {
             Quantity::VReduction => "v_reduction",
             Quantity::FcwTtc => "fcw_ttc",
             Quantity::ImpactOccurred => "impact_occurred",
+            Quantity::DoorTtc => "TTC",
         }
     }
 }
@@ -73,6 +76,19 @@ pub fn measure(q: Quantity, run: &Value, target: &str, nominal_kmh: f64) -> Resu
     };
     if q == Quantity::FcwTtc {
         return Ok(warning());
+    }
+    if q == Quantity::DoorTtc {
+        let door = crate::scenario::DoorSpec::ID;
+        return run
+            .get("triggers")
+            .and_then(Value::as_array)
+            .and_then(|ts| {
+                ts.iter()
+                    .find(|t| t.get("target").and_then(Value::as_str) == Some(door))
+            })
+            .and_then(|t| t.get("ttc_s").and_then(Value::as_f64))
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| "the door was never opened (no trigger of target 'door')".to_string());
     }
     let impacts: &[Value] = run
         .get("impacts")
@@ -108,5 +124,6 @@ pub fn measure(q: Quantity, run: &Value, target: &str, nominal_kmh: f64) -> Resu
         ),
         Quantity::ImpactOccurred => Ok(1.0),
         Quantity::FcwTtc => Ok(warning()),
+        Quantity::DoorTtc => Err("the dooring TTC is not an impact quantity".into()),
     }
 }

@@ -133,6 +133,14 @@ pub fn vehicle(setup: &RunSetup, opts: &SimOptions) -> (SimVut, f64) {
         steering_ratio: setup.interface.steering_ratio,
         control_ahead_m: vs.control_ahead_m(),
     };
+    if setup.scenario.vut.door.is_some() && setup.scenario.vut.launch.is_none() {
+        // Parked (dooring): standing at the start of its path throughout.
+        let p = VutParams {
+            set_speed_mps: 0.0,
+            ..p
+        };
+        return (SimVut::new(path, p, opts.aeb, 0.0, 0.0), s_line);
+    }
     if let Some(l) = &setup.scenario.vut.launch {
         // A start from standstill: standing at the start of its planned path until cued.
         let p = VutParams {
@@ -217,6 +225,8 @@ pub fn drive(setup: &Arc<RunSetup>, opts: &SimOptions) -> SimDrive {
     let max_steps = (opts.max_duration_s / dt).ceil() as u64;
     let warning = Arc::new(std::sync::Mutex::new(None));
     let warning_out = warning.clone();
+    // A parked VUT (dooring) ends 3 s after its door opened.
+    let parked = setup.scenario.vut.door.is_some() && setup.scenario.vut.launch.is_none();
     let vehicle = async move {
         let mut standing = 0u64;
         for k in 0..=max_steps {
@@ -237,12 +247,17 @@ pub fn drive(setup: &Arc<RunSetup>, opts: &SimOptions) -> SimDrive {
                     });
                 }
             }
-            standing = if car.v <= 0.0 && !car.waiting_for_launch() {
+            standing = if car.v <= 0.0 && !car.waiting_for_launch() && !parked {
                 standing + 1
             } else {
                 0
             };
-            if standing as f64 * dt >= 1.0 || car.s >= s_end {
+            let door_done = parked
+                && reply
+                    .outputs
+                    .door_opened_s
+                    .is_some_and(|t| k as f64 * dt >= t + 3.0);
+            if standing as f64 * dt >= 1.0 || car.s >= s_end || door_done {
                 // One last sample of the final state, then the source ends.
                 let _ = link.step(car.sample((k + 1) as f64 * dt, &vut_id)).await;
                 break;

@@ -78,6 +78,9 @@ pub struct VutSpec {
     /// at the start of its planned path until the engine cues its launch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub launch: Option<LaunchSpec>,
+    /// A door of the standing VUT that is opened on a distance rule (dooring tests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub door: Option<DoorSpec>,
 }
 
 impl VutSpec {
@@ -94,6 +97,7 @@ impl VutSpec {
             reverse: false,
             drift: None,
             launch: None,
+            door: None,
         }
     }
 
@@ -275,6 +279,30 @@ impl LaunchSpec {
     pub fn speed(&self, t: f64) -> f64 {
         (self.accel_mps2 * t.max(0.0)).min(self.speed_kmh / 3.6)
     }
+}
+
+/// A door of the VUT opened when a target comes within a distance of it (Euro NCAP's CBDA):
+/// the engine cues the opening (a `start` command for `door`, to the door robot's `carrier`
+/// when named) at the instant the target's front is `open_at_m` from the door's rear edge,
+/// measured along the target's path, and reports it as a trigger of target `door` whose TTC is
+/// the target's time to the door's rear edge then.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DoorSpec {
+    /// The target whose approach opens the door.
+    pub target: String,
+    /// The closed door's rear edge in the VUT's body frame from its INS reference point:
+    /// forward (m) and to the left (m; negative: the right side).
+    pub rear_edge_forward_m: f64,
+    pub rear_edge_left_m: f64,
+    pub open_at_m: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carrier: Option<String>,
+}
+
+impl DoorSpec {
+    /// Id of the door in commands and triggers.
+    pub const ID: &'static str = "door";
 }
 
 /// Where a target started by a conflict rule meets the VUT: its reference point reaches arc

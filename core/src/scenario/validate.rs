@@ -74,6 +74,33 @@ pub(super) fn check(sc: &Scenario) -> Result<(), String> {
             ));
         }
     }
+    if let Some(d) = &v.door {
+        within(
+            "vut.door.rear_edge_forward_m",
+            d.rear_edge_forward_m,
+            -50.0,
+            50.0,
+            false,
+        )?;
+        within(
+            "vut.door.rear_edge_left_m",
+            d.rear_edge_left_m,
+            -10.0,
+            10.0,
+            false,
+        )?;
+        within("vut.door.open_at_m", d.open_at_m, 0.0, 1000.0, false)?;
+        match sc.targets.iter().find(|t| t.id == d.target) {
+            None => return Err(format!("vut.door.target: no target '{}'", d.target)),
+            Some(t) if t.speed_kmh <= 0.0 || t.activation != Activation::Begin => {
+                return Err(format!(
+                    "vut.door.target: '{}' must be a moving target started at arm (activation = \"begin\")",
+                    d.target
+                ))
+            }
+            Some(_) => {}
+        }
+    }
     if let Some(val) = &sc.validity {
         if let Some(t) = val.t_steer_s {
             within("validity.t_steer_s", t, 0.0, 3600.0, false)?;

@@ -304,6 +304,8 @@ mod tests {
                 ttc_s: Some(3.0),
             }],
             vut_ttc_s: Some(3.0),
+            vut_launch_s: None,
+            door_opened_s: None,
         };
         let a = answer(7.0, &o, &OutputMap::default());
         assert_eq!(a[0], 8.0);

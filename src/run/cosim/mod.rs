@@ -57,6 +57,8 @@ pub struct StepOutputs {
     pub vut_ttc_s: Option<f64>,
     /// A VUT starting from standstill: when its launch was cued (sample time).
     pub vut_launch_s: Option<f64>,
+    /// A dooring test: when the door was cued to open (sample time).
+    pub door_opened_s: Option<f64>,
 }
 
 impl StepOutputs {
@@ -83,6 +85,7 @@ impl StepOutputs {
                 .collect(),
             vut_ttc_s: None,
             vut_launch_s: None,
+            door_opened_s: None,
         }
     }
 
@@ -116,6 +119,7 @@ impl StepOutputs {
             targets,
             vut_ttc_s,
             vut_launch_s: engine.vut_launch_s(),
+            door_opened_s: engine.door_opened_s(),
         }
     }
 }

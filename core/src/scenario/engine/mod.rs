@@ -29,6 +29,7 @@
 //! the start command went out and its error are reported beside it.
 
 pub(crate) mod conflict;
+mod door;
 mod dummies;
 mod launch;
 mod output;
@@ -264,6 +265,8 @@ pub struct Engine {
     vut_path: Option<conflict::VutPath>,
     /// A start from standstill: the VUT's launch cue.
     launch: Option<launch::Launch>,
+    /// A door opened on a distance rule.
+    door: Option<door::Door>,
 }
 
 impl Engine {
@@ -339,6 +342,7 @@ impl Engine {
             vut_slot: None,
             vut_path,
             launch: launch::Launch::of(scenario),
+            door: door::Door::of(&scenario.vut),
         }
     }
 
@@ -551,6 +555,7 @@ impl Engine {
                 _ => None,
             })
             .chain(self.launch_due())
+            .chain(self.door_due())
             .fold(None, |m: Option<f64>, a| Some(m.map_or(a, |m| m.min(a))));
         let stale = match (self.cfg.stale_limit_s, self.last_vut) {
             (Some(lim), Some(last)) => Some(last + lim),
@@ -581,6 +586,7 @@ impl Engine {
             }
         }
         self.launch_timeout(now_s);
+        self.door_timeout(now_s);
         if let (Some(lim), Some(last)) = (self.cfg.stale_limit_s, self.last_vut) {
             if now_s >= last + lim {
                 let reason = format!(
@@ -643,6 +649,7 @@ impl Engine {
         self.samples += 1;
         self.update_vut_path(s);
         self.plan_launch(s.time_s);
+        self.plan_door(s);
         if let Some(last) = self.last_vut {
             let dt = s.time_s - last;
             // Expected interval: a slow-moving estimate that ignores single dropouts.

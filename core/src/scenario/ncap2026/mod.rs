@@ -8,6 +8,7 @@
 //! the ids of the earlier catalogue (`CPNA-75`, which sets the impact location).
 
 mod conflict;
+mod dooring;
 mod elk;
 mod junction;
 mod lowspeed;
@@ -47,14 +48,10 @@ pub enum Family {
 }
 
 impl Family {
-    /// Whether scil can place this family's tests yet, and if not, why.
+    /// Whether scil can place this family's tests yet, and if not, why (every family is
+    /// placed; kept for catalogues that add families ahead of their placement).
     pub fn unsupported(self) -> Option<&'static str> {
-        match self {
-            Family::Dooring => {
-                Some("dooring (a door opening on a distance rule) is not placed yet")
-            }
-            _ => None,
-        }
+        None
     }
 
     /// Needs a junction (turning and crossing-path rows) rather than a straight lane.
@@ -121,6 +118,37 @@ impl std::str::FromStr for Light {
             "day" => Ok(Light::Day),
             "night" => Ok(Light::Night),
             _ => Err(format!("light must be day or night, got '{s}'")),
+        }
+    }
+}
+
+/// The door of a dooring test (the rating tool's `Door selected`; the driver sits on the
+/// left).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DoorChoice {
+    Driver,
+    BehindDriver,
+    Passenger,
+    BehindPassenger,
+}
+
+impl std::str::FromStr for DoorChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let n: String = s
+            .to_ascii_lowercase()
+            .chars()
+            .filter(|c| c.is_ascii_alphabetic())
+            .collect();
+        match n.as_str() {
+            "driver" => Ok(DoorChoice::Driver),
+            "behinddriver" => Ok(DoorChoice::BehindDriver),
+            "passenger" => Ok(DoorChoice::Passenger),
+            "behindpassenger" => Ok(DoorChoice::BehindPassenger),
+            _ => Err(format!(
+                "door must be driver, behind-driver, passenger or behind-passenger, got '{s}'"
+            )),
         }
     }
 }
@@ -228,6 +256,8 @@ pub struct Params {
     /// Gap of the low-speed rows (CPMRCm: from the reversing VUT's rear bumper to the child's
     /// path at standstill), m.
     pub gap_m: Option<f64>,
+    /// The door of a dooring test (default: the driver's).
+    pub door: Option<DoorChoice>,
 }
 
 impl Params {
@@ -249,6 +279,7 @@ impl Params {
             robustness: Robustness::default(),
             lateral_mps: None,
             gap_m: None,
+            door: None,
         }
     }
 }
@@ -502,6 +533,7 @@ impl Row {
             Family::Reverse => reverse::place(self, &cell, p, map)?,
             Family::SfsStraightCrossing | Family::SfsTurnAcross => sfs::place(self, &cell, p, map)?,
             Family::Creep => lowspeed::creep(self, &cell, p, map)?,
+            Family::Dooring => dooring::place(self, &cell, p, map)?,
             Family::SfsCrossing => {
                 let o = lowspeed::Launched {
                     reverse: false,
@@ -518,7 +550,6 @@ impl Row {
                 };
                 lowspeed::place(self, &cell, p, map, o)?
             }
-            _ => return Err(format!("{}: cannot be placed", self.id)),
         };
         sc.catalogue_id = Some(self.id.clone());
         let mut name = if sc.vut.launch.is_some() {
@@ -553,6 +584,10 @@ impl Row {
         }
         if let Some(g) = cell.gap_m {
             name.push_str(&format!(", gap {g} m"));
+        }
+        if self.family == Family::Dooring {
+            let d = format!("{:?}", p.door.unwrap_or(DoorChoice::Driver));
+            name.push_str(&format!(", door {d}").to_lowercase());
         }
         if let Some(t) = cell.turn {
             name.push_str(&format!(", {t:?} turn").to_lowercase());
