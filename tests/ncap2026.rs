@@ -272,6 +272,12 @@ fn aeb_lowers_the_impact_speed() {
         ("CCFhos", &straight, 50.0),
         ("CPNA", &straight, 40.0),
         ("CCRs", &straight, 50.0),
+        // From standstill (the VUT's launch), reversing and creeping.
+        ("CCCscp SfS", &junction, 0.0),
+        ("CCFtap SfS", &junction, 0.0),
+        ("CBNAO SfS", &straight, 0.0),
+        ("CPMRCm", &straight, 8.0),
+        ("CPMFC", &straight, 0.0),
     ] {
         let (row, _) = cat.find(id).expect("row");
         let p = Params::new(v);

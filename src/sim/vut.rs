@@ -7,7 +7,8 @@
 //!   the wheelbase and the steering ratio, the yaw rate as v·κ.
 //! * AEB: each step the nearest target ahead whose predicted lateral position at the TTC lies in
 //!   the VUT's corridor (half width + `margin_m`) gives the TTC (front bumper to target, closing
-//!   speed along the VUT's heading). When it is at or below `ttc_s`, braking at `decel_mps2`
+//!   speed along the VUT's heading; while the VUT accelerates, at its acceleration). When it is
+//!   at or below `ttc_s`, braking at `decel_mps2`
 //!   starts `delay_ms` later and holds to standstill (the speed controller is overridden).
 
 use std::str::FromStr;
@@ -258,7 +259,13 @@ impl SimVut {
             if lon < 0.0 || closing <= 0.05 {
                 continue;
             }
-            let ttc = lon / closing;
+            // Accelerating (a start from standstill): the time to close `lon` at the current
+            // acceleration, so that a crossing target is judged where the VUT will really be.
+            let ttc = if self.a > 0.05 {
+                ((closing * closing + 2.0 * self.a * lon).sqrt() - closing) / self.a
+            } else {
+                lon / closing
+            };
             let lat_then = lat + v_lat * ttc;
             if lat_then.abs() <= half || lat.abs() <= half {
                 best = Some(best.map_or(ttc, |b: f64| b.min(ttc)));
