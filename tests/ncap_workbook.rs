@@ -138,7 +138,8 @@ fn rating_tool_plans_rehearses_and_scores_scil_values() {
             .unwrap_or_else(|| panic!("{sheet} row {row}: no value scored: {r}"));
         // The same point through a separate `scil sim` run of its scenario file.
         let params = &p["params"];
-        let v = params["vut_speed_kmh"].as_f64().expect("vut speed");
+        // Low-speed points without a VUT speed (CPMRCm) run their scenario's launch.
+        let v = params["vut_speed_kmh"].as_f64().unwrap_or(0.0);
         let expected = p["expected"].as_str().expect("expected");
         let fcw = params["function"] == "FCW" || expected == "fcw_ttc";
         let scenario = plan_dir.join(p["file"].as_str().unwrap());

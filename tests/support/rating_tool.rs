@@ -89,6 +89,14 @@ pub fn quantity(run: &Value, expected: &str, nominal: f64) -> f64 {
     if expected == "fcw_ttc" {
         return run["warning"]["ttc_s"].as_f64().unwrap_or(0.0);
     }
+    if expected == "TTC" {
+        // Dooring: the cyclist's TTC when the door opened (the trigger of target `door`).
+        return run["triggers"]
+            .as_array()
+            .and_then(|ts| ts.iter().find(|t| t["target"] == "door"))
+            .and_then(|t| t["ttc_s"].as_f64())
+            .expect("the door's trigger");
+    }
     let impacts = run["impacts"].as_array().expect("impacts");
     let subject = impacts
         .iter()

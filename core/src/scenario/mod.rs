@@ -522,7 +522,29 @@ impl Scenario {
 
 #[cfg(test)]
 mod drift_tests {
-    use super::DriftSpec;
+    use super::{DriftSpec, LaunchSpec};
+
+    #[test]
+    fn launch_model_inverts() {
+        let l = LaunchSpec {
+            accel_mps2: 2.0,
+            speed_kmh: 18.0,
+            carrier: None,
+        };
+        // 5 m/s after 2.5 s and 6.25 m; constant beyond.
+        assert!((l.travel(2.5) - 6.25).abs() < 1e-12);
+        assert!((l.speed(2.5) - 5.0).abs() < 1e-12 && (l.speed(9.0) - 5.0).abs() < 1e-12);
+        for d in [0.0, 0.5, 2.9, 6.25, 10.0, 40.0] {
+            let t = l.time_to(d, 0.0);
+            assert!((l.travel(t) - d).abs() < 1e-9, "{d}");
+        }
+        // From a speed already reached: the remaining time only.
+        let (t0, d0) = (1.0, l.travel(1.0));
+        for d in [0.3, 5.0, 20.0] {
+            let t = l.time_to(d, l.speed(t0));
+            assert!((l.travel(t0 + t) - d0 - d).abs() < 1e-9, "{d}");
+        }
+    }
 
     #[test]
     fn drift_entry_is_smooth_and_inverts() {
