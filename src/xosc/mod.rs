@@ -148,9 +148,10 @@ pub fn load_scenario_file(path: &Path) -> anyhow::Result<Scenario> {
     let mut all = import(path, &BTreeMap::new())?;
     if all.len() != 1 {
         anyhow::bail!(
-            "{}: a variation file holds {} scenarios; write them out with `scil scenario import {} --out DIR`",
+            "{}: a variation file holds {} scenarios; run them as a sweep (`scil sweep --scenario {} --out DIR`) or write them out with `scil scenario import {} --out DIR`",
             path.display(),
             all.len(),
+            path.display(),
             path.display()
         );
     }
