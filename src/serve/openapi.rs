@@ -223,7 +223,14 @@ fn upload_paths() -> serde_json::Map<String, Value> {
             }));
     m.insert("/scenarios".into(), json!({
                 "get": op("Scenarios", "scenarios", false, "200", json!({})),
-                "post": op("Register a scenario: a scenario file (toml) or an OpenSCENARIO file (xosc, read against the bundled Euro NCAP catalogs and road networks, with parameter values)", "scenarios", true, "201", json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "additionalProperties": false, "properties": {"id": new_id(), "toml": {"type": "string"}, "xosc": {"type": "string"}, "parameters": {"type": "object", "additionalProperties": {"type": "string"}}, "file_name": {"type": "string"}, "map_id": {"type": "string"}}}}}}}))
+                "post": op("Register a scenario: a scenario file (toml) or an OpenSCENARIO file (xosc, read against the bundled Euro NCAP catalogs and road networks, with parameter values); as multipart/form-data, an OpenSCENARIO file with the uploader's own catalogs and road network (parts `file`, each named by the relative path the scenario file uses; what is not uploaded is the bundled library's; a missing catalog is a 422 naming its path; an uploaded road network is registered as a map)", "scenarios", true, "201", json!({"requestBody": {"required": true, "content": {
+                    "application/json": {"schema": {"type": "object", "additionalProperties": false, "properties": {"id": new_id(), "toml": {"type": "string"}, "xosc": {"type": "string"}, "parameters": {"type": "object", "additionalProperties": {"type": "string"}}, "file_name": {"type": "string"}, "map_id": {"type": "string"}}}},
+                    "multipart/form-data": {"schema": {"type": "object", "required": ["xosc"], "additionalProperties": false, "properties": {
+                        "xosc": {"type": "string", "format": "binary", "description": "The OpenSCENARIO scenario file"},
+                        "file": {"type": "array", "items": {"type": "string", "format": "binary"}, "description": "Catalog files and the road network (.xodr), each part's file name the relative path the scenario file names it by (e.g. ../Catalogs/Vehicles/Vehicles.xosc)"},
+                        "id": new_id(),
+                        "parameters": {"type": "string", "description": "JSON object: parameter name → value (text)"},
+                        "map_id": {"type": "string"}}}}}}}))
             }));
     m.insert("/maps".into(), json!({
                 "get": op("Maps", "maps", false, "200", json!({})),
