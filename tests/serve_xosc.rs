@@ -55,6 +55,40 @@ async fn an_uploaded_xosc_runs_on_the_junction_map() {
         "parameters kept: {toml}"
     );
 
+    // Its plan before any run: the VUT's turn, the pedestrian's path and conflict point.
+    let (s, p) = c.get("/scenarios/cpta-15/plan").await;
+    assert_eq!(s, StatusCode::OK, "{p}");
+    assert_eq!(p["map_id"], "X-Intersection_NCAP", "{p}");
+    let vut_path = p["plan"]["vut_path"].as_array().expect("vut path");
+    assert!(vut_path.len() > 10, "{p}");
+    let turn = |pts: &[Value]| {
+        let h = |a: &Value, b: &Value| {
+            let (ax, ay, bx, by) = (
+                a[0].as_f64().unwrap(),
+                a[1].as_f64().unwrap(),
+                b[0].as_f64().unwrap(),
+                b[1].as_f64().unwrap(),
+            );
+            (by - ay).atan2(bx - ax)
+        };
+        let n = pts.len();
+        let d = h(&pts[n - 2], &pts[n - 1]) - h(&pts[0], &pts[1]);
+        d.sin().atan2(d.cos()).abs()
+    };
+    assert!(turn(vut_path) > 1.0, "the VUT turns: {p}");
+    let t = &p["plan"]["targets"][0];
+    assert!(t["path"].as_array().is_some_and(|a| a.len() >= 2), "{t}");
+    let cp = t["conflict_point"].as_array().expect("conflict point");
+    // The conflict point lies on the VUT's path.
+    let (cx, cy) = (cp[0].as_f64().unwrap(), cp[1].as_f64().unwrap());
+    let near = vut_path
+        .iter()
+        .map(|q| (q[0].as_f64().unwrap() - cx).hypot(q[1].as_f64().unwrap() - cy))
+        .fold(f64::INFINITY, f64::min);
+    assert!(near < 3.0, "conflict point {near} m from the VUT path");
+    let (s, _) = c.get("/scenarios/no-such/plan").await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+
     // It runs like any scenario: the simulated VUT drives its turn and meets the pedestrian
     // at the file's synchronisation point.
     let (s, run) = c

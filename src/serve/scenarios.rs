@@ -24,6 +24,7 @@ pub fn router(max_document: u64) -> Router<AppState> {
             post(create).layer(DefaultBodyLimit::max((max_document + (1 << 20)) as usize)),
         )
         .route("/scenarios/{id}", get(get_one))
+        .route("/scenarios/{id}/plan", get(plan))
 }
 
 fn summary(s: &ScenarioRow) -> Value {
@@ -61,6 +62,33 @@ async fn get_one(
         .and_then(|sc| serde_json::to_value(sc).ok())
         .unwrap_or(Value::Null);
     Ok(axum::Json(v).into_response())
+}
+
+/// `GET /scenarios/{id}/plan`: what a run of the scenario would draw before it moves (the
+/// VUT's planned path, each target's path and conflict point, the static obstructions; see
+/// [`super::plan::of`]) on its map, without a run. 404 for an unknown scenario, 422 when its
+/// paths do not resolve on its map.
+async fn plan(
+    State(st): State<AppState>,
+    _r: Reader,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let row = st
+        .store
+        .get_scenario(&id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("scenario", &id))?;
+    let mut sc = Scenario::from_toml(&row.toml)
+        .map_err(|e| ApiError::Unprocessable(format!("scenario '{id}': {e}")))?;
+    let map = st.map_opt(row.map_id.as_deref()).await?;
+    sc.resolve_paths(map.as_ref().map(|m| &*m.road_network))
+        .map_err(|e| ApiError::Unprocessable(format!("scenario '{id}': {e}")))?;
+    Ok(axum::Json(json!({
+        "scenario_id": id,
+        "map_id": row.map_id,
+        "plan": super::plan::of(&sc),
+    }))
+    .into_response())
 }
 
 #[derive(Debug, Deserialize)]
