@@ -412,3 +412,98 @@ fn sync_key_brings_the_travel_error_to_the_nominal_point() {
     assert!(e_on.abs() < 0.02, "with sync {e_on} m");
     assert!(e_off.abs() > 0.05, "without sync {e_off} m");
 }
+
+/// A variation file is a sweep grid: one cell per combination (exactly the product of its
+/// distributions), each cell its own imported scenario, named by its parameter values.
+#[test]
+fn a_variation_file_runs_as_a_sweep_one_cell_per_combination() {
+    let ncap = shared("osc-ncap/OpenSCENARIO/NCAP");
+    let file = ncap.join("AEB_C2C_2023/Variations/NCAP_AEB_C2C_CCRm_Variation_2023.xosc");
+    let v = openscenario::read_variation(&file).expect("variation");
+    let product: usize = v.distribution_sizes.iter().product();
+    assert!(
+        v.distribution_sizes.iter().filter(|n| **n > 1).count() >= 2,
+        "two varied distributions: {:?}",
+        v.distribution_sizes
+    );
+    let loaded = sweep::variation::load(&file, None).expect("loads");
+    let p = sweep::variation::plan(
+        loaded.name,
+        loaded.cells,
+        EngineConfig::default(),
+        Vec::new(),
+        1,
+        1,
+        1000,
+    )
+    .expect("plan");
+    assert_eq!((p.grid.cells(), p.grid.runs()), (product, product));
+    let out = run(&p, 0);
+    assert_eq!(out.rows.len(), product);
+    let dir = tempdir("variation");
+    sweep::write_outputs(&dir, &p, &out).expect("writes");
+    let mut r = csv::Reader::from_path(dir.join("results.csv")).expect("csv");
+    let header = r.headers().expect("header").clone();
+    let col = |name: &str| header.iter().position(|h| h == name).expect(name);
+    let (params, error) = (col("parameters"), col("error"));
+    let records: Vec<csv::StringRecord> = r.records().map(|x| x.expect("row")).collect();
+    assert_eq!(records.len(), product);
+    // Every combination is one row, in the file's order, named by all its parameter values.
+    for (rec, combo) in records.iter().zip(&v.combinations) {
+        let label = &rec[params];
+        for (k, val) in combo {
+            assert!(
+                label.split(' ').any(|kv| kv == format!("{k}={val}")),
+                "{label} lacks {k}={val}"
+            );
+        }
+        assert_eq!(&rec[error], "", "{label}");
+    }
+    let distinct: std::collections::BTreeSet<&str> = records.iter().map(|r| &r[params]).collect();
+    assert_eq!(distinct.len(), product);
+    let html = std::fs::read_to_string(dir.join("report.html")).expect("html");
+    assert!(html.contains("Ego_speed_kph=30") && html.contains("Overlap=-75"));
+
+    // Each cell runs its own scenario: in CPNA-25 the VUT's speed at the trigger is the
+    // combination's Ego_speed_kph.
+    let file = ncap.join("AEB_VRU_2023/Variations/NCAP_AEB_VRU_CPNA-25_Variation_2023.xosc");
+    let loaded = sweep::variation::load(&file, None).expect("loads");
+    let p = sweep::variation::plan(
+        loaded.name,
+        loaded.cells,
+        EngineConfig::default(),
+        Vec::new(),
+        1,
+        1,
+        1000,
+    )
+    .expect("plan");
+    let out = run(&p, 0);
+    assert_eq!(out.rows.len(), 11);
+    for row in &out.rows {
+        let label = row.values[0].1.to_string();
+        let ego: f64 = label
+            .split(' ')
+            .find_map(|kv| kv.strip_prefix("Ego_speed_kph="))
+            .and_then(|s| s.parse().ok())
+            .expect("Ego_speed_kph");
+        let v = row.vut_speed_kmh.expect("triggered");
+        assert!((v - ego).abs() < 0.01, "{label}: VUT {v} km/h");
+    }
+    // The parameters axis comes from a variation file only, and one needs a combination.
+    let e = plan(replays(&["cpna75_30kmh"]), &["parameters=a"], 1, 10)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(e.contains("variation file"), "{e}");
+    assert!(sweep::variation::plan(
+        "x".into(),
+        Vec::new(),
+        EngineConfig::default(),
+        Vec::new(),
+        1,
+        1,
+        10
+    )
+    .is_err());
+}

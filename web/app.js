@@ -68,6 +68,10 @@ function onMessage(m) {
         if (wsTarget !== id) { connect(id); return; }
       }
       if (m.t0 != null) L.t0 = m.t0;
+      if (L.preview) {
+        L.preview = null; mapView.follow = true; $('#follow').checked = true;
+        $('#map-name').textContent = L.mapId ?? '—';
+      }
       L.plan = m.plan ?? null;
       L.track = m.track ?? (m.run && m.run.track) ?? null;
       L.scenarioId = m.scenario_id ?? (m.run && m.run.scenario_id) ?? L.scenarioId;
@@ -313,7 +317,9 @@ function frame(now, fromTimer = false) {
   lastFrame = performance.now();
   stats.frames++;
   if (L.dirty.map || mapView.dirty || mapView.follow && L.dirty.hud) {
-    mapView.draw({ vut: L.vut, targets: L.targets, trail: L.trail, triggerPoint: L.triggerPoint, plan: L.plan });
+    // a preview shows the scenario's plan alone, not the shown run's actors
+    mapView.draw(L.preview ? { vut: null, targets: new Map(), trail: [], triggerPoint: null, plan: L.plan }
+      : { vut: L.vut, targets: L.targets, trail: L.trail, triggerPoint: L.triggerPoint, plan: L.plan });
     L.dirty.map = false;
   }
   if (L.dirty.plots) {
@@ -436,6 +442,26 @@ async function fillReplays() {
   if (keepSim) $('#replay').value = SIM_VUT;
   simSelected();
 }
+
+// A scenario's plan before any run (its VUT path, target paths, conflict points), on the
+// Preview button beside the scenario list. A run's own plan replaces it (and the view follows
+// the VUT again).
+async function previewScenario(sid) {
+  if (!sid) return;
+  try {
+    const r = await get(`/scenarios/${encodeURIComponent(sid)}/plan`);
+    L.plan = r.plan; L.preview = sid;
+    if (r.map_id && r.map_id !== L.mapId) await loadMap(r.map_id);
+    const plan = r.plan || {};
+    const pts = [...(plan.vut_path || []), ...(plan.targets || []).flatMap((t) => t.path || [t.start])];
+    mapView.follow = false; $('#follow').checked = false; mapView.fitPoints(pts);
+    $('#map-name').textContent = `${r.map_id ?? '—'} · preview of ${sid}`;
+    L.dirty.map = true;
+    const n = (plan.targets || []).length;
+    toast(`preview of ${sid}: VUT path and ${n} target${n === 1 ? '' : 's'}`);
+  } catch (e) { toast(`preview of ${sid}: ${e.message}`, true); }
+}
+$('#btn-preview').addEventListener('click', () => previewScenario($('#scenario').value));
 
 // the scenario picker follows the live run until the operator chooses one
 let scenarioTouched = false;

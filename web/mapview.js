@@ -53,6 +53,15 @@ export class MapView {
     this.dirty = true;
   }
 
+  /** Fits the view to these points alone (a scenario's plan), not the whole map. */
+  fitPoints(pts) {
+    if (!pts || !pts.length) return;
+    const saved = this.bounds;
+    this.bounds = null;
+    this.fit(pts);
+    this.bounds = saved;
+  }
+
   zoom(f, px, py) {
     const w = this.canvas.clientWidth, h = this.canvas.clientHeight;
     if (px === undefined) { px = w / 2; py = h / 2; }

@@ -91,32 +91,54 @@ impl Ctx {
                         ],
                         &["DynamicConstraints"],
                     )?;
-                    if let Some(d) = x.child("DynamicConstraints") {
-                        return Err(
-                            d.err("dynamic constraints of a distance action are not supported")
-                        );
-                    }
                     let distance = opt_num(x, s, "distance")?;
                     let time_gap = opt_num(x, s, "timeGap")?;
                     if distance.is_some() == time_gap.is_some() {
                         return Err(x.err("give exactly one of 'distance' and 'timeGap'"));
                     }
+                    if let Some((a, v)) = [("distance", distance), ("timeGap", time_gap)]
+                        .into_iter()
+                        .find_map(|(a, v)| v.filter(|v| !v.is_finite() || *v < 0.0).map(|v| (a, v)))
+                    {
+                        return Err(x.err(format!("attribute '{a}': {v} is not ≥ 0")));
+                    }
+                    let one_of = |a: &str, default: &str, allowed: &[&str]| {
+                        let v = x
+                            .attr(a)
+                            .map(|_| str_attr(x, s, a))
+                            .transpose()?
+                            .unwrap_or_else(|| default.into());
+                        if allowed.contains(&v.as_str()) {
+                            Ok(v)
+                        } else {
+                            Err(x.err(format!(
+                                "attribute '{a}': '{v}' is not one of {}",
+                                allowed.join(", ")
+                            )))
+                        }
+                    };
+                    let constraints = match x.child("DynamicConstraints") {
+                        Some(d) => Some(dynamic_constraints(d, s)?),
+                        None => None,
+                    };
                     Ok(Action::LongitudinalDistance {
                         entity: str_attr(x, s, "entityRef")?,
                         freespace: boolean(x, s, "freespace", false)?,
                         continuous: boolean(x, s, "continuous", false)?,
                         distance,
                         time_gap,
-                        displacement: x
-                            .attr("displacement")
-                            .map(|_| str_attr(x, s, "displacement"))
-                            .transpose()?
-                            .unwrap_or_else(|| "any".into()),
-                        coordinate_system: x
-                            .attr("coordinateSystem")
-                            .map(|_| str_attr(x, s, "coordinateSystem"))
-                            .transpose()?
-                            .unwrap_or_else(|| "entity".into()),
+                        displacement: one_of(
+                            "displacement",
+                            "any",
+                            &["any", "leadingReferencedEntity", "trailingReferencedEntity"],
+                        )?,
+                        coordinate_system: one_of(
+                            "coordinateSystem",
+                            "entity",
+                            &["entity", "lane", "road", "trajectory"],
+                        )?,
+                        constraints,
+                        at: x.at(),
                     })
                 }
             }
@@ -679,4 +701,33 @@ fn flatten(
         flatten(c, s, &format!("{prefix}{}.", c.name), out)?;
     }
     Ok(())
+}
+
+/// `<DynamicConstraints>` of a distance action: every limit optional, each ≥ 0.
+fn dynamic_constraints(d: &Node, s: &Scope) -> Result<DynamicConstraints, Error> {
+    const ATTRS: [&str; 5] = [
+        "maxAcceleration",
+        "maxAccelerationRate",
+        "maxDeceleration",
+        "maxDecelerationRate",
+        "maxSpeed",
+    ];
+    d.check(&ATTRS, &[])?;
+    let mut v = [None; 5];
+    for (slot, a) in v.iter_mut().zip(ATTRS) {
+        *slot = opt_num(d, s, a)?;
+        if let Some(x) = *slot {
+            if !x.is_finite() || x < 0.0 {
+                return Err(d.err(format!("attribute '{a}': {x} is not ≥ 0")));
+            }
+        }
+    }
+    Ok(DynamicConstraints {
+        max_acceleration: v[0],
+        max_acceleration_rate: v[1],
+        max_deceleration: v[2],
+        max_deceleration_rate: v[3],
+        max_speed: v[4],
+        at: d.at(),
+    })
 }

@@ -225,8 +225,14 @@ pub enum Action {
         continuous: bool,
         distance: Option<f64>,
         time_gap: Option<f64>,
+        /// `any`, `leadingReferencedEntity` (the referenced entity ahead) or
+        /// `trailingReferencedEntity`.
         displacement: String,
+        /// `entity`, `lane`, `road` or `trajectory`.
         coordinate_system: String,
+        constraints: Option<DynamicConstraints>,
+        /// `file:line` of the `<LongitudinalDistanceAction>`.
+        at: String,
     },
     /// Environment (kept by name).
     Environment {
@@ -402,4 +408,16 @@ pub struct ClothoidSegment {
     pub time_start: Option<f64>,
     /// None: continues from the previous segment (the first: from the entity's position).
     pub position_start: Option<Position>,
+}
+
+/// Limits of the motion that keeps a distance (`<DynamicConstraints>`): m/s², m/s³, m/s.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DynamicConstraints {
+    pub max_acceleration: Option<f64>,
+    pub max_acceleration_rate: Option<f64>,
+    pub max_deceleration: Option<f64>,
+    pub max_deceleration_rate: Option<f64>,
+    pub max_speed: Option<f64>,
+    /// `file:line` of the `<DynamicConstraints>`.
+    pub at: String,
 }

@@ -43,7 +43,9 @@ pub struct MergeArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct SweepArgs {
-    /// Scenario file (TOML).
+    /// Scenario file (TOML or OpenSCENARIO). An OpenSCENARIO variation file is the grid
+    /// itself: one cell per combination of its distributions (the `parameters` column), each
+    /// its own scenario on the simulated VUT at the scenario's VUT speed.
     #[arg(long)]
     pub scenario: PathBuf,
     /// Map override (default: the scenario's map).
@@ -96,12 +98,20 @@ pub fn command(c: SweepCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// True when `--scenario` is an OpenSCENARIO variation file.
+fn is_variation(a: &SweepArgs) -> anyhow::Result<bool> {
+    Ok(crate::xosc::is_xosc(&a.scenario) && openscenario::variation::is_variation(&a.scenario)?)
+}
+
 /// The input files whose bytes identify the sweep (scenario, map, replays).
 fn inputs(a: &SweepArgs) -> anyhow::Result<Vec<(&'static str, PathBuf)>> {
+    if is_variation(a)? {
+        return Ok(sweep::variation::load(&a.scenario, a.map.as_deref())?.inputs);
+    }
     let mut v = vec![("scenario", a.scenario.clone())];
     let map = match &a.map {
         Some(m) => Some(m.clone()),
-        None => crate::scenario::Scenario::from_path(&a.scenario)?.map_path(&a.scenario),
+        None => crate::xosc::load_scenario_file(&a.scenario)?.map_path(&a.scenario),
     };
     v.extend(map.map(|m| ("map", m)));
     v.extend(a.replay.iter().map(|r| ("replay", r.clone())));
@@ -137,11 +147,36 @@ pub fn merge(m: MergeArgs) -> anyhow::Result<ExitCode> {
 
 /// Parses the arguments into a checked plan (every input error before anything runs).
 pub fn plan(a: &SweepArgs) -> anyhow::Result<sweep::Plan> {
-    let vary = a
+    let mut vary = a
         .vary
         .iter()
         .map(|v| Axis::parse(v))
         .collect::<Result<Vec<_>, _>>()?;
+    if is_variation(a)? {
+        if !a.replay.is_empty() {
+            anyhow::bail!(
+                "{}: a variation file runs on the simulated VUT; --replay does not apply",
+                a.scenario.display()
+            );
+        }
+        let loaded = sweep::variation::load(&a.scenario, a.map.as_deref())?;
+        if !a.sim_vut_speed.is_empty() {
+            let s: Vec<String> = a.sim_vut_speed.iter().map(|x| x.to_string()).collect();
+            vary.push(Axis::from_strs(
+                sweep::Key::VutSpeed,
+                s.iter().map(String::as_str),
+            )?);
+        }
+        return Ok(sweep::variation::plan(
+            loaded.name,
+            loaded.cells,
+            EngineConfig::default(),
+            vary,
+            a.repeat,
+            a.seed,
+            a.max_runs,
+        )?);
+    }
     let setup = crate::run::RunSetup::load(&a.scenario, a.map.as_deref(), EngineConfig::default())?;
     let source = if !a.sim_vut_speed.is_empty() {
         Source::Sim(a.sim_vut_speed.clone())

@@ -36,6 +36,7 @@ pub mod run_params;
 pub mod run_settle;
 pub mod run_sinks;
 pub mod runs;
+pub mod scenario_upload;
 pub mod scenarios;
 pub mod series;
 pub mod series_run;
@@ -72,7 +73,7 @@ pub fn app(state: AppState) -> Router {
         .merge(run_params::router())
         .merge(exports::router())
         .merge(replays::router(limits.upload_max_bytes))
-        .merge(scenarios::router())
+        .merge(scenarios::router(limits.document_max_bytes))
         .merge(maps::router(limits.map_max_bytes))
         .merge(carriers::router())
         .merge(dbcs::router())

@@ -134,6 +134,7 @@ pub fn document() -> Value {
             "/runs/{id}/export.mcap": {"get": media(op("The run as MCAP with Foxglove well-known schemas (JSON), from stored telemetry and events", "runs", false, "200", json!({"parameters": id_param()})), "200", json!({"application/x-mcap": {}}))},
             "/runs/{id}/live": {"get": websocket("WebSocket: live frames of one run", json!({"parameters": id_param()}))},
             "/scenarios/{id}": {"get": op("A scenario with its TOML", "scenarios", false, "200", json!({"parameters": id_param()}))},
+            "/scenarios/{id}/plan": {"get": op("A scenario's plan without a run: {scenario_id, map_id, plan: {vut_path, targets: [{id, kind, static, start, heading_deg, length_m, width_m, path, conflict_point}]}} in the map frame (422 when its paths do not resolve on its map)", "scenarios", false, "200", json!({"parameters": id_param()}))},
             "/catalogue": {"get": op("The Euro NCAP 2026 catalogue: every scenario row of the rating tool with its test matrix; `scil catalogue instantiate` makes a scenario file from a row", "catalogue", false, "200", json!({}))},
             "/reports": {"get": media(op("Euro NCAP test-series report of stored runs: self-contained HTML (verdict per validity channel, Table 2 quantities, impact speed, speed reduction, inline SVG plots incl. per-run time series with tolerance bands), its CSV with format=csv, or one run's traces as CSV with format=traces_csv", "reports", false, "200", json!({"parameters": [{"name": "runs", "in": "query", "required": true, "schema": {"type": "string", "pattern": "[^,\\s]"}, "description": "comma-separated run ids (1 to 20)"}, {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["html", "csv", "traces_csv"]}}]})), "200", json!({"text/html": {"schema": {"type": "string"}}, "text/csv": {"schema": {"type": "string"}}}))},
             "/catalogue/{id}": {"get": op("One catalogue row (case-insensitive: CCFtap, CPNA, 'CPNA night', CPTAns)", "catalogue", false, "200", json!({"parameters": id_param()}))},
@@ -223,7 +224,14 @@ fn upload_paths() -> serde_json::Map<String, Value> {
             }));
     m.insert("/scenarios".into(), json!({
                 "get": op("Scenarios", "scenarios", false, "200", json!({})),
-                "post": op("Register a scenario: a scenario file (toml) or an OpenSCENARIO file (xosc, read against the bundled Euro NCAP catalogs and road networks, with parameter values)", "scenarios", true, "201", json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "additionalProperties": false, "properties": {"id": new_id(), "toml": {"type": "string"}, "xosc": {"type": "string"}, "parameters": {"type": "object", "additionalProperties": {"type": "string"}}, "file_name": {"type": "string"}, "map_id": {"type": "string"}}}}}}}))
+                "post": op("Register a scenario: a scenario file (toml) or an OpenSCENARIO file (xosc, read against the bundled Euro NCAP catalogs and road networks, with parameter values); as multipart/form-data, an OpenSCENARIO file with the uploader's own catalogs and road network (parts `file`, each named by the relative path the scenario file uses; what is not uploaded is the bundled library's; a missing catalog is a 422 naming its path; an uploaded road network is registered as a map)", "scenarios", true, "201", json!({"requestBody": {"required": true, "content": {
+                    "application/json": {"schema": {"type": "object", "additionalProperties": false, "properties": {"id": new_id(), "toml": {"type": "string"}, "xosc": {"type": "string"}, "parameters": {"type": "object", "additionalProperties": {"type": "string"}}, "file_name": {"type": "string"}, "map_id": {"type": "string"}}}},
+                    "multipart/form-data": {"schema": {"type": "object", "required": ["xosc"], "additionalProperties": false, "properties": {
+                        "xosc": {"type": "string", "format": "binary", "description": "The OpenSCENARIO scenario file"},
+                        "file": {"type": "array", "items": {"type": "string", "format": "binary"}, "description": "Catalog files and the road network (.xodr), each part's file name the relative path the scenario file names it by (e.g. ../Catalogs/Vehicles/Vehicles.xosc)"},
+                        "id": new_id(),
+                        "parameters": {"type": "string", "description": "JSON object: parameter name → value (text)"},
+                        "map_id": {"type": "string"}}}}}}}))
             }));
     m.insert("/maps".into(), json!({
                 "get": op("Maps", "maps", false, "200", json!({})),

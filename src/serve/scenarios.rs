@@ -2,10 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use axum::extract::{Path, State};
+use axum::extract::{DefaultBodyLimit, FromRequest, Multipart, Path, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -16,10 +16,15 @@ use super::error::{ApiError, ApiJson, ApiResult};
 use crate::scenario::Scenario;
 use crate::store::ScenarioRow;
 
-pub fn router() -> Router<AppState> {
+pub fn router(max_document: u64) -> Router<AppState> {
     Router::new()
-        .route("/scenarios", get(list).post(create))
+        .route("/scenarios", get(list))
+        .route(
+            "/scenarios",
+            post(create).layer(DefaultBodyLimit::max((max_document + (1 << 20)) as usize)),
+        )
         .route("/scenarios/{id}", get(get_one))
+        .route("/scenarios/{id}/plan", get(plan))
 }
 
 fn summary(s: &ScenarioRow) -> Value {
@@ -59,6 +64,33 @@ async fn get_one(
     Ok(axum::Json(v).into_response())
 }
 
+/// `GET /scenarios/{id}/plan`: what a run of the scenario would draw before it moves (the
+/// VUT's planned path, each target's path and conflict point, the static obstructions; see
+/// [`super::plan::of`]) on its map, without a run. 404 for an unknown scenario, 422 when its
+/// paths do not resolve on its map.
+async fn plan(
+    State(st): State<AppState>,
+    _r: Reader,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let row = st
+        .store
+        .get_scenario(&id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("scenario", &id))?;
+    let mut sc = Scenario::from_toml(&row.toml)
+        .map_err(|e| ApiError::Unprocessable(format!("scenario '{id}': {e}")))?;
+    let map = st.map_opt(row.map_id.as_deref()).await?;
+    sc.resolve_paths(map.as_ref().map(|m| &*m.road_network))
+        .map_err(|e| ApiError::Unprocessable(format!("scenario '{id}': {e}")))?;
+    Ok(axum::Json(json!({
+        "scenario_id": id,
+        "map_id": row.map_id,
+        "plan": super::plan::of(&sc),
+    }))
+    .into_response())
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CreateScenario {
@@ -77,11 +109,33 @@ struct CreateScenario {
     map_id: Option<String>,
 }
 
-async fn create(
-    State(st): State<AppState>,
-    _op: Operator,
-    ApiJson(req): ApiJson<CreateScenario>,
-) -> ApiResult<Response> {
+/// `POST /scenarios`: JSON ([`CreateScenario`]) or a multipart upload of an OpenSCENARIO
+/// file with its own catalogs and road network ([`super::scenario_upload`]).
+async fn create(State(st): State<AppState>, _op: Operator, req: Request) -> ApiResult<Response> {
+    let multipart = req
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("multipart/form-data"));
+    let (text, id, map_id) = if multipart {
+        let mp = Multipart::from_request(req, &st)
+            .await
+            .map_err(|e| ApiError::BadRequest(e.body_text()))?;
+        let form = super::scenario_upload::read(&st, mp).await?;
+        let (text, uploaded_map) = super::scenario_upload::import(&st, &form).await?;
+        (text, form.id, form.map_id.or(uploaded_map))
+    } else {
+        let ApiJson(req) = ApiJson::<CreateScenario>::from_request(req, &st).await?;
+        from_json(&st, req).await?
+    };
+    store(&st, text, id, map_id).await
+}
+
+/// The scenario TOML of a JSON request, with its id and map id.
+async fn from_json(
+    st: &AppState,
+    req: CreateScenario,
+) -> ApiResult<(String, Option<String>, Option<String>)> {
     let size = req
         .toml
         .as_ref()
@@ -90,7 +144,6 @@ async fn create(
     if size as u64 > st.config.limits.document_max_bytes {
         return Err(ApiError::PayloadTooLarge("scenario too large".into()));
     }
-    let maps = st.store.map_ids().await?;
     let text = match (req.toml, req.xosc) {
         (Some(t), None) => {
             if !req.parameters.is_empty() {
@@ -119,15 +172,26 @@ async fn create(
             ))
         }
     };
+    Ok((text, req.id, req.map_id))
+}
+
+/// Validates and stores a scenario (201 with its summary).
+async fn store(
+    st: &AppState,
+    text: String,
+    id: Option<String>,
+    map_id: Option<String>,
+) -> ApiResult<Response> {
+    let maps = st.store.map_ids().await?;
     let parsed = Scenario::from_toml(&text)
         .map_err(|e| ApiError::Unprocessable(format!("invalid scenario: {e}")))?;
-    let id = req.id.unwrap_or(parsed.name);
+    let id = id.unwrap_or(parsed.name);
     if !valid_id(&id) {
         return Err(ApiError::Unprocessable(format!(
             "invalid id '{id}': use letters, digits, '_', '-', '.' (at most 64)"
         )));
     }
-    let row = scenario_row(&id, &text, req.map_id, &maps, false)?;
+    let row = scenario_row(&id, &text, map_id, &maps, false)?;
     // One atomic insert: of two posts with one id, exactly one is stored.
     st.store
         .insert_scenario(&row)

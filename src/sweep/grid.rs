@@ -55,10 +55,13 @@ pub enum Key {
     VutSpeed,
     AebTtc,
     AebDecel,
+    /// The combination of an OpenSCENARIO variation file (`name=value …`): the cell's own
+    /// concrete scenario (see [`super::variation`]).
+    Parameters,
 }
 
 impl Key {
-    pub const ALL: [Key; 12] = [
+    pub const ALL: [Key; 13] = [
         Key::Replay,
         Key::NoisePos,
         Key::NoiseSpeed,
@@ -71,6 +74,7 @@ impl Key {
         Key::VutSpeed,
         Key::AebTtc,
         Key::AebDecel,
+        Key::Parameters,
     ];
 
     pub fn name(self) -> &'static str {
@@ -87,6 +91,7 @@ impl Key {
             Key::VutSpeed => "vut_speed",
             Key::AebTtc => "aeb.ttc",
             Key::AebDecel => "aeb.decel",
+            Key::Parameters => "parameters",
         }
     }
 
@@ -109,11 +114,14 @@ impl Key {
 
     /// The source axis (which recording or which simulated speed): Table 2 groups by it.
     pub fn is_source(self) -> bool {
-        matches!(self, Key::Replay | Key::VutSpeed)
+        matches!(self, Key::Parameters | Key::Replay | Key::VutSpeed)
     }
 
     fn is_text(self) -> bool {
-        matches!(self, Key::Replay | Key::Method | Key::Sync)
+        matches!(
+            self,
+            Key::Replay | Key::Method | Key::Sync | Key::Parameters
+        )
     }
 }
 

@@ -10,12 +10,14 @@
 //!     + DIR/results.parquet (the same rows, typed columns)                      parquet.rs
 //! --shard K/N: only the K-th of N contiguous slices of the indices, + shard.json shard.rs
 //! `scil sweep merge`: checked shards → the unsharded run's outputs             merge.rs
+//! an OpenSCENARIO variation file: one cell per combination (`parameters` axis)  variation.rs
 //! ```
 //!
 //! Keys: `replay` (the `--replay` files), `noise.pos`, `noise.speed`, `noise.heading`,
 //! `dropout`, `latency_ms` (seeded injection on the feed), `method` (`predicted`,
 //! `at_sample`), `ttc_offset_s` (fire at threshold + offset), `sync` (on/off, issue 11 seam),
-//! `vut_speed`, `aeb.ttc`, `aeb.decel` (simulated VUT, issue 12 seam).
+//! `vut_speed`, `aeb.ttc`, `aeb.decel` (simulated VUT); `parameters` (the combination of a
+//! variation file: set by the file, not by `--vary`).
 
 pub mod backend;
 pub mod catalogue_grid;
@@ -25,6 +27,7 @@ pub mod parquet;
 pub mod report;
 pub mod results;
 pub mod shard;
+pub mod variation;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -88,6 +91,11 @@ pub fn plan(
             )
         }
     };
+    if vary.iter().any(|a| a.key == Key::Parameters) {
+        return Err(SweepError::Invalid(
+            "key parameters comes from a variation file (--scenario VARIATION.xosc)".into(),
+        ));
+    }
     let mut axes = vec![axis];
     axes.extend(vary);
     let grid = Grid::new(axes, repeat, seed, max_runs)?;

@@ -24,7 +24,7 @@ pub fn column_name(key: Key) -> String {
 }
 
 fn is_text(key: Key) -> bool {
-    matches!(key, Key::Replay | Key::Sync)
+    matches!(key, Key::Replay | Key::Sync | Key::Parameters)
 }
 
 /// The varied keys that have their own column (a varied `method` is the measured column).

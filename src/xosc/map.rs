@@ -17,6 +17,8 @@
 //!   engine (they are bookkeeping for a simulator); stop triggers do not either (scil ends a
 //!   run itself). Any other motion the engine cannot honour is an error naming the action.
 
+mod follow;
+
 use std::collections::HashMap;
 
 use anyhow::{anyhow, bail, Result};
@@ -45,6 +47,8 @@ struct Motion {
     speed: f64,
     trajectory: Option<(m::Trajectory, f64)>,
     route: Option<m::Route>,
+    /// A continuous distance action of Init: keeps a distance to another entity.
+    follow: Option<follow::Follow>,
 }
 
 struct Ctx<'a> {
@@ -125,11 +129,13 @@ impl<'a> Ctx<'a> {
             Action::LongitudinalDistance {
                 entity: reference,
                 freespace,
-                continuous: false,
+                continuous,
                 distance,
                 time_gap,
                 displacement,
-                ..
+                coordinate_system,
+                constraints,
+                at: line,
             } => {
                 let r = self
                     .motion
@@ -170,11 +176,18 @@ impl<'a> Ctx<'a> {
                     h: r.0.h,
                 };
                 self.set_pose(name, p);
+                if *continuous {
+                    self.motion.entry(name.to_string()).or_default().follow =
+                        Some(follow::Follow {
+                            reference: reference.clone(),
+                            time_gap: *time_gap,
+                            coordinate_system: coordinate_system.clone(),
+                            constraints: constraints.clone(),
+                            at: line.clone(),
+                        });
+                }
             }
             Action::SetVariable { .. } | Action::Environment { .. } | Action::Event { .. } => {}
-            Action::LongitudinalDistance { .. } => {
-                bail!("{at}: a continuous LongitudinalDistanceAction (keeping a distance to another entity) has no counterpart in scil's engine")
-            }
             Action::Synchronize { .. } => {
                 bail!("{at}: a SynchronizeAction in Init is not supported")
             }
@@ -208,8 +221,9 @@ impl<'a> Ctx<'a> {
                 .map
                 .road(&lp.road_id)
                 .ok_or_else(|| anyhow!("no road '{}'", lp.road_id))?;
-            let along = lp.heading_rel.cos() >= 0.0;
-            let ahead = if lp.lane_id > 0 { !along } else { along };
+            // `heading_rel` is measured from the direction of increasing s in every lane: the
+            // entity drives toward the road's end when it heads along it.
+            let ahead = lp.heading_rel.cos() >= 0.0;
             let end = if ahead { road.length } else { 0.0 };
             let legs = [Leg {
                 road: lp.road_id.to_string(),
@@ -449,9 +463,14 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
     }
     // Targets.
     let mut targets = Vec::new();
+    let mut followers = Vec::new();
     let mut carriers = 0;
     for e in &sc.entities {
         if e.name == ego_name {
+            continue;
+        }
+        if let Some(f) = cx.motion.get(&e.name).and_then(|mo| mo.follow.clone()) {
+            followers.push((e, f));
             continue;
         }
         let mine: Vec<_> = later
@@ -518,7 +537,18 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
             }
             let tp = cx.placer.pose(target_position)?;
             let cxb = e.bounding_box.center_x;
-            let tpath = shift_along(&cx.path(&e.name)?, cxb);
+            // A trajectory followed once the synchronisation completes (CCFhol's lane change)
+            // continues the path from the synchronisation position.
+            let mut ref_path = cx.path(&e.name)?;
+            let then = mine
+                .iter()
+                .find(|s| !std::ptr::eq(**s, *st))
+                .map(|s2| follow::after_sync(&cx, st, s2, &ref_path, tp))
+                .transpose()?;
+            if let Some((p, _)) = &then {
+                ref_path = p.clone();
+            }
+            let tpath = shift_along(&ref_path, cxb);
             let tc = Pose {
                 x: tp.x + cxb * tp.h.cos(),
                 y: tp.y + cxb * tp.h.sin(),
@@ -550,11 +580,38 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
             let lateral = -(tp.x - mp.x) * mp.h.sin() + (tp.y - mp.y) * mp.h.cos();
             t.overlap =
                 ((lateral + 0.5 * ego.bounding_box.width) / ego.bounding_box.width).clamp(0.0, 1.0);
+            let (mut vut_s, mut target_s) = (vut_s, target_s);
+            if then.is_some() {
+                // The target leaves its path toward the VUT after the synchronisation: the
+                // pair is their nominal contact (0.1 s before it, so that the arrival is
+                // measured before the impact), and the overlap is measured there.
+                let (tau, lateral) = follow::contact(
+                    &vut_path,
+                    &tpath,
+                    (vut_s, target_s),
+                    (v_ego, v),
+                    (front(ego) - ahead, ego.bounding_box.width),
+                    (e.bounding_box.length, e.bounding_box.width),
+                )
+                .ok_or_else(|| {
+                    anyhow!(
+                        "{}: '{}' never meets the VUT after its synchronisation",
+                        st.at,
+                        e.name
+                    )
+                })?;
+                let tau = (tau - 0.1).max(0.0);
+                vut_s += v_ego * tau;
+                target_s += v * tau;
+                t.overlap = ((lateral + 0.5 * ego.bounding_box.width) / ego.bounding_box.width)
+                    .clamp(0.0, 1.0);
+            }
             t.activation = Activation::Conflict;
             t.path = Some(points(&tpath));
             t.conflict = Some(ConflictSpec { vut_s, target_s });
             for s in &mine {
-                if !std::ptr::eq(*s, *st) {
+                let consumed = then.as_ref().is_some_and(|(_, k)| std::ptr::eq(**s, *k));
+                if !std::ptr::eq(*s, *st) && !consumed {
                     bail!("{}: a further motion of synchronised target '{}' has no counterpart in scil's engine", s.at, e.name);
                 }
             }
@@ -688,6 +745,39 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
             let a = t.accel_distance_m.min(c.target_s);
             t.ttc_s = Some(2.0 * a / v + (c.target_s - a) / v);
         }
+        if t.activation != Activation::Static {
+            carriers += 1;
+            t.carrier = Some(format!("carrier-{carriers}"));
+        }
+        targets.push(t);
+    }
+    // Followers after the targets they follow (a chain in any order).
+    while !followers.is_empty() {
+        let Some(k) = followers
+            .iter()
+            .position(|(_, f)| targets.iter().any(|t: &TargetSpec| t.id == f.reference))
+        else {
+            let (e, f) = &followers[0];
+            return Err(follow::refuse(
+                f,
+                "entityRef",
+                if f.reference == ego_name {
+                    format!("'{}' keeping a distance to the VUT '{ego_name}' has no counterpart in scil's engine (the VUT's motion is the driver's)", e.name)
+                } else {
+                    format!(
+                        "'{}' keeps a distance to '{}', which scil does not move",
+                        e.name, f.reference
+                    )
+                },
+            ));
+        };
+        let (e, f) = followers.remove(k);
+        let r = targets
+            .iter()
+            .find(|t| t.id == f.reference)
+            .cloned()
+            .ok_or_else(|| anyhow!("no target '{}'", f.reference))?;
+        let mut t = follow::follower(&cx, e, &f, &r, &later)?;
         if t.activation != Activation::Static {
             carriers += 1;
             t.carrier = Some(format!("carrier-{carriers}"));

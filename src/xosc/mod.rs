@@ -6,6 +6,7 @@
 pub mod export;
 pub mod map;
 mod plan;
+pub mod upload;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -45,68 +46,13 @@ pub fn bundled_library() -> std::path::PathBuf {
 /// scenario folder of the bundled library (`OpenSCENARIO/NCAP/<folder>/`), so a file written
 /// against the Euro NCAP catalogs and road networks reads as it does there. `name` is the
 /// upload's file name (for messages). A variation file is refused: it names its scenario file
-/// by path.
+/// by path. [`upload::import_upload`] takes the uploader's own catalogs and road network too.
 pub fn import_text(
     text: &str,
     name: &str,
     overrides: &BTreeMap<String, String>,
 ) -> anyhow::Result<Imported> {
-    let lib = bundled_library();
-    let tmp = std::env::temp_dir().join(format!("scil-xosc-{}", uuid::Uuid::new_v4()));
-    let result = (|| {
-        let folder = tmp.join("OpenSCENARIO/NCAP/upload");
-        std::fs::create_dir_all(&folder)?;
-        for (link, target) in [
-            (
-                tmp.join("OpenSCENARIO/NCAP/Catalogs"),
-                lib.join("OpenSCENARIO/NCAP/Catalogs"),
-            ),
-            (tmp.join("OpenDRIVE"), lib.join("OpenDRIVE")),
-        ] {
-            let target = target.canonicalize().unwrap_or(target);
-            std::os::unix::fs::symlink(&target, &link)
-                .with_context(|| format!("linking {}", link.display()))?;
-        }
-        let safe: String = name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        let file = folder.join(if is_xosc(Path::new(&safe)) {
-            safe
-        } else {
-            format!("{safe}.xosc")
-        });
-        std::fs::write(&file, text)?;
-        if openscenario::variation::is_variation(&file)? {
-            anyhow::bail!(
-                "{name}: a variation file names its scenario file by path; upload the concrete scenarios (`scil scenario import FILE --out DIR` expands it)"
-            );
-        }
-        let mut all = import(&file, overrides)?;
-        let mut one = all.remove(0);
-        // The map by its bundled path, not the temporary folder's.
-        if let Some(m) = one.scenario.map.as_deref() {
-            let p = Path::new(m);
-            if let Ok(rel) = p.strip_prefix(tmp.canonicalize().unwrap_or(tmp.clone())) {
-                one.scenario.map = Some(lib.join(rel).to_string_lossy().into_owned());
-            } else if let Ok(rel) = p.strip_prefix(lib.canonicalize().unwrap_or(lib.clone())) {
-                one.scenario.map = Some(lib.join(rel).to_string_lossy().into_owned());
-            }
-        }
-        Ok(one)
-    })();
-    let _ = std::fs::remove_dir_all(&tmp);
-    // Messages name the upload, not the temporary folder.
-    result.map_err(|e: anyhow::Error| {
-        let text = format!("{e:#}").replace(&tmp.display().to_string(), "");
-        anyhow::anyhow!(text.replace("/OpenSCENARIO/NCAP/upload/", ""))
-    })
+    Ok(upload::import_upload(text, name, overrides, &[])?.imported)
 }
 
 /// True for a file scil reads as OpenSCENARIO (`.xosc`, any case).
@@ -148,9 +94,10 @@ pub fn load_scenario_file(path: &Path) -> anyhow::Result<Scenario> {
     let mut all = import(path, &BTreeMap::new())?;
     if all.len() != 1 {
         anyhow::bail!(
-            "{}: a variation file holds {} scenarios; write them out with `scil scenario import {} --out DIR`",
+            "{}: a variation file holds {} scenarios; run them as a sweep (`scil sweep --scenario {} --out DIR`) or write them out with `scil scenario import {} --out DIR`",
             path.display(),
             all.len(),
+            path.display(),
             path.display()
         );
     }

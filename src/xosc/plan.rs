@@ -26,6 +26,8 @@ pub(super) struct Step<'a> {
     pub start: Start,
     /// `story/act/event/action` for messages.
     pub at: String,
+    /// The maneuver the action belongs to.
+    pub maneuver: String,
 }
 
 fn instantaneous(a: &Action) -> bool {
@@ -228,6 +230,7 @@ pub(super) fn steps(sc: &Scenario) -> Vec<Step<'_>> {
                                         "{}/{}/{}/{}",
                                         story.name, act.name, ev.name, a.name
                                     ),
+                                    maneuver: m.name.clone(),
                                 });
                             }
                         }

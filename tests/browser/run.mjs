@@ -393,6 +393,36 @@ async function main() {
       .catch((e) => { results.push(['tracks setup', false]); console.log(`  FAIL tracks setup: ${e.message.split('\n')[0]}`); });
   }
 
+  if (!MOCK) await test("scenario preview: an uploaded OpenSCENARIO file's plan on the map before any run", async () => {
+    const xosc = fs.readFileSync(path.join(root, 'data/osc-ncap/OpenSCENARIO/NCAP/AEB_VRU_2023/NCAP_AEB_VRU_CPTA_2023.xosc'), 'utf8');
+    const r = await fetch(`${base}api/v1/scenarios`, { method: 'POST',
+      headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id: 'cpta-preview', xosc, file_name: 'CPTA.xosc', parameters: { Ego_speed_kph: '15' } }) });
+    assert(r.status === 201, `upload: ${r.status} ${await r.text()}`);
+    const p = await ctx.newPage();
+    p.on('pageerror', (e) => pageErrors.push(e.message));
+    await p.goto(base);
+    await p.waitForSelector('#conn[data-state=open]', { timeout: 10000 });
+    await p.waitForFunction(() => [...document.querySelectorAll('#scenario option')].some((o) => o.value === 'cpta-preview'), null, { timeout: 10000 });
+    await p.selectOption('#scenario', 'cpta-preview');
+    await p.click('#btn-preview');
+    await p.waitForFunction(() => window.__scil.L.preview === 'cpta-preview' && window.__scil.L.plan?.targets?.[0]?.conflict_point != null, null, { timeout: 10000 });
+    await p.waitForFunction(() => document.querySelector('#map-name').textContent.includes('X-Intersection_NCAP'), null, { timeout: 10000 });
+    // drawn: the VUT's planned path (blue) and the conflict mark (orange)
+    await p.waitForFunction(() => {
+      const c = window.__scil.map.canvas, g = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let blue = 0, orange = 0;
+      for (let i = 0; i < g.length; i += 4) {
+        const near = (r, gg, b) => Math.abs(g[i] - r) < 16 && Math.abs(g[i + 1] - gg) < 16 && Math.abs(g[i + 2] - b) < 16;
+        if (near(0x4f, 0xa3, 0xff)) blue++;
+        if (near(0xff, 0x7a, 0x45)) orange++;
+      }
+      return blue > 50 && orange > 10;
+    }, null, { timeout: 10000 });
+    await p.screenshot({ path: SHOT.replace(/\.png$/, '-preview.png') });
+    await p.close();
+  });
+
   await test('no page errors', async () => {
     assert(pageErrors.length === 0, pageErrors.slice(0, 3).join(' | '));
   });
