@@ -9,7 +9,7 @@
 //! first arm in the file.
 
 use super::conflict::{meeting_point, Setup};
-use super::{round6, Cell, Direction, Family, Params, Row};
+use super::{line, round6, Cell, Direction, Family, Params, Row};
 use crate::frame::{wrap_pi, yaw_to_heading};
 use crate::scenario::path::{PointsPath, Polyline};
 use crate::scenario::turn::{curve_end, turning_path, Turn, TurnGeometry};
@@ -104,21 +104,6 @@ fn end_pose(pts: &[(f64, f64)]) -> (f64, f64, f64) {
 fn start_pose(pts: &[(f64, f64)]) -> (f64, f64, f64) {
     let (a, b) = (pts[0], pts[1]);
     (a.0, a.1, (b.1 - a.1).atan2(b.0 - a.0))
-}
-
-/// A straight line of points from (x, y) heading `yaw`, `back` metres behind to `ahead` in
-/// front, every 0.5 m.
-fn line(x: f64, y: f64, yaw: f64, back: f64, ahead: f64) -> Vec<Point> {
-    let n = ((back + ahead) / 0.5).ceil() as usize;
-    (0..=n)
-        .map(|k| {
-            let d = -back + (back + ahead) * k as f64 / n as f64;
-            Point {
-                x: round6(x + d * yaw.cos()),
-                y: round6(y + d * yaw.sin()),
-            }
-        })
-        .collect()
 }
 
 fn to_points(v: &[(f64, f64)]) -> Vec<Point> {

@@ -15,7 +15,7 @@
 
 use super::conflict::{meeting_point, Setup};
 use super::straight::station;
-use super::{round6, Cell, Params, Row};
+use super::{line, round6, Cell, Params, Row};
 use crate::frame::yaw_to_heading;
 use crate::scenario::catalogue::lane_station_at_x;
 use crate::scenario::path::{PointsPath, Polyline};
@@ -35,20 +35,6 @@ pub(crate) struct Launched {
     pub launch_kmh: f64,
     /// Parked cars on the target's side hide it (CBNAO).
     pub obstructed: bool,
-}
-
-/// Points every 0.25 m from (x, y) along `yaw`, `back` behind to `ahead` in front.
-fn line(x: f64, y: f64, yaw: f64, back: f64, ahead: f64) -> Vec<Point> {
-    let n = ((back + ahead) / 0.25).ceil() as usize;
-    (0..=n)
-        .map(|k| {
-            let d = -back + (back + ahead) * k as f64 / n as f64;
-            Point {
-                x: round6(x + d * yaw.cos()),
-                y: round6(y + d * yaw.sin()),
-            }
-        })
-        .collect()
 }
 
 /// The scenario (see the module doc).

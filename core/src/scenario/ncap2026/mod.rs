@@ -20,7 +20,7 @@ mod straight;
 use serde::{Deserialize, Serialize};
 
 use super::turn::Turn;
-use super::{Scenario, TargetKind, VutSpec};
+use super::{Point, Scenario, TargetKind, VutSpec};
 
 const BUNDLED: &str = include_str!("../../../../data/catalogue/euro_ncap_2026.toml");
 
@@ -607,6 +607,21 @@ impl Row {
         let text = toml::to_string(&sc).map_err(|e| e.to_string())?;
         Scenario::from_toml(&text).map_err(|e| e.to_string())
     }
+}
+
+/// A straight line of points from (x, y) heading `yaw`, `back` metres behind to `ahead` in
+/// front, every 0.5 m or closer.
+fn line(x: f64, y: f64, yaw: f64, back: f64, ahead: f64) -> Vec<Point> {
+    let n = ((back + ahead) / 0.5).ceil().max(1.0) as usize;
+    (0..=n)
+        .map(|k| {
+            let d = -back + (back + ahead) * k as f64 / n as f64;
+            Point {
+                x: round6(x + d * yaw.cos()),
+                y: round6(y + d * yaw.sin()),
+            }
+        })
+        .collect()
 }
 
 fn round6(v: f64) -> f64 {
