@@ -1,6 +1,6 @@
 //! The whole Euro NCAP 2026 prediction grid as one sweep: every placeable row of the catalogue ×
 //! every cell of its matrix (VUT speed × target speed × impact location × turn × direction ×
-//! approach), instantiated on a straight map or a junction map and run on the simulated VUT.
+//! approach × lateral speed × gap), instantiated on a straight map or a junction map and run on the simulated VUT.
 //! Day and night cells are the same simulation and are run once.
 //!
 //! `scil catalogue grid --straight-map M --junction-map J [--aeb …] [--jobs N] [--out CSV]`
@@ -33,6 +33,8 @@ pub fn cells(cat: &Catalogue) -> Vec<Cell> {
         let turns: Vec<_> = opt_list(&row.turns);
         let dirs: Vec<_> = opt_list(&row.directions);
         let apps: Vec<_> = opt_list(&row.approaches);
+        let laterals: Vec<_> = opt_list(&row.lateral_speeds_mps);
+        let gaps: Vec<_> = opt_list(&row.gaps_m);
         let targets: Vec<Option<f64>> = if row.target_speeds_kmh.is_empty() {
             vec![None]
         } else {
@@ -69,13 +71,20 @@ pub fn cells(cat: &Catalogue) -> Vec<Cell> {
                     for imp in &impacts {
                         for d in &dirs {
                             for a in &apps {
-                                let mut p = Params::new(*v);
-                                p.turn = *turn;
-                                p.direction = *d;
-                                p.approach = *a;
-                                p.target_speed_kmh = *t;
-                                p.impact = *imp;
-                                out.push(Cell { row: i, params: p });
+                                for (l, g) in laterals
+                                    .iter()
+                                    .flat_map(|l| gaps.iter().map(move |g| (*l, *g)))
+                                {
+                                    let mut p = Params::new(*v);
+                                    p.turn = *turn;
+                                    p.direction = *d;
+                                    p.approach = *a;
+                                    p.target_speed_kmh = *t;
+                                    p.impact = *imp;
+                                    p.lateral_mps = l;
+                                    p.gap_m = g;
+                                    out.push(Cell { row: i, params: p });
+                                }
                             }
                         }
                     }
@@ -104,6 +113,8 @@ pub struct CellResult {
     pub turn: Option<String>,
     pub direction: Option<String>,
     pub approach: Option<String>,
+    pub lateral_mps: Option<f64>,
+    pub gap_m: Option<f64>,
     pub impacted: bool,
     pub location: Option<f64>,
     pub impact_speed_kmh: Option<f64>,
@@ -128,6 +139,8 @@ fn run_cell(row: &Row, p: &Params, map: &Arc<Map>, aeb: Option<AebParams>) -> Ce
         turn: p.turn.map(|t| format!("{t:?}").to_lowercase()),
         direction: p.direction.map(|t| format!("{t:?}").to_lowercase()),
         approach: p.approach.map(|t| format!("{t:?}").to_lowercase()),
+        lateral_mps: p.lateral_mps,
+        gap_m: p.gap_m,
         impacted: false,
         location: None,
         impact_speed_kmh: None,
@@ -251,11 +264,11 @@ pub fn csv(results: &[CellResult]) -> String {
     let f = |v: Option<f64>| v.map(|x| format!("{x:.6}")).unwrap_or_default();
     let s = |v: &Option<String>| v.clone().unwrap_or_default();
     let mut out = String::from(
-        "row,vut_speed_kmh,target_speed_kmh,impact,turn,direction,approach,impacted,location,impact_speed_kmh,relative_speed_kmh,arrival_error_s,valid,error\n",
+        "row,vut_speed_kmh,target_speed_kmh,impact,turn,direction,approach,lateral_mps,gap_m,impacted,location,impact_speed_kmh,relative_speed_kmh,arrival_error_s,valid,error\n",
     );
     for r in results {
         out.push_str(&format!(
-            "\"{}\",{},{},{},{},{},{},{},{},{},{},{},{},\"{}\"\n",
+            "\"{}\",{},{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\"\n",
             r.row,
             r.vut_speed_kmh,
             f(r.target_speed_kmh),
@@ -263,6 +276,8 @@ pub fn csv(results: &[CellResult]) -> String {
             s(&r.turn),
             s(&r.direction),
             s(&r.approach),
+            f(r.lateral_mps),
+            f(r.gap_m),
             r.impacted,
             f(r.location),
             f(r.impact_speed_kmh),
