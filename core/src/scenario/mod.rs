@@ -227,7 +227,7 @@ impl DriftSpec {
 
 /// A start from standstill (Euro NCAP's SfS tests): the VUT stands at the start of its planned
 /// path; the targets start when the run is armed and drive their paths, and the engine cues the
-/// VUT's launch (a `start` command for the VUT, e.g. to its driver robot's `carrier`) at the
+/// VUT's launch (an event, and a `start` command to its driver robot's `carrier` if named) at the
 /// instant from which the nominal launch — constant `accel_mps2` from rest up to `speed_kmh` —
 /// brings its control point to the conflict point when the first moving target reaches its
 /// own (without a moving target: as soon as the run is armed). After the launch the targets
@@ -282,8 +282,8 @@ impl LaunchSpec {
 }
 
 /// A door of the VUT opened when a target comes within a distance of it (Euro NCAP's CBDA):
-/// the engine cues the opening (a `start` command for `door`, to the door robot's `carrier`
-/// when named) at the instant the target's front is `open_at_m` from the door's rear edge,
+/// the engine cues the opening (a `start` command to the door robot's `carrier` when one is
+/// named) at the instant the target's front is `open_at_m` from the door's rear edge,
 /// measured along the target's path, and reports it as a trigger of target `door` whose TTC is
 /// the target's time to the door's rear edge then.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

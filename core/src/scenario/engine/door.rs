@@ -2,7 +2,8 @@
 //! stands; its door's rear edge is a point of the body frame. At every VUT sample the engine
 //! locates that point on the target's path and schedules the opening for the instant the
 //! target's front (its nominal profile) is `open_at_m` from it, between samples like a
-//! trigger. The cue is [`Command::Start`] for the door and a trigger record of target `door`:
+//! trigger. The cue is a trigger record of target `door` (and [`Command::Start`] to a door
+//! robot's carrier when one is named):
 //! `d_long_m` the target's distance, `ttc_s` its time to the door's rear edge at its speed then.
 
 use super::*;
@@ -104,11 +105,14 @@ impl Engine {
             fire_error_ms: None,
             retimed: false,
         };
-        self.out.push_back(Output::Command(Command::Start {
-            target: DoorSpec::ID.to_string(),
-            carrier,
-            at_s,
-        }));
+        // A command only for a door robot; without one the trigger event is the cue.
+        if carrier.is_some() {
+            self.out.push_back(Output::Command(Command::Start {
+                target: DoorSpec::ID.to_string(),
+                carrier,
+                at_s,
+            }));
+        }
         self.event(Event::Triggered(rec));
     }
 }

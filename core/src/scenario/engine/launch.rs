@@ -3,8 +3,9 @@
 //! nominal profiles. At every VUT sample until the cue, the engine computes the instant from
 //! which the nominal launch (constant acceleration from rest up to the launch speed) brings the
 //! VUT's control point to its conflict point when the first target reaches its own, and
-//! schedules the cue for it: [`Command::Start`] for the VUT (its driver robot's carrier, when
-//! named) at that instant, between samples like a trigger. After the launch, synchronisation
+//! schedules the cue for it: a `target_started` event for the VUT at that instant, between
+//! samples like a trigger, and [`Command::Start`] to its driver robot's carrier when one is
+//! named. After the launch, synchronisation
 //! predicts the VUT's arrival with the same launch model (see [`Engine::time_to_cover`]).
 
 use super::*;
@@ -95,11 +96,15 @@ impl Engine {
         l.at_s = None;
         let carrier = l.spec.carrier.clone();
         let target = self.cfg.vut_id.clone();
-        self.out.push_back(Output::Command(Command::Start {
-            target: target.clone(),
-            carrier: carrier.clone(),
-            at_s,
-        }));
+        // A command only for a driver robot that takes one; without it the event is the cue
+        // (the dashboard shows it to the driver).
+        if carrier.is_some() {
+            self.out.push_back(Output::Command(Command::Start {
+                target: target.clone(),
+                carrier: carrier.clone(),
+                at_s,
+            }));
+        }
         self.event(Event::TargetStarted {
             target,
             carrier,
