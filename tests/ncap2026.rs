@@ -634,7 +634,58 @@ fn lane_departure_to_the_road_edge() {
             (mean + lat).abs() < 0.02,
             "{v} km/h: lateral speed {mean:.3}, wanted -{lat}"
         );
-        let rep = scil::sim::run_sim(setup, &opts);
+        let rep = scil::sim::run_sim(setup.clone(), &opts);
         assert!(rep.error.is_none(), "{:?}", rep.error);
+        // Without lane keeping the VUT ends beyond the edge: the result's distance to the
+        // lane's edge is negative (the rating tool's red beyond -0.1 m).
+        let ld = rep.lane_departure.as_ref().expect("lane_departure");
+        assert_eq!((ld.lane, ld.side.as_str()), (-2, "right"), "{ld:?}");
+        assert!(ld.crossed && ld.dtle_m < -0.1, "{v} km/h {lat} m/s: {ld:?}");
+
+        // With the simulated lane keeping: stepped here, the outer front corner located on the
+        // map on its own (not through the engine's gauge), against the run's result.
+        let elk = SimOptions {
+            elk: Some(scil::sim::ElkParams::default()),
+            ..opts.clone()
+        };
+        let (mut car, _) = scil::sim::vehicle(&setup, &elk);
+        let front = sc.vut.reference_to_front_m;
+        let mut closest = f64::INFINITY;
+        let mut last = f64::NAN;
+        for _ in 0..(60.0 / dt) as usize {
+            let (x, y, yaw) = car.reference_pose();
+            let (cx, cy) = (
+                x + front * yaw.cos() + half * yaw.sin(),
+                y + front * yaw.sin() - half * yaw.cos(),
+            );
+            if let Some(lp) = od.locate(cx, cy, Some(yaw)) {
+                let road = od.road(&lp.road_id).expect("road");
+                let (_, outer) = road.lane_span(lane, lp.s).expect("lane");
+                last = lp.t - outer;
+                closest = closest.min(last);
+            }
+            car.step(dt, &[]);
+            if car.elk.as_ref().is_some_and(|e| e.decided_s.is_some()) && last > closest + 0.3 {
+                break;
+            }
+        }
+        let decided = car.elk.as_ref().and_then(|e| e.decided_s);
+        assert!(
+            decided.is_some(),
+            "{v} km/h {lat} m/s: the lane keeping never acted"
+        );
+        let rep = scil::sim::run_sim(setup, &elk);
+        let ld = rep.lane_departure.as_ref().expect("lane_departure");
+        println!(
+            "ELK RE {v} km/h {lat} m/s: dtle_t_end {:.3} m (independent {closest:.3} m), last {:.3} m",
+            ld.dtle_m, ld.dtle_last_m
+        );
+        assert!(
+            (ld.dtle_m - closest).abs() < 0.01,
+            "{v} km/h {lat} m/s: run {:.4} m, independent {closest:.4} m",
+            ld.dtle_m
+        );
+        assert!(ld.dtle_m > -0.1, "{v} km/h {lat} m/s: {ld:?}");
+        assert!(ld.dtle_last_m > ld.dtle_m + 0.05, "turned back: {ld:?}");
     }
 }

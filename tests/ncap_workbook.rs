@@ -15,6 +15,7 @@ use serde_json::Value;
 
 const AEB: &str = "ttc=1.2,decel=8,delay_ms=150";
 const FCW: &str = "ttc=2.0";
+const ELK: &str = "tlc=0.3,lat_accel=3,delay_ms=100";
 
 fn scil() -> Command {
     Command::new(env!("CARGO_BIN_EXE_scil"))
@@ -105,7 +106,8 @@ fn rating_tool_plans_rehearses_and_scores_scil_values() {
             .arg(&wb)
             .arg("--out")
             .arg(&filled)
-            .args(["--aeb", AEB, "--fcw", FCW, "--assess", "PASS", "--quiet"]),
+            .args(["--aeb", AEB, "--fcw", FCW, "--elk", ELK])
+            .args(["--assess", "PASS", "--quiet"]),
     );
     println!("{text}");
     assert_eq!(std::fs::read(&wb).expect("workbook"), before);
@@ -151,6 +153,8 @@ fn rating_tool_plans_rehearses_and_scores_scil_values() {
         ]);
         if fcw {
             c.args(["--fcw", FCW]);
+        } else if expected == "dtle_t_end" {
+            c.args(["--elk", ELK]);
         } else {
             c.args(["--aeb", AEB]);
         }

@@ -142,6 +142,17 @@ export class MapView {
         ctx.stroke(); ctx.setLineDash([]);
       };
       line(st.plan.vut_path, '#4fa3ff');
+      const door = st.plan.door;
+      if (door) {
+        // the standing VUT's door: closed (thin) and opened (thick), and the cyclist's distance
+        // that opens it
+        ctx.strokeStyle = '#e05a5a'; ctx.lineWidth = 1; ctx.beginPath();
+        ctx.moveTo(X(door.hinge[0]), Y(door.hinge[1])); ctx.lineTo(X(door.rear_edge[0]), Y(door.rear_edge[1])); ctx.stroke();
+        ctx.lineWidth = 3; ctx.beginPath();
+        ctx.moveTo(X(door.hinge[0]), Y(door.hinge[1])); ctx.lineTo(X(door.open_edge[0]), Y(door.open_edge[1])); ctx.stroke();
+        ctx.fillStyle = '#e05a5a'; ctx.font = '11px monospace';
+        ctx.fillText(`door: opens at ${door.open_at_m} m`, X(door.open_edge[0]) + 6, Y(door.open_edge[1]) - 6);
+      }
       for (const t of st.plan.targets || []) {
         if (t.static) {
           // a parked car: its footprint at its place (the start point is its rear end)

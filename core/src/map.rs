@@ -72,6 +72,10 @@ impl MapMatcher for RoadMatcher {
             .locate_hinted(x, y, Some(yaw_rad), hint)
             .map(lane_match)
     }
+
+    fn lane_span(&self, road: &str, lane: i32, s: f64) -> Option<(f64, f64)> {
+        self.0.road(road)?.lane_span(lane, s)
+    }
 }
 
 /// Lanes of a map as a GeoJSON FeatureCollection, in map coordinates or (with `wgs84`) lon/lat.

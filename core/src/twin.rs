@@ -71,6 +71,12 @@ pub trait MapMatcher: Send + Sync {
     ) -> Option<LaneMatch> {
         self.locate(x, y, yaw_rad)
     }
+
+    /// The t range (from the road's reference line, left positive) a lane spans at `s`:
+    /// where its edges are. `None` when the road, the lane or `s` is not on the map.
+    fn lane_span(&self, _road: &str, _lane: i32, _s: f64) -> Option<(f64, f64)> {
+        None
+    }
 }
 
 /// Why a sample was not applied.
@@ -127,6 +133,11 @@ impl Twin {
             matcher,
             out_of_order: 0,
         }
+    }
+
+    /// The road manager the twin matches with, when it has a map.
+    pub fn matcher(&self) -> Option<&dyn MapMatcher> {
+        self.matcher.as_deref()
     }
 
     pub fn get(&self, id: &str) -> Option<&VehicleState> {

@@ -113,6 +113,7 @@ fn peer_options(a: &CosimBenchArgs) -> SimOptions {
         vut_speed_kmh: a.vut_speed,
         aeb: None,
         fcw: None,
+        elk: None,
         step_ms: a.step_ms,
         run_up_m: Some(v * n * dt + 10.0),
         // Steps 0..=max_steps: `messages` in all.

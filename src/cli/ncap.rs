@@ -13,7 +13,7 @@ use clap::{Args, Subcommand};
 use crate::ncap::plan::Planned;
 use crate::ncap::rehearse::{self, PointResult, Systems};
 use crate::ncap::{load, Loaded};
-use crate::sim::{AebParams, FcwParams};
+use crate::sim::{AebParams, ElkParams, FcwParams};
 
 #[derive(Subcommand, Debug, Clone)]
 pub enum NcapCommand {
@@ -82,6 +82,13 @@ pub struct RehearseArgs {
     /// at 4 m/s² 1.2 s after it).
     #[arg(long, value_name = "ttc=S", default_value = "ttc=2.0")]
     pub fcw: FcwParams,
+    /// The simulated VUT's emergency lane keeping for the road-edge points (`dtle_t_end`).
+    #[arg(
+        long,
+        value_name = "tlc=S,lat_accel=MPS2,delay_ms=MS",
+        default_value = "tlc=0.3,lat_accel=3,delay_ms=100"
+    )]
+    pub elk: ElkParams,
     /// Also write PASS or FAIL into the assessment rows (General requirements, …) left empty.
     #[arg(long, value_name = "PASS|FAIL")]
     pub assess: Option<String>,
@@ -353,6 +360,7 @@ fn rehearse_cmd(a: RehearseArgs) -> anyhow::Result<ExitCode> {
     let sys = Systems {
         aeb: a.aeb,
         fcw: a.fcw,
+        elk: a.elk,
     };
     let runnable = l.plan.iter().filter(|p| p.runnable()).count();
     let threads = a

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::inject::InjectArgs;
-use crate::sim::{AebParams, FcwParams, SimOptions};
+use crate::sim::{AebParams, ElkParams, FcwParams, SimOptions};
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct SimVutArgs {
@@ -26,6 +26,10 @@ pub struct SimVutArgs {
     /// after the warning (absent: no FCW).
     #[arg(long, value_name = "ttc=S")]
     pub fcw: Option<FcwParams>,
+    /// Emergency lane keeping of a VUT that drifts out of its lane:
+    /// tlc=S,lat_accel=MPS2,delay_ms=MS (absent: none).
+    #[arg(long, value_name = "tlc=S,lat_accel=MPS2,delay_ms=MS")]
+    pub elk: Option<ElkParams>,
     /// Simulation step, ms.
     #[arg(long, default_value_t = 10.0)]
     pub step_ms: f64,
@@ -45,6 +49,7 @@ impl SimVutArgs {
             vut_speed_kmh: self.vut_speed,
             aeb: self.aeb,
             fcw: self.fcw,
+            elk: self.elk,
             step_ms: self.step_ms,
             run_up_m: self.run_up_m,
             injection: self.inject.injection()?,

@@ -24,10 +24,14 @@ pub enum Quantity {
     ImpactOccurred,
     /// Dooring: the cyclist's TTC to the door's rear edge when the door opened, s.
     DoorTtc,
+    /// Lane departure towards the road edge: the VUT's distance to its lane's edge at the end
+    /// of the excursion, m (negative beyond it).
+    Dtle,
 }
 
 impl Quantity {
-    /// The rating tool's names; `None` for a quantity scil does not measure (`dtle_t_end`).
+    /// The rating tool's names; `None` for a quantity scil does not measure (`DTLE @ T_LDW`,
+    /// the distance at a lane departure warning).
     pub fn parse(s: &str) -> Option<Quantity> {
         match s.trim() {
             "v_rel_impact" => Some(Quantity::VRelImpact),
@@ -36,6 +40,7 @@ impl Quantity {
             "fcw_ttc" => Some(Quantity::FcwTtc),
             "impact_occurred" => Some(Quantity::ImpactOccurred),
             "TTC" | "ttc" => Some(Quantity::DoorTtc),
+            "dtle_t_end" => Some(Quantity::Dtle),
             _ => None,
         }
     }
@@ -48,6 +53,7 @@ impl Quantity {
             Quantity::FcwTtc => "fcw_ttc",
             Quantity::ImpactOccurred => "impact_occurred",
             Quantity::DoorTtc => "TTC",
+            Quantity::Dtle => "dtle_t_end",
         }
     }
 }
@@ -60,6 +66,15 @@ pub fn subject(sc: &Scenario) -> Option<&str> {
         .find(|t| t.carrier.is_some() || t.activation != Activation::Static)
         .or_else(|| sc.targets.first())
         .map(|t| t.id.as_str())
+}
+
+/// The target a quantity is measured on: the point's subject, or none ("") for the VUT's own
+/// quantity (the lane departure: its rows have no target).
+pub fn target_for(q: Quantity, sc: &Scenario) -> Option<&str> {
+    match q {
+        Quantity::Dtle => Some(""),
+        _ => subject(sc),
+    }
 }
 
 /// The quantity from a run's result as JSON (what `scil sim --json` prints, the result files
@@ -89,6 +104,17 @@ pub fn measure(q: Quantity, run: &Value, target: &str, nominal_kmh: f64) -> Resu
             .and_then(|t| t.get("ttc_s").and_then(Value::as_f64))
             .filter(|v| v.is_finite())
             .ok_or_else(|| "the door was never opened (no trigger of target 'door')".to_string());
+    }
+    if q == Quantity::Dtle {
+        return run
+            .get("lane_departure")
+            .and_then(|d| d.get("dtle_m"))
+            .and_then(Value::as_f64)
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| {
+                "the run has no lane departure (the VUT does not drift, or its lane is not on the map)"
+                    .to_string()
+            });
     }
     let impacts: &[Value] = run
         .get("impacts")
@@ -124,6 +150,8 @@ pub fn measure(q: Quantity, run: &Value, target: &str, nominal_kmh: f64) -> Resu
         ),
         Quantity::ImpactOccurred => Ok(1.0),
         Quantity::FcwTtc => Ok(warning()),
-        Quantity::DoorTtc => Err("the dooring TTC is not an impact quantity".into()),
+        Quantity::DoorTtc | Quantity::Dtle => {
+            Err(format!("{} is not an impact quantity", q.name()))
+        }
     }
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 
 use super::plan::{Function, Planned};
-use super::quantity::{measure, subject, Quantity};
+use super::quantity::{measure, subject, target_for, Quantity};
 use super::sheet::Assessment;
 use super::xlsx::NewValue;
 use crate::map::Map;
@@ -16,18 +16,19 @@ use serde_json::Value;
 
 use crate::run::RunSetup;
 use crate::scenario::engine::EngineConfig;
-use crate::sim::{AebParams, FcwParams, SimOptions};
+use crate::sim::{AebParams, ElkParams, FcwParams, SimOptions};
 
 /// The simulated vehicle's systems for a rehearsal.
 #[derive(Debug, Clone, Copy)]
 pub struct Systems {
     pub aeb: AebParams,
     pub fcw: FcwParams,
+    pub elk: ElkParams,
 }
 
 /// The simulation options of a point: AEB points with the AEB; FCW points with the FCW and the
-/// protocol's brake robot (no AEB), so the warning is what is measured; the baseline run
-/// (`baseline`) with neither.
+/// protocol's brake robot (no AEB), so the warning is what is measured; road-edge points
+/// (`dtle_t_end`) with the lane keeping; the baseline run (`baseline`) with none.
 pub fn options(p: &Planned, sys: &Systems, baseline: bool) -> SimOptions {
     sim_options(
         p.params.function,
@@ -55,10 +56,12 @@ pub fn sim_options(
             _ => (Some(sys.aeb), None),
         }
     };
+    let elk = (!baseline && quantity == Some(Quantity::Dtle)).then_some(sys.elk);
     SimOptions {
         vut_speed_kmh,
         aeb,
         fcw,
+        elk,
         ..SimOptions::default()
     }
 }
@@ -76,7 +79,7 @@ pub fn value_of(p: &Planned, run: &Value) -> Result<f64, String> {
     let (Ok(sc), Some(q)) = (&p.scenario, p.quantity) else {
         return Err(p.reason().unwrap_or_default());
     };
-    let target = subject(sc).ok_or("the scenario has no target")?;
+    let target = target_for(q, sc).ok_or("the scenario has no target")?;
     measure(q, run, target, p.params.vut_speed_kmh.unwrap_or(0.0))
 }
 

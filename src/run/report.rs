@@ -88,6 +88,9 @@ pub struct RunReport {
     /// The simulated VUT's forward collision warning (`scil sim --fcw`), when it warned.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warning: Option<WarningRecord>,
+    /// A drifting VUT's distance to its lane's edge (lane-departure tests).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lane_departure: Option<crate::scenario::engine::LaneDeparture>,
 }
 
 /// A forward collision warning: when, and the TTC to the target then.
@@ -126,6 +129,7 @@ impl RunReport {
             Event::Impact(i) => self.impacts.push(i.clone()),
             Event::Aborted { reason, .. } => self.aborted = Some(reason.clone()),
             Event::Verdict(v) => self.validity = Some(v.clone()),
+            Event::LaneDeparture(d) => self.lane_departure = Some(d.clone()),
             _ => {}
         }
     }

@@ -61,7 +61,40 @@ pub fn of(sc: &Scenario) -> Value {
             })
         })
         .collect();
-    json!({ "vut_path": vut_path, "targets": targets })
+    json!({ "vut_path": vut_path, "targets": targets, "door": door(sc) })
+}
+
+/// Length of a car's front door from its hinge to its rear edge, m (for the drawing).
+const DOOR_LENGTH_M: f64 = 1.0;
+/// How far the drawn door is swung open, rad.
+const DOOR_OPEN_RAD: f64 = 1.0;
+
+/// A standing VUT's door that opens (dooring tests): the closed door's rear edge, its hinge and
+/// its rear edge when open, in the map frame, with the cyclist's distance that opens it.
+fn door(sc: &Scenario) -> Option<Value> {
+    let d = sc.vut.door.as_ref()?;
+    let line = Polyline::new(path_points(&sc.vut.path)?)?;
+    let (x, y, yaw) = line.pose(0.0);
+    // The INS reference point behind the control point; the door in the body frame from it.
+    let a = sc.vut.control_ahead_m();
+    let (c, s) = (yaw.cos(), yaw.sin());
+    let at = |fwd: f64, left: f64| {
+        let (rx, ry) = (x - a * c, y - a * s);
+        [rx + fwd * c - left * s, ry + fwd * s + left * c]
+    };
+    let hinge_fwd = d.rear_edge_forward_m + DOOR_LENGTH_M;
+    let out = d.rear_edge_left_m.signum();
+    let open = at(
+        hinge_fwd - DOOR_LENGTH_M * DOOR_OPEN_RAD.cos(),
+        d.rear_edge_left_m + out * DOOR_LENGTH_M * DOOR_OPEN_RAD.sin(),
+    );
+    Some(json!({
+        "target": d.target,
+        "rear_edge": at(d.rear_edge_forward_m, d.rear_edge_left_m),
+        "hinge": at(hinge_fwd, d.rear_edge_left_m),
+        "open_edge": open,
+        "open_at_m": d.open_at_m,
+    }))
 }
 
 /// The plan of a run (`null` when its scenario or map cannot be read any more).
@@ -105,5 +138,45 @@ mod tests {
         // Near the junction's centre (261.5, 0).
         let (x, y) = (c[0].as_f64().unwrap_or(0.0), c[1].as_f64().unwrap_or(0.0));
         assert!((x - 261.5).abs() < 15.0 && y.abs() < 15.0, "{x} {y}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::ncap2026::{Catalogue, Params};
+
+    /// The dooring test's door is drawn beside the parked VUT, on the side the row names.
+    #[test]
+    fn the_plan_has_the_door_of_a_dooring_test() {
+        let map = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/opendrive/proving_ground.xodr"
+        );
+        let od = opendrive::OpenDrive::from_path(std::path::Path::new(map)).expect("map");
+        let cat = Catalogue::bundled();
+        let (row, _) = cat.find("CBDA").expect("row");
+        let mut sc = row
+            .instantiate(&Params::new(row.vut_speeds_kmh[0]), &od)
+            .expect("placed");
+        sc.resolve_paths(Some(&od)).expect("paths");
+        let plan = super::of(&sc);
+        let d = &plan["door"];
+        let num = |k: &str, i: usize| d[k][i].as_f64().expect("coordinate");
+        let door = sc.vut.door.clone().expect("door");
+        assert_eq!(d["open_at_m"].as_f64(), Some(door.open_at_m));
+        // Hinge to rear edge: the door's length; the open edge further out than the closed one.
+        let len =
+            (num("hinge", 0) - num("rear_edge", 0)).hypot(num("hinge", 1) - num("rear_edge", 1));
+        assert!((len - super::DOOR_LENGTH_M).abs() < 1e-9, "{d}");
+        let open =
+            (num("open_edge", 0) - num("hinge", 0)).hypot(num("open_edge", 1) - num("hinge", 1));
+        assert!((open - super::DOOR_LENGTH_M).abs() < 1e-9, "{d}");
+        assert!(plan["door"]["target"].is_string());
+        // No door without a dooring VUT.
+        let (row, _) = cat.find("CPNA").expect("row");
+        let sc = row
+            .instantiate(&Params::new(row.vut_speeds_kmh[0]), &od)
+            .expect("placed");
+        assert!(super::of(&sc)["door"].is_null());
     }
 }

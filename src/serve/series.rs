@@ -455,6 +455,7 @@ pub fn openapi_paths() -> serde_json::Map<String, Value> {
     let run_body = json!({"type": "object", "additionalProperties": false, "properties": {
         "aeb": {"type": "object", "properties": {"ttc_s": {"type": "number", "default": 1.2}, "decel_mps2": {"type": "number", "default": 8}, "delay_ms": {"type": "number", "default": 150}, "margin_m": {"type": "number", "default": 0.2}}},
         "fcw": {"type": "object", "properties": {"ttc_s": {"type": "number", "default": 2.0}}},
+        "elk": {"type": "object", "properties": {"tlc_s": {"type": "number", "default": 0.3}, "lat_accel_mps2": {"type": "number", "default": 3}, "delay_ms": {"type": "number", "default": 100}}},
         "speed": {"oneOf": [{"type": "number"}, {"type": "string", "enum": ["max"]}], "description": "real-time factor or \"max\" (default 1)"},
         "vut_speed_kmh": {"type": "number", "description": "drive the simulated VUT at this speed instead of the point's"},
         "injection": {"type": "object"}, "step_ms": {"type": "number"}, "record": {"type": "boolean"},

@@ -23,11 +23,11 @@ use super::error::{ApiError, ApiResult};
 use super::lifecycle::{self as runner, NewRun, RunSource};
 use super::runs::{run_json, SpeedArg};
 use crate::ncap::plan::{Function, PointParams};
-use crate::ncap::quantity::{measure, subject, Quantity};
+use crate::ncap::quantity::{measure, target_for, Quantity};
 use crate::ncap::rehearse::{sim_options, Systems};
 use crate::run::source::inject::Injection;
 use crate::scenario::Scenario;
-use crate::sim::{AebParams, FcwParams, SimOptions};
+use crate::sim::{AebParams, ElkParams, FcwParams, SimOptions};
 use crate::store::series::{AttemptRow, PointRow, PointState};
 
 /// The optional body of a point's run.
@@ -40,6 +40,10 @@ pub struct RunPoint {
     /// The simulated VUT's forward collision warning for FCW points (default ttc 2.0 s).
     #[serde(default)]
     pub fcw: Option<FcwParams>,
+    /// The simulated VUT's emergency lane keeping for road-edge points (default tlc 0.3 s,
+    /// 3 m/s², 100 ms).
+    #[serde(default)]
+    pub elk: Option<ElkParams>,
     /// Real-time factor or `"max"` (default 1: real time).
     #[serde(default)]
     pub speed: Option<SpeedArg>,
@@ -97,6 +101,7 @@ impl RunPoint {
         let sim_only = [
             ("aeb", self.aeb.is_some()),
             ("fcw", self.fcw.is_some()),
+            ("elk", self.elk.is_some()),
             ("vut_speed_kmh", self.vut_speed_kmh.is_some()),
             ("injection", self.injection.is_some()),
             ("step_ms", self.step_ms.is_some()),
@@ -137,6 +142,7 @@ pub fn options_of(p: &PointRow, body: &RunPoint, baseline: bool) -> ApiResult<Si
     let sys = Systems {
         aeb: body.aeb.unwrap_or_default(),
         fcw: body.fcw.unwrap_or_default(),
+        elk: body.elk.unwrap_or_default(),
     };
     let mut o = sim_options(
         pp.function,
@@ -412,7 +418,7 @@ pub fn outcome(
         Some(Err(e)) => return Outcome::failed(format!("the point's scenario: {e}")),
         None => return Outcome::failed("the point has no scenario".into()),
     };
-    let Some(target) = subject(&sc) else {
+    let Some(target) = target_for(q, &sc) else {
         return Outcome::failed("the scenario has no target".into());
     };
     let nominal = serde_json::from_str::<Value>(&p.params)

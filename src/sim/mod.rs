@@ -7,6 +7,7 @@
 //! `scil sim --scenario S --vut-speed 40 [--aeb ttc=1.2,decel=8,delay_ms=150] [--json]` and
 //! the sweeps call [`run_sim`].
 
+pub mod elk;
 pub mod ins;
 pub mod path;
 pub mod peers;
@@ -19,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::run::cosim::{self, OutputsSink, StepOutputs};
 use crate::run::source::inject::{Injection, InjectionHandle};
 use crate::run::{Feed, RunReport, RunSetup, Session, SessionOptions, Sink};
+pub use elk::ElkParams;
 pub use path::Path;
 pub use vut::{AebParams, FcwParams, SimVut, TargetView, VutParams};
 
@@ -33,6 +35,8 @@ pub struct SimOptions {
     pub aeb: Option<AebParams>,
     /// The forward collision warning with the protocol's brake robot; `None`: no FCW.
     pub fcw: Option<FcwParams>,
+    /// Emergency lane keeping of a drifting VUT; `None`: none.
+    pub elk: Option<ElkParams>,
     /// Simulation step, ms (the samples' interval).
     pub step_ms: f64,
     /// Start this far (m, along the path) before the VUT's line through the first target;
@@ -50,6 +54,7 @@ impl Default for SimOptions {
             vut_speed_kmh: 40.0,
             aeb: None,
             fcw: None,
+            elk: None,
             step_ms: 10.0,
             run_up_m: None,
             max_duration_s: 60.0,
@@ -91,6 +96,9 @@ impl SimOptions {
         }
         if let Some(f) = &self.fcw {
             f.validate()?;
+        }
+        if let Some(e) = &self.elk {
+            e.validate()?;
         }
         self.injection.validate()
     }
@@ -159,6 +167,10 @@ pub fn vehicle(setup: &RunSetup, opts: &SimOptions) -> (SimVut, f64) {
     }
     let mut car = SimVut::new(path, p, opts.aeb, s_line - run_up, v).with_fcw(opts.fcw);
     car.reverse = setup.scenario.vut.reverse;
+    car.elk = match (opts.elk, &setup.map) {
+        (Some(e), Some(map)) => elk::SimElk::new(e, &setup.scenario.vut, map.matcher()),
+        _ => None,
+    };
     (car, s_line)
 }
 

@@ -192,6 +192,8 @@ pub struct SimVut {
     /// A start from standstill: the VUT stands until its launch is cued, then follows the
     /// launch model exactly (unless the AEB brakes).
     pub launch: Option<SimLaunch>,
+    /// Emergency lane keeping (a drifting VUT): steers it back from its lane's edge.
+    pub elk: Option<super::elk::SimElk>,
 }
 
 /// The launch of a VUT starting from standstill (see [`crate::scenario::LaunchSpec`]).
@@ -220,6 +222,7 @@ impl SimVut {
             fcw_warned: None,
             reverse: false,
             launch: None,
+            elk: None,
         }
     }
 
@@ -229,14 +232,23 @@ impl SimVut {
         self
     }
 
-    /// The control point on the path and the heading.
+    /// The control point on the path (moved sideways by the lane keeping's correction) and
+    /// the heading.
     pub fn pose(&self) -> (f64, f64, f64) {
-        self.path.pose(self.s)
+        let (x, y, yaw) = self.path.pose(self.s);
+        match &self.elk {
+            Some(e) if e.offset_m != 0.0 || e.rate_mps != 0.0 => {
+                let o = e.offset_m;
+                let turn = (e.rate_mps / self.v.max(0.1)).atan();
+                (x - o * yaw.sin(), y + o * yaw.cos(), yaw + turn)
+            }
+            _ => (x, y, yaw),
+        }
     }
 
     /// The INS reference point and the heading (the control point moved back along the body).
     pub fn reference_pose(&self) -> (f64, f64, f64) {
-        let (x, y, yaw) = self.path.pose(self.s);
+        let (x, y, yaw) = self.pose();
         let a = self.p.control_ahead_m;
         (x - a * yaw.cos(), y - a * yaw.sin(), yaw)
     }
@@ -353,6 +365,10 @@ impl SimVut {
         } else {
             0.5 * (self.v + v1) * dt
         };
+        let reference = self.reference_pose();
+        if let Some(e) = self.elk.as_mut() {
+            e.step(self.t, dt, self.s, self.v, reference);
+        }
         self.s += ds;
         self.v = v1.max(0.0);
         self.a = if self.v > 0.0 { a } else { 0.0 };
@@ -363,7 +379,12 @@ impl SimVut {
     /// the run's interface block is the identity for local positions unless configured).
     pub fn sample(&self, time_s: f64, vehicle: &str) -> InsSample {
         let (x, y, yaw) = self.reference_pose();
-        let k = self.path.curvature(self.s);
+        // The lane keeping's correction turns the VUT too (its lateral acceleration / v²).
+        let k = self.path.curvature(self.s)
+            + self
+                .elk
+                .as_ref()
+                .map_or(0.0, |e| e.accel_mps2 / self.v.max(0.1).powi(2));
         // Reversing: the road wheels steer the other way for the same curvature of travel.
         let dir = if self.reverse { -1.0 } else { 1.0 };
         let road_wheel = dir * (self.p.wheelbase_m * k).atan();

@@ -97,6 +97,11 @@ pub fn quantity(run: &Value, expected: &str, nominal: f64) -> f64 {
             .and_then(|t| t["ttc_s"].as_f64())
             .expect("the door's trigger");
     }
+    if expected == "dtle_t_end" {
+        return run["lane_departure"]["dtle_m"]
+            .as_f64()
+            .expect("the run's lane departure");
+    }
     let impacts = run["impacts"].as_array().expect("impacts");
     let subject = impacts
         .iter()

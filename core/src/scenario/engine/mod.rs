@@ -31,6 +31,7 @@
 pub(crate) mod conflict;
 mod door;
 mod dummies;
+mod lane_edge;
 mod launch;
 mod output;
 mod predict;
@@ -39,6 +40,7 @@ mod trace;
 mod trigger;
 mod verdict;
 
+pub use lane_edge::{LaneDeparture, LaneGauge};
 pub use output::{Command, Event, ImpactRecord, Output, TriggerRecord};
 pub use predict::NoiseEstimate;
 
@@ -267,6 +269,8 @@ pub struct Engine {
     launch: Option<launch::Launch>,
     /// A door opened on a distance rule.
     door: Option<door::Door>,
+    /// A drifting VUT's distance to its lane's edge.
+    lane_edge: Option<lane_edge::LaneEdge>,
 }
 
 impl Engine {
@@ -328,7 +332,6 @@ impl Engine {
             reverse,
             cfg,
             tracks,
-            twin,
             state: RunState::Idle,
             out: VecDeque::new(),
             last_vut: None,
@@ -343,6 +346,8 @@ impl Engine {
             vut_path,
             launch: launch::Launch::of(scenario),
             door: door::Door::of(&scenario.vut),
+            lane_edge: lane_edge::LaneEdge::of(&scenario.vut, twin.matcher()),
+            twin,
         }
     }
 
@@ -441,6 +446,7 @@ impl Engine {
             time_s: now_s,
             reason: reason.to_string(),
         });
+        self.settle_lane_edge();
         self.finish_verdict();
     }
 
@@ -537,9 +543,17 @@ impl Engine {
         for e in events {
             self.event(e);
         }
+        self.settle_lane_edge();
         self.finish_verdict();
         self.state = RunState::Finished;
         self.event(Event::Finished { time_s: now_s });
+    }
+
+    /// The lane departure's record, once (at finish or abort).
+    fn settle_lane_edge(&mut self) {
+        if let Some(d) = self.lane_edge.take().and_then(|le| le.record()) {
+            self.event(Event::LaneDeparture(d));
+        }
     }
 
     /// Next instant (sample time) at which [`Engine::handle_timeout`] must be called.
@@ -647,6 +661,9 @@ impl Engine {
             return;
         }
         self.samples += 1;
+        if let (Some(le), Some(v)) = (&mut self.lane_edge, self.twin.state_at(slot)) {
+            le.step(v, self.twin.matcher());
+        }
         self.update_vut_path(s);
         self.plan_launch(s.time_s);
         self.plan_door(s);

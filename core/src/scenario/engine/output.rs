@@ -78,6 +78,9 @@ pub enum Event {
     Validity(Break),
     /// The final validity verdict, at finish or abort: the run result's `"validity"` object.
     Verdict(Validity),
+    /// How close the drifting VUT came to its lane's edge, at finish or abort (lane-departure
+    /// tests): the run result's `"lane_departure"` object.
+    LaneDeparture(super::lane_edge::LaneDeparture),
 }
 
 impl Event {
@@ -97,6 +100,7 @@ impl Event {
             Event::TargetStarted { at_s, .. } => Some(*at_s),
             Event::Validity(b) => Some(b.time_s),
             Event::Verdict(v) => v.window.map(|w| w.to_s),
+            Event::LaneDeparture(d) => Some(d.time_s),
         }
     }
 }
