@@ -142,7 +142,7 @@ mod tests {
 }
 
 #[cfg(test)]
-mod tests {
+mod door_tests {
     use crate::scenario::ncap2026::{Catalogue, Params};
 
     /// The dooring test's door is drawn beside the parked VUT, on the side the row names.
