@@ -187,6 +187,9 @@ proptest! {
     ) {
         let mut bytes = encode_frame(&h, &m);
         let body_end = bytes.len() - 2;
+        // ISO 22133 reserves CRC 0 for "not used": the 1 in 65 536 frames whose CRC comes out
+        // as 0 go unchecked by design (see `a_zero_crc_is_not_checked`).
+        prop_assume!(u16::from_le_bytes([bytes[body_end], bytes[body_end + 1]]) != 0);
         let i = pos % body_end;
         bytes[i] ^= flip;
         // A single corrupted byte anywhere in header+payload is always detected (CRC-16
@@ -427,4 +430,39 @@ fn framer_counts_garbage_and_recovers() {
     assert_eq!(ok, 1);
     assert!(err >= 1);
     assert!(f.malformed_frames() >= 1);
+}
+
+/// A frame whose CRC field is 0 is not checked (ISO 22133: 0 means no CRC), so a corrupted
+/// byte in it goes through; found by the property above for a frame whose CRC computes to 0.
+#[test]
+fn a_zero_crc_is_not_checked() {
+    let h = Header {
+        ack_request: false,
+        transmitter_id: 1523998028,
+        receiver_id: 2187223802,
+        message_counter: 120,
+    };
+    let m = Message::Unknown {
+        message_id: 64921,
+        payload: vec![
+            178, 207, 141, 248, 254, 167, 108, 128, 55, 129, 106, 134, 129, 147, 28, 66, 69, 33,
+            223, 95, 179, 155,
+        ],
+    };
+    let mut bytes = encode_frame(&h, &m);
+    let n = bytes.len();
+    assert_eq!(&bytes[n - 2..], &[0, 0], "this frame's CRC computes to 0");
+    bytes[7] ^= 1;
+    assert!(decode_frame(&bytes).is_ok());
+    // The same corruption under a non-zero CRC is caught.
+    let mut other = encode_frame(
+        &Header {
+            message_counter: 121,
+            ..h
+        },
+        &m,
+    );
+    assert_ne!(&other[n - 2..], &[0, 0]);
+    other[7] ^= 1;
+    assert!(decode_frame(&other).is_err());
 }
