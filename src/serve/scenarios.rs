@@ -16,6 +16,9 @@ use super::error::{ApiError, ApiJson, ApiResult};
 use crate::scenario::Scenario;
 use crate::store::ScenarioRow;
 
+/// Largest JSON body of `POST /scenarios` (axum's default, the limit of every JSON route).
+const JSON_BODY_LIMIT: usize = 2 << 20;
+
 pub fn router(max_document: u64) -> Router<AppState> {
     Router::new()
         .route("/scenarios", get(list))
@@ -125,6 +128,17 @@ async fn create(State(st): State<AppState>, _op: Operator, req: Request) -> ApiR
         let (text, uploaded_map) = super::scenario_upload::import(&st, &form).await?;
         (text, form.id, form.map_id.or(uploaded_map))
     } else {
+        // The route's body limit is the multipart upload's; a JSON body keeps the service's
+        // default limit, as on every other JSON route.
+        let (parts, body) = req.into_parts();
+        let bytes = axum::body::to_bytes(body, JSON_BODY_LIMIT)
+            .await
+            .map_err(|_| {
+                ApiError::PayloadTooLarge(format!(
+                    "a JSON body is at most {JSON_BODY_LIMIT} bytes (an OpenSCENARIO file with its catalogs: multipart)"
+                ))
+            })?;
+        let req = Request::from_parts(parts, axum::body::Body::from(bytes));
         let ApiJson(req) = ApiJson::<CreateScenario>::from_request(req, &st).await?;
         from_json(&st, req).await?
     };
