@@ -250,6 +250,21 @@ async fn validate(st: &AppState, req: &NewRun) -> ApiResult<Option<String>> {
     };
     spec.validate().map_err(ApiError::Unprocessable)?;
     super::sim_run::validate(req)?;
+    if let RunSource::SimVut(o) = &req.source {
+        if o.vut_speed_kmh == 0.0 {
+            // 0 km/h is for a VUT that starts from standstill or stands parked; any other
+            // simulated VUT would never move.
+            let scenario = Scenario::from_toml(&sc.toml).map_err(|e| {
+                ApiError::Unprocessable(format!("scenario '{}': {e}", req.scenario_id))
+            })?;
+            if scenario.vut.launch.is_none() && scenario.vut.door.is_none() {
+                return Err(ApiError::Unprocessable(format!(
+                    "sim_vut: vut speed 0 km/h, but the VUT of scenario '{}' neither starts from standstill (vut.launch) nor stands parked (vut.door): it would never move",
+                    req.scenario_id
+                )));
+            }
+        }
+    }
     if let RunSource::CsvReplay { replay_id, .. } = &req.source {
         if st.store.get_replay(replay_id).await?.is_none() {
             return Err(ApiError::Unprocessable(format!(
