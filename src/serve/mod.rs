@@ -43,6 +43,7 @@ pub mod shared_files;
 pub mod startup;
 pub mod state;
 pub mod supervisor;
+pub mod sweep_jobs;
 pub mod sweeps;
 pub mod web;
 

@@ -10,7 +10,7 @@ use super::auth::Tokens;
 use super::context::{Ctx, Shared};
 use super::geojson_cache::GeoCache;
 use super::supervisor::Supervisor;
-use super::sweeps::jobs::Registry;
+use super::sweep_jobs::Registry;
 
 /// Cheaply cloneable handle to the service state.
 #[derive(Clone)]

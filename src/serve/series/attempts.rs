@@ -328,6 +328,7 @@ pub async fn recover(st: &AppState) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn point(baseline: bool) -> PointRow {
         PointRow {

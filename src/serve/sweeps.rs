@@ -22,19 +22,16 @@ use chrono::Utc;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::serve::auth::{Operator, Reader};
-use crate::serve::state::AppState;
-use crate::serve::error::{ApiError, ApiJson, ApiResult};
+use super::auth::{Operator, Reader};
+use super::state::AppState;
+use super::error::{ApiError, ApiJson, ApiResult};
 use crate::scenario::engine::EngineConfig;
 use crate::sweep::{self, Axis, Row, Source};
 
 /// Runs above this in one service sweep are refused (the CLI's `--max-runs` default).
 pub const SERVICE_MAX_RUNS: usize = sweep::DEFAULT_MAX_RUNS;
 
-pub mod jobs;
-
-pub use jobs::{Job, Registry};
-use jobs::lock;
+use super::sweep_jobs::{lock, Job};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -101,7 +98,7 @@ async fn create(
                 })?;
             r.push((
                 id.clone(),
-                crate::serve::shared_files::replay_path(&st, &row).await?,
+                super::shared_files::replay_path(&st, &row).await?,
             ));
         }
         Source::Replays(r)
