@@ -1,15 +1,28 @@
-//! Every route the service's router declares (the `.route("…")` calls of `src/serve/*.rs`, the
+//! Every route the service's router declares (the `.route("…")` calls under `src/serve/`, the
 //! dashboard's static files aside) is in the OpenAPI document, and the document names no route
 //! the router does not have.
 
 use std::collections::BTreeSet;
 
-fn router_paths() -> BTreeSet<String> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/serve");
-    let mut out = BTreeSet::new();
+/// The `.rs` files under `dir`, its folders included.
+fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     for e in std::fs::read_dir(dir).expect("src/serve") {
         let p = e.expect("entry").path();
-        if p.extension().is_none_or(|x| x != "rs") || p.ends_with("web.rs") {
+        if p.is_dir() {
+            sources(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+fn router_paths() -> BTreeSet<String> {
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src/serve"));
+    let mut files = Vec::new();
+    sources(dir, &mut files);
+    let mut out = BTreeSet::new();
+    for p in files {
+        if p.ends_with("web.rs") {
             continue;
         }
         let text = std::fs::read_to_string(&p).expect("read");
