@@ -173,9 +173,10 @@ export class Results {
   plotRun(tel, t) {
     if (!this.plots) {
       this.plots = {
-        speed: new TimePlot($('#res-speed'), { series: [{ label: 'v', color: '#4fa3ff', digits: 1 }], height: 150 }),
-        ttc: new TimePlot($('#res-ttc'), { series: [{ label: 'TTC', color: '#ffcf3a', digits: 3 }], height: 150,
-          yRange: (u, lo, hi) => [0, Math.min(Math.max((hi ?? 5) * 1.05, 1), 15)] }),
+        speed: new TimePlot($('#res-speed'), { series: [{ label: 'v', color: '#4fa3ff', digits: 1 }], height: 150, unit: 'km/h' }),
+        // to the data up to a minute; more is marked off scale on the plot
+        ttc: new TimePlot($('#res-ttc'), { series: [{ label: 'TTC', color: '#ffcf3a', digits: 3 }], height: 150, unit: 's',
+          yRange: (u, lo, hi) => [0, Math.min(Math.max((hi ?? 5) * 1.05, 1), 60)] }),
       };
     }
     const t0 = tel.length ? tel[0].t : (t.trigT ?? 0);

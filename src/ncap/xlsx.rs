@@ -70,6 +70,13 @@ impl Workbook {
     }
 
     pub fn from_bytes(bytes: Vec<u8>) -> anyhow::Result<Workbook> {
+        // An operator who picked the wrong file hears what it is, not the zip reader's detail.
+        if bytes.starts_with(&[0xD0, 0xCF, 0x11, 0xE0]) {
+            bail!("not an Excel workbook (.xlsx): this is an old .xls file; save it as .xlsx");
+        }
+        if !bytes.starts_with(b"PK\x03\x04") {
+            bail!("not an Excel workbook (.xlsx): send the rating tool's ca_preprocessed_template.xlsx");
+        }
         let wb: Xlsx<_> = Xlsx::new(Cursor::new(bytes.as_slice()))
             .map_err(|e| anyhow!("not an .xlsx workbook: {e}"))?;
         let sheet_names = wb.sheet_names();
@@ -154,11 +161,16 @@ impl Workbook {
 
 /// Sheet name → its worksheet part inside the package (`xl/worksheets/sheetN.xml`).
 fn sheet_parts(bytes: &[u8]) -> anyhow::Result<BTreeMap<String, String>> {
-    let mut z = zip::ZipArchive::new(Cursor::new(bytes)).context("not a zip package")?;
+    // An operator who picked the wrong file gets what it is not, not the zip reader's detail.
+    let mut z = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|_| {
+        anyhow::anyhow!(
+            "not an Excel workbook (.xlsx): the file is not an Office Open XML package"
+        )
+    })?;
     let read = |z: &mut zip::ZipArchive<Cursor<&[u8]>>, n: &str| -> anyhow::Result<String> {
         let mut s = String::new();
         z.by_name(n)
-            .with_context(|| format!("package part {n} missing"))?
+            .map_err(|_| anyhow::anyhow!("not an Excel workbook (.xlsx): it has no {n}"))?
             .read_to_string(&mut s)?;
         Ok(s)
     };
