@@ -47,10 +47,10 @@ async fn a_control_for_a_run_in_another_state_is_refused() {
         d.contains(&id) && d.contains("it is created") && d.contains("not armed"),
         "{d}"
     );
-    // The same through the header, for an abort.
+    // The same through the header, for a finish.
     let r = c
         .http
-        .post(c.url(&format!("/runs/{id}/abort")))
+        .post(c.url(&format!("/runs/{id}/finish")))
         .bearer_auth(OP)
         .header("Scil-Expect-State", "running")
         .send()

@@ -33,7 +33,7 @@ const lamps = new ValidityLamps(document.getElementById('validity-lamps'));
 
 function resetRun(id) {
   lamps.reset();
-  if (id !== L.runId) { L.runScenario = undefined; L.runPlan = null; }
+  if (id !== L.runId) { L.runScenario = undefined; L.runPlan = null; L.loggedState = null; }
   Object.assign(L, { runId: id, t0: null, vut: null, trail: [], targets: new Map(), triggerPoint: null,
     ttc: [[], []], speed: [[], [], []], threshold: null, lastTtc: null, ttcByTarget: new Map(), instants: [],
     carriers: new Map(), carrierOf: new Map(), events: [], health: [], healthAt: 0 });
@@ -127,10 +127,11 @@ function onMessage(m) {
     }
     case 'event': onEvent(m); break;
     case 'state': {
-      // logged only as a change (a joining page gets the current state again after its history)
-      const changed = m.state !== L.state;
+      // logged only as a change (a joining page gets the current state again after its history;
+      // a control's own answer may have shown it already)
+      const changed = m.state !== L.loggedState;
       setState(m.state);
-      if (changed) { addLog(null, 'state', { state: m.state }); strip.render(); strip.refresh(); }
+      if (changed) { L.loggedState = m.state; addLog(null, 'state', { state: m.state }); strip.refresh(); }
       break;
     }
     case 'sweep': stats.sweepFrames = (stats.sweepFrames || 0) + 1; if (analysis) analysis.onFrame(m); break;
@@ -192,7 +193,7 @@ function onHistory(m) {
     while (lo < hi) { const mid = (lo + hi) >> 1; if (vutT[mid] < trig.event.time_s) lo = mid + 1; else hi = mid; }
     L.triggerPoint = [vutX[lo], vutY[lo]];
   }
-  if (m.state) setState(m.state);
+  if (m.state) { setState(m.state); L.loggedState = m.state; }
   for (const k in L.dirty) L.dirty[k] = true;
   if (vutT && vutT.length) hudFromStore(m.run_id, vutT[vutT.length - 1]);
 }

@@ -98,7 +98,7 @@ export function unitReport() {
 }
 
 export async function operatorTest({ ctx, base, root, token, test, assert, sleep, api, finishedRun, pageErrors }) {
-  const shots = path.join(process.env.CARGO_TARGET_DIR || path.join(root, 'target'), 'browser');
+  const shots = path.join(root, 'target', 'browser');
   fs.mkdirSync(shots, { recursive: true });
   const page = await ctx.newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));
@@ -314,7 +314,7 @@ export async function liveChecks({ page, test, assert }) {
 
 /** Layout at both sizes on every tab of `page` (a page that has run, results and a sweep). */
 export async function layoutTest({ page, root, test, assert, runId }) {
-  const shots = path.join(process.env.CARGO_TARGET_DIR || path.join(root, 'target'), 'browser');
+  const shots = path.join(root, 'target', 'browser');
   fs.mkdirSync(shots, { recursive: true });
   const before = page.viewportSize();
   await test('nothing overflows its panel at 1400×900 and 1920×1080 (every tab); screenshots', async () => {
@@ -334,6 +334,7 @@ export async function layoutTest({ page, root, test, assert, runId }) {
       }
     }
     await page.click('[data-tab=live]');
+    if (bad.length) console.log(bad.slice(0, 40).map((b) => `       ${b}`).join('\n'));
     assert(bad.length === 0, `${bad.length} clipped: ${bad.slice(0, 5).join(' | ')}`);
   });
   await test('sweep plots are dark like the page', async () => {
