@@ -355,11 +355,19 @@ async function loadMap(id) {
   L.dirty.map = true;
 }
 
-// The TTC axis follows the data (a slow run's 40 s TTC is on it) up to a minute; values above
-// that (a VUT far away or barely moving) are said in words at the top of the plot.
+// The TTC axis follows the bulk of the data (a slow run's 40 s TTC is on it; the 97th
+// percentile, so the short rise of a VUT that stops does not flatten the approach) up to a
+// minute; values above the axis are said in words at the top of the plot.
 const TTC_TOP_S = 60;
+function ttcTop(vals) {
+  const step = Math.max(1, Math.floor(vals.length / 2000)), s = [];
+  for (let i = 0; i < vals.length; i += step) if (vals[i] != null && isFinite(vals[i])) s.push(vals[i]);
+  if (!s.length) return 5;
+  s.sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * 0.97))];
+}
 const ttcPlot = new TimePlot($('#plot-ttc'), { series: [{ label: 'TTC', color: '#ffcf3a', digits: 3 }], height: 150, unit: 's',
-  yRange: (u, lo, hi) => [0, Math.min(Math.max((hi ?? 5) * 1.05, (L.threshold ?? 0) * 1.5, 1), Math.max(TTC_TOP_S, (L.threshold ?? 0) * 3))] });
+  yRange: (u) => [0, Math.min(Math.max(ttcTop(u.data[1] || []) * 1.1, (L.threshold ?? 0) * 1.5, 1), Math.max(TTC_TOP_S, (L.threshold ?? 0) * 3))] });
 const speedPlot = new TimePlot($('#plot-speed'), { series: [{ label: 'v', color: '#4fa3ff', digits: 1 }, { label: 'brake', color: '#ff4d4f', digits: 1 }], height: 130, unit: 'km/h' });
 window.__scil.plots = { ttc: ttcPlot, speed: speedPlot };
 window.__scil.map = mapView;

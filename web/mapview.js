@@ -218,16 +218,22 @@ export class MapView {
       const x = X(p[0]), y = Y(p[1]);
       ctx.fillStyle = color; ctx.strokeStyle = '#0c0e12'; ctx.lineWidth = 2;
       ctx.beginPath(); ctx.arc(x, y, 6, 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
-      ctx.font = '12px monospace'; ctx.fillText(label, x + 9, y - 8);
+      ctx.font = '12px monospace'; ctx.fillText(label, x + 9, y + 16);
       marks.push({ kind: 'start', label, x, y });
     };
     if (plan.vut_path) { line(plan.vut_path, '#4fa3ff', 'VUT path'); start(plan.vut_path[0], '#4fa3ff', 'VUT start'); }
     else if (plan.vut_line) {
       // a replayed VUT has no path in its scenario: its centreline through the crossing
       line(plan.vut_line, '#4fa3ff', 'VUT centreline');
-      const [a, b] = plan.vut_line;
-      ctx.fillStyle = '#4fa3ff'; ctx.font = '12px monospace';
-      ctx.fillText('VUT centreline', X(a[0] + (b[0] - a[0]) * 0.38) + 4, Y(a[1] + (b[1] - a[1]) * 0.38) - 8);
+      // labelled where the line enters the view (away from the crossing's own labels)
+      const [a, b] = plan.vut_line, w = this.canvas.clientWidth, h = this.canvas.clientHeight;
+      for (let i = 0; i <= 40; i++) {
+        const x = X(a[0] + (b[0] - a[0]) * i / 40), y = Y(a[1] + (b[1] - a[1]) * i / 40);
+        if (x > 30 && x < w - 140 && y > 30 && y < h - 30) {
+          ctx.fillStyle = '#4fa3ff'; ctx.font = '12px monospace'; ctx.fillText('VUT centreline', x + 4, y - 8);
+          break;
+        }
+      }
     }
     const door = plan.door;
     if (door) {
@@ -262,7 +268,7 @@ export class MapView {
         ctx.strokeStyle = '#ff7a45'; ctx.lineWidth = 2.5; ctx.beginPath();
         ctx.moveTo(X(cx) - r, Y(cy) - r); ctx.lineTo(X(cx) + r, Y(cy) + r);
         ctx.moveTo(X(cx) - r, Y(cy) + r); ctx.lineTo(X(cx) + r, Y(cy) - r); ctx.stroke();
-        ctx.fillStyle = '#ff7a45'; ctx.font = '12px monospace'; ctx.fillText(`conflict ${t.id}`, X(cx) + 9, Y(cy) + 16);
+        ctx.fillStyle = '#ff7a45'; ctx.font = '12px monospace'; ctx.fillText(`conflict ${t.id}`, X(cx) + 9, Y(cy) - 9);
         marks.push({ kind: 'conflict', label: t.id, x: X(cx), y: Y(cy) });
       }
     }
