@@ -33,6 +33,7 @@ const lamps = new ValidityLamps(document.getElementById('validity-lamps'));
 
 function resetRun(id) {
   lamps.reset();
+  if (id !== L.runId) { L.runScenario = undefined; L.runPlan = null; L.loggedState = null; }
   Object.assign(L, { runId: id, t0: null, vut: null, trail: [], targets: new Map(), triggerPoint: null,
     ttc: [[], []], speed: [[], [], []], threshold: null, lastTtc: null, ttcByTarget: new Map(), instants: [],
     carriers: new Map(), carrierOf: new Map(), events: [], health: [], healthAt: 0 });
@@ -65,16 +66,21 @@ function onMessage(m) {
       if (L.runId == null) {
         // an idle page takes the first run it learns of, then follows that run only
         resetRun(id);
+        setPreview(null);
         if (wsTarget !== id) { connect(id); return; }
       }
       if (m.t0 != null) L.t0 = m.t0;
-      if (L.preview) {
-        L.preview = null; mapView.follow = true; $('#follow').checked = true;
-        $('#map-name').textContent = L.mapId ?? '—';
-      }
-      L.plan = m.plan ?? null;
       L.track = m.track ?? (m.run && m.run.track) ?? null;
       L.scenarioId = m.scenario_id ?? (m.run && m.run.scenario_id) ?? L.scenarioId;
+      L.runPlan = m.plan ?? null;
+      if (!L.preview) L.plan = L.runPlan;
+      scenarioDetail(L.scenarioId).then((sc) => {
+        if (id !== L.runId) return;
+        L.runScenario = sc;
+        L.runPlan = completePlan(m.plan ?? null, sc);
+        if (!L.preview) { L.plan = L.runPlan; L.dirty.map = true; }
+        showValidityWhy();
+      });
       if (m.run && m.run.state) setState(m.run.state);
       if (m.map_id && m.map_id !== L.mapId) loadMap(m.map_id);
       syncScenario();
@@ -120,7 +126,14 @@ function onMessage(m) {
       break;
     }
     case 'event': onEvent(m); break;
-    case 'state': setState(m.state); addLog(null, 'state', { state: m.state }); break;
+    case 'state': {
+      // logged only as a change (a joining page gets the current state again after its history;
+      // a control's own answer may have shown it already)
+      const changed = m.state !== L.loggedState;
+      setState(m.state);
+      if (changed) { L.loggedState = m.state; addLog(null, 'state', { state: m.state }); strip.refresh(); }
+      break;
+    }
     case 'sweep': stats.sweepFrames = (stats.sweepFrames || 0) + 1; if (analysis) analysis.onFrame(m); break;
     case 'health': L.health = m.sources || []; L.healthAt = performance.now(); L.dirty.tables = true; break;
     default: break;
@@ -180,8 +193,23 @@ function onHistory(m) {
     while (lo < hi) { const mid = (lo + hi) >> 1; if (vutT[mid] < trig.event.time_s) lo = mid + 1; else hi = mid; }
     L.triggerPoint = [vutX[lo], vutY[lo]];
   }
-  if (m.state) setState(m.state);
+  if (m.state) { setState(m.state); L.loggedState = m.state; }
   for (const k in L.dirty) L.dirty[k] = true;
+  if (vutT && vutT.length) hudFromStore(m.run_id, vutT[vutT.length - 1]);
+}
+
+// The history carries positions only: the lane, steering and wheel speed of the VUT's latest
+// sample come from the stored telemetry (a finished run's, or a running one's once written).
+async function hudFromStore(id, tAbs) {
+  let rows = [];
+  try { rows = asList(await get(`/runs/${encodeURIComponent(id)}/telemetry?from=${tAbs - 0.5}&limit=200`), 'rows'); } catch { return; }
+  const vut = rows.filter((r) => r.kind === 'vut').pop();
+  // only while the HUD still shows the history's sample (a live sample is newer)
+  if (!vut || id !== L.runId || !L.vut || L.vut.road !== undefined) return;
+  L.vut.road = vut.road_id != null ? { road_id: vut.road_id, lane_id: vut.lane_id, s: vut.road_s, t: vut.road_t } : null;
+  if (vut.steering_wheel_deg != null) L.vut.steer = vut.steering_wheel_deg;
+  if (vut.wheel_speed_mps != null) L.vut.wheel = vut.wheel_speed_mps;
+  L.dirty.hud = true;
 }
 
 function onEvent(m) {
@@ -227,29 +255,51 @@ function onEvent(m) {
   L.dirty.plots = true; L.dirty.tables = true;
 }
 
+// Every event gets a time: its own sample time, else the run's latest VUT sample when it came;
+// one that came before the first sample keeps the clock time it came at.
+let eventSeq = 0;
 function addLog(t, name, e) {
-  L.events.push({ t: t != null && L.t0 != null ? t - L.t0 : null, name, e });
+  let abs = t;
+  if (abs == null && L.vut && L.t0 != null) abs = L.vut.t + L.t0;
+  L.events.push({ abs, wall: new Date(), seq: eventSeq++, name, e });
   if (L.events.length > MAX_EVENTS) L.events.splice(0, L.events.length - MAX_EVENTS);
   L.dirty.events = true;
 }
+/** The event's time on the run's axis (s since the first VUT sample), or null before it. */
+const eventT = (ev) => (ev.abs != null && L.t0 != null ? ev.abs - L.t0 : null);
 
 function describe(name, e) {
-  const f = (k, d = 3, u = '') => (e[k] == null ? '' : `${k}=${typeof e[k] === 'number' ? e[k].toFixed(d) : e[k]}${u} `);
+  // a quantity with its unit: "TTC 3.934 s"
+  const u = (k, label, d, unit) => (e[k] == null ? '' : `${label} ${typeof e[k] === 'number' ? e[k].toFixed(d) : e[k]} ${unit} `);
   switch (name) {
     case 'triggered': case 'trigger_assessed':
-      return `${e.target} ${f('ttc_s')}${f('d_long_m', 2)}v=${fmt((e.vut_speed_mps ?? 0) * 3.6, 1)}km/h ${f('fire_error_ms', 2)}`;
+      return `${e.target} ${u('ttc_s', 'TTC', 3, 's')}${u('d_long_m', 'd_long', 2, 'm')}v ${fmt((e.vut_speed_mps ?? 0) * 3.6, 1)} km/h ${u('fire_error_ms', 'fire error', 2, 'ms')}`;
     case 'impact':
-      return `${e.target} ${f('dummy_travel_m')}nominal=${fmt(e.nominal_travel_m, 5)} ${f('overlap', 2)}${f('stopped_short_m', 2)}${e.note ?? ''}`;
-    case 'trigger_scheduled': return `${e.target} at=${fmt(e.at_s != null && L.t0 != null ? e.at_s - L.t0 : e.at_s, 3)}`;
+      return `${e.target} ${u('dummy_travel_m', 'dummy travel', 3, 'm')}${e.nominal_travel_m != null ? `nominal ${fmt(e.nominal_travel_m, 5)} m ` : ''}${e.overlap != null ? `overlap ${fmt(e.overlap * 100, 0)} % of width ` : ''}${u('stopped_short_m', 'stopped short by', 2, 'm')}${e.note ?? ''}`;
+    case 'trigger_scheduled': return `${e.target} at t=${fmt(e.at_s != null && L.t0 != null ? e.at_s - L.t0 : e.at_s, 3)} s`;
     case 'state': return e.state;
-    case 'parameter_change': return `${e.name}=${e.value} by ${e.by ?? '?'}`;
-    case 'carrier_state': return `${e.carrier ?? '?'} (${e.target}) → ${e.state}${e.time_s != null && L.t0 != null ? ` at ${fmt(e.time_s - L.t0, 3)}` : ''}`;
+    case 'parameter_change': return `${e.name}=${e.value}${typeof e.value === 'number' ? unitOf(e.name) : ''} by ${e.by ?? '?'}`;
+    case 'carrier_state': return `${e.carrier ?? '?'} (${e.target}) → ${e.state}${e.time_s != null && L.t0 != null ? ` at t=${fmt(e.time_s - L.t0, 3)} s` : ''}`;
+    case 'validity': return `${e.channel} ${fmt(e.value, 3)}${CHANNEL_UNIT[e.channel] ? ` ${CHANNEL_UNIT[e.channel]}` : ''}${e.limit ? ` (limit ${e.limit})` : ''}`;
+    case 'verdict': return `${e.valid ? 'VALID' : 'INVALID'}${e.window ? ` window ${fmt(e.window.from_s - (L.t0 ?? 0), 2)}–${fmt(e.window.to_s - (L.t0 ?? 0), 2)} s` : ''}`;
     default: {
-      const o = { ...e }; delete o.event; delete o.time_s;
-      const s = JSON.stringify(o); return s === '{}' ? '' : s;
+      // key=value pairs, each number with the unit its key names
+      const parts = [];
+      for (const [k, v] of Object.entries(e)) {
+        if (k === 'event' || k === 'time_s' || v == null) continue;
+        if (typeof v === 'number') parts.push(`${k}=${Number.isInteger(v) ? v : v.toFixed(3)}${unitOf(k)}`);
+        else if (typeof v !== 'object') parts.push(`${k}=${v}`);
+        else parts.push(`${k}=${JSON.stringify(v)}`);
+      }
+      return parts.join(' ');
     }
   }
 }
+
+// The unit a key's suffix names (" s" for ttc_offset_s); a count has none.
+const SUFFIX_UNIT = [[/_ms$/, ' ms'], [/_mps2$/, ' m/s²'], [/_mps$/, ' m/s'], [/_kmh$/, ' km/h'], [/_deg$/, ' °'], [/_hz$/, ' Hz'], [/_s$/, ' s'], [/_m$|^noise\.pos$/, ' m']];
+const unitOf = (k) => (SUFFIX_UNIT.find(([re]) => re.test(k)) || [null, ''])[1];
+const CHANNEL_UNIT = { vut_speed: 'km/h', target_speed: 'km/h', vut_lateral: 'm', target_lateral: 'm', vut_yaw_rate: '°/s', vut_steering_rate: '°/s', conflict_arrival: 's' };
 
 function setState(s) {
   if (!s || s === L.state) return;
@@ -292,8 +342,10 @@ const mapView = new MapView($('#map'));
 mapView.onUserMove = () => { $('#follow').checked = false; };
 $('#follow').addEventListener('change', (e) => { mapView.follow = e.target.checked; mapView.dirty = true; });
 $('#fit').addEventListener('click', () => { mapView.follow = false; $('#follow').checked = false; mapView.fit(L.vut ? [[L.vut.x, L.vut.y]] : []); });
-$('#zoom-in').addEventListener('click', () => mapView.zoom(1.5));
-$('#zoom-out').addEventListener('click', () => mapView.zoom(1 / 1.5));
+// ± zoom about the plan during a preview, else about the view centre (the VUT when following)
+const zoomBy = (f) => (L.preview && L.previewFocus ? mapView.zoomAbout(f, ...L.previewFocus) : mapView.zoom(f));
+$('#zoom-in').addEventListener('click', () => zoomBy(1.5));
+$('#zoom-out').addEventListener('click', () => zoomBy(1 / 1.5));
 
 async function loadMap(id) {
   L.mapId = id; $('#map-name').textContent = id;
@@ -303,9 +355,20 @@ async function loadMap(id) {
   L.dirty.map = true;
 }
 
-const ttcPlot = new TimePlot($('#plot-ttc'), { series: [{ label: 'TTC', color: '#ffcf3a', digits: 3 }], height: 150,
-  yRange: (u, lo, hi) => [0, Math.min(Math.max((hi ?? 5) * 1.05, (L.threshold ?? 0) * 1.5, 1), 30)] });
-const speedPlot = new TimePlot($('#plot-speed'), { series: [{ label: 'v', color: '#4fa3ff', digits: 1 }, { label: 'brake', color: '#ff4d4f', digits: 1 }], height: 130 });
+// The TTC axis follows the bulk of the data (a slow run's 40 s TTC is on it; the 97th
+// percentile, so the short rise of a VUT that stops does not flatten the approach) up to a
+// minute; values above the axis are said in words at the top of the plot.
+const TTC_TOP_S = 60;
+function ttcTop(vals) {
+  const step = Math.max(1, Math.floor(vals.length / 2000)), s = [];
+  for (let i = 0; i < vals.length; i += step) if (vals[i] != null && isFinite(vals[i])) s.push(vals[i]);
+  if (!s.length) return 5;
+  s.sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * 0.97))];
+}
+const ttcPlot = new TimePlot($('#plot-ttc'), { series: [{ label: 'TTC', color: '#ffcf3a', digits: 3 }], height: 150, unit: 's',
+  yRange: (u) => [0, Math.min(Math.max(ttcTop(u.data[1] || []) * 1.1, (L.threshold ?? 0) * 1.5, 1), Math.max(TTC_TOP_S, (L.threshold ?? 0) * 3))] });
+const speedPlot = new TimePlot($('#plot-speed'), { series: [{ label: 'v', color: '#4fa3ff', digits: 1 }, { label: 'brake', color: '#ff4d4f', digits: 1 }], height: 130, unit: 'km/h' });
 window.__scil.plots = { ttc: ttcPlot, speed: speedPlot };
 window.__scil.map = mapView;
 
@@ -323,10 +386,12 @@ function frame(now, fromTimer = false) {
     L.dirty.map = false;
   }
   if (L.dirty.plots) {
-    ttcPlot.marks = { threshold: L.threshold, instants: L.instants };
-    speedPlot.marks = { threshold: null, instants: L.instants };
-    ttcPlot.setData(L.ttc); speedPlot.setData(L.speed);
-    $('#ttc-legend').textContent = `threshold ${fmt(L.threshold, 3)} s`;
+    // a preview has no run data: empty plots marked "preview"
+    const pv = !!L.preview;
+    ttcPlot.marks = pv ? { threshold: null, instants: [] } : { threshold: L.threshold, instants: L.instants };
+    speedPlot.marks = { threshold: null, instants: pv ? [] : L.instants };
+    ttcPlot.setData(pv ? [[], []] : L.ttc); speedPlot.setData(pv ? [[], [], []] : L.speed);
+    $('#ttc-legend').textContent = pv ? '' : `threshold ${fmt(L.threshold, 3)} s`;
     L.dirty.plots = false;
   }
   if (L.dirty.hud) { renderHud(); L.dirty.hud = false; }
@@ -345,7 +410,8 @@ function frame(now, fromTimer = false) {
 setInterval(() => { if (performance.now() - lastFrame > 250) frame(performance.now(), true); }, 250);
 
 function renderHud() {
-  const v = L.vut;
+  // a preview shows no run: no values of the run the page follows
+  const v = L.preview ? null : L.vut;
   $('#hud-t').textContent = v ? `${fmt(v.t, 2)} s` : '—';
   $('#hud-v').textContent = v ? `${fmt(v.speed * 3.6, 1)} km/h` : '—';
   const ttcEl = $('#hud-ttc');
@@ -354,13 +420,22 @@ function renderHud() {
   const b = $('#hud-brake'); b.textContent = v ? (v.brake ? 'ON' : 'off') : '—'; b.className = v && v.brake ? 'bad' : '';
   $('#hud-steer').textContent = v && v.steer != null ? `${fmt(v.steer, 1)}°` : '—';
   $('#hud-wheel').textContent = v && v.wheel != null ? `${fmt(v.wheel * 3.6, 1)} km/h` : '—';
-  $('#vut-pos').textContent = v ? `${fmt(v.x, 2)}, ${fmt(v.y, 2)}` : '—';
-  $('#hud-lane').textContent = v && v.road ? `r${v.road.road_id} l${v.road.lane_id} s=${fmt(v.road.s, 1)} t=${fmt(v.road.t, 2)}` : (v ? 'off map' : '—');
-  const last = L.speed[1].length ? L.speed[1][L.speed[1].length - 1] : null;
+  $('#vut-pos').textContent = v ? `x ${fmt(v.x, 2)} m, y ${fmt(v.y, 2)} m` : '—';
+  // `road` undefined: not known (a page that joined late, before its lookup answered)
+  $('#hud-lane').textContent = v && v.road ? `road ${v.road.road_id} lane ${v.road.lane_id} s=${fmt(v.road.s, 1)} m t=${fmt(v.road.t, 2)} m`
+    : (v && v.road === null ? 'off map' : '—');
+  const last = !L.preview && L.speed[1].length ? L.speed[1][L.speed[1].length - 1] : null;
   $('#speed-legend').textContent = last == null ? '' : `${fmt(last, 1)} km/h`;
 }
 
 function renderTables() {
+  if (L.preview) {
+    const plan = L.plan || {};
+    $('#carriers tbody').innerHTML = (plan.targets || []).map((t) => `<tr><td>${esc(t.id)}</td><td><span class="st st-waiting">${t.static ? 'parked' : 'planned'}</span></td><td class="num">—</td><td class="num">—</td></tr>`).join('')
+      || '<tr><td colspan=4 class="muted">no targets</td></tr>';
+    $('#health tbody').innerHTML = '<tr><td colspan=4 class="muted">preview: no run</td></tr>';
+    return;
+  }
   const rows = [];
   for (const [id, st] of L.carriers) {
     const tg = L.targets.get(id), ttc = L.ttcByTarget.get(id);
@@ -381,14 +456,36 @@ function renderTables() {
   }).join('') || '<tr><td colspan=4 class="muted">no sources</td></tr>';
 }
 
+// Newest first, in the order of their times (the ones before the first sample oldest, by arrival).
 function renderEvents() {
+  if (L.preview) {
+    $('#events').innerHTML = `<div class="ev-none muted">preview of ${esc(L.preview)}: no run data (back to run: the map's “back to run”)</div>`;
+    $('#event-count').textContent = '';
+    return;
+  }
   const html = [];
-  for (let i = L.events.length - 1; i >= 0; i--) {
-    const ev = L.events[i];
-    html.push(`<div class="ev ev-${esc(ev.name)}" data-event="${esc(ev.name)}"><span class="t">${ev.t == null ? '' : ev.t.toFixed(3)}</span><span class="n">${esc(ev.name)}</span><span class="d">${esc(describe(ev.name, ev.e))}</span></div>`);
+  const key = (ev) => { const t = eventT(ev); return t == null ? -Infinity : t; };
+  const sorted = L.events.slice().sort((a, b) => key(a) - key(b) || a.seq - b.seq);
+  for (let i = sorted.length - 1; i >= 0; i--) {
+    const ev = sorted[i], t = eventT(ev);
+    const time = t != null ? `<span class="t" data-t="${t}">${t.toFixed(3)} s</span>`
+      : `<span class="t" data-wall="1" title="clock time: before the run's first VUT sample">${ev.wall.toLocaleTimeString('en-GB')}</span>`;
+    html.push(`<div class="ev ev-${esc(ev.name)}" data-event="${esc(ev.name)}">${time}<span class="n">${esc(ev.name)}</span><span class="d" title="${esc(describe(ev.name, ev.e))}">${esc(describe(ev.name, ev.e))}</span></div>`);
   }
   $('#events').innerHTML = html.join('');
   $('#event-count').textContent = String(L.events.length);
+}
+
+// Why the validity lamps are grey, when they are: the scenario has no validity section, or the
+// run ended without a verdict.
+function showValidityWhy() {
+  const sc = L.preview ? L.previewScenario : L.runScenario;
+  let why = '';
+  if (sc && !sc.validity) why = 'no validity section in this scenario: no validity is judged';
+  else if (L.preview) why = 'preview: the lamps light during a run';
+  else if (sc && lamps.verdict == null && L.state && !ACTIVE.includes(L.state) && L.state !== 'created') why = `no verdict: the run ${L.state} before its validity window closed`;
+  lamps.setWhy(why);
+  $('#validity-why').textContent = why ? 'grey: see below' : 'first violation';
 }
 
 function renderState() {
@@ -404,7 +501,11 @@ function renderState() {
   // enabled only where the server accepts them: arm a created run, start an armed one
   $('#btn-arm').disabled = L.runId == null || L.state !== 'created';
   $('#btn-start').disabled = L.runId == null || L.state !== 'armed';
+  $('#btn-create').disabled = !!$('#btn-create').dataset.busy;
+  for (const b of ['#btn-arm', '#btn-start']) if ($(b).dataset.busy) $(b).disabled = true;
   showParams(L.state);
+  showValidityWhy();
+  strip.render();
 }
 
 const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
@@ -412,9 +513,11 @@ const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<
 // ---------------------------------------------------------------- run control
 let scenarios = [];
 const uploaded = [];
+// Messages have their own place in the active-runs strip (between the runs and ABORT ALL): they
+// never lie over a control, so a click on ABORT always reaches ABORT.
 function toast(msg, err = false) {
-  const t = $('#toast'); t.textContent = msg; t.className = err ? 'err' : ''; t.hidden = false;
-  clearTimeout(toast.timer); toast.timer = setTimeout(() => { t.hidden = true; }, err ? 6000 : 2500);
+  const t = $('#toast'); t.textContent = msg; t.title = msg; t.className = err ? 'err' : 'ok';
+  clearTimeout(toast.timer); toast.timer = setTimeout(() => { t.textContent = ''; t.title = ''; t.className = ''; }, err ? 8000 : 4000);
 }
 
 async function loadScenarios() {
@@ -443,25 +546,91 @@ async function fillReplays() {
   simSelected();
 }
 
-// A scenario's plan before any run (its VUT path, target paths, conflict points), on the
-// Preview button beside the scenario list. A run's own plan replaces it (and the view follows
-// the VUT again).
+// A scenario's own description (GET /scenarios/{id}, cached per page load): whether it has a
+// validity section, and what a crossing target's plan leaves implicit.
+const scenarioCache = new Map();
+function scenarioDetail(sid) {
+  if (!sid) return Promise.resolve(null);
+  if (!scenarioCache.has(sid)) {
+    scenarioCache.set(sid, get(`/scenarios/${encodeURIComponent(sid)}`).then((r) => (r && r.scenario) || null).catch(() => null));
+  }
+  return scenarioCache.get(sid);
+}
+
+// A crossing target placed by its start, heading and lateral distance (no path of its own) gets
+// its walk line and its nominal impact point (E + (overlap − 0.5)·w from its start); a replayed
+// VUT (no path) its centreline through the crossing.
+function completePlan(plan, sc) {
+  if (!plan || !sc) return plan;
+  const out = { ...plan, targets: (plan.targets || []).map((t) => ({ ...t })) };
+  const w = (sc.vut && sc.vut.width_m) || 1.855;
+  for (const t of out.targets) {
+    const spec = (sc.targets || []).find((x) => x.id === t.id);
+    if (t.path || t.static || !spec || !(spec.lateral_start_m > 0.1) || !t.start) continue;
+    const h = (t.heading_deg ?? spec.heading_deg ?? 0) * Math.PI / 180, d = [Math.sin(h), Math.cos(h)];
+    const e = spec.lateral_start_m, travel = e + ((spec.overlap ?? 0.5) - 0.5) * w;
+    const at = (k) => [t.start[0] + d[0] * k, t.start[1] + d[1] * k];
+    t.path = [t.start, at(2 * e)];
+    if (!t.conflict_point) t.conflict_point = at(travel);
+    if (!out.vut_path && !out.vut_line) {
+      const c = at(e), n = [d[1], -d[0]], half = 60;
+      out.vut_line = [[c[0] - n[0] * half, c[1] - n[1] * half], [c[0] + n[0] * half, c[1] + n[1] * half]];
+    }
+  }
+  return out;
+}
+
+// The points a plan is about: targets, their paths and conflicts, static obstructions, and the
+// VUT's path near them (a long approach would shrink the rest to hairlines).
+function planFocus(plan) {
+  const near = [];
+  for (const t of plan.targets || []) {
+    if (t.start) near.push(t.start);
+    for (const p of t.path || []) near.push(p);
+    if (t.conflict_point) near.push(t.conflict_point);
+  }
+  const vut = plan.vut_path || [];
+  if (!near.length) return vut.slice();
+  const xs = near.map((p) => p[0]), ys = near.map((p) => p[1]), M = 40;
+  const [x0, x1, y0, y1] = [Math.min(...xs) - M, Math.max(...xs) + M, Math.min(...ys) - M, Math.max(...ys) + M];
+  return near.concat(vut.filter(([x, y]) => x >= x0 && x <= x1 && y >= y0 && y <= y1));
+}
+
+// Preview: the map shows the scenario's plan alone; the live panels say "preview" and show no
+// run data until the operator goes back to the run (or a new run is shown).
+function setPreview(sid, plan = null) {
+  L.preview = sid;
+  if (sid) L.plan = plan;
+  else { L.plan = L.runPlan ?? null; L.previewFocus = null; mapView.follow = true; $('#follow').checked = true; $('#map-name').textContent = L.mapId ?? '—'; }
+  $('#preview-badge').hidden = !sid; $('#end-preview').hidden = !sid;
+  for (const b of document.querySelectorAll('.preview-mark')) b.hidden = !sid;
+  document.body.classList.toggle('previewing', !!sid);
+  for (const k in L.dirty) L.dirty[k] = true;
+  showValidityWhy();
+}
+
 async function previewScenario(sid) {
   if (!sid) return;
   try {
-    const r = await get(`/scenarios/${encodeURIComponent(sid)}/plan`);
-    L.plan = r.plan; L.preview = sid;
+    const [r, sc] = await Promise.all([get(`/scenarios/${encodeURIComponent(sid)}/plan`), scenarioDetail(sid)]);
+    const plan = completePlan(r.plan || {}, sc);
+    setPreview(sid, plan);
+    L.previewScenario = sc;
     if (r.map_id && r.map_id !== L.mapId) await loadMap(r.map_id);
-    const plan = r.plan || {};
-    const pts = [...(plan.vut_path || []), ...(plan.targets || []).flatMap((t) => t.path || [t.start])];
+    const pts = planFocus(plan);
     mapView.follow = false; $('#follow').checked = false; mapView.fitPoints(pts);
+    if (pts.length) {
+      const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
+      L.previewFocus = [(Math.min(...xs) + Math.max(...xs)) / 2, (Math.min(...ys) + Math.max(...ys)) / 2];
+    }
     $('#map-name').textContent = `${r.map_id ?? '—'} · preview of ${sid}`;
     L.dirty.map = true;
     const n = (plan.targets || []).length;
-    toast(`preview of ${sid}: VUT path and ${n} target${n === 1 ? '' : 's'}`);
+    toast(`preview of ${sid}: ${plan.vut_path ? 'VUT path' : plan.vut_line ? 'VUT centreline' : 'no VUT path'} and ${n} target${n === 1 ? '' : 's'}`);
   } catch (e) { toast(`preview of ${sid}: ${e.message}`, true); }
 }
 $('#btn-preview').addEventListener('click', () => previewScenario($('#scenario').value));
+$('#end-preview').addEventListener('click', () => setPreview(null));
 
 // the scenario picker follows the live run until the operator chooses one
 let scenarioTouched = false;
@@ -486,7 +655,7 @@ $('#upload').addEventListener('change', async (ev) => {
     uploaded.push({ id: rid, name: file.name, scenario_id: sid, uploaded: true });
     await fillReplays();
     const id = runId(r);
-    if (id != null) { resetRun(id); L.scenarioId = sid; L.state = null; setState(r.state || 'created'); connect(id); }
+    if (id != null) { resetRun(id); setPreview(null); L.scenarioId = sid; L.state = null; setState(r.state || 'created'); connect(id); }
     toast(`uploaded ${file.name} → replay ${rid}${id != null ? `, run ${id}` : ''}`);
   } catch (e) { toast(e.message, true); }
   ev.target.value = '';
@@ -499,22 +668,72 @@ async function op(fn) {
   try { return await fn(); } catch (e) { toast(e.status === 401 || e.status === 403 ? `${e.message} — enter the operator token` : e.message, true); return null; }
 }
 
-$('#btn-create').addEventListener('click', () => op(async () => {
+// A control button is busy while its request is out: a double click sends one request.
+function busy(sel, fn) {
+  const b = $(sel);
+  b.addEventListener('click', async () => {
+    if (b.dataset.busy) return;
+    b.dataset.busy = '1'; b.disabled = true;
+    try { await fn(); } finally { delete b.dataset.busy; renderState(); }
+  });
+}
+
+// The run's state from the server, after a control was refused (409): the page shows where the
+// run really is and says what happened.
+async function refreshState(id, action, seen) {
+  let row = null;
+  try { row = await get(`/runs/${encodeURIComponent(id)}`); } catch { /* the message says what is known */ }
+  if (id !== L.runId) return;
+  if (row && row.state) setState(row.state);
+  const now = row && row.state ? row.state : 'unknown';
+  strip.refresh();
+  toast(now === seen ? `${action} of run ${id} refused: it is ${now}` : `${action} not done: run ${id} is ${now}, not ${seen ?? '—'} as the page showed; page updated`, true);
+}
+
+busy('#btn-create', () => op(async () => {
   const body = { scenario_id: $('#scenario').value, replay: $('#replay').value || undefined, speed: Number($('#speed').value) || 1, track: $('#track').value || undefined };
   if (body.replay === SIM_VUT) { delete body.replay; body.source = simSource(); }
   const run = await post('/runs', body);
   const id = runId(run);
-  resetRun(id); L.scenarioId = body.scenario_id; L.state = null; setState(run && run.state ? run.state : 'created');
-  toast(`run ${id} created`);
+  resetRun(id); setPreview(null); L.scenarioId = body.scenario_id; L.state = null; setState(run && run.state ? run.state : 'created');
+  rememberTrack(run && run.track ? run.track : body.track);
+  toast(`run ${id} created on track ${(run && run.track) || body.track || '?'}`);
   connect(id);
+  strip.refresh();
 }));
 // Every control names the shown run and the state the page shows (the server refuses it with
 // 409 when the run is no longer in that state).
-const control = (action) => post(`/runs/${encodeURIComponent(L.runId)}/${action}`, { expect_state: L.state });
-$('#btn-arm').addEventListener('click', () => op(async () => { const r = await control('arm'); setState(r && r.state ? r.state : 'armed'); }));
-$('#btn-start').addEventListener('click', () => op(async () => { const r = await control('start'); setState(r && r.state ? r.state : 'running'); }));
-initParams(() => L.runId, () => L.state, toast);
-$('#estop').addEventListener('click', () => op(async () => { const id = L.runId; await control('abort'); toast(`ABORT sent to run ${id}`); }));
+// A refused control (409: the run moved on) refreshes the page's state and says so.
+async function control(action, next) {
+  const id = L.runId, seen = L.state;
+  if (id == null) return;
+  try {
+    const r = await post(`/runs/${encodeURIComponent(id)}/${action}`, { expect_state: seen });
+    if (id === L.runId) setState(r && r.state ? r.state : next);
+    strip.refresh();
+  } catch (e) {
+    if (e.status === 409) await refreshState(id, action, seen);
+    else throw e;
+  }
+}
+busy('#btn-arm', () => op(() => control('arm', 'armed')));
+busy('#btn-start', () => op(() => control('start', 'running')));
+initParams(() => L.runId, () => L.state, toast, (id, seen) => refreshState(id, 'parameter change', seen));
+// ABORT acts on the run shown whatever state the page last saw: the server aborts a created,
+// armed or running run alike. Never disabled, never busy: every press is sent.
+$('#estop').addEventListener('click', () => op(async () => {
+  const id = L.runId;
+  if (id == null) return;
+  try {
+    await post(`/runs/${encodeURIComponent(id)}/abort`, { expect_state: L.state });
+    toast(`ABORT sent to run ${id}`);
+  } catch (e) {
+    if (e.status !== 409) throw e;
+    // the run had already ended
+    await refreshState(id, 'ABORT', L.state);
+  }
+  strip.refresh();
+}));
 
 // ---------------------------------------------------------------- tabs
 const results = new Results();
@@ -540,13 +759,18 @@ if (location.hash === '#results') document.querySelector('[data-tab=results]').c
 if (location.hash === '#analysis') document.querySelector('[data-tab=analysis]').click();
 if (location.hash === '#testday') document.querySelector('[data-tab=testday]').click();
 
-// What the page shows: ?run=<id>; else an active run (of ?track=, else the default track, else
-// any); else it waits on the track for the first run. It never switches runs by itself.
-const strip = new RunStrip({ shown: () => L.runId, view, op, toast });
+// What the page shows: ?run=<id>; else the active run of its track (?track=, else the track this
+// browser last used, else the default track), else nothing: it waits on that track for its next
+// run. It never shows another track's run by itself (only the demo's, on a service with no run
+// on its default track and no track chosen), and never switches runs by itself.
+const TRACK_KEY = 'scil.track';
+function rememberTrack(t) { if (t) try { localStorage.setItem(TRACK_KEY, t); } catch { /* storage off */ } }
+function rememberedTrack() { try { return localStorage.getItem(TRACK_KEY); } catch { return null; } }
+const strip = new RunStrip({ shown: () => L.runId, shownState: () => L.state, view, op, toast });
 window.__scil.strip = strip;
 function view(id) {
   if (id == null || id === L.runId) return;
-  resetRun(id); L.state = null; L.dirty.state = true;
+  resetRun(id); setPreview(null); L.state = null; L.dirty.state = true;
   connect(id);
   strip.render();
 }
@@ -555,15 +779,36 @@ async function startView() {
   const q = new URLSearchParams(location.search);
   let tracks = { tracks: [], default: null, demo: null };
   try { tracks = await get('/tracks'); } catch { /* older service: no tracks */ }
-  const track = q.get('track') || tracks.default;
-  $('#track').innerHTML = (tracks.tracks || []).map((t) => `<option value="${esc(t)}">${esc(t)}</option>`).join('');
-  if (track && (tracks.tracks || []).includes(track)) $('#track').value = track;
+  const known = tracks.tracks || [];
+  const remembered = rememberedTrack();
+  const chosen = q.get('track') || (known.includes(remembered) ? remembered : null);
+  const track = chosen || tracks.default || known[0] || 'main';
+  if (q.get('track')) rememberTrack(q.get('track'));
+  $('#track').innerHTML = known.map((t) => `<option value="${esc(t)}">${esc(t)}</option>`).join('');
+  if (known.includes(track)) $('#track').value = track;
   if (q.get('run')) { resetRun(q.get('run')); connect(q.get('run')); return; }
   let active = [];
-  try { active = await get('/runs?active=true'); } catch { active = []; }
-  const pick = active.find((r) => r.track === track) || active.find((r) => !r.demo) || active[0];
-  if (pick) { resetRun(pick.id); connect(pick.id); } else connect({ track: track || 'main' });
+  try { active = asList(await get('/runs?active=true'), 'runs'); } catch { active = []; }
+  const pick = active.find((r) => r.track === track);
+  // the demo (`scil` with no arguments) on its own track, for a page that chose none
+  const demo = !chosen && !pick && tracks.demo && active.find((r) => r.demo && r.track === tracks.demo);
+  if (pick) { resetRun(pick.id); connect(pick.id); }
+  else if (demo) connect({ track: tracks.demo });
+  else connect({ track });
 }
+// Another track in the picker: remembered for this browser; a page that shows no active run
+// follows that track from now on.
+$('#track').addEventListener('change', (e) => {
+  const t = e.target.value;
+  rememberTrack(t);
+  if (L.runId == null || !(ACTIVE.includes(L.state) || L.state === 'created')) {
+    const r = strip.runs.find((x) => x.track === t);
+    if (r) view(r.id);
+    else if (!(wsTarget && typeof wsTarget === 'object' && wsTarget.track === t)) {
+      resetRun(null); L.state = null; L.dirty.state = true; connect({ track: t });
+    }
+  }
+});
 startView();
 loadScenarios();
 renderState();

@@ -132,47 +132,9 @@ export class MapView {
     }
     ctx.setLineDash([]);
 
-    // the plan: every actor's planned path (dashed), conflict points, static obstructions
-    if (st.plan) {
-      const line = (pts, color) => {
-        if (!pts || pts.length < 2) return;
-        ctx.strokeStyle = color; ctx.lineWidth = 1.5; ctx.setLineDash([8, 6]); ctx.beginPath();
-        ctx.moveTo(X(pts[0][0]), Y(pts[0][1]));
-        for (const p of pts) ctx.lineTo(X(p[0]), Y(p[1]));
-        ctx.stroke(); ctx.setLineDash([]);
-      };
-      line(st.plan.vut_path, '#4fa3ff');
-      const door = st.plan.door;
-      if (door) {
-        // the standing VUT's door: closed (thin) and opened (thick), and the cyclist's distance
-        // that opens it
-        ctx.strokeStyle = '#e05a5a'; ctx.lineWidth = 1; ctx.beginPath();
-        ctx.moveTo(X(door.hinge[0]), Y(door.hinge[1])); ctx.lineTo(X(door.rear_edge[0]), Y(door.rear_edge[1])); ctx.stroke();
-        ctx.lineWidth = 3; ctx.beginPath();
-        ctx.moveTo(X(door.hinge[0]), Y(door.hinge[1])); ctx.lineTo(X(door.open_edge[0]), Y(door.open_edge[1])); ctx.stroke();
-        ctx.fillStyle = '#e05a5a'; ctx.font = '11px monospace';
-        ctx.fillText(`door: opens at ${door.open_at_m} m`, X(door.open_edge[0]) + 6, Y(door.open_edge[1]) - 6);
-      }
-      for (const t of st.plan.targets || []) {
-        if (t.static) {
-          // a parked car: its footprint at its place (the start point is its rear end)
-          const yaw = (90 - t.heading_deg) * Math.PI / 180;
-          ctx.save(); ctx.translate(X(t.start[0]), Y(t.start[1])); ctx.rotate(-yaw);
-          ctx.fillStyle = '#5a606c'; ctx.strokeStyle = '#aab1bf'; ctx.lineWidth = 1;
-          ctx.beginPath(); ctx.rect(0, -t.width_m * s / 2, t.length_m * s, t.width_m * s); ctx.fill(); ctx.stroke();
-          ctx.restore();
-          continue;
-        }
-        line(t.path, '#d8a93a');
-        if (t.conflict_point) {
-          const [cx, cy] = t.conflict_point, r = 6;
-          ctx.strokeStyle = '#ff7a45'; ctx.lineWidth = 2; ctx.beginPath();
-          ctx.moveTo(X(cx) - r, Y(cy) - r); ctx.lineTo(X(cx) + r, Y(cy) + r);
-          ctx.moveTo(X(cx) - r, Y(cy) + r); ctx.lineTo(X(cx) + r, Y(cy) - r); ctx.stroke();
-          ctx.fillStyle = '#ff7a45'; ctx.font = '11px monospace'; ctx.fillText(`conflict ${t.id}`, X(cx) + 8, Y(cy) + 14);
-        }
-      }
-    }
+    // the plan: every actor's planned path (dashed), start points, conflict points, static
+    // obstructions — each drawn at least a readable size, whatever the zoom
+    if (st.plan) this._plan(ctx, st.plan, X, Y, s);
 
     // trails
     const trail = (pts, color) => {
@@ -236,6 +198,88 @@ export class MapView {
     ctx.font = '11px monospace'; ctx.fillStyle = color;
     const tw = ctx.measureText(text).width;
     ctx.fillText(text, Math.min(Math.max(ex - tw / 2, 4), w - tw - 4), ey + (ey > h / 2 ? -12 : 20));
+  }
+
+  /** The plan's drawing; `planMarks` (CSS px, for tests) lists what was drawn where. */
+  _plan(ctx, plan, X, Y, s) {
+    const marks = [];
+    const line = (pts, color, label) => {
+      if (!pts || pts.length < 2) return;
+      ctx.strokeStyle = color; ctx.lineWidth = 2.5; ctx.setLineDash([10, 6]); ctx.beginPath();
+      ctx.moveTo(X(pts[0][0]), Y(pts[0][1]));
+      for (const p of pts) ctx.lineTo(X(p[0]), Y(p[1]));
+      ctx.stroke(); ctx.setLineDash([]);
+      // the direction of travel at the path's end
+      const a = pts[pts.length - 2], b = pts[pts.length - 1];
+      this._arrow(ctx, X(a[0]), Y(a[1]), Math.atan2(b[1] - a[1], b[0] - a[0]), Math.max(12, Math.hypot(b[0] - a[0], b[1] - a[1]) * s), color);
+      marks.push({ kind: 'path', label, x: X(pts[0][0]), y: Y(pts[0][1]) });
+    };
+    const start = (p, color, label) => {
+      const x = X(p[0]), y = Y(p[1]);
+      ctx.fillStyle = color; ctx.strokeStyle = '#0c0e12'; ctx.lineWidth = 2;
+      ctx.beginPath(); ctx.arc(x, y, 6, 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
+      ctx.font = '12px monospace'; ctx.fillText(label, x + 9, y + 16);
+      marks.push({ kind: 'start', label, x, y });
+    };
+    if (plan.vut_path) { line(plan.vut_path, '#4fa3ff', 'VUT path'); start(plan.vut_path[0], '#4fa3ff', 'VUT start'); }
+    else if (plan.vut_line) {
+      // a replayed VUT has no path in its scenario: its centreline through the crossing
+      line(plan.vut_line, '#4fa3ff', 'VUT centreline');
+      // labelled where the line enters the view (away from the crossing's own labels)
+      const [a, b] = plan.vut_line, w = this.canvas.clientWidth, h = this.canvas.clientHeight;
+      for (let i = 0; i <= 40; i++) {
+        const x = X(a[0] + (b[0] - a[0]) * i / 40), y = Y(a[1] + (b[1] - a[1]) * i / 40);
+        if (x > 30 && x < w - 140 && y > 30 && y < h - 30) {
+          ctx.fillStyle = '#4fa3ff'; ctx.font = '12px monospace'; ctx.fillText('VUT centreline', x + 4, y - 8);
+          break;
+        }
+      }
+    }
+    const door = plan.door;
+    if (door) {
+      // the standing VUT's door: closed (thin) and opened (thick), and the cyclist's distance
+      // that opens it
+      ctx.strokeStyle = '#e05a5a'; ctx.lineWidth = 1; ctx.beginPath();
+      ctx.moveTo(X(door.hinge[0]), Y(door.hinge[1])); ctx.lineTo(X(door.rear_edge[0]), Y(door.rear_edge[1])); ctx.stroke();
+      ctx.lineWidth = 3; ctx.beginPath();
+      ctx.moveTo(X(door.hinge[0]), Y(door.hinge[1])); ctx.lineTo(X(door.open_edge[0]), Y(door.open_edge[1])); ctx.stroke();
+      ctx.fillStyle = '#e05a5a'; ctx.font = '11px monospace';
+      ctx.fillText(`door: opens at ${door.open_at_m} m`, X(door.open_edge[0]) + 6, Y(door.open_edge[1]) - 6);
+    }
+    for (const t of plan.targets || []) {
+      if (t.static) {
+        // a parked car: its footprint at its place (the start point is its rear end), never
+        // smaller than a readable box
+        const yaw = (90 - t.heading_deg) * Math.PI / 180;
+        const len = Math.max(t.length_m * s, 14), wid = Math.max(t.width_m * s, 7);
+        ctx.save(); ctx.translate(X(t.start[0]), Y(t.start[1])); ctx.rotate(-yaw);
+        ctx.fillStyle = '#5a606c'; ctx.strokeStyle = '#aab1bf'; ctx.lineWidth = 1.5;
+        ctx.beginPath(); ctx.rect(0, -wid / 2, len, wid); ctx.fill(); ctx.stroke();
+        ctx.restore();
+        ctx.fillStyle = '#aab1bf'; ctx.font = '12px monospace';
+        ctx.fillText(`${t.id} (parked)`, X(t.start[0]) + 8, Y(t.start[1]) + 18);
+        marks.push({ kind: 'static', label: t.id, x: X(t.start[0]), y: Y(t.start[1]) });
+        continue;
+      }
+      line(t.path, '#d8a93a', t.id);
+      if (t.start) start(t.start, '#ffcf3a', `${t.id} start`);
+      if (t.conflict_point) {
+        const [cx, cy] = t.conflict_point, r = 7;
+        ctx.strokeStyle = '#ff7a45'; ctx.lineWidth = 2.5; ctx.beginPath();
+        ctx.moveTo(X(cx) - r, Y(cy) - r); ctx.lineTo(X(cx) + r, Y(cy) + r);
+        ctx.moveTo(X(cx) - r, Y(cy) + r); ctx.lineTo(X(cx) + r, Y(cy) - r); ctx.stroke();
+        ctx.fillStyle = '#ff7a45'; ctx.font = '12px monospace'; ctx.fillText(`conflict ${t.id}`, X(cx) + 9, Y(cy) - 9);
+        marks.push({ kind: 'conflict', label: t.id, x: X(cx), y: Y(cy) });
+      }
+    }
+    this.planMarks = marks;
+  }
+
+  /** Zooms by `f` about a world point (it stays where it is on the screen). */
+  zoomAbout(f, wx, wy) {
+    const w = this.canvas.clientWidth, h = this.canvas.clientHeight;
+    const px = w / 2 + (wx - this.cx) * this.scale, py = h / 2 - (wy - this.cy) * this.scale;
+    this.zoom(f, px, py);
   }
 
   _arrow(ctx, x, y, yaw, len, color) {

@@ -24,8 +24,8 @@ export function simSource() {
 
 /** Wires the live-parameters panel; `runIdOf()` gives the shown run, `stateOf()` the state the
  * page shows (sent as `expect_state`: the server refuses the change if the run is elsewhere),
- * `toast(msg, err)`. */
-export function initParams(runIdOf, stateOf, toast) {
+ * `toast(msg, err)`, `refused(id, seenState)` after a 409 (the run moved on). */
+export function initParams(runIdOf, stateOf, toast, refused) {
   $('#replay').addEventListener('change', simSelected);
   $('#p-apply').addEventListener('click', async () => {
     const id = runIdOf();
@@ -35,14 +35,18 @@ export function initParams(runIdOf, stateOf, toast) {
     if (ttc !== '') body.ttc_offset_s = Number(ttc);
     if (pos !== '') body['noise.pos'] = Number(pos);
     if (!Object.keys(body).length) { toast('nothing to change', true); return; }
-    body.expect_state = stateOf();
+    const seen = stateOf();
+    body.expect_state = seen;
     try {
       const r = await patch(`/runs/${encodeURIComponent(id)}/parameters`, body);
       const p = (r && r.parameters) || {};
       $('#p-now').textContent = `offset ${p.ttc_offset_s ?? '—'} s · pos σ ${(p.noise && p.noise.pos) ?? '—'} m`;
       delete body.expect_state;
       toast(`parameters changed: ${Object.entries(body).map(([k, v]) => `${k}=${v}`).join(', ')}`);
-    } catch (e) { toast(e.message, true); }
+    } catch (e) {
+      if (e.status === 409 && refused) await refused(id, seen);
+      else toast(e.message, true);
+    }
   });
 }
 

@@ -14,6 +14,7 @@ export class TimePlot {
     this.el = el;
     this.marks = { threshold: null, instants: [] };
     this.data = [[], ...opts.series.map(() => [])];
+    this.unit = opts.unit || '';
     const self = this;
     const series = [{ label: opts.xLabel || 't [s]', value: (u, v) => (v == null ? '—' : v.toFixed(2)) },
       ...opts.series.map((s, i) => ({ label: s.label, stroke: s.color || COLORS[i], width: 1.5, spanGaps: false,
@@ -35,27 +36,48 @@ export class TimePlot {
 
   setData(data) { this.data = data; this.u.setData(data); }
 
+  // Labels never overlap: each one takes the first text row where it is clear of the ones
+  // already placed (`labelBoxes`, CSS px, for tests). Values above the y scale (`offScale`) are
+  // said in words at the top edge.
   _drawMarks(u) {
-    const ctx = u.ctx, { left, top, width, height } = u.bbox;
+    const ctx = u.ctx, { left, top, width, height } = u.bbox, dpr = devicePixelRatio;
     ctx.save();
     ctx.beginPath(); ctx.rect(left, top, width, height); ctx.clip();
     ctx.textAlign = 'left'; ctx.textBaseline = 'alphabetic';
+    ctx.font = `${11 * dpr}px monospace`;
+    const boxes = [];
+    const clear = (b) => !boxes.some((o) => b.x0 < o.x1 && o.x0 < b.x1 && b.y0 < o.y1 && o.y0 < b.y1);
+    const label = (text, x, y, color) => {
+      const w = ctx.measureText(text).width, h = 12 * dpr;
+      let b = { x0: x, x1: x + w, y0: y - h + 2 * dpr, y1: y + 2 * dpr };
+      for (let row = 0; row < 6 && !clear(b); row++) b = { ...b, y0: b.y0 + h, y1: b.y1 + h };
+      boxes.push({ ...b, text });
+      ctx.fillStyle = color; ctx.fillText(text, b.x0, b.y1 - 2 * dpr);
+    };
+    const sc = u.scales.y;
+    let above = 0, max = -Infinity;
+    for (let i = 1; i < u.data.length; i++) for (const v of u.data[i] || []) if (v != null && sc.max != null && v > sc.max) { above++; if (v > max) max = v; }
+    this.offScale = above ? { n: above, max, top: sc.max } : null;
+    if (above) {
+      const text = `▲ ${above} above ${sc.max.toFixed(0)} ${this.unit} (max ${max.toFixed(1)} ${this.unit})`;
+      label(text, Math.max(left + 4 * dpr, left + width - ctx.measureText(text).width - 6 * dpr), top + 12 * dpr, '#ffcf3a');
+    }
     const th = this.marks.threshold;
     if (th != null && isFinite(th)) {
       const y = u.valToPos(th, 'y', true);
-      ctx.strokeStyle = '#ff4d4f'; ctx.setLineDash([6, 4]); ctx.lineWidth = 1.5 * devicePixelRatio;
+      ctx.strokeStyle = '#ff4d4f'; ctx.setLineDash([6, 4]); ctx.lineWidth = 1.5 * dpr;
       ctx.beginPath(); ctx.moveTo(left, y); ctx.lineTo(left + width, y); ctx.stroke();
-      ctx.setLineDash([]); ctx.fillStyle = '#ff4d4f'; ctx.font = `${11 * devicePixelRatio}px monospace`;
-      ctx.fillText(`threshold ${th.toFixed(3)} s`, left + 6 * devicePixelRatio, y - 4 * devicePixelRatio);
+      ctx.setLineDash([]);
+      label(`threshold ${th.toFixed(3)} s`, left + 6 * dpr, y - 4 * dpr, '#ff4d4f');
     }
     for (const m of this.marks.instants || []) {
       if (m.t == null || !isFinite(m.t)) continue;
       const x = u.valToPos(m.t, 'x', true);
-      ctx.strokeStyle = m.color || '#ff5cd6'; ctx.lineWidth = 1.5 * devicePixelRatio;
+      ctx.strokeStyle = m.color || '#ff5cd6'; ctx.lineWidth = 1.5 * dpr;
       ctx.beginPath(); ctx.moveTo(x, top); ctx.lineTo(x, top + height); ctx.stroke();
-      ctx.fillStyle = m.color || '#ff5cd6'; ctx.font = `${11 * devicePixelRatio}px monospace`;
-      ctx.fillText(m.label || '', x + 4 * devicePixelRatio, top + 12 * devicePixelRatio);
+      if (m.label) label(m.label, x + 4 * dpr, top + 12 * dpr, m.color || '#ff5cd6');
     }
+    this.labelBoxes = boxes.map((b) => ({ text: b.text, x0: b.x0 / dpr, x1: b.x1 / dpr, y0: b.y0 / dpr, y1: b.y1 / dpr }));
     ctx.restore();
   }
 }

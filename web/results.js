@@ -149,7 +149,7 @@ export class Results {
       + card('trigger-time error', fmt(t.fireErr, 2), 'ms', errCls)
       + card('dummy travel at impact', fmt(t.travel, 4), 'm', trCls)
       + card('nominal travel', fmt(t.nominal, 5), 'm') + card('travel − nominal', t.dTravel == null ? '—' : (t.dTravel >= 0 ? '+' : '') + fmt(t.dTravel, 4), 'm', trCls)
-      + card('overlap', fmt(t.overlap, 3)) + card('stopped short', fmt(t.short, 2), 'm')
+      + card('overlap', fmt(t.overlap == null ? null : t.overlap * 100, 1), '% of width') + card('stopped short', fmt(t.short, 2), 'm')
       + card('method', esc(t.method ?? '—'), t.retimed ? 'retimed' : '') + card('samples', t.samples ?? '—', t.skipped ? `${t.skipped} skipped` : '')
       + ((res && res.parameter_changes && res.parameter_changes.length)
         ? card('parameter changes', esc(res.parameter_changes.map((c) => `${c.name}=${c.value}`).join(', ')), `${res.parameter_changes.length}`) : '')
@@ -173,9 +173,10 @@ export class Results {
   plotRun(tel, t) {
     if (!this.plots) {
       this.plots = {
-        speed: new TimePlot($('#res-speed'), { series: [{ label: 'v', color: '#4fa3ff', digits: 1 }], height: 150 }),
-        ttc: new TimePlot($('#res-ttc'), { series: [{ label: 'TTC', color: '#ffcf3a', digits: 3 }], height: 150,
-          yRange: (u, lo, hi) => [0, Math.min(Math.max((hi ?? 5) * 1.05, 1), 15)] }),
+        speed: new TimePlot($('#res-speed'), { series: [{ label: 'v', color: '#4fa3ff', digits: 1 }], height: 150, unit: 'km/h' }),
+        // to the data up to a minute; more is marked off scale on the plot
+        ttc: new TimePlot($('#res-ttc'), { series: [{ label: 'TTC', color: '#ffcf3a', digits: 3 }], height: 150, unit: 's',
+          yRange: (u, lo, hi) => [0, Math.min(Math.max((hi ?? 5) * 1.05, 1), 60)] }),
       };
     }
     const t0 = tel.length ? tel[0].t : (t.trigT ?? 0);
@@ -206,7 +207,7 @@ export class Results {
       ['TTC at trigger [s]', (d) => fmt(d.t.ttc, 4)], ['d_long at trigger [m]', (d) => fmt(d.t.dlong, 3)],
       ['trigger-time error [ms]', (d) => fmt(d.t.fireErr, 2)], ['dummy travel at impact [m]', (d) => fmt(d.t.travel, 4)],
       ['nominal travel [m]', (d) => fmt(d.t.nominal, 5)], ['travel − nominal [m]', (d) => fmt(d.t.dTravel, 4)],
-      ['overlap', (d) => fmt(d.t.overlap, 3)], ['method', (d) => esc(d.t.method ?? '—') + (d.t.retimed ? ' (retimed)' : '')],
+      ['overlap [% of width]', (d) => fmt(d.t.overlap == null ? null : d.t.overlap * 100, 1)], ['method', (d) => esc(d.t.method ?? '—') + (d.t.retimed ? ' (retimed)' : '')],
     ];
     $('#comparison').innerHTML = `<table class="dense" id="cmp-table"><thead><tr><th></th>${data.map((d, i) => `<th class="num" style="color:${COLORS[i % COLORS.length]}">run ${esc(d.id)}</th>`).join('')}</tr></thead><tbody>`
       + rows.map(([k, f]) => `<tr><td class="muted">${k}</td>${data.map((d) => `<td class="num">${f(d)}</td>`).join('')}</tr>`).join('') + '</tbody></table>'

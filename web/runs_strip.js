@@ -10,14 +10,18 @@ const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<
 export class RunStrip {
   /** `shown()` = the run id the page shows; `view(id)` shows a run; `op(fn)` runs a control
    * with the page's error toast. */
-  constructor({ shown, view, op, toast }) {
-    Object.assign(this, { shown, view, op, toast, runs: [], noticeRun: null });
+  constructor({ shown, shownState, view, op, toast }) {
+    Object.assign(this, { shown, shownState, view, op, toast, runs: [], noticeRun: null });
     $('#strip-runs').addEventListener('click', (ev) => {
       const b = ev.target.closest('button'); if (!b) return;
       const chip = b.closest('.chip'), id = chip.dataset.run, state = chip.dataset.state;
       if (b.classList.contains('view')) this.view(id);
-      // the state this chip shows goes with the abort: a run that moved on is refused (409)
-      if (b.classList.contains('abort')) this.op(async () => { await post(`/runs/${encodeURIComponent(id)}/abort`, { expect_state: state }); this.toast(`ABORT sent to run ${id}`); this.refresh(); });
+      // an abort stops the run in whatever active state it is now; only an ended run is refused
+      if (b.classList.contains('abort')) this.op(async () => {
+        try { await post(`/runs/${encodeURIComponent(id)}/abort`, { expect_state: state }); this.toast(`ABORT sent to run ${id}`); }
+        catch (e) { if (e.status !== 409) throw e; this.toast(`ABORT not needed: run ${id} has already ended`, true); }
+        this.refresh();
+      });
     });
     $('#abort-all').addEventListener('click', () => this.op(async () => {
       const r = await post('/runs/abort-all', {});
@@ -31,14 +35,23 @@ export class RunStrip {
     setInterval(() => this.refresh(), 1000);
   }
 
+  // Polled every second and on every state change the page sees; overlapping refreshes keep
+  // the newest answer only.
   async refresh() {
-    try { this.runs = await get('/runs?active=true') || []; } catch { return; }
+    const n = (this.seq = (this.seq || 0) + 1);
+    let runs;
+    try { runs = await get('/runs?active=true') || []; } catch { return; }
+    if (n !== this.seq) return;
+    this.runs = runs;
     this.render();
   }
 
   render() {
     const shown = this.shown();
-    const html = this.runs.map((r) => {
+    const html = this.runs.map((r0) => {
+      // the shown run's chip takes the state the page has from its live stream (no poll lag)
+      const live = r0.id === shown && this.shownState ? this.shownState() : null;
+      const r = live ? { ...r0, state: live } : r0;
       const t = r.t_s == null ? '' : `t=${Number(r.t_s).toFixed(1)} s`;
       const canAbort = ['created', 'armed', 'running'].includes(r.state);
       return `<span class="chip${r.id === shown ? ' shown' : ''}" data-run="${esc(r.id)}" data-state="${esc(r.state)}" data-track="${esc(r.track)}">`

@@ -64,7 +64,7 @@ export class TestDay {
       else if (maps.some((m) => /intersection/i.test(m.id))) sel.value = maps.find((m) => /intersection/i.test(m.id)).id;
       const list = asList(await get('/series'), 'series');
       $('#td-list').innerHTML = '<option value="">— series —</option>' + list.map((s) =>
-        `<option value="${esc(s.id)}">${esc(s.name)} · ${esc(s.id)} · ${(s.states && s.states.done) || 0}/${s.runnable} done</option>`).join('');
+        `<option value="${esc(s.id)}" title="${esc(s.name)} · ${esc(s.id)}">${esc(s.name)} · ${(s.states && s.states.done) || 0}/${s.runnable} done</option>`).join('');
       if (this.series) { $('#td-list').value = this.series.id; await this.show(this.series.id); }
       else if (list.length) { $('#td-list').value = list[0].id; await this.show(list[0].id); }
     } catch (e) { this.toast(e.message, true); }

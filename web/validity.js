@@ -19,6 +19,13 @@ export class ValidityLamps {
     this.reset();
   }
 
+  /** Why the lamps are grey ('' when they need no word). */
+  setWhy(text) {
+    if (text === this.why) return;
+    this.why = text;
+    this.render();
+  }
+
   reset() {
     this.state = new Map(CHANNELS.map((c) => [c, { lamp: 'off', first: null, value: null, limit: '' }]));
     this.verdict = null;
@@ -58,7 +65,8 @@ export class ValidityLamps {
     const w = this.window;
     const span = w ? `<div class="vl-window muted" data-closed-by="${w.by || ''}" data-t0="${w.t0}">window ${w.from.toFixed(2)}–${w.to.toFixed(2)} s · T0 rule ${w.t0}${w.by ? ` · closed by ${END[w.by] || w.by}` : ''}</div>` : '';
     const head = this.verdict == null ? '' : `<div class="vl-verdict ${this.verdict ? 'ok' : 'bad'}">${this.verdict ? 'VALID' : 'INVALID'}</div>${span}`;
-    this.el.innerHTML = head + CHANNELS.map((c) => {
+    const why = this.why && this.verdict == null ? `<div class="vl-why">${this.why}</div>` : '';
+    this.el.innerHTML = why + head + CHANNELS.map((c) => {
       const s = this.state.get(c);
       const first = s.first == null ? '' : `first ${s.first.toFixed(3)} s`;
       const title = `${LABEL[c]}${s.limit ? ` — limit ${s.limit}` : ''}${s.value != null ? `, value ${Number(s.value).toFixed(3)}` : ''}`;

@@ -70,8 +70,19 @@ impl Workbook {
     }
 
     pub fn from_bytes(bytes: Vec<u8>) -> anyhow::Result<Workbook> {
-        let wb: Xlsx<_> = Xlsx::new(Cursor::new(bytes.as_slice()))
-            .map_err(|e| anyhow!("not an .xlsx workbook: {e}"))?;
+        // An operator who picked the wrong file hears what it is, not the zip reader's detail.
+        if bytes.starts_with(&[0xD0, 0xCF, 0x11, 0xE0]) {
+            bail!("not an Excel workbook (.xlsx): this is an old .xls file; save it as .xlsx");
+        }
+        if !bytes.starts_with(b"PK\x03\x04") {
+            bail!("not an Excel workbook (.xlsx): send the rating tool's ca_preprocessed_template.xlsx");
+        }
+        let wb: Xlsx<_> = Xlsx::new(Cursor::new(bytes.as_slice())).map_err(|_| {
+            anyhow!(
+                "not an Excel workbook (.xlsx): the file is damaged or another kind of zip \
+                 package (no readable workbook inside)"
+            )
+        })?;
         let sheet_names = wb.sheet_names();
         Ok(Workbook { bytes, sheet_names })
     }
@@ -154,11 +165,16 @@ impl Workbook {
 
 /// Sheet name → its worksheet part inside the package (`xl/worksheets/sheetN.xml`).
 fn sheet_parts(bytes: &[u8]) -> anyhow::Result<BTreeMap<String, String>> {
-    let mut z = zip::ZipArchive::new(Cursor::new(bytes)).context("not a zip package")?;
+    // An operator who picked the wrong file gets what it is not, not the zip reader's detail.
+    let mut z = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|_| {
+        anyhow::anyhow!(
+            "not an Excel workbook (.xlsx): the file is not an Office Open XML package"
+        )
+    })?;
     let read = |z: &mut zip::ZipArchive<Cursor<&[u8]>>, n: &str| -> anyhow::Result<String> {
         let mut s = String::new();
         z.by_name(n)
-            .with_context(|| format!("package part {n} missing"))?
+            .map_err(|_| anyhow::anyhow!("not an Excel workbook (.xlsx): it has no {n}"))?
             .read_to_string(&mut s)?;
         Ok(s)
     };
@@ -476,6 +492,23 @@ fn patch_row(row_xml: &str, r: u32, new_cells: &[(u32, &NewValue)]) -> anyhow::R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_that_is_no_workbook_is_named_so_without_the_zip_detail() {
+        for (bytes, want) in [
+            (&b"run,ttc\n1,2.5\n"[..], "send the rating tool's"),
+            (&[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1][..], "old .xls file"),
+            (&b"PK\x03\x04 truncated"[..], "damaged"),
+        ] {
+            let e = Workbook::from_bytes(bytes.to_vec())
+                .err()
+                .map(|e| format!("{e:#}"))
+                .unwrap_or_default();
+            assert!(e.contains(want), "{e}");
+            assert!(e.starts_with("not an Excel workbook (.xlsx)"), "{e}");
+            assert!(!e.contains("EOCD") && !e.contains("archive"), "{e}");
+        }
+    }
 
     #[test]
     fn columns_and_references() {

@@ -5,6 +5,9 @@
 //! field `expect_state` or the header `Scil-Expect-State` (`created`, `armed`, `running`). The
 //! server refuses a control for a run that is no longer in that state with 409 and a detail
 //! naming both states, so a page that shows a stale state can never act on what it does not show.
+//! The one exception is an abort: it stops the run in whatever active state it is (an operator's
+//! ABORT is never refused because the page missed a state change); its `expect_state` is still
+//! checked for being a state name.
 
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -145,9 +148,10 @@ async fn abort(
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> ApiResult<Response> {
-    let (expect, reason) = control_args("abort", &headers, &body)?;
+    // The expected state does not gate an abort (any active state is aborted).
+    let (_seen, reason) = control_args("abort", &headers, &body)?;
     let reason = reason.unwrap_or_else(|| "operator abort".into());
-    let r = st.supervisor.abort(&id, &reason, expect).await?;
+    let r = st.supervisor.abort(&id, &reason, None).await?;
     Ok((StatusCode::ACCEPTED, axum::Json(run_json(&r))).into_response())
 }
 

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { tracksTest } from './tracks.mjs';
 import { testdayTest } from './testday.mjs';
+import { operatorTest, liveChecks, layoutTest } from './operator.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -162,7 +163,7 @@ async function main() {
     assert(m.scale > 1 && m.scale < 100, `map scale ${m.scale} px/m`);
     assert(m.trail >= 3, `VUT trail has ${m.trail} points`);
     assert(m.dummy && Math.abs(m.dummy.x - 200) < 1, `dummy not at its start (200, -5.75): ${JSON.stringify(m.dummy)}`);
-    assert(/^r\S+ l-?\d+ s=/.test(m.lane), `lane readout '${m.lane}'`);
+    assert(/^road \S+ lane -?\d+ s=\d+\.\d m t=-?\d+\.\d\d m$/.test(m.lane), `lane readout '${m.lane}'`);
   });
 
   await test('source health and carrier state shown', async () => {
@@ -206,7 +207,7 @@ async function main() {
   await test('trigger event appears in the event log', async () => {
     await page.waitForSelector('#events .ev-triggered, #events .ev-trigger_assessed', { timeout: 40000 / Math.min(SPEED, 1) });
     const txt = await page.textContent('#events .ev-triggered, #events .ev-trigger_assessed');
-    assert(/ttc_s=\d/.test(txt), `trigger row lacks TTC: ${txt}`);
+    assert(/TTC \d+\.\d+ s/.test(txt), `trigger row lacks TTC: ${txt}`);
     const marks = await page.evaluate(() => window.__scil.plots.ttc.marks.instants.filter((i) => i.kind === 'trigger').length);
     assert(marks >= 1, 'trigger instant not marked on the TTC plot');
     assert(await page.evaluate(() => window.__scil.L.triggerPoint != null), 'trigger position not marked on the map');
@@ -218,6 +219,7 @@ async function main() {
   await sleep(300);
   fs.mkdirSync(path.dirname(SHOT), { recursive: true });
   await page.screenshot({ path: SHOT });
+  if (!MOCK) await liveChecks({ page, test, assert });
   await page.waitForSelector('#run-state[data-state=finished], #run-state[data-state=aborted], #run-state[data-state=failed]', { timeout: 60000 }).catch(() => {});
   await sleep(400);
   await test('live view after the run: impact logged, e-stop gone', async () => {
@@ -384,9 +386,16 @@ async function main() {
   });
 
   if (!MOCK) {
+    await operatorTest({ ctx, base, root, token: TOKEN, test, assert, sleep, api, finishedRun: runId, pageErrors })
+      .catch((e) => { results.push(['operator setup', false]); console.log(`  FAIL operator setup: ${e.message.split('\n')[0]}`); });
+  }
+
+  if (!MOCK) {
     await testdayTest({ page, base, root, tmp, token: TOKEN, test, assert, shot: SHOT.replace(/\.png$/, '-testday.png') })
       .catch((e) => { results.push(['test day setup', false]); console.log(`  FAIL test day setup: ${e.message.split('\n')[0]}`); });
   }
+
+  if (!MOCK) await layoutTest({ page, root, test, assert, runId });
 
   if (!MOCK) {
     await tracksTest({ ctx, scil: SCIL, tmp, port: await freePort(), token: TOKEN, test, assert, sleep, waitHttp, children })

@@ -95,5 +95,26 @@ export async function tracksTest({ ctx, scil, tmp, port, token, test, assert, sl
     assert(await again.evaluate(() => window.__scil.L.speed[0][0] === 0 && window.__scil.L.trail.length > 10), 'no trace from the start');
     await again.close();
   });
+  await test('a page without a run in its URL: its remembered track, else nothing armed — never another track\'s run', async () => {
+    // only south has an active run; the default track (north) has none
+    const south2 = (await api('POST', '/runs', { scenario_id: 'cpna75_30kmh', replay: 'cpna75_30kmh', speed: 1, track: 'south' })).id;
+    const p = await ctx.newPage();
+    await p.goto(base);
+    await p.evaluate(() => localStorage.removeItem('scil.track'));
+    await p.reload();
+    await p.waitForSelector('#conn[data-state=open]', { timeout: 10000 });
+    await sleep(1200);
+    const fresh = await p.evaluate(() => ({ run: window.__scil.L.runId, track: document.querySelector('#track').value, abort: !document.querySelector('#estop').hidden }));
+    // (it may show north's latest run, ended: its own track, nothing to abort)
+    assert(fresh.run !== south2 && !fresh.abort && fresh.track === 'north', `fresh page: ${JSON.stringify(fresh)}`);
+    // the operator picks south: remembered for this browser, shown again after a reload
+    await p.selectOption('#track', 'south');
+    await p.waitForFunction((id) => window.__scil.L.runId === id, south2, { timeout: 5000 });
+    await p.reload();
+    await p.waitForFunction((id) => window.__scil.L.runId === id && !document.querySelector('#estop').hidden, south2, { timeout: 10000 });
+    assert(await p.inputValue('#track') === 'south', 'track picker not on the remembered track');
+    await p.close();
+    await api('POST', `/runs/${south2}/abort`, {});
+  });
   await first.close(); await second.close();
 }

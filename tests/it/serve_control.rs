@@ -47,10 +47,10 @@ async fn a_control_for_a_run_in_another_state_is_refused() {
         d.contains(&id) && d.contains("it is created") && d.contains("not armed"),
         "{d}"
     );
-    // The same through the header, for an abort.
+    // The same through the header, for a finish.
     let r = c
         .http
-        .post(c.url(&format!("/runs/{id}/abort")))
+        .post(c.url(&format!("/runs/{id}/finish")))
         .bearer_auth(OP)
         .header("Scil-Expect-State", "running")
         .send()
@@ -118,22 +118,21 @@ async fn a_control_for_a_run_in_another_state_is_refused() {
         )
         .await;
     assert_eq!(s, StatusCode::OK, "{v}");
-    // A stale `armed` page cannot abort the running run; a page that shows `running` can.
+    // An abort is never refused for a stale view: a page that still shows `armed` aborts the
+    // running run (a state name is still required of the field).
     let (s, v) = c
-        .post(
-            &format!("/runs/{id}/abort"),
-            json!({"expect_state": "armed"}),
-        )
+        .post(&format!("/runs/{id}/abort"), json!({"expect_state": "parked"}))
         .await;
-    assert_eq!(s, StatusCode::CONFLICT, "{v}");
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
     assert_eq!(c.get(&format!("/runs/{id}")).await.1["state"], "running");
     let (s, v) = c
         .post(
             &format!("/runs/{id}/abort"),
-            json!({"expect_state": "running", "reason": "seen and aborted"}),
+            json!({"expect_state": "armed", "reason": "seen and aborted"}),
         )
         .await;
     assert_eq!(s, StatusCode::ACCEPTED, "{v}");
+    assert_eq!(v["id"], json!(id), "{v}");
     let done = c.wait_terminal(&id, Duration::from_secs(30)).await;
     assert_eq!(done["state"], "aborted");
     // A terminal run: refused naming its state and the expected one.

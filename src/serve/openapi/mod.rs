@@ -55,6 +55,7 @@ fn control_body(reason: bool) -> Value {
     let mut props = json!({"expect_state": {"type": "string", "enum": ["created", "armed", "running", "finished", "aborted", "failed"],
         "description": "the state the operator saw: 409 when the run is elsewhere (or header Scil-Expect-State)"}});
     if reason {
+        props["expect_state"]["description"] = json!("the state the operator saw (or header Scil-Expect-State); an abort stops the run in any active state whatever it names");
         props["reason"] = json!({"type": "string", "nullable": true, "description": "why (default: operator abort)"});
     }
     json!({"required": false, "content": {"application/json": {"schema": {"type": "object", "additionalProperties": false, "properties": props}}}})
