@@ -167,7 +167,10 @@ impl AppState {
         }));
         // Runs of this instance's previous process and of instances whose lease expired; a
         // live instance's runs are left alone.
-        let failed = state.instance.claim(&state.store).await?;
+        let failed = state
+            .instance
+            .claim(&state.store, state.config.take_over_instance)
+            .await?;
         super::instance::report_failed(
             &state,
             &failed,
