@@ -114,6 +114,7 @@ async fn two_instances_share_one_postgres() {
             row_count: 660,
             bundled: false,
             created_at: chrono::Utc::now(),
+            map_id: None,
         })
         .await
         .expect("legacy replay row");

@@ -214,11 +214,13 @@ impl AppState {
         }
         let maps = self.store.map_ids().await?;
         let mut scenario_ids = Vec::new();
+        let mut scenario_maps = HashMap::new();
         for p in files(&data.join("scenarios"), "toml") {
             let text = std::fs::read_to_string(&p)?;
             match scenario_row(&stem(&p), &text, None, &maps, true) {
                 Ok(row) => {
                     scenario_ids.push(row.id.clone());
+                    scenario_maps.insert(row.id.clone(), row.map_id.clone());
                     self.store.upsert_scenario(&row).await?
                 }
                 Err(e) => tracing::warn!("bundled scenario {}: {e}", p.display()),
@@ -242,8 +244,15 @@ impl AppState {
             let meta = std::fs::metadata(&p)?;
             let rows = count_rows(&p).unwrap_or(0);
             let abs = p.canonicalize().unwrap_or(p.clone());
+            // Recorded on its scenario's map; the bundled recordings are all on the bundled
+            // proving ground.
+            let map_id = scenario_id
+                .as_ref()
+                .and_then(|s| scenario_maps.get(s).cloned().flatten())
+                .or_else(|| maps.iter().find(|m| *m == "proving_ground").cloned());
             self.store
                 .upsert_replay(&ReplayRow {
+                    map_id,
                     id: id.clone(),
                     name: file_name(&p),
                     scenario_id,

@@ -266,10 +266,16 @@ async fn validate(st: &AppState, req: &NewRun) -> ApiResult<Option<String>> {
         }
     }
     if let RunSource::CsvReplay { replay_id, .. } = &req.source {
-        if st.store.get_replay(replay_id).await?.is_none() {
+        let Some(replay) = st.store.get_replay(replay_id).await? else {
             return Err(ApiError::Unprocessable(format!(
                 "replay '{replay_id}' does not exist"
             )));
+        };
+        // A replay recorded elsewhere (another map, or far from the scenario's paths).
+        if let Some(why) =
+            super::replay_fit::check(st, &req.scenario_id, map_id.as_deref(), &replay).await?
+        {
+            return Err(ApiError::Unprocessable(why));
         }
         if !req.carriers.is_empty() && req.speed == Pace::Max {
             return Err(ApiError::Unprocessable(
