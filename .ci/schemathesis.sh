@@ -23,14 +23,18 @@ for _ in $(seq 150); do
   kill -0 $server 2>/dev/null || { cat "$work/server.log"; exit 1; }
   sleep 0.2
 done
-# Something to read: a finished replay run and a finished sweep, so that the run and sweep
-# operations answer with content (JSON, CSV, Parquet, MCAP, HTML) and not only 404.
+# Something to read: a finished replay run, a finished sweep and a test series (from Euro NCAP's
+# rating tool), so that the run, sweep and series operations answer with content (JSON, CSV,
+# Parquet, MCAP, HTML, XLSX) and reach their logic, not only 404.
 api=http://127.0.0.1:$port/api/v1
 post() { curl -sf -X POST -H "Authorization: Bearer contract-test" -H 'Content-Type: application/json' -d "$2" "$api$1"; }
 field() { python3 -c "import json, sys; print(json.load(sys.stdin)['$1'])"; }
 SCIL_CONTRACT_RUN=$(post /runs '{"scenario_id": "cpna75_30kmh", "replay": "cpna75_30kmh", "speed": "max", "start": true}' | field id)
 SCIL_CONTRACT_SWEEP=$(post /sweeps '{"scenario_id": "cpna75_30kmh", "replays": ["cpna75_30kmh"]}' | field id)
-export SCIL_CONTRACT_RUN SCIL_CONTRACT_SWEEP
+wb=$(python3 .ci/rating_workbook.py "$work")
+SCIL_CONTRACT_SERIES=$(curl -sf -X POST -H "Authorization: Bearer contract-test" \
+  -F "file=@$wb" "$api/series" | field id)
+export SCIL_CONTRACT_RUN SCIL_CONTRACT_SWEEP SCIL_CONTRACT_SERIES
 for _ in $(seq 300); do
   run=$(curl -sf "$api/runs/$SCIL_CONTRACT_RUN" | field state)
   sweep=$(curl -sf "$api/sweeps/$SCIL_CONTRACT_SWEEP" | field state)

@@ -534,15 +534,19 @@ async function fillReplays() {
   const keepSim = $('#replay').value === SIM_VUT;   // the simulated VUT stays chosen across scenarios
   const sc = scenarios.find((s) => s.id === sid) || {};
   let list = asList(sc.replays, 'replays');
+  let judged = false;
   if (!list.length) {
-    try { list = asList(await get('/replays'), 'replays'); } catch { list = []; }
+    // The server says which replays fit this scenario (on its map, near its paths).
+    try { list = asList(await get(`/replays?scenario=${encodeURIComponent(sid)}`), 'replays'); judged = true; } catch { list = []; }
   }
-  list = list.map((r) => (typeof r === 'string' ? { id: r } : r)).filter((r) => !r.scenario_id || r.scenario_id === sid);
-  if (!list.length && sid) list = [{ id: sid }];
+  list = list.map((r) => (typeof r === 'string' ? { id: r } : r))
+    .filter((r) => r.fits !== false && (!r.scenario_id || r.scenario_id === sid));
+  if (!list.length && sid && !judged) list = [{ id: sid }];
   for (const u of uploaded) if (u.scenario_id === sid) list.push(u);
   $('#replay').innerHTML = list.map((r) => `<option value="${esc(r.id)}">${esc(r.name || r.id)}${r.uploaded ? ' (upload)' : ''}</option>`).join('') + simOption();
   if (uploaded.length && uploaded[uploaded.length - 1].scenario_id === sid) $('#replay').value = uploaded[uploaded.length - 1].id;
-  if (keepSim) $('#replay').value = SIM_VUT;
+  // No fitting replay (an uploaded scenario on its own map): the simulated VUT.
+  if (keepSim || !list.length) $('#replay').value = SIM_VUT;
   simSelected();
 }
 

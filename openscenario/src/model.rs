@@ -107,6 +107,8 @@ pub struct Event {
 pub struct NamedAction {
     pub name: String,
     pub action: Action,
+    /// `file:line` of the `<Action>` element.
+    pub at: String,
 }
 
 /// Condition groups: the trigger fires when all conditions of any one group hold.
@@ -247,6 +249,23 @@ pub enum Action {
         element: String,
         attributes: BTreeMap<String, String>,
     },
+}
+
+impl Action {
+    /// The OpenSCENARIO element name of this action (for messages).
+    pub fn element(&self) -> &str {
+        match self {
+            Action::Teleport { .. } => "TeleportAction",
+            Action::Speed { .. } => "SpeedAction",
+            Action::Synchronize { .. } => "SynchronizeAction",
+            Action::FollowTrajectory { .. } => "FollowTrajectoryAction",
+            Action::AssignRoute { .. } => "AssignRouteAction",
+            Action::LongitudinalDistance { .. } => "LongitudinalDistanceAction",
+            Action::Environment { .. } => "EnvironmentAction",
+            Action::SetVariable { .. } => "VariableSetAction",
+            Action::Event { element, .. } => element,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]

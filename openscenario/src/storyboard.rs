@@ -122,6 +122,7 @@ impl Ctx {
                 actions.push(NamedAction {
                     name: str_attr(a, s, "name")?,
                     action,
+                    at: a.at(),
                 });
             }
             events.push(Event {

@@ -152,6 +152,7 @@ async fn measure(a: &JoinBenchArgs, dir: &Path) -> anyhow::Result<String> {
             row_count: rows as i64,
             bundled: false,
             created_at: chrono::Utc::now(),
+            map_id: Some("proving_ground".into()),
         })
         .await?;
     let row = st.supervisor.create(NewRun {

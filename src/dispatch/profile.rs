@@ -163,10 +163,16 @@ impl DummyProfile {
                 // A braking target ends where it comes to rest if that is before the end.
                 let vb = self.motion.speed(tb);
                 if dec > 0.0 && tb >= 0.0 {
-                    let stop = tb + vb / dec;
+                    // Braking ends at the final speed (then held) or at rest.
+                    let vf = self.motion.brake_final.min(vb);
+                    let stop = tb + (vb - vf) / dec;
                     let s_stop = self.motion.travel(stop);
                     if s_stop <= self.max_travel_m {
-                        return stop;
+                        return if vf > 0.0 {
+                            stop + (self.max_travel_m - s_stop) / vf
+                        } else {
+                            stop
+                        };
                     }
                     let sb = self.motion.travel(tb);
                     if sb < self.max_travel_m {

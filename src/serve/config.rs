@@ -14,7 +14,7 @@
 //! [demo]
 //! track = "demo"                            # the demo's own track (not one of `tracks`)
 //! keep_runs = 5                             # stored demo runs kept (older ones deleted)
-//! instance_id = "track-north"               # this instance (default: the host name)
+//! instance_id = "track-north"               # this instance (default: <host>-<port>)
 //! lease_s = 15                              # runs of an instance silent this long are failed
 //!
 //! [auth]
@@ -53,8 +53,12 @@ pub struct Config {
     /// The track of a run created without one (default: the first of `tracks`).
     pub default_track: Option<String>,
     pub demo: DemoConfig,
-    /// This instance's id among those sharing the database (default: the host name).
+    /// This instance's id among those sharing the database (default: the host name and the
+    /// port it listens on, `<host>-<port>`).
     pub instance_id: Option<String>,
+    /// Take the instance id's lease even while another process holds it (a restart after a
+    /// crash on another machine, before the old lease expires).
+    pub take_over_instance: bool,
     /// The lease an instance holds on its runs, s: renewed every third of it; another
     /// instance fails the runs of an instance that has not renewed it for this long.
     pub lease_s: f64,
@@ -138,6 +142,7 @@ impl Default for Config {
             default_track: None,
             demo: DemoConfig::default(),
             instance_id: None,
+            take_over_instance: false,
             lease_s: 15.0,
             auth: AuthConfig::default(),
             limits: Limits::default(),
@@ -226,6 +231,9 @@ impl Config {
         }
         if let Some(v) = get("SCIL_INSTANCE_ID") {
             self.instance_id = Some(v);
+        }
+        if let Some(v) = get("SCIL_TAKE_OVER_INSTANCE") {
+            self.take_over_instance = matches!(v.trim(), "1" | "true" | "yes");
         }
         if let Some(v) = get("SCIL_SPILL_DIR") {
             self.telemetry.spill_dir =

@@ -31,6 +31,7 @@ pub mod maps;
 pub mod metrics;
 pub mod openapi;
 pub mod plan;
+pub mod replay_fit;
 pub mod replays;
 pub mod reports;
 pub mod run_control;
@@ -125,6 +126,11 @@ pub async fn spawn(config: Config) -> anyhow::Result<Server> {
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.bind))?;
     let addr = listener.local_addr()?;
+    let mut config = config;
+    if config.instance_id.is_none() {
+        // Two instances on one host cannot listen on one port: the port tells them apart.
+        config.instance_id = Some(instance::default_id(&instance::host_name(), addr.port()));
+    }
     let state = AppState::start(config).await?;
     let fox = match (&state.config.foxglove_bind, &state.foxglove) {
         (Some(b), Some(hub)) => Some(foxglove::spawn(b, hub.clone()).await?),
@@ -187,6 +193,11 @@ pub struct ServeArgs {
     /// Demo: loop the bundled 30 km/h CPNA replay in real time, a new run every loop.
     #[arg(long)]
     pub demo: bool,
+    /// Take this instance id's lease although another process holds it: the restart of an
+    /// instance that crashed on another machine (or whose process is stuck), before its lease
+    /// expires (also SCIL_TAKE_OVER_INSTANCE=1).
+    #[arg(long)]
+    pub take_over_instance: bool,
 }
 
 /// `scil serve`.
@@ -203,6 +214,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(d) = args.spill_dir {
         config.telemetry.spill_dir = Some(d);
+    }
+    if args.take_over_instance {
+        config.take_over_instance = true;
     }
     if std::env::var_os("RUST_LOG").is_some() {
         let _ = tracing_subscriber::fmt()

@@ -33,8 +33,39 @@ pub fn router(max_upload: u64) -> Router<AppState> {
     )
 }
 
-async fn list(State(st): State<AppState>, _r: Reader) -> ApiResult<Response> {
-    Ok(axum::Json(st.store.list_replays().await?).into_response())
+#[derive(serde::Deserialize)]
+struct ListQuery {
+    /// Judge every replay against this scenario (`fits`, and `misfit` with the reason).
+    scenario: Option<String>,
+}
+
+async fn list(
+    State(st): State<AppState>,
+    _r: Reader,
+    q: axum::extract::Query<ListQuery>,
+) -> ApiResult<Response> {
+    let rows = st.store.list_replays().await?;
+    let Some(sc) = &q.scenario else {
+        return Ok(axum::Json(rows).into_response());
+    };
+    if st.store.get_scenario(sc).await?.is_none() {
+        return Err(ApiError::not_found("scenario", sc));
+    }
+    let mut out = Vec::with_capacity(rows.len());
+    for r in rows {
+        let mut v = serde_json::to_value(&r).map_err(|e| ApiError::Internal(e.into()))?;
+        let (fits, misfit) = match super::replay_fit::check(&st, sc, None, &r).await {
+            Ok(None) => (true, None),
+            Ok(Some(why)) => (false, Some(why)),
+            // A replay that cannot be read for this scenario does not fit it.
+            Err(ApiError::Unprocessable(why)) => (false, Some(why)),
+            Err(e) => return Err(e),
+        };
+        v["fits"] = json!(fits);
+        v["misfit"] = json!(misfit);
+        out.push(v);
+    }
+    Ok(axum::Json(out).into_response())
 }
 
 /// Display name of an uploaded file: the last path component, printable characters only.
@@ -140,11 +171,11 @@ async fn upload(
     let scenario_id = scenario_id
         .ok_or_else(|| ApiError::Unprocessable("missing form field 'scenario_id'".into()))?;
     let speed = SpeedArg::parse(speed.map(SpeedArg::Text).as_ref())?;
-    if st.store.get_scenario(&scenario_id).await?.is_none() {
+    let Some(scenario) = st.store.get_scenario(&scenario_id).await? else {
         return Err(ApiError::Unprocessable(format!(
             "scenario '{scenario_id}' does not exist"
         )));
-    }
+    };
     // The header must map to the fields a replay needs, and every row must be readable and
     // physically plausible; errors name the uploaded file, never the stored path.
     let path = up.path.clone();
@@ -176,6 +207,8 @@ async fn upload(
             row_count: up.rows.saturating_sub(1) as i64,
             bundled: false,
             created_at: Utc::now(),
+            // Recorded for this scenario: on the run's map, else on the scenario's.
+            map_id: map_id.clone().or(scenario.map_id.clone()),
         })
         .await
         .map_err(|e| super::error::conflict_on_duplicate(e, "replay", &replay_id))?;

@@ -88,7 +88,10 @@ impl AppState {
         }));
         // Runs of this instance's previous process and of instances whose lease expired; a
         // live instance's runs are left alone.
-        let failed = state.instance.claim(&state.store).await?;
+        let failed = state
+            .instance
+            .claim(&state.store, state.config.take_over_instance)
+            .await?;
         report_failed(
             &state,
             &failed,
@@ -132,11 +135,13 @@ impl AppState {
         }
         let maps = self.store.map_ids().await?;
         let mut scenario_ids = Vec::new();
+        let mut scenario_maps = HashMap::new();
         for p in files(&data.join("scenarios"), "toml") {
             let text = std::fs::read_to_string(&p)?;
             match scenario_row(&stem(&p), &text, None, &maps, true) {
                 Ok(row) => {
                     scenario_ids.push(row.id.clone());
+                    scenario_maps.insert(row.id.clone(), row.map_id.clone());
                     self.store.upsert_scenario(&row).await?
                 }
                 Err(e) => tracing::warn!("bundled scenario {}: {e}", p.display()),
@@ -160,8 +165,15 @@ impl AppState {
             let meta = std::fs::metadata(&p)?;
             let rows = count_rows(&p).unwrap_or(0);
             let abs = p.canonicalize().unwrap_or(p.clone());
+            // Recorded on its scenario's map; the bundled recordings are all on the bundled
+            // proving ground.
+            let map_id = scenario_id
+                .as_ref()
+                .and_then(|s| scenario_maps.get(s).cloned().flatten())
+                .or_else(|| maps.iter().find(|m| *m == "proving_ground").cloned());
             self.store
                 .upsert_replay(&ReplayRow {
+                    map_id,
                     id: id.clone(),
                     name: file_name(&p),
                     scenario_id,
@@ -212,25 +224,40 @@ pub fn spawn_heartbeat(st: &AppState) -> tokio::task::JoinHandle<()> {
             let st = AppState(inner);
             let me = &st.instance;
             let now = now_ms();
+            let pid = i64::from(std::process::id());
             match st
                 .store
-                .renew_instance(&me.id, now, now + ms(me.lease))
+                .renew_instance(&me.id, (&me.host, pid), now, now + ms(me.lease))
                 .await
             {
                 Ok(true) => {}
                 Ok(false) => {
-                    tracing::warn!("instance {}: lease row missing; taken again", me.id);
-                    let _ = st
-                        .store
-                        .put_instance(&InstanceRow {
-                            id: me.id.clone(),
-                            host: me.host.clone(),
-                            pid: i64::from(std::process::id()),
-                            started_ms: now,
-                            heartbeat_ms: now,
-                            lease_until_ms: now + ms(me.lease),
-                        })
-                        .await;
+                    let row = InstanceRow {
+                        id: me.id.clone(),
+                        host: me.host.clone(),
+                        pid,
+                        started_ms: now,
+                        heartbeat_ms: now,
+                        lease_until_ms: now + ms(me.lease),
+                    };
+                    match st.store.claim_instance(&row, false).await {
+                        Ok(true) => {
+                            tracing::warn!("instance {}: lease row missing; taken again", me.id)
+                        }
+                        Ok(false) => {
+                            let holder = st.store.get_instance(&me.id).await.ok().flatten();
+                            tracing::error!(
+                                "instance {}: its lease was taken over by {}; this process stops renewing it and its runs are the other process's to clean up",
+                                me.id,
+                                holder.map_or("another process".into(), |h| format!(
+                                    "host {} (pid {})",
+                                    h.host, h.pid
+                                ))
+                            );
+                            return;
+                        }
+                        Err(e) => tracing::error!("instance {}: cannot take the lease again ({e})", me.id),
+                    }
                 }
                 Err(e) => tracing::error!(
                     "instance {}: cannot renew the lease ({e}); other instances fail this instance's runs once it expires",
@@ -244,7 +271,6 @@ pub fn spawn_heartbeat(st: &AppState) -> tokio::task::JoinHandle<()> {
         }
     })
 }
-
 
 /// At startup with PostgreSQL: local files from before the database held them (or from a
 /// time this instance ran on its own) go into the database. Uploaded replays whose row still

@@ -195,6 +195,21 @@ pub fn end_s(setup: &RunSetup, car: &SimVut, s_line: f64) -> f64 {
                 let t_end = if closing > 0.1 { gap / closing } else { 120.0 };
                 s0 + profile.travel(t_end.min(120.0))
             }
+            None if t.activation == crate::scenario::Activation::Headway => {
+                // A lead waiting for its headway: it starts when the VUT's front is its
+                // headway behind it; where the VUT, keeping its speed, catches it up.
+                let s0 = car.path.project(t.start.x, t.start.y);
+                let h = t.headway.map_or(0.0, |h| h.time_s);
+                let profile = crate::scenario::profile::Profile::of(t);
+                let front = car.s + vs.reference_to_front_m;
+                let t_start = ((s0 - h * v - front) / v).max(0.0);
+                (0..=1200)
+                    .map(|k| 0.1 * k as f64)
+                    .find(|&tt| front + v * tt >= s0 + profile.travel(tt - t_start))
+                    .map_or(s0 + profile.travel(120.0), |tt| {
+                        s0 + profile.travel(tt - t_start)
+                    })
+            }
             None => car.path.project(t.start.x, t.start.y),
         })
         .fold(s_line, f64::max)

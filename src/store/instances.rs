@@ -45,16 +45,55 @@ impl Store {
         })
     }
 
-    /// The heartbeat: extends instance `id`'s lease; false when its row is gone.
-    pub async fn renew_instance(&self, id: &str, now_ms: i64, until_ms: i64) -> StoreResult<bool> {
+    /// Takes the lease of instance `r.id` for process (`r.host`, `r.pid`) in one statement:
+    /// when nobody holds it, its lease has expired (before `r.started_ms`), this process holds
+    /// it already, or `take_over`. False when another process's live lease stands.
+    pub async fn claim_instance(&self, r: &InstanceRow, take_over: bool) -> StoreResult<bool> {
         on_db!(&self.db, |p, DB| {
-            sqlx::query("UPDATE instances SET heartbeat_ms = $2, lease_until_ms = $3 WHERE id = $1")
-                .bind(id)
-                .bind(now_ms)
-                .bind(until_ms)
-                .execute(p)
-                .await
-                .map(|r| r.rows_affected() == 1)
+            sqlx::query(
+                "INSERT INTO instances (id, host, pid, started_ms, heartbeat_ms, lease_until_ms) \
+                 VALUES ($1, $2, $3, $4, $5, $6) \
+                 ON CONFLICT (id) DO UPDATE SET host = excluded.host, pid = excluded.pid, \
+                 started_ms = excluded.started_ms, heartbeat_ms = excluded.heartbeat_ms, \
+                 lease_until_ms = excluded.lease_until_ms \
+                 WHERE instances.lease_until_ms < excluded.started_ms \
+                 OR (instances.host = excluded.host AND instances.pid = excluded.pid) OR $7",
+            )
+            .bind(&r.id)
+            .bind(&r.host)
+            .bind(r.pid)
+            .bind(r.started_ms)
+            .bind(r.heartbeat_ms)
+            .bind(r.lease_until_ms)
+            .bind(take_over)
+            .execute(p)
+            .await
+            .map(|q| q.rows_affected() == 1)
+        })
+    }
+
+    /// The heartbeat: extends instance `id`'s lease held by process (`host`, `pid`); false when
+    /// its row is gone or another process has taken it over.
+    pub async fn renew_instance(
+        &self,
+        id: &str,
+        (host, pid): (&str, i64),
+        now_ms: i64,
+        until_ms: i64,
+    ) -> StoreResult<bool> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query(
+                "UPDATE instances SET heartbeat_ms = $2, lease_until_ms = $3 \
+                 WHERE id = $1 AND host = $4 AND pid = $5",
+            )
+            .bind(id)
+            .bind(now_ms)
+            .bind(until_ms)
+            .bind(host)
+            .bind(pid)
+            .execute(p)
+            .await
+            .map(|r| r.rows_affected() == 1)
         })
     }
 

@@ -193,6 +193,9 @@ pub struct ReplayRow {
     pub row_count: i64,
     pub bundled: bool,
     pub created_at: DateTime<Utc>,
+    /// The map it was recorded on, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub map_id: Option<String>,
 }
 
 #[derive(Debug, Clone, FromRow)]
@@ -492,7 +495,8 @@ impl Store {
         self.write_replay(
             r,
             "ON CONFLICT (id) DO UPDATE SET name = excluded.name, scenario_id = excluded.scenario_id, \
-                 path = excluded.path, bytes = excluded.bytes, row_count = excluded.row_count",
+                 path = excluded.path, bytes = excluded.bytes, row_count = excluded.row_count, \
+                 map_id = excluded.map_id",
         )
         .await
     }
@@ -505,8 +509,8 @@ impl Store {
     async fn write_replay(&self, r: &ReplayRow, on_conflict: &str) -> StoreResult<()> {
         on_db!(&self.db, |p, DB| {
             sqlx::query(&format!(
-                "INSERT INTO replays (id, name, scenario_id, path, bytes, row_count, bundled, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) {on_conflict}"
+                "INSERT INTO replays (id, name, scenario_id, path, bytes, row_count, bundled, created_at, map_id) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) {on_conflict}"
             ))
             .bind(&r.id)
             .bind(&r.name)
@@ -516,6 +520,7 @@ impl Store {
             .bind(r.row_count)
             .bind(r.bundled)
             .bind(r.created_at)
+            .bind(&r.map_id)
             .execute(p)
             .await
             .map(|_| ())

@@ -34,9 +34,6 @@ use crate::scenario::{
 
 /// Sampling step of route and lane paths (m).
 const STEP_M: f64 = 0.5;
-/// A braking action to at most this speed (m/s) is the engine's braking to a stop (the Euro
-/// NCAP files brake the lead vehicle to 2 km/h; scil's targets brake to standstill).
-const BRAKE_TO_STOP_MPS: f64 = 1.0;
 /// Largest distance of a synchronisation position from its entity's path (m): a position on
 /// the road's reference line beside the lane the entity drives still names its s.
 const OFF_PATH_M: f64 = 5.0;
@@ -49,6 +46,9 @@ struct Motion {
     route: Option<m::Route>,
     /// A continuous distance action of Init: keeps a distance to another entity.
     follow: Option<follow::Follow>,
+    /// Placed ahead of another entity by a one-off distance action: (that entity, the free
+    /// space between them in m, `file:line` of the action).
+    placed_ahead: Option<(String, f64, String)>,
 }
 
 struct Ctx<'a> {
@@ -176,6 +176,15 @@ impl<'a> Ctx<'a> {
                     h: r.0.h,
                 };
                 self.set_pose(name, p);
+                if sign > 0.0 {
+                    let gap = if *freespace {
+                        d
+                    } else {
+                        d - front(re) - rear(me)
+                    };
+                    self.motion.entry(name.to_string()).or_default().placed_ahead =
+                        Some((reference.clone(), gap, line.clone()));
+                }
                 if *continuous {
                     self.motion.entry(name.to_string()).or_default().follow =
                         Some(follow::Follow {
@@ -706,6 +715,17 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
             }
         } else if mo.speed > 0.0 {
             t.activation = Activation::Begin;
+            // Placed its headway ahead of the VUT (CCRb/CMRb): in scil it waits for the VUT
+            // to be that headway behind it (the VUT is driven, not placed).
+            if let Some((reference, gap, line)) = &mo.placed_ahead {
+                if *reference == ego_name {
+                    if v_ego <= 0.0 || *gap <= 0.0 {
+                        bail!("{line}: <LongitudinalDistanceAction>: a headway of {gap:.2} m to a VUT at {v_ego:.2} m/s has no counterpart in scil's engine (a lead vehicle needs a positive time headway)");
+                    }
+                    t.activation = Activation::Headway;
+                    t.headway = Some(crate::scenario::HeadwaySpec::new(gap / v_ego));
+                }
+            }
             t.speed_kmh = kmh(mo.speed);
             t.path = Some(points(&shift_along(&cx.path(&e.name)?, -rear(e))));
             t.start = Point {
@@ -716,11 +736,15 @@ pub fn to_scil(sc: &m::Scenario) -> Result<Scenario> {
             for s in &mine {
                 match (s.action, &s.start) {
                     (Action::Speed { dynamics, target: m::SpeedTarget::Absolute { value } }, Start::At(after))
-                        if dynamics.dimension == "rate" && dynamics.shape == "linear" && *value <= BRAKE_TO_STOP_MPS && t.brake.is_none() =>
+                        if dynamics.dimension == "rate" && dynamics.shape == "linear" && dynamics.value != 0.0 && *value < mo.speed && t.brake.is_none() =>
                     {
-                        t.brake = Some(BrakeSpec { after_s: *after, decel_mps2: dynamics.value.abs() });
+                        t.brake = Some(BrakeSpec {
+                            after_s: *after,
+                            decel_mps2: dynamics.value.abs(),
+                            final_kmh: kmh(value.max(0.0)),
+                        });
                     }
-                    _ => bail!("{}: this motion of '{}' has no counterpart in scil's engine (a moving target brakes to a stop at a known time only)", s.at, e.name),
+                    (a, _) => bail!("{}: <{}> of '{}' has no counterpart in scil's engine (a moving target brakes at a constant rate, at a known time after its start, to a lower speed)", s.at, a.element(), e.name),
                 }
             }
         } else {

@@ -227,8 +227,8 @@ pub(super) fn steps(sc: &Scenario) -> Vec<Step<'_>> {
                                     action: &a.action,
                                     start: ev_start.clone(),
                                     at: format!(
-                                        "{}/{}/{}/{}",
-                                        story.name, act.name, ev.name, a.name
+                                        "{} ({}/{}/{}/{})",
+                                        a.at, story.name, act.name, ev.name, a.name
                                     ),
                                     maneuver: m.name.clone(),
                                 });

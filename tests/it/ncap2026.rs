@@ -150,13 +150,99 @@ fn launch_speed_at_conflict(row: &Row, p: &Params, m: &Arc<Map>) -> Option<f64> 
     Some(l.speed(l.time_to(d, 0.0)) * 3.6)
 }
 
-/// The location a row asks for, in the results' terms.
-fn wanted_location(row: &Row, impact: f64) -> f64 {
-    match row.family {
-        // Head-on: the target's centre (1 − overlap) of the width to the VUT's left.
-        Family::HeadOn | Family::HeadOnLaneChange => 0.5 + (1.0 - impact),
-        _ => impact,
+/// The location a row asks for, in the results' terms: the impact location itself (across
+/// the VUT's width; along its length for the crossing motorcycle).
+fn wanted_location(_row: &Row, impact: f64) -> f64 {
+    impact
+}
+
+/// Closed form of rear braking without AEB: the VUT keeps `v` (m/s), the lead starts at `v`
+/// with the gap `d = h·v`, keeps it `hold` s and brakes at `a` to a stop. While the lead still
+/// moves the gap closes as ½·a·t²: contact after √(2d/a) at relative speed √(2·a·d); a lead that
+/// stopped first is met standing (relative speed v). Returns (time from the braking onset to
+/// contact, relative speed m/s, the lead's travel from its start to contact).
+fn rear_braking_closed_form(v: f64, h: f64, hold: f64, a: f64) -> (f64, f64, f64) {
+    let d = h * v;
+    let t = (2.0 * d / a).sqrt();
+    if t <= v / a {
+        (t, (2.0 * a * d).sqrt(), v * hold + v * t - 0.5 * a * t * t)
+    } else {
+        let stop = v * v / (2.0 * a);
+        ((d + stop) / v, v, v * hold + stop)
     }
+}
+
+/// CCRb and CMRb without AEB against the closed form, on a grid of VUT speeds, the protocol's
+/// −4 m/s² and the robustness layer's −6 m/s²: the relative impact speed, the time from the
+/// lead's braking onset (T0 + 1 s) to contact and the lead's travel; the headway check of the
+/// verdict holds (1.0 s [+0.1] from T0 to the braking).
+#[test]
+fn rear_braking_meets_the_closed_form() {
+    // The protocol's figures: 50 km/h → 37.9 km/h, 70 km/h → 44.9 km/h at −4 m/s², 1.0 s.
+    for (kmh, want) in [(50.0, 37.9), (70.0, 44.9)] {
+        let (_, rel, _) = rear_braking_closed_form(kmh / 3.6, 1.0, 3.0, 4.0);
+        assert!((rel * 3.6 - want).abs() < 0.05, "{kmh} km/h: {}", rel * 3.6);
+    }
+    let straight = map("opendrive/proving_ground.xodr");
+    let cat = Catalogue::bundled();
+    let mut failures = Vec::new();
+    let mut driven = 0;
+    for id in ["CCRb", "CMRb"] {
+        let row = cat.row.iter().find(|r| r.id == id).expect("row");
+        for kmh in [30.0, 40.0, 50.0, 70.0, 90.0, 130.0] {
+            for (extra, a) in [(0.0, 4.0), (2.0, 6.0)] {
+                let mut p = Params::new(kmh);
+                p.impact = Some(0.5);
+                p.robustness.decel_mps2 = extra;
+                let label = format!("{id} {kmh} km/h −{a} m/s²");
+                driven += 1;
+                let rep = match try_run(row, &p, &straight, None) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        failures.push(format!("{label}: {e}"));
+                        continue;
+                    }
+                };
+                let (t_c, rel, travel) = rear_braking_closed_form(kmh / 3.6, 1.0, 3.0, a);
+                let Some(imp) = rep.impacts.iter().find(|i| i.time_s.is_some()) else {
+                    failures.push(format!("{label}: no impact"));
+                    continue;
+                };
+                let got = imp.relative_speed_kmh.unwrap_or(f64::NAN);
+                if !((got - rel * 3.6).abs() <= 0.3) {
+                    failures.push(format!("{label}: relative speed {got:.2} km/h, closed form {:.2}", rel * 3.6));
+                }
+                let lead = imp.dummy_travel_m.unwrap_or(f64::NAN);
+                if !((lead - travel).abs() <= 0.3) {
+                    failures.push(format!("{label}: lead travel {lead:.2} m, closed form {travel:.2}"));
+                }
+                let Some(val) = &rep.validity else {
+                    failures.push(format!("{label}: no verdict"));
+                    continue;
+                };
+                match (val.window, imp.time_s) {
+                    (Some(w), Some(t)) if ((t - (w.from_s + 1.0)) - t_c).abs() <= 0.02 => {}
+                    (w, t) => failures.push(format!(
+                        "{label}: window {w:?}, impact at {t:?}, contact {t_c:.3} s after braking"
+                    )),
+                }
+                let hw = val
+                    .checks
+                    .iter()
+                    .find(|c| c.channel == scil::scenario::validity::Channel::Headway);
+                match hw {
+                    Some(c) if c.ok && (c.worst - 1.0).abs() < 0.01 && val.valid => {}
+                    other => failures.push(format!("{label}: headway check {other:?}, valid {}", val.valid)),
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {driven} cells:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -502,10 +588,12 @@ fn robustness_layers_move_the_target_and_still_meet_the_vut() {
         }
         if r.decel_mps2 != 0.0 || r.headway_s != 0.0 {
             let (b0, b1) = (t0.brake.expect("brake"), t1.brake.expect("brake"));
+            let (h0, h1) = (t0.headway.expect("headway"), t1.headway.expect("headway"));
             if (b1.decel_mps2 - b0.decel_mps2 - r.decel_mps2).abs() > 1e-9
-                || (b1.after_s - b0.after_s - r.headway_s).abs() > 1e-9
+                || (h1.time_s - h0.time_s - r.headway_s).abs() > 1e-9
+                || b1.after_s != b0.after_s
             {
-                failures.push(format!("{id}: brake {b0:?} → {b1:?}"));
+                failures.push(format!("{id}: brake {b0:?} → {b1:?}, headway {h0:?} → {h1:?}"));
             }
         }
         if r.lateral_away_m != 0.0 {
@@ -688,5 +776,100 @@ fn lane_departure_to_the_road_edge() {
         );
         assert!(ld.dtle_m > -0.1, "{v} km/h {lat} m/s: {ld:?}");
         assert!(ld.dtle_last_m > ld.dtle_m + 0.01, "turned back: {ld:?}");
+    }
+}
+
+/// CCFhos/CCFhol: `--impact` is the impact location, the GVT's centreline across the VUT's
+/// width from its right edge, as Vector's `ImpactLocation`: the target drives
+/// `_Target_offset = ImpactLocation/100·w − w/2` to the VUT's left (OpenDRIVE t), and the
+/// results report that location.
+#[test]
+fn head_on_impact_location_is_vectors_target_offset() {
+    let straight = map("opendrive/proving_ground.xodr");
+    let cat = Catalogue::bundled();
+    for id in ["CCFhos", "CCFhol"] {
+        let row = cat.row.iter().find(|r| r.id == id).expect("row");
+        for impact in [0.25, 0.5, 0.75, 1.0] {
+            let mut p = Params::new(50.0);
+            p.target_speed_kmh = Some(50.0);
+            p.impact = Some(impact);
+            let w = p.vut.width_m;
+            let sc = row.instantiate(&p, &straight.road_network).expect("placed");
+            // The target's path past the meeting point (its last point, on the straight)
+            // against the VUT's lane centre (a straight line through its first points).
+            let t = &sc.targets[0];
+            let pts = |ps: &Option<scil::scenario::PathSpec>| match ps {
+                Some(scil::scenario::PathSpec::Points(pp)) => pp.points.clone(),
+                other => panic!("{other:?}"),
+            };
+            let (tp, vp) = (pts(&t.path), pts(&sc.vut.path));
+            let q = tp[tp.len() - 1];
+            let (a, b) = (vp[0], vp[1]);
+            let len = (b.x - a.x).hypot(b.y - a.y);
+            let left = ((b.x - a.x) * (q.y - a.y) - (b.y - a.y) * (q.x - a.x)) / len;
+            let vector = impact * w - w / 2.0;
+            assert!(
+                (left - vector).abs() < 0.01,
+                "{id} {impact}: target {left:.3} m left, Vector's _Target_offset {vector:.3}"
+            );
+            let rep = run(row, &p, &straight, None);
+            let imp = rep
+                .impacts
+                .iter()
+                .find(|i| i.time_s.is_some())
+                .expect("impact");
+            let loc = imp.location.expect("location");
+            assert!((loc - impact).abs() <= 0.05, "{id} {impact}: location {loc}");
+        }
+    }
+}
+
+/// CMCscp (and from standstill): the motorcycle strikes the VUT's side at 90 % of its length
+/// from the rear (10 % behind the front, where Vector's files move the VUT: `_Ego_syncS +
+/// 0.1·Ego_length`), `location` reports it, and `--impact` is accepted within 0.8…1.0 only.
+#[test]
+fn crossing_motorcycle_strikes_the_vut_side() {
+    let junction = map("osc-ncap/OpenDRIVE/NCAP/X-Intersection_NCAP.xodr");
+    let cat = Catalogue::bundled();
+    let row = cat.row.iter().find(|r| r.id == "CMCscp").expect("row");
+    for (impact, approach) in [
+        (None, scil::scenario::ncap2026::Approach::Nearside),
+        (None, scil::scenario::ncap2026::Approach::Farside),
+        (Some(0.8), scil::scenario::ncap2026::Approach::Nearside),
+        (Some(1.0), scil::scenario::ncap2026::Approach::Farside),
+    ] {
+        let mut p = Params::new(40.0);
+        p.target_speed_kmh = Some(30.0);
+        p.impact = impact;
+        p.approach = Some(approach);
+        let rep = run(row, &p, &junction, None);
+        let imp = rep
+            .impacts
+            .iter()
+            .find(|i| i.time_s.is_some())
+            .expect("impact");
+        let want = impact.unwrap_or(0.9);
+        let loc = imp.location.expect("location");
+        // 0.05 of the length: 0.23 m on a 4.6 m VUT.
+        assert!(
+            (loc - want).abs() <= 0.05,
+            "{approach:?} {impact:?}: location {loc}"
+        );
+        // From the front: 10 % of the length at the default (Vector's shift).
+        if impact.is_none() {
+            let behind_front = (1.0 - loc) * p.vut.length_m;
+            assert!(
+                (behind_front - 0.1 * p.vut.length_m).abs() <= 0.25,
+                "{behind_front}"
+            );
+        }
+    }
+    for bad in [0.5, 0.79, 1.01] {
+        let mut p = Params::new(40.0);
+        p.impact = Some(bad);
+        let e = row
+            .instantiate(&p, &junction.road_network)
+            .expect_err("outside 0.8..1.0");
+        assert!(e.contains("0.8..1"), "{e}");
     }
 }

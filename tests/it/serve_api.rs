@@ -661,3 +661,106 @@ fn files_under(dir: &std::path::Path) -> usize {
         })
         .sum()
 }
+
+/// A run refuses a replay that does not fit its scenario (422): recorded on another map
+/// (naming both maps), or on the scenario's map but never near the point where its VUT meets
+/// its target (naming the closest approach, which the test works out from the CSV itself).
+/// `GET /replays?scenario=ID` says the same per replay.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_that_does_not_fit_the_scenario_is_refused() {
+    let dir = tempdir("replay-fit");
+    let (_srv, base) = support::service::spawn(&dir, OP).await;
+    let c = Api::new(base, OP);
+    // Fits: the replay recorded for the scenario.
+    let (s, v) = c
+        .post("/runs", json!({"scenario_id": "cpna75_30kmh", "replay": "cpna75_30kmh"}))
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    // Another map: a crossing-path cell at the junction map.
+    let junction = scil::map::Map::load(&support::data(
+        "osc-ncap/OpenDRIVE/NCAP/X-Intersection_NCAP.xodr",
+    ))
+    .expect("map");
+    let cat = scil::scenario::ncap2026::Catalogue::bundled();
+    let row = cat.row.iter().find(|r| r.id == "CCCscp").expect("row");
+    let mut p = scil::scenario::ncap2026::Params::new(20.0);
+    p.target_speed_kmh = Some(20.0);
+    let sc = row.instantiate(&p, &junction.road_network).expect("cell");
+    let toml = toml::to_string(&sc).expect("toml");
+    let (s, v) = c
+        .post(
+            "/scenarios",
+            json!({"id": "fit_junction", "toml": toml, "map_id": "X-Intersection_NCAP"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    let (s, v) = c
+        .post("/runs", json!({"scenario_id": "fit_junction", "replay": "cpna75_30kmh"}))
+        .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    let e = v["detail"].as_str().unwrap_or_default().to_string();
+    assert!(
+        e.contains("map 'X-Intersection_NCAP'") && e.contains("map 'proving_ground'"),
+        "{e}"
+    );
+    // The lap of the proving ground happens to drive along the junction map's approach lane
+    // (both maps start a road at the origin): its map, not its samples, tells it apart.
+    let (s, v) = c
+        .post("/runs", json!({"scenario_id": "fit_junction", "replay": "lap_50kmh"}))
+        .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    // The simulated VUT always fits.
+    let (s, v) = c
+        .post("/runs", json!({"scenario_id": "fit_junction", "source": {"kind": "sim_vut", "vut_speed_kmh": 20}}))
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    // The scenario's map, elsewhere: the dummy moved 1800 m east (off the recorded lane).
+    let far = std::fs::read_to_string(shared("scenarios/cpna75_30kmh.toml"))
+        .expect("toml")
+        .replace("x = 200.0", "x = 2000.0");
+    let (s, v) = c
+        .post("/scenarios", json!({"id": "fit_far", "toml": far}))
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    let (s, v) = c
+        .post("/runs", json!({"scenario_id": "fit_far", "replay": "cpna75_30kmh"}))
+        .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    let e = v["detail"].as_str().unwrap_or_default().to_string();
+    // The point on the VUT's line: the dummy's start moved E = 4 m along its walk (north).
+    let (px, py) = (2000.0, -5.75 + 4.0);
+    let csv = std::fs::read_to_string(shared("replays/cpna75_30kmh.csv")).expect("csv");
+    let closest = csv
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<f64> = l.split(',').filter_map(|x| x.trim().parse().ok()).collect();
+            (f.len() >= 3).then(|| (f[1] - px).hypot(f[2] - py))
+        })
+        .fold(f64::INFINITY, f64::min);
+    let said: f64 = e
+        .split("no closer than ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{e}"));
+    assert!((said - closest).abs() < 0.1, "{said} vs {closest}: {e}");
+    // The listing, per scenario.
+    let (s, list) = c.get("/replays?scenario=fit_junction").await;
+    assert_eq!(s, StatusCode::OK, "{list}");
+    let rows = list.as_array().expect("list");
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|r| r["fits"] == false && r["misfit"].is_string()), "{list}");
+    let (_, list) = c.get("/replays?scenario=cpna75_30kmh").await;
+    let fits = |id: &str| {
+        list.as_array()
+            .expect("list")
+            .iter()
+            .find(|r| r["id"] == id)
+            .map(|r| r["fits"].clone())
+    };
+    assert_eq!(fits("cpna75_30kmh"), Some(json!(true)), "{list}");
+    let (s, _) = c.get("/replays?scenario=nope").await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -114,6 +114,7 @@ async fn two_instances_share_one_postgres() {
             row_count: 660,
             bundled: false,
             created_at: chrono::Utc::now(),
+            map_id: None,
         })
         .await
         .expect("legacy replay row");
@@ -516,5 +517,146 @@ async fn startup_fails_only_own_and_expired_runs() {
     let (s, e) = api.post("/runs/run-live/abort", json!({})).await;
     assert_eq!(s, StatusCode::CONFLICT);
     assert!(e.to_string().contains("instance 'alive'"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `scil serve` with `env` added (an id, a take-over): the child and its port, or its exit
+/// status and stderr when it stops before it answers.
+async fn try_start(
+    id: Option<&str>,
+    db: &str,
+    dir: &Path,
+    env: &[(&str, &str)],
+) -> Result<Instance, String> {
+    let port = free_port();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_scil"));
+    cmd.args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+        .env("DATABASE_URL", db)
+        .env_remove("SCIL_INSTANCE_ID")
+        .env_remove("SCIL_TAKE_OVER_INSTANCE")
+        .env("SCIL_LEASE_S", LEASE_S)
+        .env("SCIL_STORAGE_DIR", dir.join(format!("storage-{port}")))
+        .env(
+            "SCIL_DATA",
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data")),
+        )
+        .env("SCIL_OPERATOR_TOKEN", OP)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    if let Some(id) = id {
+        cmd.env("SCIL_INSTANCE_ID", id);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("scil serve starts");
+    let api = Api::new(format!("http://127.0.0.1:{port}/api/v1"), OP);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                use std::io::Read;
+                let _ = e.read_to_string(&mut err);
+            }
+            return Err(format!("{status}: {err}"));
+        }
+        if let Ok(r) = api.http.get(api.url("/health")).send().await {
+            if r.status().is_success() {
+                // Its log from here on is drained (and dropped) by a thread of its own.
+                if let Some(mut e) = child.stderr.take() {
+                    std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut e, &mut std::io::sink());
+                    });
+                }
+                return Ok(Instance { child, api });
+            }
+        }
+        assert!(Instant::now() < deadline, "scil serve did not come up");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// One instance id, two processes on one database: the second is refused (naming the host,
+/// pid and lease expiry of the holder) and the first's running run is untouched; with the
+/// take-over the second starts, fails the first's run (its own id's, left behind) and the first
+/// stops renewing the lease. Without an id, two instances on one host get distinct defaults.
+async fn one_id_two_processes(db: &str, dir: &Path) {
+    let id = format!("dup-{}", uuid::Uuid::new_v4().simple());
+    let a = try_start(Some(&id), db, dir, &[]).await.expect("A starts");
+    let (s, r) = a
+        .api
+        .post(
+            "/runs",
+            json!({"scenario_id": "cpna75_30kmh", "source": {"kind": "sim_vut", "vut_speed_kmh": 30}, "speed": 1, "start": true}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{r}");
+    let run_id = r["id"].as_str().expect("id").to_string();
+    let a_pid = a.child.id();
+    let err = match try_start(Some(&id), db, dir, &[]).await {
+        Ok(_) => panic!("a second process with a live id started"),
+        Err(e) => e,
+    };
+    assert!(
+        err.contains(&format!("instance id '{id}' is in use"))
+            && err.contains(&format!("pid {a_pid}"))
+            && err.contains("host ")
+            && err.contains("lease until 20"),
+        "{err}"
+    );
+    assert!(err.contains("--take-over-instance"), "{err}");
+    assert_eq!(run(&a.api, &run_id).await["state"], "running");
+    // The explicit take-over.
+    let b = try_start(Some(&id), db, dir, &[("SCIL_TAKE_OVER_INSTANCE", "1")])
+        .await
+        .expect("B takes over");
+    let r = run(&b.api, &run_id).await;
+    assert_eq!(r["state"], "failed", "{r}");
+    let (_, inst) = b.api.get("/instances").await;
+    let me = inst["instances"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .find(|i| i["id"] == id.as_str())
+        .expect("lease")
+        .clone();
+    assert_eq!(me["pid"], json!(b.child.id()), "{inst}");
+    // A notices within a third of the lease and leaves it to B.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let (_, inst) = b.api.get("/instances").await;
+    assert!(inst.to_string().contains(&format!("\"pid\":{}", b.child.id())), "{inst}");
+    stop(a);
+    stop(b);
+    // Default ids: the host name and the port, distinct for two instances on one host.
+    let c = try_start(None, db, dir, &[]).await.expect("C starts");
+    let d = try_start(None, db, dir, &[]).await.expect("D starts");
+    let (_, ci) = c.api.get("/instances").await;
+    let (_, di) = d.api.get("/instances").await;
+    let (cid, did) = (ci["this"].as_str().expect("id"), di["this"].as_str().expect("id"));
+    assert_ne!(cid, did);
+    let port = |api: &Api| api.url("").split(':').nth(2).unwrap_or("").split('/').next().unwrap_or("").to_string();
+    assert!(cid.ends_with(&format!("-{}", port(&c.api))), "{cid}");
+    assert!(did.ends_with(&format!("-{}", port(&d.api))), "{did}");
+    stop(c);
+    stop(d);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_instance_id_is_held_by_one_process_sqlite() {
+    let dir = tempdir("dup-id");
+    let db = format!("sqlite://{}?mode=rwc", dir.join("scil.db").display());
+    one_id_two_processes(&db, &dir).await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_instance_id_is_held_by_one_process_postgres() {
+    let Ok(db) = std::env::var("SCIL_TEST_POSTGRES_URL") else {
+        eprintln!("skipped: SCIL_TEST_POSTGRES_URL not set");
+        return;
+    };
+    let dir = tempdir("dup-id-pg");
+    one_id_two_processes(&db, &dir).await;
     let _ = std::fs::remove_dir_all(&dir);
 }

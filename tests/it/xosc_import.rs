@@ -448,3 +448,91 @@ fn ccfhol_keeps_the_overtaken_vehicle_at_its_distance() {
     );
     scil::xosc::import_text(&t, "CCFhol.xosc", &BTreeMap::new()).unwrap();
 }
+
+/// Vector's braking-lead files keep their time headway and final speed: the 2026 CCRb and CMRb
+/// (`Target_time_headway` 1 s, `Target_deceleration` 4 m/s² after `Target_braking_delay` 3 s,
+/// `Target_final_speed_kph` 2) and the 2023 CCRb (`GVT_headway` 40 m at 50 km/h, 2 m/s²). The
+/// imported CCRb, simulated without AEB, meets the closed form: relative impact speed
+/// √(2·a·h·v) = 37.9 km/h at 50 km/h. A braking the engine cannot honour is an error naming
+/// the element and its line.
+#[test]
+fn rear_braking_files_keep_their_headway_and_final_speed() {
+    for (f, h, decel) in [
+        ("CA-FC_2026/Variations/SingleExecution/CCRb_50kph.xosc", 1.0, 4.0),
+        ("CA-FC_2026/Variations/SingleExecution/CMRb_50kph.xosc", 1.0, 4.0),
+        (
+            "AEB_C2C_2023/Variations/NCAP_AEB_C2C_CCRb_40m_2ms2_2023.xosc",
+            40.0 / (50.0 / 3.6),
+            2.0,
+        ),
+    ] {
+        let all = scil::xosc::import(&set_dir().join(f), &BTreeMap::new())
+            .unwrap_or_else(|e| panic!("{f}: {e:#}"));
+        assert_eq!(all.len(), 1, "{f}");
+        let t = &all[0].scenario.targets[0];
+        assert_eq!(t.activation, Activation::Headway, "{f}");
+        let hw = t.headway.expect("headway");
+        assert!((hw.time_s - h).abs() < 1e-6, "{f}: headway {}", hw.time_s);
+        let b = t.brake.expect("brake");
+        assert!((b.decel_mps2 - decel).abs() < 1e-9, "{f}: {b:?}");
+        assert!((b.after_s - 3.0).abs() < 1e-9, "{f}: {b:?}");
+        assert!((b.final_kmh - 2.0).abs() < 1e-9, "{f}: {b:?}");
+        assert!((t.speed_kmh - 50.0).abs() < 1e-9, "{f}");
+    }
+    // Simulated: the closed form.
+    let f = set_dir().join("CA-FC_2026/Variations/SingleExecution/CCRb_50kph.xosc");
+    let sc = scil::xosc::import(&f, &BTreeMap::new()).unwrap().remove(0).scenario;
+    let map = Arc::new(scil::map::Map::load(Path::new(sc.map.as_deref().unwrap())).unwrap());
+    let setup = Arc::new(RunSetup::try_new(sc, Some(map), EngineConfig::default()).unwrap());
+    let opts = scil::sim::SimOptions {
+        vut_speed_kmh: 50.0,
+        ..Default::default()
+    };
+    let report = scil::sim::run_sim(setup, &opts);
+    assert!(report.error.is_none(), "{:?}", report.error);
+    let hit = report
+        .impacts
+        .iter()
+        .find(|i| i.time_s.is_some())
+        .expect("the lead is hit");
+    let v: f64 = 50.0 / 3.6;
+    let want = (2.0 * 4.0 * 1.0 * v).sqrt() * 3.6;
+    let got = hit.relative_speed_kmh.unwrap();
+    assert!((got - want).abs() < 0.3, "{got} km/h vs {want}");
+
+    // A braking shape the engine cannot honour: the element and its line.
+    let dir = std::env::temp_dir().join(format!("scil-test-xosc-brake-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(set_dir().join("CA-FC_2026/CCRs.xosc")).unwrap();
+    let base = set_dir().join("CA-FC_2026");
+    let text = text
+        .replace(
+            "../Catalogs/",
+            &format!("{}/", base.join("../Catalogs").display()),
+        )
+        .replace(
+            "../../../OpenDRIVE/",
+            &format!("{}/", base.join("../../../OpenDRIVE").display()),
+        )
+        .replace(
+            "<SpeedActionDynamics dynamicsDimension=\"rate\" dynamicsShape=\"linear\"",
+            "<SpeedActionDynamics dynamicsDimension=\"rate\" dynamicsShape=\"cubic\"",
+        );
+    let line = text
+        .lines()
+        .position(|l| l.contains("<Action name=\"Target_BrakingAction\""))
+        .unwrap()
+        + 1;
+    let path = dir.join("CCRb_cubic.xosc");
+    std::fs::write(&path, text).unwrap();
+    let mut o = BTreeMap::new();
+    o.insert("isTargetbraking".to_string(), "true".to_string());
+    o.insert("Ego_speed_kph".to_string(), "50".to_string());
+    o.insert("Target_init_speed_kph".to_string(), "50".to_string());
+    let e = format!("{:#}", scil::xosc::import(&path, &o).unwrap_err());
+    assert!(
+        e.contains("SpeedAction") && e.contains(&format!("CCRb_cubic.xosc:{line}")),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

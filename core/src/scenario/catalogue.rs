@@ -215,6 +215,7 @@ impl Entry {
             carrier_mode: None::<CarrierMode>,
             activation: Activation::Ttc,
             brake: None,
+            headway: None,
             length_m: None,
             path: None,
             conflict: None,
@@ -281,11 +282,22 @@ impl Entry {
                 if t.activation == Activation::Begin {
                     t.path = lane_path(rightward);
                 }
-                if !self.decel_mps2.is_empty() {
+                if !self.decel_mps2.is_empty() && v_target > 0.0 {
                     let d = p.decel_mps2.unwrap_or(self.decel_mps2[0]);
+                    // The lead waits at x and starts at its speed when the VUT is its
+                    // distance headway behind it, then brakes.
+                    let hw = p
+                        .headway_m
+                        .or(self.headway_m.first().copied())
+                        .unwrap_or(12.0);
+                    t.activation = Activation::Headway;
+                    t.headway = Some(crate::scenario::HeadwaySpec::new(round6(
+                        hw / (v_target / 3.6),
+                    )));
                     t.brake = Some(BrakeSpec {
                         after_s: self.brake_after_s.unwrap_or(3.0),
                         decel_mps2: d,
+                        final_kmh: 0.0,
                     });
                 }
                 targets.push(t);

@@ -13,7 +13,7 @@ mod validate;
 pub mod validity;
 
 pub use path::PathSpec;
-pub use target::{Activation, BrakeSpec};
+pub use target::{Activation, BrakeSpec, HeadwaySpec};
 
 use std::path::{Path, PathBuf};
 
@@ -366,6 +366,9 @@ pub struct TargetSpec {
     /// Braking of a lead vehicle (CCRb): at a time after its start, at a deceleration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub brake: Option<BrakeSpec>,
+    /// The start rule of a lead vehicle (`activation = "headway"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headway: Option<HeadwaySpec>,
     /// Target length along its heading (longitudinal/rear impacts hit its rear end; the start
     /// point is the target's rear end). Default 0 (a point-like dummy).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -400,6 +403,10 @@ pub enum ImpactOn {
     /// rear end (1): for a target that overtakes a turning VUT and meets its front corner
     /// (CBTA, same direction).
     TargetSide,
+    /// The target's reference point along the VUT's side, as a fraction of the VUT length
+    /// from its rear end (0) to its front (1): a crossing motorcycle striking the VUT's side
+    /// (CMCscp: 0.9, i.e. 10 % of the VUT length behind its front, as Vector's files place it).
+    VutSide,
 }
 
 impl ImpactOn {
@@ -426,6 +433,7 @@ impl TargetSpec {
             carrier_mode: None,
             activation: Activation::Ttc,
             brake: None,
+            headway: None,
             length_m: None,
             path: None,
             conflict: None,

@@ -15,6 +15,8 @@ pub struct Profile {
     pub yaw: f64,
     /// Braking (CCRb): constant deceleration `.1` (m/s², positive) from `.0` s after the start.
     pub brake: Option<(f64, f64)>,
+    /// Speed the braking ends at (m/s), then held; 0: standstill.
+    pub brake_final: f64,
     /// Closed-loop synchronisation: from `from_tau` on, the target moves at `v` (m/s).
     pub adjust: Option<Adjust>,
     /// (yaw, cos, sin) worked out once: [`Profile::position`] runs every sample for every
@@ -49,6 +51,7 @@ impl Profile {
             );
         }
         p.brake = t.brake.map(|b| (b.after_s, b.decel_mps2));
+        p.brake_final = t.brake.map_or(0.0, |b| (b.final_kmh / 3.6).max(0.0));
         p
     }
 
@@ -99,6 +102,7 @@ impl Profile {
             start_y,
             yaw,
             brake: None,
+            brake_final: 0.0,
             adjust: None,
             dir: (yaw, yaw.cos(), yaw.sin()),
         }
@@ -134,8 +138,11 @@ impl Profile {
         if let Some((tb, dec)) = self.brake {
             if tau > tb && dec > 0.0 {
                 let (sb, vb) = (self.unbraked_travel(tb), self.unbraked_speed(tb));
-                let dt = (tau - tb).min(vb / dec);
-                return sb + vb * dt - 0.5 * dec * dt * dt;
+                let vf = self.brake_final.min(vb);
+                let dt = (tau - tb).min((vb - vf) / dec);
+                // Down to the final speed, then on at it.
+                let held = (tau - tb - dt).max(0.0);
+                return sb + vb * dt - 0.5 * dec * dt * dt + vf * held;
             }
         }
         self.unbraked_travel(tau)
@@ -158,7 +165,8 @@ impl Profile {
     pub fn speed(&self, tau: f64) -> f64 {
         if let Some((tb, dec)) = self.brake {
             if tau > tb && dec > 0.0 {
-                return (self.unbraked_speed(tb) - dec * (tau - tb)).max(0.0);
+                let vb = self.unbraked_speed(tb);
+                return (vb - dec * (tau - tb)).max(self.brake_final.min(vb)).max(0.0);
             }
         }
         self.unbraked_speed(tau)
@@ -167,7 +175,8 @@ impl Profile {
     pub fn accel(&self, tau: f64) -> f64 {
         if let Some((tb, dec)) = self.brake {
             if tau > tb && dec > 0.0 {
-                return if self.speed(tau) > 0.0 { -dec } else { 0.0 };
+                let vf = self.brake_final.min(self.unbraked_speed(tb));
+                return if self.speed(tau) > vf { -dec } else { 0.0 };
             }
         }
         if self.adjust.is_some_and(|a| tau >= a.from_tau) {
@@ -205,6 +214,7 @@ mod tests {
             start_y: 0.0,
             yaw: 0.0,
             brake: None,
+            brake_final: 0.0,
             adjust: None,
             dir: (0.0, 1.0, 0.0),
         };

@@ -80,6 +80,7 @@ mod tests {
                 carrier_mode: None,
                 activation: Default::default(),
                 brake: None,
+                headway: None,
                 length_m: None,
                 path: None,
                 conflict: None,

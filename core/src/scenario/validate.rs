@@ -195,6 +195,27 @@ pub(super) fn check(sc: &Scenario) -> Result<(), String> {
         if let Some(b) = &t.brake {
             within(&p("brake.after_s"), b.after_s, 0.0, 3600.0, false)?;
             within(&p("brake.decel_mps2"), b.decel_mps2, 0.0, 20.0, true)?;
+            within(&p("brake.final_kmh"), b.final_kmh, 0.0, 200.0, false)?;
+        }
+        match (t.activation, &t.headway) {
+            (Activation::Headway, Some(h)) => {
+                within(&p("headway.time_s"), h.time_s, 0.0, 60.0, true)?;
+                within(&p("headway.band_s"), h.band_s, 0.0, 60.0, false)?;
+                within(&p("speed_kmh"), t.speed_kmh, 0.0, 200.0, true)?;
+            }
+            (Activation::Headway, None) => {
+                return Err(format!(
+                    "targets.{}: activation \"headway\" needs `headway = {{ time_s }}`",
+                    t.id
+                ))
+            }
+            (_, Some(_)) => {
+                return Err(format!(
+                    "targets.{}: `headway` is only for activation \"headway\"",
+                    t.id
+                ))
+            }
+            (_, None) => {}
         }
         if let Some(l) = t.length_m {
             within(&p("length_m"), l, 0.0, 50.0, false)?;
@@ -217,7 +238,7 @@ pub(super) fn check(sc: &Scenario) -> Result<(), String> {
 fn check_path(id: &str, path: &PathSpec, activation: Activation) -> Result<(), String> {
     if activation == Activation::Ttc {
         return Err(format!(
-            "targets.{id}.path: a path is for targets along the VUT's path (activation \"begin\", \"static\" or \"conflict\"); a TTC-triggered crossing target moves straight from start along heading_deg"
+            "targets.{id}.path: a path is for targets along the VUT's path (activation \"begin\", \"headway\", \"static\" or \"conflict\"); a TTC-triggered crossing target moves straight from start along heading_deg"
         ));
     }
     check_path_shape(&format!("targets.{id}.path"), path)
@@ -294,6 +315,22 @@ ttc_s = 4.0
     #[test]
     fn base_is_valid() {
         Scenario::from_toml(BASE).unwrap();
+    }
+
+    #[test]
+    fn a_headway_start_needs_its_headway_and_only_it_has_one() {
+        let lead = |extra: &str| {
+            BASE.replacen("ttc_s = 4.0", &format!("activation = \"headway\"\n{extra}"), 1)
+        };
+        let e = Scenario::from_toml(&lead("")).unwrap_err().to_string();
+        assert!(e.contains("needs `headway"), "{e}");
+        let e = Scenario::from_toml(&lead("headway = { time_s = 0.0 }"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("targets.ped.headway.time_s"), "{e}");
+        Scenario::from_toml(&lead("headway = { time_s = 1.0 }")).unwrap();
+        let e = err("ttc_s = 4.0", "headway = { time_s = 1.0 }");
+        assert!(e.contains("only for activation"), "{e}");
     }
 
     #[test]

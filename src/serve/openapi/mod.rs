@@ -192,7 +192,7 @@ pub fn document() -> Value {
 fn upload_paths() -> serde_json::Map<String, Value> {
     let mut m = serde_json::Map::new();
     m.insert("/replays".into(), json!({
-                "get": op("Recorded CSV files (bundled and uploaded)", "replays", false, "200", json!({})),
+                "get": op("Recorded CSV files (bundled and uploaded); with `scenario`, each also says whether it fits that scenario (`fits`; `misfit`: why not — its samples are not on the scenario's map, or never come within 5 m of where the scenario's VUT meets its target), as a run checks it (422)", "replays", false, "200", json!({"parameters": [{"name": "scenario", "in": "query", "schema": {"type": "string"}, "description": "scenario id to judge the replays against (404 when it does not exist)"}]})),
                 "post": op("Upload a CSV and create a run (armed and started unless start=false; 422 naming the file and line of a bad row)", "replays", true, "201", json!({"requestBody": {"required": true, "content": {"multipart/form-data": {"schema": {"type": "object", "required": ["file", "scenario_id"], "additionalProperties": false, "properties": {
                     "file": {"type": "string", "format": "binary"},
                     "scenario_id": {"type": "string"}, "track": {"type": "string"},

@@ -448,7 +448,7 @@ pub fn openapi_paths() -> serde_json::Map<String, Value> {
             {"name": "junction_map", "in": "query", "schema": {"type": "string"}},
             {"name": "track", "in": "query", "schema": {"type": "string"}},
             {"name": "name", "in": "query", "schema": {"type": "string"}}]});
-    let point = json!([id_param()[0].clone(), {"name": "point", "in": "path", "required": true, "schema": {"type": "integer", "minimum": 0}, "description": "the point's number in the series (`point` of GET /series/{id})"}]);
+    let point = json!([id_param()[0].clone(), {"name": "point", "in": "path", "required": true, "schema": {"type": "integer", "minimum": 0, "maximum": i64::MAX}, "description": "the point's number in the series (`point` of GET /series/{id}); a number no series holds answers 404"}]);
     let run_body = json!({"type": "object", "additionalProperties": false, "properties": {
         "aeb": {"type": "object", "properties": {"ttc_s": {"type": "number", "default": 1.2}, "decel_mps2": {"type": "number", "default": 8}, "delay_ms": {"type": "number", "default": 150}, "margin_m": {"type": "number", "default": 0.2}}},
         "fcw": {"type": "object", "properties": {"ttc_s": {"type": "number", "default": 2.0}}},

@@ -182,11 +182,20 @@ pub async fn run_point(
     body: Bytes,
 ) -> ApiResult<Response> {
     let req = parse_body(&body)?;
-    let idx: i64 = point.parse().map_err(|_| {
-        ApiError::BadRequest(format!(
-            "point '{point}': expected the point's number in the series (0, 1, …)"
-        ))
-    })?;
+    let idx: i64 = match point.parse() {
+        Ok(i) => i,
+        // A number beyond any point a series can hold names no point.
+        Err(_) if !point.is_empty() && point.bytes().all(|b| b.is_ascii_digit()) => {
+            return Err(ApiError::NotFound(format!(
+                "series '{id}' has no point {point}"
+            )))
+        }
+        Err(_) => {
+            return Err(ApiError::BadRequest(format!(
+                "point '{point}': expected the point's number in the series (0, 1, …)"
+            )))
+        }
+    };
     let s = series_row(&st, &id).await?;
     let p = st
         .store

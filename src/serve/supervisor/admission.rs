@@ -64,10 +64,21 @@ pub(super) async fn validate(st: &Supervisor, req: &NewRun) -> ApiResult<Option<
         }
     }
     if let RunSource::CsvReplay { replay_id, .. } = &req.source {
-        if st.store.get_replay(replay_id).await?.is_none() {
+        let Some(replay) = st.store.get_replay(replay_id).await? else {
             return Err(ApiError::Unprocessable(format!(
                 "replay '{replay_id}' does not exist"
             )));
+        };
+        // A replay recorded elsewhere (another map, or far from the scenario's paths).
+        if let Some(why) = crate::serve::replay_fit::check(
+            st,
+            &req.scenario_id,
+            map_id.as_deref(),
+            &replay,
+        )
+        .await?
+        {
+            return Err(ApiError::Unprocessable(why));
         }
         if !req.carriers.is_empty() && req.speed == Pace::Max {
             return Err(ApiError::Unprocessable(

@@ -158,6 +158,11 @@ impl Rect {
                 let lat = -(o.cx - self.cx) * s + (o.cy - self.cy) * c;
                 (lat + self.hw) / (2.0 * self.hw)
             }
+            ImpactOn::VutSide => {
+                let (c, s) = (self.yaw.cos(), self.yaw.sin());
+                let along = (o.cx - self.cx) * c + (o.cy - self.cy) * s;
+                (along + self.hl) / (2.0 * self.hl)
+            }
             ImpactOn::TargetSide => {
                 let mut near: Vec<(f64, (f64, f64))> = Vec::with_capacity(8);
                 for p in self.corners() {

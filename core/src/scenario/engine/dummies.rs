@@ -11,9 +11,10 @@ impl Engine {
             let started = t.origin().is_some();
             let tau = t.origin().map_or(0.0, |o| now_s - o);
             let (x, y, yaw) = t.pose(tau);
-            // A conflict target at speed from its start (no acceleration distance) stands
-            // still until it is started.
-            let (speed, accel) = if started || !t.is_conflict() {
+            // A conflict or headway target at speed from its start (no acceleration distance)
+            // stands still until it is started.
+            let waits = t.is_conflict() || t.spec.activation == crate::scenario::Activation::Headway;
+            let (speed, accel) = if started || !waits {
                 (t.profile.speed(tau), t.profile.accel(tau))
             } else {
                 (0.0, 0.0)

@@ -31,6 +31,7 @@
 pub(crate) mod conflict;
 mod door;
 mod dummies;
+mod headway;
 mod lane_edge;
 mod launch;
 mod output;
@@ -191,6 +192,8 @@ struct Track {
     closest: Option<f64>,
     /// Conflict targets: target arrival at its conflict point minus the VUT's (s).
     arrival_error_s: Option<f64>,
+    /// Lead vehicles (headway rule): smallest and largest headway from T0 to braking (s).
+    headway_seen: Option<(f64, f64)>,
 }
 
 impl Track {
@@ -311,6 +314,7 @@ impl Engine {
                 twin_slot: None,
                 closest: None,
                 arrival_error_s: None,
+                headway_seen: None,
                 path: match &t.path {
                     Some(crate::scenario::PathSpec::Points(p)) => {
                         crate::scenario::path::Polyline::new(&p.points)
@@ -760,6 +764,7 @@ impl Engine {
                     self.step_trigger(i, &tsnap);
                 }
             } else {
+                self.step_headway(i, &snap, active);
                 self.check_longitudinal_impact(i, &snap);
             }
             let t = &mut self.tracks[i];

@@ -70,8 +70,12 @@ impl Tracker {
             },
             target_nominal_kmh: t.filter(|t| t.speed_kmh > 0.0).map(|t| t.speed_kmh),
             target_kind: t.map(|t| t.kind),
-            longitudinal: t
-                .is_some_and(|t| matches!(t.activation, Activation::Begin | Activation::Static)),
+            longitudinal: t.is_some_and(|t| {
+                matches!(
+                    t.activation,
+                    Activation::Begin | Activation::Static | Activation::Headway
+                )
+            }),
             steer_until_s: None,
         };
         let rule = match spec.t0 {
@@ -322,6 +326,33 @@ impl Engine {
                         .into(),
                 ),
                 _ => {}
+            }
+        }
+        // A lead vehicle's headway from T0 until it brakes.
+        if let Some(t) = tr.target.and_then(|i| self.tracks.get(i)) {
+            if let (Some(h), Some(_)) = (t.spec.headway, verdict.window) {
+                match t.headway_seen {
+                    Some((lo, hi)) => {
+                        let (min, max) = (
+                            h.time_s - super::headway::BELOW_ALLOWANCE_S,
+                            h.time_s + h.band_s,
+                        );
+                        let ok = lo >= min - 1e-9 && hi <= max + 1e-9;
+                        let worst = if min - lo > hi - max { lo } else { hi };
+                        verdict.checks.push(validity::Check {
+                            channel: validity::Channel::Headway,
+                            ok,
+                            limit: format!("{} s [+{}]", h.time_s, h.band_s),
+                            worst,
+                            first_violation_s: None,
+                        });
+                        verdict.valid &= ok;
+                    }
+                    None => verdict.warnings.push(
+                        "the lead vehicle's headway before its braking was not seen: not judged"
+                            .into(),
+                    ),
+                }
             }
         }
         if tr.rule != T0Rule::Ttc {

@@ -122,7 +122,7 @@ impl Setup<'_> {
         // are reached only in the limit (corner against corner), so the closest contact within
         // the protocol's 0.1 m of the end is taken.
         let tol = match self.on {
-            ImpactOn::VutFront => 0.005,
+            ImpactOn::VutFront | ImpactOn::VutSide => 0.005,
             ImpactOn::TargetSide => 0.1 / self.footprint.0,
         };
         match best {

@@ -285,6 +285,10 @@ pub(super) fn place_as(
         // corner on the cyclist's side, so the location is taken along the cyclist.
         t.impact_on = ImpactOn::TargetSide;
     }
+    if kind == TargetKind::Motorcycle && family == Family::StraightCrossing {
+        // The motorcycle strikes the VUT's side: the location is along the VUT's length.
+        t.impact_on = ImpactOn::VutSide;
+    }
     let setup = Setup {
         vut: &vut,
         vpath: &vline,

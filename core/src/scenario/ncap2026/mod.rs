@@ -177,6 +177,10 @@ pub struct Row {
     /// Empty: the target drives at the VUT's speed (braking rows).
     pub target_speeds_kmh: Vec<f64>,
     pub impacts: Vec<f64>,
+    /// The impact locations accepted (lowest, highest) when wider than the grid's cells (the
+    /// protocol's tolerance around a single cell: CMCscp 0.9 ± 0.1 of the VUT length).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub impact_range: Vec<f64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub turns: Vec<Turn>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -449,9 +453,11 @@ impl Row {
             (None, []) => 0.5,
             (None, list) => list[list.len() / 2],
             (Some(v), list) => {
-                // Any location within the row's range (the grid's cells, or one between them).
+                // Any location within the row's range (the grid's cells, or one between them,
+                // or its accepted range).
                 let (lo, hi) = list
                     .iter()
+                    .chain(self.impact_range.iter())
                     .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
                         (a.min(*x), b.max(*x))
                     });

@@ -7,7 +7,8 @@ use crate::frame::yaw_to_heading;
 use crate::scenario::catalogue::{self, lane_station_at_x, Catalogue as Legacy};
 use crate::scenario::path::{LanePath, PointsPath, Polyline};
 use crate::scenario::{
-    Activation, BrakeSpec, ConflictSpec, PathSpec, Point, Scenario, TargetKind, TargetSpec,
+    Activation, BrakeSpec, ConflictSpec, HeadwaySpec, PathSpec, Point, Scenario, TargetKind,
+    TargetSpec,
 };
 
 /// A straight stretch of a driving lane: road, lane, s range (in driving direction order:
@@ -171,8 +172,27 @@ pub(crate) fn place(
     Ok(sc)
 }
 
+/// How long a lead vehicle keeps its headway before it brakes (s): Vector's
+/// `Target_braking_delay`; the protocol's validity window opens 1 s before the braking.
+pub(crate) const HEADWAY_HOLD_S: f64 = 3.0;
+
+/// Nominal travel of a braking lead from its start to contact with a VUT that keeps its speed
+/// `v` (m/s), headway `h` (s), hold `hold` (s), deceleration `a` (m/s²): the gap `h·v` closes
+/// as ½·a·t² while the lead still moves, else the VUT meets it where it stopped.
+pub(crate) fn braking_lead_travel(v: f64, h: f64, hold: f64, a: f64) -> f64 {
+    let t_c = (2.0 * h * v / a).sqrt();
+    if t_c <= v / a {
+        v * hold + v * t_c - 0.5 * a * t_c * t_c
+    } else {
+        v * hold + v * v / (2.0 * a)
+    }
+}
+
 /// Rear rows: the target's centre `(0.5 − impact)·w` right of the VUT's lane centre, its rear
-/// end at x; moving targets drive the lane, braking ones brake `headway` after the start.
+/// end at x; moving targets drive the lane. Braking rows: the lead waits in the lane, starts at
+/// the VUT's speed when the VUT is its headway behind it (`activation = "headway"`), keeps
+/// that headway for [`HEADWAY_HOLD_S`] and brakes; it waits upstream of x by its nominal travel
+/// to contact, so that without intervention the impact happens at x.
 fn rear(
     row: &Row,
     cell: &Cell,
@@ -182,7 +202,37 @@ fn rear(
     lane: i32,
     st: &Stretch,
 ) -> Result<Scenario, String> {
-    let station = lane_station_at_x(map, Some(&st.road), lane, x)?;
+    let mut station = lane_station_at_x(map, Some(&st.road), lane, x)?;
+    let braking = row.family == Family::RearBraking;
+    let decel = row.decel_mps2.unwrap_or(4.0) + p.robustness.decel_mps2;
+    let headway = row.headway_s.unwrap_or(1.0) + p.robustness.headway_s;
+    if braking {
+        if decel <= 0.0 || headway <= 0.0 {
+            return Err(format!(
+                "{}: deceleration {decel} m/s² and headway {headway} s must be positive",
+                row.id
+            ));
+        }
+        let v = cell.vut_kmh / 3.6;
+        let back = braking_lead_travel(v, headway, HEADWAY_HOLD_S, decel);
+        // Upstream along the lane, keeping room for the VUT to be its headway behind.
+        let dir = if st.s_to >= st.s_from { 1.0 } else { -1.0 };
+        let room = headway * v + p.vut.length_m + 2.0;
+        let mut s_start = station.s - dir * back;
+        if (s_start - st.s_from) * dir < room {
+            s_start = st.s_from + dir * room.min(st.length());
+        }
+        let q = map
+            .lane_center(&st.road, lane, s_start)
+            .ok_or("the straight lane has no centre where the lead waits")?;
+        station = crate::scenario::catalogue::LaneStation {
+            road: st.road.clone(),
+            s: s_start,
+            x: q.x,
+            y: q.y,
+            hdg: station.hdg,
+        };
+    }
     let w = p.vut.width_m;
     let rightward = (0.5 - cell.impact) * w;
     let (c, s) = (station.hdg.cos(), station.hdg.sin());
@@ -193,7 +243,7 @@ fn rear(
     let kind = row.target.unwrap_or(TargetKind::Vehicle);
     let mut t = TargetSpec::new("lead", kind, start, round6(yaw_to_heading(station.hdg)));
     t.carrier = p.carrier.clone();
-    t.speed_kmh = if row.family == Family::RearBraking {
+    t.speed_kmh = if braking {
         cell.vut_kmh
     } else {
         cell.target_kmh
@@ -204,14 +254,16 @@ fn rear(
     } else {
         4.0
     });
-    t.activation = if t.speed_kmh > 0.0 {
+    t.activation = if braking {
+        Activation::Headway
+    } else if t.speed_kmh > 0.0 {
         Activation::Begin
     } else {
         Activation::Static
     };
     // To the end of the straight (beyond it the path goes on straight).
     let end = st.s_to;
-    if t.activation == Activation::Begin && (end - station.s).abs() >= 1.0 {
+    if t.activation != Activation::Static && (end - station.s).abs() >= 1.0 {
         t.path = Some(PathSpec::Lane(LanePath {
             road: station.road.clone(),
             lane,
@@ -220,12 +272,12 @@ fn rear(
             t_offset: round6(if lane < 0 { -rightward } else { rightward }),
         }));
     }
-    if row.family == Family::RearBraking {
-        let decel = row.decel_mps2.unwrap_or(4.0) + p.robustness.decel_mps2;
-        let headway = row.headway_s.unwrap_or(1.0) + p.robustness.headway_s;
+    if braking {
+        t.headway = Some(HeadwaySpec::new(round6(headway)));
         t.brake = Some(BrakeSpec {
-            after_s: round6(3.0 + headway),
-            decel_mps2: decel,
+            after_s: HEADWAY_HOLD_S,
+            decel_mps2: round6(decel),
+            final_kmh: 0.0,
         });
     }
     let mut vut = p.vut.clone();
@@ -248,9 +300,11 @@ fn rear(
     })
 }
 
-/// Head-on rows: the target comes towards the VUT in its lane, offset to the VUT's left by
-/// `(1 − overlap)·w`; with a lane change it starts in the oncoming lane and changes into the
-/// VUT's lane (3.5 m over 66 m, a cosine shape) while overtaking a slower car.
+/// Head-on rows: the target comes towards the VUT in its lane, its centreline at the impact
+/// location across the VUT's width (from the VUT's right edge: 0.5 = centred, 1.0 = on the
+/// VUT's left edge, as Vector's `ImpactLocation`), i.e. `(location − 0.5)·w` left of the VUT's
+/// centreline; with a lane change it starts in the oncoming lane and changes into the VUT's
+/// lane (3.5 m over 66 m, a cosine shape) while overtaking a slower car.
 pub(crate) fn head_on(
     row: &Row,
     cell: &Cell,
@@ -274,7 +328,7 @@ pub(crate) fn head_on(
     let vline = Polyline::new(&vpts).ok_or("the VUT's lane is too short")?;
     let (c, s) = (station.hdg.cos(), station.hdg.sin());
     let w = vut.width_m;
-    let left = (1.0 - cell.impact) * w;
+    let left = (cell.impact - 0.5) * w;
     let v_t = cell.target_kmh / 3.6;
     // The target's path, in its own driving direction (towards −heading), centred `left` to the
     // VUT's left: from far ahead of the meeting point to well past it.
@@ -323,9 +377,7 @@ pub(crate) fn head_on(
     // The paths run side by side: they meet where the target passes the station.
     let s_ref = vline.project(station.x, station.y);
     let q_ref = tline.project(station.x, station.y);
-    // Location of the target's centre: `left` to the VUT's left of its centreline.
-    let location = 0.5 + left / w;
-    let (vs, ts) = setup.solve(location, s_ref, q_ref)?;
+    let (vs, ts) = setup.solve(cell.impact, s_ref, q_ref)?;
     t.conflict = Some(ConflictSpec {
         vut_s: round6(vs),
         target_s: round6(ts),

@@ -133,6 +133,10 @@ pub enum Channel {
     /// The target's arrival at its conflict point minus the VUT's (s): one value per run, not
     /// a per-sample channel (not in [`Channel::ALL`]).
     ConflictArrival,
+    /// A lead vehicle's time headway from T0 until it brakes (s; the value furthest outside
+    /// its band, or the extreme nearest to leaving it): one check per run, not in
+    /// [`Channel::ALL`].
+    Headway,
 }
 
 impl Channel {
@@ -196,6 +200,7 @@ impl Limits {
                 "m",
             ),
             Channel::ConflictArrival => sym(0.1, "s"),
+            Channel::Headway => (0.0, 0.1, "nominal 0/+0.1 s".into()),
         }
     }
 }

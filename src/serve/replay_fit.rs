@@ -1,0 +1,151 @@
+//! Whether a recorded replay fits a scenario: its VUT samples lie on the scenario's map (at
+//! least [`ON_MAP_MIN`] of them on the map's lanes, after the scenario's interface put them in
+//! the map frame) and come within [`APPROACH_M`] of the point where the scenario's VUT meets its
+//! first target (its conflict point on the planned path, or the point on the VUT's line the
+//! target's start names). A run refuses a replay that does not (422 with the reason); the
+//! replay list can say it per scenario (`GET /replays?scenario=ID`).
+
+use std::path::Path;
+
+use crate::ingest::csv::{BadRowPolicy, CsvSource};
+use crate::run::setup::RunSetup;
+
+/// Smallest share of the samples on the map's lanes.
+pub const ON_MAP_MIN: f64 = 0.5;
+/// Largest closest approach (m) of the samples to the scenario's meeting point: a lane and a
+/// half beside it (a VUT in the neighbouring lane still fits).
+pub const APPROACH_M: f64 = 5.0;
+/// At most this many samples are matched to the map's lanes (evenly spread over the file).
+const MAP_CHECKS: usize = 400;
+
+/// The verdict on one replay for one scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fit {
+    /// VUT samples read.
+    pub samples: usize,
+    /// Share of the checked samples on the map's lanes (`None`: the scenario has no map).
+    pub on_map: Option<f64>,
+    /// Closest approach to the meeting point, m (`None`: no sample in the map frame).
+    pub closest_m: Option<f64>,
+}
+
+impl Fit {
+    pub fn fits(&self) -> bool {
+        self.samples > 0
+            && self.on_map.is_none_or(|f| f >= ON_MAP_MIN)
+            && self.closest_m.is_some_and(|d| d <= APPROACH_M)
+    }
+
+    /// Why not, naming the replay, the scenario and its map (and `recorded_on`, the map the
+    /// replay was recorded for when known); `None` when it fits.
+    pub fn reason(
+        &self,
+        replay: &str,
+        scenario: &str,
+        map: Option<&str>,
+        recorded_on: Option<&str>,
+    ) -> Option<String> {
+        if self.fits() {
+            return None;
+        }
+        let map = map.unwrap_or("(none)");
+        let recorded = match recorded_on {
+            Some(m) if m != map => format!("; it was recorded on map '{m}'"),
+            _ => String::new(),
+        };
+        if self.samples == 0 {
+            return Some(format!("replay '{replay}' has no VUT sample in the frame of scenario '{scenario}' (map '{map}'){recorded}"));
+        }
+        if let Some(f) = self.on_map.filter(|f| *f < ON_MAP_MIN) {
+            return Some(format!(
+                "replay '{replay}' does not lie on map '{map}' of scenario '{scenario}': {:.0} % of its samples are on the map's lanes (at least {:.0} % needed){recorded}",
+                100.0 * f,
+                100.0 * ON_MAP_MIN
+            ));
+        }
+        Some(match self.closest_m {
+            Some(d) => format!(
+                "replay '{replay}' never approaches the paths of scenario '{scenario}' (map '{map}'): its VUT comes no closer than {d:.1} m to where the scenario's VUT meets its target (at most {APPROACH_M} m){recorded}"
+            ),
+            None => format!("replay '{replay}' has no sample near scenario '{scenario}'"),
+        })
+    }
+}
+
+/// Reads `csv` (named `display` in errors) and judges it against `setup`'s scenario and map.
+pub fn assess(setup: &RunSetup, csv: &Path, display: &Path) -> Result<Fit, String> {
+    let (line, s_line) = crate::sim::Path::for_scenario(setup);
+    let (px, py, _) = line.pose(s_line);
+    let mut src = CsvSource::open_as(csv, display, &[], BadRowPolicy::Skip)
+        .map_err(|e| format!("{}: line {}: {}", e.file.display(), e.line, e.reason))?;
+    let vut = setup.vut_id().to_string();
+    let mut points = Vec::new();
+    while let Some(s) = src.next_sample() {
+        let Ok(s) = s else { continue };
+        if *s.vehicle != *vut {
+            continue;
+        }
+        if let Ok(m) = setup.interface.to_map(&s) {
+            points.push((m.x, m.y, m.yaw_rad));
+        }
+    }
+    let closest_m = points
+        .iter()
+        .map(|(x, y, _)| (x - px).hypot(y - py))
+        .fold(None, |m: Option<f64>, d| Some(m.map_or(d, |m| m.min(d))));
+    let on_map = setup.map.as_ref().map(|map| {
+        let step = points.len().div_ceil(MAP_CHECKS).max(1);
+        let checked: Vec<_> = points.iter().step_by(step).collect();
+        let on = checked
+            .iter()
+            .filter(|(x, y, _)| map.road_network.locate(*x, *y, None).is_some())
+            .count();
+        if checked.is_empty() {
+            0.0
+        } else {
+            on as f64 / checked.len() as f64
+        }
+    });
+    Ok(Fit {
+        samples: points.len(),
+        on_map,
+        closest_m,
+    })
+}
+
+/// Why replay `replay` does not fit scenario `scenario_id` on map `map_id` (the run's map,
+/// else the scenario's), or `None` when it fits: recorded on another map (when the replay's map
+/// is known), else judged on its samples ([`assess`]).
+pub async fn check(
+    st: &super::context::Shared,
+    scenario_id: &str,
+    map_id: Option<&str>,
+    replay: &crate::store::ReplayRow,
+) -> super::error::ApiResult<Option<String>> {
+    use super::error::ApiError;
+    let (row, scenario) = st.load_scenario(scenario_id, "does not exist").await?;
+    let map_id = map_id.map(str::to_string).or(row.map_id.clone());
+    if let (Some(rec), Some(want)) = (&replay.map_id, &map_id) {
+        if rec != want {
+            return Ok(Some(format!(
+                "replay '{}' was recorded on map '{rec}', but scenario '{scenario_id}' is on map '{want}'",
+                replay.id
+            )));
+        }
+    }
+    let map = st.map_opt(map_id.as_deref()).await?;
+    let setup = RunSetup::try_new(scenario, map, Default::default())
+        .map_err(|e| ApiError::Unprocessable(format!("scenario '{scenario_id}': {e:#}")))?;
+    let path = super::shared_files::replay_path(st, replay).await?;
+    let display = std::path::PathBuf::from(&replay.name);
+    let fit = tokio::task::spawn_blocking(move || assess(&setup, &path, &display))
+        .await
+        .map_err(|e| ApiError::Internal(anyhow::anyhow!("replay fit: {e}")))?
+        .map_err(ApiError::Unprocessable)?;
+    Ok(fit.reason(
+        &replay.id,
+        scenario_id,
+        map_id.as_deref(),
+        replay.map_id.as_deref(),
+    ))
+}
