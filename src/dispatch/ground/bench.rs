@@ -404,6 +404,17 @@ impl Ground {
             .iter()
             .map(|p| p.track.duration_s())
             .fold(0.0, f64::max);
+        // No VUT telemetry drives a return: the objects' own MONR (supervised for loss) is
+        // what counts, so the stale-telemetry rule is kept satisfied while they move.
+        let tick = {
+            let h = motion.h.clone();
+            tokio::spawn(async move {
+                loop {
+                    h.telemetry();
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            })
+        };
         motion
             .h
             .start_at(tokio::time::Instant::now() + self.opts.start_lead);
@@ -427,6 +438,7 @@ impl Ground {
         // The last MONR of the end pose lands before the stop.
         tokio::time::sleep(Duration::from_millis(100)).await;
         let snap = motion.stop().await;
+        tick.abort();
         let monr = motion.monr();
         let objects = object_reports(&motion, &snap, &monr);
         let aborted = snap.events.iter().find_map(|e| match &e.kind {

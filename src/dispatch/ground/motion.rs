@@ -18,6 +18,9 @@ use crate::dispatch::events::{AbortReason, EventKind, Phase};
 use crate::dispatch::iso22133::ObjectState;
 use crate::dispatch::safety::SafetyConfig;
 
+/// How long after ARMED the objects may take to report their start poses.
+const ARM_SETTLE: Duration = Duration::from_millis(1000);
+
 /// Why the start was refused, naming the object.
 #[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]
 #[error("start refused: object {object}: {why}")]
@@ -71,6 +74,7 @@ impl Motion {
             },
             traj_dt_s: opts.traj_dt_s,
             trajectories,
+            link_limits: opts.link_limits,
             ..ControlCentreConfig::default()
         };
         let h = ControlCentre::spawn(cfg).map_err(|e| e.to_string())?;
@@ -136,9 +140,15 @@ impl Motion {
             .arm(self.opts.arm_timeout)
             .await
             .map_err(|e| format!("{e}: {}", self.describe()))?;
-        match self.start_check() {
-            Ok(()) => Ok(()),
-            Err(r) => Err(r.to_string()),
+        // The MONR that first says ARMED may still carry the pose from before (an object
+        // updates its pose and its state separately): a short settling time.
+        let end = tokio::time::Instant::now() + ARM_SETTLE;
+        loop {
+            match self.start_check() {
+                Ok(()) => return Ok(()),
+                Err(r) if tokio::time::Instant::now() >= end => return Err(r.to_string()),
+                Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+            }
         }
     }
 

@@ -88,6 +88,8 @@ pub struct GroundOptions {
     pub at_start_deg: f64,
     /// After the run or drive back: how long the objects may take to stop.
     pub stop_timeout: Duration,
+    /// Link-health limits for arming; None: the defaults for the HEAB rate.
+    pub link_limits: Option<crate::dispatch::link_health::LinkLimits>,
 }
 
 impl Default for GroundOptions {
@@ -108,6 +110,7 @@ impl Default for GroundOptions {
             at_start_m: 0.5,
             at_start_deg: 5.0,
             stop_timeout: Duration::from_secs(2),
+            link_limits: None,
         }
     }
 }
@@ -178,6 +181,19 @@ pub async fn vut_track(
     // The scenario's nominal VUT speed when it names one.
     if let Some(v) = setup.scenario.vut.speed_kmh {
         opts.vut_speed_kmh = v;
+    }
+    if opts.run_up_m.is_none() {
+        // The robot launches from standstill before the rehearsal's first sample, so the
+        // run-up need only cover the triggers' lead (each target's time to its conflict plus
+        // 2 s to settle), not the 100 m of a driver's flying start.
+        let lead_s = setup
+            .scenario
+            .targets
+            .iter()
+            .filter(|t| t.activation != Activation::Static)
+            .map(|t| crate::scenario::ttc::ttc_dummy(t, &setup.scenario.vut) + 2.0)
+            .fold(3.0, f64::max);
+        opts.run_up_m = Some(lead_s * opts.vut_speed_kmh / 3.6);
     }
     opts.validate()?;
     let rec = Arc::new(Mutex::new(Vec::new()));

@@ -278,6 +278,17 @@ impl CarrierSink {
         self
     }
 
+    /// The carrier that moves `target`: the run's mapping, else the engine's, else its id.
+    fn carrier_of(&self, target: &str, engine: Option<&str>) -> String {
+        self.targets_of
+            .iter()
+            .find(|(t, _)| t == target)
+            .map(|(_, c)| c.as_str())
+            .or(engine)
+            .unwrap_or(target)
+            .to_string()
+    }
+
     fn describe(h: &ControlCentreHandle) -> String {
         h.snapshot()
             .carriers
@@ -551,7 +562,7 @@ impl Sink for CarrierSink {
             }) => {
                 let now = Instant::now();
                 let at = self.clock.wall(*at_s).unwrap_or(now);
-                h.start_carrier_at(carrier.as_deref().unwrap_or(target), at);
+                h.start_carrier_at(&self.carrier_of(target, carrier.as_deref()), at);
                 self.starts.push(StartRecord {
                     target: target.clone(),
                     carrier: carrier.clone(),
@@ -578,7 +589,7 @@ impl Sink for CarrierSink {
                 // Without an anchored clock nothing can have started: nothing is sent.
                 let mtsp_sent = match self.clock.wall(*origin_s) {
                     Some(w) => {
-                        h.retime(carrier.as_deref().unwrap_or(target), w);
+                        h.retime(&self.carrier_of(target, carrier.as_deref()), w);
                         self.mtsp_origin.insert(target.clone(), *origin_s);
                         true
                     }
