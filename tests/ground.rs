@@ -97,16 +97,23 @@ fn demos(bin: &Path, ips: &[&str]) -> Vec<Demo> {
 }
 
 /// Options of these tests: the machine running them is shared, so an object's MONR thread may
-/// stall for a while; the abort rule allows half a second and arming accepts a lossy link.
+/// stall for a while (and so may this process): the abort rules allow half a second of MONR
+/// and a second of telemetry, arming accepts a lossy link and the heartbeat is slower.
 fn options() -> GroundOptions {
     GroundOptions {
         monr_miss_limit: 50,
+        telemetry_stale_s: 1.0,
+        // The stock object's heartbeat timeout is 10 HEAB periods: 500 ms at 20 Hz.
+        heab_rate_hz: 20,
         link_limits: Some(scil::dispatch::link_health::LinkLimits {
             max_monr_loss: 0.75,
             max_latency_s: 0.5,
             min_rate_share: 0.2,
             ..Default::default()
         }),
+        // The stock object reports its TRAJ speed as its MONR speed while its own pace lags on
+        // a loaded machine: the engine takes the speed it really drives, from its positions.
+        speed_from_positions_s: Some(1.0),
         ..GroundOptions::default()
     }
 }
@@ -209,12 +216,16 @@ async fn point(ground: &mut Ground, setup: &Arc<RunSetup>, label: &str) -> (f64,
     let mut worst_loc = 0.0f64;
     assert!(!rep.impacts.is_empty(), "{label}: no moving target");
     for i in &rep.impacts {
-        let planned = i.planned_location.expect("planned impact");
+        let Some(planned) = i.planned_location else {
+            // A target the plan does not hit (the overtaken car): no contact on MONR either.
+            assert!(i.monr.is_none(), "{label}: unplanned contact with {}: {i:?}", i.target);
+            continue;
+        };
         let got = i.monr.unwrap_or_else(|| panic!("{label}: no contact on MONR with {}", i.target));
         let err = got.location - planned;
         println!(
-            "{label}: impact {} at {:.3} from MONR, planned {:.3} (error {:+.3})",
-            i.target, got.location, planned, err
+            "{label}: impact {} at {:.3} from MONR (target at {:.3}, {:.3}), planned {:.3} (error {:+.3})",
+            i.target, got.location, got.x, got.y, planned, err
         );
         assert!(err.abs() <= 0.05, "{label}: impact location off by {err:.3}");
         worst_loc = worst_loc.max(err.abs());
@@ -232,7 +243,11 @@ async fn point(ground: &mut Ground, setup: &Arc<RunSetup>, label: &str) -> (f64,
             o.end_distance_m.unwrap_or(f64::NAN),
             o.end_heading_deg.unwrap_or(f64::NAN)
         );
-        assert!(o.end_distance_m.is_some_and(|d| d <= 0.5), "{label}: {o:?}");
+        assert!(
+            o.end_distance_m.is_some_and(|d| d <= 0.5),
+            "{label}: {o:?} {:?}",
+            ret.aborted
+        );
         assert!(o.end_heading_deg.is_some_and(|h| h <= 5.0), "{label}: {o:?}");
     }
     assert!(ret.at_start, "{label}: {:?}", ground.status());

@@ -306,8 +306,15 @@ impl Ground {
         let (feed, pump) = match (feed, vut_idx) {
             (Some(f), _) => (f, None),
             (None, Some(i)) => {
-                let end_s = prepared.plans[i].track.duration_s();
-                let (f, pump) = monr_feed(&motion, i, setup.vut_id().to_string(), end_s);
+                let track = &prepared.plans[i].track;
+                let (f, pump) = monr_feed(
+                    &motion,
+                    i,
+                    setup.vut_id().to_string(),
+                    track.duration_s(),
+                    track.end(),
+                    self.opts.speed_from_positions_s,
+                );
                 (f, Some(pump))
             }
             (None, None) => {
@@ -350,6 +357,19 @@ impl Ground {
         let run = session.run().await;
         if let Some(p) = pump {
             p.abort();
+        }
+        // Objects that still follow their TRAJ finish it before the stop (a stopped object is
+        // where its path ends, which is where its drive back starts from); their MONR keeps
+        // the stale-telemetry rule fed meanwhile.
+        if motion.h.snapshot().phase == Phase::Running {
+            let tick = keep_alive(&motion);
+            let left = prepared
+                .plans
+                .iter()
+                .map(|p| p.track.duration_s())
+                .fold(0.0, f64::max);
+            wait_at_ends(&motion, Duration::from_secs_f64(0.5 * left + 5.0), true).await;
+            tick.abort();
         }
         let snap = motion.stop().await;
         let monr = motion.monr();
@@ -406,35 +426,12 @@ impl Ground {
             .fold(0.0, f64::max);
         // No VUT telemetry drives a return: the objects' own MONR (supervised for loss) is
         // what counts, so the stale-telemetry rule is kept satisfied while they move.
-        let tick = {
-            let h = motion.h.clone();
-            tokio::spawn(async move {
-                loop {
-                    h.telemetry();
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                }
-            })
-        };
+        let tick = keep_alive(&motion);
         motion
             .h
             .start_at(tokio::time::Instant::now() + self.opts.start_lead);
         // Until every object reported the end of its path, or an abort.
-        let limit = Duration::from_secs_f64(longest * 1.5 + 5.0);
-        let n = motion.plans.len();
-        let ends: Vec<Pose> = motion.plans.iter().map(|p| p.track.end()).collect();
-        let (m_lim, deg_lim) = (0.02, 0.5);
-        let _ = motion
-            .h
-            .wait_for(limit, |s| {
-                s.phase == Phase::Aborted
-                    || (0..n).all(|i| {
-                        let c = &s.carriers[i];
-                        let (d, h) = Pose::new(c.x, c.y, c.yaw_deg.to_radians()).offset_to(&ends[i]);
-                        c.state == Some(ObjectState::Running) && d <= m_lim && h <= deg_lim
-                            || c.state == Some(ObjectState::Postrun)
-                    })
-            })
-            .await;
+        wait_at_ends(&motion, Duration::from_secs_f64(longest * 1.5 + 5.0), false).await;
         // The last MONR of the end pose lands before the stop.
         tokio::time::sleep(Duration::from_millis(100)).await;
         let snap = motion.stop().await;
@@ -459,6 +456,41 @@ impl Ground {
     }
 }
 
+/// Feeds the stale-telemetry rule while no VUT samples drive the motion (a drive back, the
+/// objects finishing their paths after the run's source ended): their own MONR is
+/// supervised for loss meanwhile.
+fn keep_alive(motion: &Motion) -> tokio::task::JoinHandle<()> {
+    let h = motion.h.clone();
+    tokio::spawn(async move {
+        loop {
+            h.telemetry();
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+}
+
+/// Waits (at most `limit`) until every object reports the end of its path (2 cm, 0.5°) or has
+/// stopped, or the motion is aborted. Objects still ARMED count as done when `skip_armed`
+/// (targets never started in a run) and as not yet started otherwise (a drive back).
+async fn wait_at_ends(motion: &Motion, limit: Duration, skip_armed: bool) {
+    let ends: Vec<Pose> = motion.plans.iter().map(|p| p.track.end()).collect();
+    let _ = motion
+        .h
+        .wait_for(limit, |s| {
+            s.phase == Phase::Aborted
+                || s.carriers.iter().zip(&ends).all(|(c, end)| {
+                    let (d, h) = Pose::new(c.x, c.y, c.yaw_deg.to_radians()).offset_to(end);
+                    match c.state {
+                        Some(ObjectState::Running) => d <= 0.02 && h <= 0.5,
+                        Some(ObjectState::Armed) => skip_armed,
+                        Some(ObjectState::PreRunning) => false,
+                        _ => true,
+                    }
+                })
+        })
+        .await;
+}
+
 /// The last MONR pose of each object.
 fn last_poses(monr: &[Vec<MonrSample>]) -> Vec<Option<Pose>> {
     monr.iter()
@@ -470,17 +502,24 @@ fn last_poses(monr: &[Vec<MonrSample>]) -> Vec<Option<Pose>> {
 }
 
 /// The VUT robot's MONR as the run's telemetry: samples from its first RUNNING MONR until it
-/// has driven its path (`end_s` after that) or left RUNNING.
+/// reports the end of its path (or 1.5 × its duration + 5 s passed) or leaves RUNNING.
 fn monr_feed(
     motion: &Motion,
     idx: usize,
     vut_id: String,
     end_s: f64,
+    end: Pose,
+    speed_window_s: Option<f64>,
 ) -> (Feed, tokio::task::JoinHandle<()>) {
     let (tx, rx) = tokio::sync::mpsc::channel(4096);
     let mut monr = motion.h.monr();
+    let h = motion.h.clone();
     let pump = tokio::spawn(async move {
         let mut first: Option<f64> = None;
+        // (t, distance driven so far) of the recent RUNNING MONR, for a measured speed.
+        let mut recent: std::collections::VecDeque<(f64, f64)> = Default::default();
+        let mut driven = 0.0;
+        let mut last_xy: Option<(f64, f64)> = None;
         loop {
             let m = match monr.recv().await {
                 Ok(m) => m,
@@ -494,15 +533,34 @@ fn monr_feed(
                 if first.is_some() {
                     return; // stopped or aborted: the source ends
                 }
+                // Standing armed until its STRT: its MONR is the VUT's telemetry already
+                // (the stale-telemetry rule), the engine's samples start when it runs.
+                h.telemetry();
                 continue;
             }
             let t0 = *first.get_or_insert(m.t_s);
+            if let Some((x, y)) = last_xy {
+                driven += (m.x - x).hypot(m.y - y);
+            }
+            last_xy = Some((m.x, m.y));
+            let mut speed = m.speed_mps.abs();
+            if let Some(w) = speed_window_s {
+                recent.push_back((m.t_s, driven));
+                while recent.len() > 2 && m.t_s - recent[1].0 >= w {
+                    recent.pop_front();
+                }
+                if let (Some(a), Some(b)) = (recent.front(), recent.back()) {
+                    if b.0 - a.0 >= w {
+                        speed = (b.1 - a.1) / (b.0 - a.0);
+                    }
+                }
+            }
             let s = InsSample {
                 time_s: m.t_s,
                 vehicle: vut_id.as_str().into(),
                 position: InsPosition::Local { x: m.x, y: m.y },
                 heading_deg: crate::frame::yaw_to_heading(m.yaw_deg.to_radians()),
-                speed_mps: m.speed_mps.abs(),
+                speed_mps: speed,
                 steering_wheel_deg: None,
                 brake_light: None,
                 accel_mps2: None,
@@ -513,7 +571,9 @@ fn monr_feed(
             if tx.send(s).await.is_err() {
                 return;
             }
-            if m.t_s - t0 > end_s + 0.3 {
+            // Its path driven (at its end pose), or far beyond its duration: the source ends.
+            let (d, _) = Pose::new(m.x, m.y, m.yaw_deg.to_radians()).offset_to(&end);
+            if d <= 0.02 || m.t_s - t0 > 1.5 * end_s + 5.0 {
                 return;
             }
         }

@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use crate::dispatch::control_centre::MonrSample;
+use crate::dispatch::iso22133::ObjectState;
 use crate::scenario::engine::Rect;
 use crate::scenario::{TargetSpec, VutSpec};
 
@@ -72,6 +73,15 @@ pub fn monr_impact(
     vut_track: &[MonrSample],
     target_track: &[MonrSample],
 ) -> Option<MonrImpact> {
+    // Only while both drive: an object reports other poses before (a stock isoObject the end
+    // of its TRAJ while DISARMED).
+    let running = |t: &[MonrSample]| -> Vec<MonrSample> {
+        t.iter()
+            .filter(|m| m.state == ObjectState::Running)
+            .copied()
+            .collect()
+    };
+    let (vut_track, target_track) = (&running(vut_track)[..], &running(target_track)[..]);
     let mut prev: Option<f64> = None;
     for m in vut_track {
         let t = m.t_s;

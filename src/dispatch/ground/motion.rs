@@ -69,6 +69,7 @@ impl Motion {
             carriers,
             safety: SafetyConfig {
                 monr_miss_limit: opts.monr_miss_limit,
+                telemetry_stale_s: opts.telemetry_stale_s,
                 arm_timeout_s: opts.arm_timeout.as_secs_f64(),
                 ..SafetyConfig::default()
             },

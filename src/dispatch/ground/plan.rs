@@ -72,6 +72,8 @@ pub struct GroundOptions {
     pub heab_rate_hz: u16,
     /// Consecutive missing MONR that abort a motion (and make an object "not armed").
     pub monr_miss_limit: u32,
+    /// Wall time without VUT telemetry after which a started run is aborted, s.
+    pub telemetry_stale_s: f64,
     /// Connected, DISARMED and ready within this.
     pub connect_timeout: Duration,
     /// Every object ARMED within this.
@@ -90,6 +92,10 @@ pub struct GroundOptions {
     pub stop_timeout: Duration,
     /// Link-health limits for arming; None: the defaults for the HEAB rate.
     pub link_limits: Option<crate::dispatch::link_health::LinkLimits>,
+    /// The VUT robot's speed as the run's telemetry: `None` takes its MONR speed; `Some(w)`
+    /// measures it from its MONR positions over the last `w` seconds (for a robot whose MONR
+    /// speed is its set speed rather than a measurement).
+    pub speed_from_positions_s: Option<f64>,
 }
 
 impl Default for GroundOptions {
@@ -98,10 +104,11 @@ impl Default for GroundOptions {
             monr_rate_hz: 100,
             heab_rate_hz: 100,
             monr_miss_limit: 10,
+            telemetry_stale_s: 0.2,
             connect_timeout: Duration::from_secs(10),
             arm_timeout: Duration::from_secs(5),
             traj_dt_s: 0.01,
-            start_lead: Duration::from_millis(100),
+            start_lead: Duration::from_millis(500),
             sim: SimOptions {
                 aeb: None,
                 fcw: None,
@@ -111,6 +118,7 @@ impl Default for GroundOptions {
             at_start_deg: 5.0,
             stop_timeout: Duration::from_secs(2),
             link_limits: None,
+            speed_from_positions_s: None,
         }
     }
 }
@@ -170,11 +178,12 @@ impl Sink for Recorder {
 
 /// The VUT's planned track: the engine's rehearsal of the scenario with the simulated VUT
 /// (no AEB), its samples as timed poses (speed signed by the direction of motion, so a
-/// reversing VUT's TRAJ says so), and the rehearsal's report (the planned impacts).
+/// reversing VUT's TRAJ says so), the rehearsal's report (the planned impacts) and the sample
+/// time of its last sample.
 pub async fn vut_track(
     setup: &Arc<RunSetup>,
     sim: &SimOptions,
-) -> Result<(PlannedTrack, RunReport), String> {
+) -> Result<(PlannedTrack, RunReport, f64), String> {
     let mut opts = sim.clone();
     opts.aeb = None;
     opts.fcw = None;
@@ -212,6 +221,7 @@ pub async fn vut_track(
         return Err("rehearsal of the VUT's path produced no motion".into());
     }
     let t0 = pts[0].t;
+    let end_t = pts[pts.len() - 1].t;
     let n = pts.len();
     for i in 0..n {
         pts[i].t -= t0;
@@ -232,7 +242,7 @@ pub async fn vut_track(
     }
     let pts = with_launch_and_stop(pts, ROBOT_ACCEL_MPS2, ROBOT_DECEL_MPS2, 0.01);
     let track = PlannedTrack::new(pts).ok_or("rehearsal samples not finite")?;
-    Ok((track, report))
+    Ok((track, report, end_t))
 }
 
 /// How the VUT robot gets up to the rehearsal's speed before its first sample, m/s².
@@ -307,8 +317,9 @@ pub async fn plan_objects(
     objects: &[ObjectSpec],
     opts: &GroundOptions,
 ) -> Result<(Vec<ObjectPlan>, Option<RunReport>), String> {
+    // The rehearsal plans the VUT's path and tells when each target starts and the run ends.
+    let (vut, rehearsal, run_end_s) = vut_track(setup, &opts.sim).await?;
     let mut plans = Vec::new();
-    let mut rehearsal = None;
     for (i, o) in objects.iter().enumerate() {
         if objects[..i].iter().any(|p| p.drives == o.drives) {
             return Err(format!("two objects drive {}", o.drives));
@@ -318,11 +329,7 @@ pub async fn plan_objects(
             .unwrap_or_else(|| default_mobility(setup, &o.drives));
         mobility.validate().map_err(|e| format!("object {}: {e}", o.name))?;
         let track = match &o.drives {
-            Drives::Vut => {
-                let (t, r) = vut_track(setup, &opts.sim).await?;
-                rehearsal = Some(r);
-                t
-            }
+            Drives::Vut => vut.clone(),
             Drives::Target(id) => {
                 let Some(t) = setup.scenario.targets.iter().find(|t| &t.id == id) else {
                     return Err(format!(
@@ -337,7 +344,15 @@ pub async fn plan_objects(
                         o.name
                     ));
                 }
-                PlannedTrack::of_profile(&DummyProfile::of_target(t), opts.traj_dt_s)
+                let full = PlannedTrack::of_profile(&DummyProfile::of_target(t), opts.traj_dt_s);
+                // Started at `origin` of the rehearsal, it need not drive beyond the run's end
+                // (plus a second): a long lane path ends braking there instead.
+                let origin = rehearsal
+                    .triggers
+                    .iter()
+                    .find(|r| &r.target == id)
+                    .map_or(0.0, |r| r.fired_at_s);
+                truncate_with_stop(full, run_end_s - origin + 1.0, TARGET_DECEL_MPS2, opts.traj_dt_s)
             }
         };
         plans.push(ObjectPlan {
@@ -359,9 +374,25 @@ pub async fn plan_objects(
             ));
         }
     }
-    if rehearsal.is_none() {
-        // The planned impacts come from the rehearsal even when the VUT is not an object.
-        rehearsal = Some(vut_track(setup, &opts.sim).await?.1);
+    Ok((plans, Some(rehearsal)))
+}
+
+/// How a target carrier brakes at the end of a shortened path, m/s².
+pub const TARGET_DECEL_MPS2: f64 = 3.0;
+
+/// `track` up to `t_end` (from its start), then braking at `dec` straight on; unchanged when
+/// it ends before.
+pub fn truncate_with_stop(track: PlannedTrack, t_end: f64, dec: f64, dt: f64) -> PlannedTrack {
+    let t0 = track.points[0].t;
+    if track.duration_s() <= t_end || t_end <= 0.0 {
+        return track;
     }
-    Ok((plans, rehearsal))
+    let kept: Vec<TrackPoint> = track
+        .points
+        .iter()
+        .copied()
+        .filter(|p| p.t - t0 <= t_end)
+        .collect();
+    let pts = with_launch_and_stop(kept, f64::INFINITY, dec, dt);
+    PlannedTrack::new(pts).unwrap_or(track)
 }

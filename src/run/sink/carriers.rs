@@ -625,7 +625,13 @@ impl Sink for CarrierSink {
             if aborted && self.cc_abort.is_none() && self.engine_abort.is_none() {
                 h.abort(end.reason.as_deref().unwrap_or("run failed"));
             }
-            let snap = stop_carriers(&h, aborted, self.opts.stop_timeout).await;
+            // The caller that keeps the control centre also stops it (its objects may still be
+            // finishing their paths); an abort goes out here either way.
+            let snap = if self.owned {
+                stop_carriers(&h, aborted, self.opts.stop_timeout).await
+            } else {
+                h.snapshot()
+            };
             let epoch = h.epoch();
             let abort_event = snap.events.iter().find_map(|e| match &e.kind {
                 EventKind::Abort { reason } => Some((e.t_s, reason.clone())),
