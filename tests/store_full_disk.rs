@@ -362,6 +362,7 @@ async fn postgres_restarted_mid_write_loses_nothing() {
     store.close().await;
 }
 
+#[path = "it/support/mod.rs"]
 mod support;
 
 /// A whole service run with the default writer, its SQLite database on the 2 MB volume:

@@ -54,7 +54,7 @@ pub struct InsSample {
     /// Mean wheel speed from CAN, m/s (fused in by `ingest::fusion`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wheel_speed_mps: Option<f64>,
-    /// Forward collision warning active (issue 11: its onset closes the validity window).
+    /// Forward collision warning active (its onset closes the validity window).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fcw: Option<bool>,
 }
@@ -79,7 +79,7 @@ pub struct Sample {
     /// Mean wheel speed from CAN, m/s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wheel_speed_mps: Option<f64>,
-    /// Forward collision warning active (issue 11: its onset closes the validity window).
+    /// Forward collision warning active (its onset closes the validity window).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fcw: Option<bool>,
 }

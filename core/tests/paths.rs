@@ -1,4 +1,4 @@
-//! Issue 11 item 2: targets along an OpenDRIVE lane over an s range. The resolved polyline is
+//! Targets along an OpenDRIVE lane over an s range. The resolved polyline is
 //! checked against an independent evaluator's lane borders (shared/opendrive/reference), and
 //! the engine's target on a curved road against the map's own lane-centre evaluation and its
 //! speed profile's travel.

@@ -1,4 +1,4 @@
-//! Issue 11 from known kinematics: validity verdicts (valid, and invalid per channel), live
+//! Validity verdicts (valid, and invalid per channel), live
 //! breaks, abort on invalidity, CCR and longitudinal targets, closed-loop synchronisation, at
 //! 100 Hz and 25 Hz. The expected instants are written out here from the kinematics, not taken
 //! from the engine.

@@ -1,4 +1,4 @@
-//! Issue 11 item 6: the run's traces (`Engine::record_traces`) against known kinematics. A
+//! The run's traces (`Engine::record_traces`) against known kinematics. A
 //! CPNA-75 run at 30 km/h (100 Hz and 200 Hz) with a speed step, a lateral drift, a yaw-rate
 //! step and a steering-wheel ramp inside the window: every kept point is compared with the
 //! generated samples (TTC by the paper's formula written out here, target travel by the

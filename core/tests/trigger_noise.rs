@@ -1,4 +1,4 @@
-//! Issue 11 item 4: the START command's instant on noisy telemetry.
+//! The START command's instant on noisy telemetry.
 //!
 //! Truth is the noise-free kinematics: the instant at which TTC = d_long / v of the noise-free
 //! VUT reaches TTC_dummy (CPNA-75 numbers written out here, found by bisection on the analytic

@@ -1,4 +1,4 @@
-//! Issue 11 item 5 leftovers from known kinematics: the protocol's T0 variants (turning
+//! The protocol's T0 variants (turning
 //! T_steer − 1 s, car/PTW crossing 0.5 s after the target's acceleration phase, braking target)
 //! and FCW closing the window. Expected instants are computed here from the kinematics.
 

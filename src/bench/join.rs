@@ -20,7 +20,7 @@ use serde_json::Value;
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::run::Pace;
-use crate::serve::lifecycle::{self as runner, NewRun, RunSource};
+use crate::serve::supervisor::{NewRun, RunSource};
 use crate::store::ReplayRow;
 
 #[derive(Args, Debug, Clone)]
@@ -154,9 +154,7 @@ async fn measure(a: &JoinBenchArgs, dir: &Path) -> anyhow::Result<String> {
             created_at: chrono::Utc::now(),
         })
         .await?;
-    let row = runner::create(
-        &st,
-        NewRun {
+    let row = st.supervisor.create(NewRun {
             scenario_id: "cpna75_30kmh".into(),
             map_id: None,
             source: RunSource::CsvReplay {
@@ -176,10 +174,10 @@ async fn measure(a: &JoinBenchArgs, dir: &Path) -> anyhow::Result<String> {
     .await
     .map_err(|e| anyhow::anyhow!("{e}"))?;
     let id = row.id.clone();
-    runner::arm(&st, &id, None)
+    st.supervisor.arm(&id, None)
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    runner::start(&st, &id, None)
+    st.supervisor.start(&id, None)
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let url = format!("ws://{}/api/v1/runs/{id}/live", server.addr);
@@ -187,12 +185,7 @@ async fn measure(a: &JoinBenchArgs, dir: &Path) -> anyhow::Result<String> {
     // Wait until the run is 90 % through (its own sample time).
     let t_wait = Instant::now();
     loop {
-        let run = st
-            .runs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&id)
-            .cloned();
+        let run = st.supervisor.active(&id);
         let Some(run) = run else {
             anyhow::bail!("the run ended before it was 90 % through (too fast? lower --speed)");
         };
@@ -218,9 +211,7 @@ async fn measure(a: &JoinBenchArgs, dir: &Path) -> anyhow::Result<String> {
         live_samples = n;
     }
     let live_bytes = payload.len();
-    let done = runner::wait_done(
-        &st,
-        &id,
+    let done = st.supervisor.wait_done(&id,
         Duration::from_secs_f64(span / a.speed * 3.0 + 120.0),
     )
     .await

@@ -667,7 +667,7 @@ mod tests {
         assert_eq!(o.start_time(), Some(1.0));
     }
 
-    /// Issue 11: a path target's MONR (built-in motion and TRAJ following) lies on the path
+    /// A path target's MONR (built-in motion and TRAJ following) lies on the path
     /// with the heading of its tangent: a circle of R = 30 m sampled every 0.5 m.
     #[test]
     fn monr_follows_a_curved_path() {

@@ -18,7 +18,7 @@ pub const TRAJ_CHORD_ERROR_M: f64 = 0.001;
 pub const MAX_TRAJ_POINTS: usize = 30_000;
 
 /// Speed profile in the map frame, ending after `max_travel_m`: straight from the start along
-/// the yaw, or along `path` (a target's resolved path, issue 11) when it has one.
+/// the yaw, or along `path` (a target's resolved path) when it has one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "ProfileSpec", into = "ProfileSpec")]
 pub struct DummyProfile {
@@ -509,7 +509,7 @@ mod tests {
         assert_eq!(back, p);
     }
 
-    /// Issue 11: a lane-path target through the proving ground's spiral–arc–spiral section
+    /// A lane-path target through the proving ground's spiral–arc–spiral section
     /// (lane -1, R ≈ 51.75 m): TRAJ points on the map's lane centre (the opendrive crate's
     /// own lane evaluation, every 1 cm of s, as the reference), yaw on its tangent, travel as
     /// the profile's, and linear interpolation between points (what TrajFollower and a real

@@ -1,4 +1,4 @@
-//! Time-series plots of the series report (issue 11, item 6), from each run result's
+//! Time-series plots of the series report, from each run result's
 //! `"traces"` block (`scil replay --traces`, service runs; see
 //! [`crate::scenario::validity::trace`]): per run one SVG per quantity — VUT speed, lateral
 //! deviation, filtered yaw rate, filtered steering-wheel rate, TTC per target, target speed,

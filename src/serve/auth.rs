@@ -13,7 +13,7 @@
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 
-use super::context::AppState;
+use super::state::AppState;
 use super::error::ApiError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

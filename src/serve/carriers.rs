@@ -6,7 +6,7 @@ use axum::routing::get;
 use axum::Router;
 
 use super::auth::Reader;
-use super::context::AppState;
+use super::state::AppState;
 use super::error::ApiResult;
 
 pub fn router() -> Router<AppState> {

@@ -7,7 +7,7 @@ use axum::routing::get;
 use axum::Router;
 
 use super::auth::Reader;
-use super::context::AppState;
+use super::state::AppState;
 use super::error::{ApiError, ApiResult};
 use crate::scenario::ncap2026::Catalogue;
 

@@ -272,7 +272,7 @@ impl Config {
             anyhow::bail!("tracks: name at least one track");
         }
         for (i, t) in self.tracks.iter().enumerate() {
-            if !super::context::valid_id(t) {
+            if !valid_id(t) {
                 anyhow::bail!("tracks: '{t}' is not a usable name (letters, digits, _ - .)");
             }
             if self.tracks[..i].contains(t) {
@@ -287,7 +287,7 @@ impl Config {
                 );
             }
         }
-        if !super::context::valid_id(&self.demo.track) {
+        if !valid_id(&self.demo.track) {
             anyhow::bail!("demo.track '{}' is not a usable name", self.demo.track);
         }
         if self.is_track(&self.demo.track) {
@@ -370,4 +370,14 @@ mod tests {
             assert!(c.validate().is_err(), "{bad}");
         }
     }
+}
+
+/// Ids are what users type in URLs: letters, digits, `_`, `-`, `.` (not leading), ≤ 64 chars.
+pub fn valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && !id.starts_with('.')
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }

@@ -1,5 +1,7 @@
-//! Shared application state, startup (database, writer, bundled data registration) and the
-//! small registries that live in memory (active runs, parsed maps, carrier states, metrics).
+//! The small shared context every part of the service is given: configuration, the store and
+//! its writer, the live hub, this instance, the parsed maps, the carrier board, the sources and
+//! counters of `/metrics`. Handles only; who owns a run's life is [`super::supervisor`], and
+//! the HTTP state around both is [`super::state::AppState`].
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Deref;
@@ -11,52 +13,40 @@ use std::time::Instant;
 use chrono::Utc;
 use serde::Serialize;
 
-use super::auth::{generate_token, Tokens};
 use super::config::Config;
+pub use super::config::valid_id;
 use super::error::{ApiError, ApiResult};
-use super::lifecycle::ActiveRun;
-use super::live::Hub;
+use super::hub::Hub;
 use crate::ingest::health::SourceHealth as IngestHealth;
 use crate::map::Map;
 use crate::scenario::Scenario;
 use crate::store::writer::Writer;
-use crate::store::{MapRow, NewEvent, ReplayRow, ScenarioRow, Store};
+use crate::store::{MapRow, NewEvent, ScenarioRow, Store};
 
-/// Cheaply cloneable handle to the service state.
+/// Cheaply cloneable handle to the shared context.
 #[derive(Clone)]
-pub struct AppState(pub Arc<Inner>);
+pub struct Ctx(pub Arc<Shared>);
 
-impl Deref for AppState {
-    type Target = Inner;
-    fn deref(&self) -> &Inner {
+impl Deref for Ctx {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
         &self.0
     }
 }
 
-pub struct Inner {
+pub struct Shared {
     pub config: Config,
     pub store: Store,
     pub writer: Writer,
-    pub tokens: Tokens,
-    /// Set when no operator token was configured and one was generated at startup.
-    pub generated_operator_token: Option<String>,
     pub hub: Hub,
-    pub runs: Mutex<HashMap<String, Arc<ActiveRun>>>,
     pub maps: Mutex<HashMap<String, Arc<Map>>>,
-    /// Generated `/maps/{id}/geojson` documents, bounded by `limits.geojson_cache_bytes`.
-    pub geojson: super::geojson_cache::GeoCache,
     pub carriers: Mutex<BTreeMap<String, CarrierStatus>>,
     /// Live ingest sources, by name (the latest run's source of each name), for `/metrics`.
     pub sources: Mutex<BTreeMap<String, IngestHealth>>,
     pub metrics: Metrics,
     pub started: Instant,
-    pub upload_dir: PathBuf,
-    /// Sweeps run by the service.
-    pub sweeps: super::sweeps::Registry,
     /// The Foxglove live view's hub when `foxglove_bind` is set: every run publishes into it.
     pub foxglove: Option<Arc<super::foxglove::FoxgloveHub>>,
-    /// Ended runs whose final state or result is not stored yet.
-    pub unsaved: super::unsaved::Unsaved,
     /// This instance among those sharing the database (its id and lease).
     pub instance: super::instance::Instance,
 }
@@ -106,155 +96,7 @@ impl Metrics {
     }
 }
 
-impl AppState {
-    /// Connects the store, starts the writer, registers the bundled data and fails runs left
-    /// active by a previous process.
-    pub async fn start(config: Config) -> anyhow::Result<AppState> {
-        config.validate()?;
-        let instance = super::instance::Instance::from_config(&config)?;
-        if let Some(d) = &config.telemetry.spill_dir {
-            std::fs::create_dir_all(d).map_err(|e| {
-                anyhow::anyhow!("telemetry.spill_dir {}: cannot create: {e}", d.display())
-            })?;
-        }
-        let store = Store::connect(&config.database_url).await?;
-        let hub = Hub::new();
-        let hub_for_errors = hub.clone();
-        let writer = Writer::spawn(
-            store.clone(),
-            config.telemetry.writer(),
-            Some(Arc::new(move |msg: &str| hub_for_errors.store_error(msg))),
-        );
-        let mut tokens = Tokens {
-            operator: config.auth.operator_tokens.clone(),
-            viewer: config.auth.viewer_tokens.clone(),
-            read_requires_token: config.auth.read_requires_token,
-        };
-        let generated = if tokens.operator.is_empty() {
-            let t = generate_token();
-            tokens.operator.push(t.clone());
-            Some(t)
-        } else {
-            None
-        };
-        let upload_dir = config.storage_dir.join("uploads");
-        let config_foxglove = config
-            .foxglove_bind
-            .as_ref()
-            .map(|_| super::foxglove::FoxgloveHub::new(4096));
-        let geojson = super::geojson_cache::GeoCache::new(config.limits.geojson_cache_bytes);
-        std::fs::create_dir_all(&upload_dir)
-            .map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", upload_dir.display()))?;
-        let state = AppState(Arc::new(Inner {
-            config,
-            store,
-            writer,
-            tokens,
-            generated_operator_token: generated,
-            hub,
-            runs: Mutex::new(HashMap::new()),
-            maps: Mutex::new(HashMap::new()),
-            geojson,
-            carriers: Mutex::new(BTreeMap::new()),
-            sources: Mutex::new(BTreeMap::new()),
-            metrics: Metrics::default(),
-            started: Instant::now(),
-            upload_dir,
-            sweeps: Default::default(),
-            foxglove: config_foxglove,
-            unsaved: Default::default(),
-            instance,
-        }));
-        // Runs of this instance's previous process and of instances whose lease expired; a
-        // live instance's runs are left alone.
-        let failed = state.instance.claim(&state.store).await?;
-        super::instance::report_failed(
-            &state,
-            &failed,
-            "left active by a stopped process (this instance's previous one, or one whose lease expired)",
-        );
-        super::instance::spawn_heartbeat(&state);
-        let (replays, recordings) = super::shared_files::migrate_local(&state).await?;
-        if replays + recordings > 0 {
-            tracing::warn!(
-                "moved {replays} uploaded replay(s) and {recordings} recording(s) from the local storage directory into the database"
-            );
-        }
-        let n = state.store.release_stale_claims().await?;
-        if n > 0 {
-            tracing::warn!("{n} carrier claim(s) of ended runs released");
-        }
-        state.register_bundled().await?;
-        state.refresh_carriers().await?;
-        // Test series: attempts whose run ended while no process watched.
-        super::series_run::recover(&state).await?;
-        Ok(state)
-    }
-
-    /// Registers the bundled map(s), scenarios and replays (idempotent; ids are file stems).
-    async fn register_bundled(&self) -> anyhow::Result<()> {
-        let data = self.config.data_dir();
-        let now = Utc::now();
-        // The proving ground's maps, and the road networks of the bundled OpenSCENARIO
-        // library (what an uploaded Euro NCAP .xosc names).
-        let mut map_files = files(&data.join("opendrive"), "xodr");
-        map_files.extend(files(&data.join("osc-ncap/OpenDRIVE/NCAP"), "xodr"));
-        for p in map_files {
-            let xml = std::fs::read_to_string(&p)?;
-            match self.map_row(&stem(&p), &file_name(&p), xml, true) {
-                Ok((row, map)) => {
-                    self.store.upsert_map(&row).await?;
-                    self.cache_map(&row.id, map);
-                }
-                Err(e) => tracing::warn!("bundled map {}: {e}", p.display()),
-            }
-        }
-        let maps = self.store.map_ids().await?;
-        let mut scenario_ids = Vec::new();
-        for p in files(&data.join("scenarios"), "toml") {
-            let text = std::fs::read_to_string(&p)?;
-            match scenario_row(&stem(&p), &text, None, &maps, true) {
-                Ok(row) => {
-                    scenario_ids.push(row.id.clone());
-                    self.store.upsert_scenario(&row).await?
-                }
-                Err(e) => tracing::warn!("bundled scenario {}: {e}", p.display()),
-            }
-        }
-        for p in files(&data.join("can"), "dbc") {
-            let bytes = std::fs::read(&p)?;
-            let text = String::from_utf8_lossy(&bytes).into_owned();
-            match super::dbcs::dbc_row(&stem(&p), &file_name(&p), text, true) {
-                Ok(row) => self.store.upsert_dbc(&row).await?,
-                Err(e) => tracing::warn!("bundled DBC {}: {e}", p.display()),
-            }
-        }
-        for p in files(&data.join("replays"), "csv") {
-            let id = stem(&p);
-            let scenario_id = scenario_ids
-                .iter()
-                .filter(|s| id.starts_with(s.as_str()))
-                .max_by_key(|s| s.len())
-                .cloned();
-            let meta = std::fs::metadata(&p)?;
-            let rows = count_rows(&p).unwrap_or(0);
-            let abs = p.canonicalize().unwrap_or(p.clone());
-            self.store
-                .upsert_replay(&ReplayRow {
-                    id: id.clone(),
-                    name: file_name(&p),
-                    scenario_id,
-                    path: abs.display().to_string(),
-                    bytes: meta.len() as i64,
-                    row_count: rows as i64,
-                    bundled: true,
-                    created_at: now,
-                })
-                .await?;
-        }
-        Ok(())
-    }
-
+impl Shared {
     /// Builds a map row and its parsed map (parses the XML to validate it and fill the
     /// metadata). Cache the map ([`Self::cache_map`]) once the row is stored.
     pub fn map_row(
@@ -465,17 +307,8 @@ pub fn scenario_row(
     })
 }
 
-/// Ids are what users type in URLs: letters, digits, `_`, `-`, `.` (not leading), ≤ 64 chars.
-pub fn valid_id(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= 64
-        && !id.starts_with('.')
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-}
 
-fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
+pub fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok().map(|e| e.path()))
@@ -493,7 +326,7 @@ pub fn stem(p: &Path) -> String {
         .unwrap_or_default()
 }
 
-fn file_name(p: &Path) -> String {
+pub fn file_name(p: &Path) -> String {
     p.file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default()

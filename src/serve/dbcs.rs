@@ -11,7 +11,8 @@ use chrono::Utc;
 use serde::Deserialize;
 
 use super::auth::{Operator, Reader};
-use super::context::{valid_id, AppState};
+use super::context::valid_id;
+use super::state::AppState;
 use super::error::{ApiError, ApiJson, ApiResult};
 use crate::ingest::can::DbcDecoder;
 use crate::store::DbcRow;

@@ -8,7 +8,7 @@ use axum::routing::get;
 use axum::Router;
 
 use super::auth::Reader;
-use super::context::AppState;
+use super::state::AppState;
 use super::error::{ApiError, ApiResult};
 use crate::record::messages::Encoder;
 use crate::store::{EventRow, RunRow, Store, TelemetryRow};
@@ -96,8 +96,8 @@ async fn export_mcap(
 ) -> ApiResult<Response> {
     // A run recorded by the run layer (`"record": true`) and no longer active: the recording
     // itself, byte for byte. Otherwise one built from the stored telemetry and events.
-    let recorded = super::lifecycle::recording_path(&st, &id);
-    let active = super::lifecycle::is_active(&st, &id);
+    let recorded = super::shared_files::recording_path(&st, &id);
+    let active = st.supervisor.is_active(&id);
     if !active {
         if let Ok(body) = tokio::fs::read(&recorded).await {
             return Ok(attachment(body, "application/x-mcap", format!("{id}.mcap")));

@@ -9,7 +9,7 @@ use axum::routing::get;
 use axum::Router;
 use serde_json::json;
 
-use super::context::AppState;
+use super::state::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/health", get(health))
@@ -34,7 +34,7 @@ async fn health(State(st): State<AppState>) -> Response {
             "last_error": w.last_error.lock().unwrap().clone(),
         },
         "active_run": st.hub.active(st.config.default_track()),
-        "runs_in_progress": st.runs.lock().unwrap().len(),
+        "runs_in_progress": st.supervisor.active_count(),
     });
     let code = if db_ok {
         StatusCode::OK

@@ -3,13 +3,10 @@
 //! `lease_s` by a heartbeat task), the startup and periodic clean-up of runs whose owner is
 //! gone, and the 409 for control requests on another instance's run.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::Utc;
-use serde_json::json;
 
-use super::context::AppState;
 use super::error::ApiError;
 use crate::store::{InstanceRow, RunRow, Store};
 
@@ -50,11 +47,11 @@ pub fn check_id(id: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn now_ms() -> i64 {
+pub fn now_ms() -> i64 {
     Utc::now().timestamp_millis()
 }
 
-fn ms(d: Duration) -> i64 {
+pub fn ms(d: Duration) -> i64 {
     d.as_millis().min(i64::MAX as u128) as i64
 }
 
@@ -114,79 +111,12 @@ impl Instance {
     }
 }
 
-/// Records and announces runs another instance (or this one at startup) marked failed.
-pub fn report_failed(st: &AppState, failed: &[(String, Option<String>)], why: &str) {
-    for (id, owner) in failed {
-        let owner = owner.as_deref().unwrap_or("(none)");
-        tracing::warn!("run {id} (instance {owner}) marked failed: {why}");
-        st.record_event(
-            Some(id),
-            None,
-            "state",
-            &json!({"event": "state", "state": "failed", "instance": owner, "reason": why}),
-        );
-    }
-    if !failed.is_empty() {
-        // Test series whose point was being run by one of them give the point back.
-        let ids: Vec<String> = failed.iter().map(|(id, _)| id.clone()).collect();
-        tokio::spawn(super::series_run::settle_runs(st.clone(), ids));
-    }
-}
-
-/// The heartbeat: renews this instance's lease every third of it and fails other instances'
-/// runs whose lease has expired. Ends when the service's state is dropped.
-pub fn spawn_heartbeat(st: &AppState) -> tokio::task::JoinHandle<()> {
-    let weak = Arc::downgrade(&st.0);
-    let period = st.instance.lease / 3;
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(period);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        tick.tick().await;
-        loop {
-            tick.tick().await;
-            let Some(inner) = weak.upgrade() else { return };
-            let st = AppState(inner);
-            let me = &st.instance;
-            let now = now_ms();
-            match st
-                .store
-                .renew_instance(&me.id, now, now + ms(me.lease))
-                .await
-            {
-                Ok(true) => {}
-                Ok(false) => {
-                    tracing::warn!("instance {}: lease row missing; taken again", me.id);
-                    let _ = st
-                        .store
-                        .put_instance(&InstanceRow {
-                            id: me.id.clone(),
-                            host: me.host.clone(),
-                            pid: i64::from(std::process::id()),
-                            started_ms: now,
-                            heartbeat_ms: now,
-                            lease_until_ms: now + ms(me.lease),
-                        })
-                        .await;
-                }
-                Err(e) => tracing::error!(
-                    "instance {}: cannot renew the lease ({e}); other instances fail this instance's runs once it expires",
-                    me.id
-                ),
-            }
-            match st.store.fail_expired_runs(&me.id, now, Utc::now()).await {
-                Ok(failed) => report_failed(&st, &failed, "its instance's lease expired"),
-                Err(e) => tracing::warn!("instance {}: lease sweep: {e}", me.id),
-            }
-        }
-    })
-}
-
 /// 409 for a control request on a run that another instance executes (its carriers and live
 /// sources are on that instance's network), `None` for this instance's or a finished run.
-pub fn foreign_owner(st: &AppState, row: &RunRow, action: &str) -> Option<ApiError> {
+pub fn foreign_owner(me: &Instance, row: &RunRow, action: &str) -> Option<ApiError> {
     let owner = row.instance.as_deref()?;
     let active = matches!(row.state.as_str(), "created" | "armed" | "running");
-    (owner != st.instance.id && active).then(|| {
+    (owner != me.id && active).then(|| {
         ApiError::Conflict(format!(
             "cannot {action} run '{}' here: it is {} on instance '{owner}' (its carriers and sources are on that instance's network); send the request to instance '{owner}'",
             row.id, row.state
@@ -194,30 +124,3 @@ pub fn foreign_owner(st: &AppState, row: &RunRow, action: &str) -> Option<ApiErr
     })
 }
 
-/// `GET /instances`: the instances sharing the database, their leases, which one answers.
-pub fn router() -> axum::Router<AppState> {
-    axum::Router::new().route("/instances", axum::routing::get(list))
-}
-
-async fn list(
-    axum::extract::State(st): axum::extract::State<AppState>,
-    _r: super::auth::Reader,
-) -> super::error::ApiResult<axum::Json<serde_json::Value>> {
-    let now = now_ms();
-    let rows = st.store.list_instances().await?;
-    let at = |ms: i64| chrono::DateTime::<Utc>::from_timestamp_millis(ms);
-    Ok(axum::Json(json!({
-        "this": st.instance.id,
-        "lease_s": st.instance.lease.as_secs_f64(),
-        "instances": rows.iter().map(|r| json!({
-            "id": r.id,
-            "host": r.host,
-            "pid": r.pid,
-            "started_at": at(r.started_ms),
-            "heartbeat_at": at(r.heartbeat_ms),
-            "lease_until": at(r.lease_until_ms),
-            "lease_until_ms": r.lease_until_ms,
-            "live": r.lease_until_ms >= now,
-        })).collect::<Vec<_>>(),
-    })))
-}

@@ -12,87 +12,23 @@
 //! only ever `send`s (never waits); a client that falls behind gets `Lagged`, is skipped forward
 //! and the skipped count goes to `scil_ws_lagged_frames_total`.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 
-use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use tokio::sync::{broadcast, watch};
+use tokio::sync::broadcast;
 
 use super::auth::Reader;
-use super::context::AppState;
 use super::error::{ApiError, ApiQuery, ApiResult};
 use super::history::History;
-use super::runs::run_json;
+use super::hub::{frame, run_json, Frame};
+use super::state::AppState;
 use crate::store::RunRow;
-
-pub type Frame = Utf8Bytes;
-
-/// Frame capacity per run channel (about 20 s of 25 Hz telemetry with two vehicles).
-pub const RUN_CHANNEL: usize = 4096;
-
-/// The latest started run of each track, plus a side channel for service-wide notices
-/// (`run_started`, sweeps, store errors).
-#[derive(Clone)]
-pub struct Hub {
-    active: Arc<watch::Sender<BTreeMap<String, String>>>,
-    notices: broadcast::Sender<Frame>,
-}
-
-impl Default for Hub {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Hub {
-    pub fn new() -> Hub {
-        Hub {
-            active: Arc::new(watch::channel(BTreeMap::new()).0),
-            notices: broadcast::channel(256).0,
-        }
-    }
-
-    /// A run started: the run its track's followers switch to, and a `run_started` notice to
-    /// every client (a page showing another run says so instead of switching).
-    pub fn run_started(&self, run: &RunRow) {
-        let track = run.track.clone().unwrap_or_default();
-        self.active.send_modify(|m| {
-            m.insert(track.clone(), run.id.clone());
-        });
-        self.notice(
-            &json!({"type": "run_started", "run_id": run.id, "track": track,
-                            "run": run_json(run)}),
-        );
-    }
-
-    /// The latest started run of `track`.
-    pub fn active(&self, track: &str) -> Option<String> {
-        self.active.borrow().get(track).cloned()
-    }
-
-    /// A service-wide frame to every live client (sweep progress: `{"type":"sweep",…}`).
-    pub fn notice(&self, v: &Value) {
-        let _ = self.notices.send(frame(v));
-    }
-
-    /// A database write failure, as an event frame to every live client.
-    pub fn store_error(&self, msg: &str) {
-        let f = json!({"type": "event", "run_id": null, "t": null,
-                       "event": {"event": "store_error", "detail": msg}});
-        let _ = self.notices.send(f.to_string().into());
-    }
-}
-
-pub fn frame(v: &Value) -> Frame {
-    v.to_string().into()
-}
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -220,12 +156,7 @@ async fn join(
     st: &AppState,
     id: &str,
 ) -> ApiResult<(Vec<Frame>, Option<broadcast::Receiver<Frame>>)> {
-    let active = st
-        .runs
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get(id)
-        .cloned();
+    let active = st.supervisor.active(id);
     let (history, rx) = match &active {
         Some(run) => {
             let (h, rx) = run.join();

@@ -8,7 +8,8 @@ use axum::Router;
 use serde::Deserialize;
 
 use super::auth::{Operator, Reader};
-use super::context::{stem, valid_id, AppState};
+use super::context::{stem, valid_id};
+use super::state::AppState;
 use super::error::{ApiError, ApiQuery, ApiResult};
 use super::geojson_cache::GeoCacheError;
 

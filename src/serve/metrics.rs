@@ -9,7 +9,7 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::Router;
 
-use super::context::AppState;
+use super::state::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/metrics", get(metrics))
@@ -60,7 +60,7 @@ pub fn render(st: &AppState) -> String {
         "scil_runs_in_progress",
         "gauge",
         "Runs not yet terminal.",
-        st.runs.lock().unwrap().len() as u64,
+        st.supervisor.active_count() as u64,
     );
     put(
         "scil_samples_ingested_total",
@@ -156,7 +156,7 @@ pub fn render(st: &AppState) -> String {
         "scil_runs_unsaved",
         "gauge",
         "Ended runs whose final state is not stored yet (retried).",
-        st.unsaved.len() as u64,
+        st.supervisor.unsaved.len() as u64,
     );
     put(
         "scil_ws_clients",

@@ -1,15 +1,17 @@
 //! `scil serve`: the proving-ground service — runs, persistence, REST API under `/api/v1`,
 //! live WebSocket, bearer-token auth.
 //!
-//! Layout: one module per API resource, each with its own `router()` ([`runs`], [`replays`],
-//! [`scenarios`], [`maps`], [`carriers`], [`health`], [`metrics`], [`live`], [`sweeps`], [`openapi`]);
-//! [`lifecycle`] owns a run's HTTP lifecycle (the run itself is [`crate::run`]'s session, with
-//! the service's sinks in [`run_sinks`] and its health frames in [`run_health`]); [`context`] the shared state;
-//! [`error`] the one error type; [`auth`] the roles; [`config`] the TOML file and environment.
+//! Layout: one module per API resource, each with its own `router()` ([`runs`],
+//! [`run_control`], [`replays`], [`scenarios`], [`maps`], [`carriers`], [`health`], [`metrics`],
+//! [`live`], [`sweeps`], [`series`], [`openapi`], …), each a thin adapter. [`supervisor`] owns
+//! every active run from create to stored result (the run itself is [`crate::run`]'s
+//! session); [`context`] is the small shared context of handles it and the handlers are given;
+//! [`state`] the HTTP state around both; [`startup`] builds them and recovers what a previous
+//! process left; [`error`] the one error type; [`auth`] the roles; [`config`] the TOML file and
+//! environment.
 //! Persistence is [`crate::store`].
 
 pub mod auth;
-pub mod carrier_claims;
 pub mod carriers;
 pub mod catalogue;
 pub mod config;
@@ -21,8 +23,9 @@ pub mod foxglove;
 pub mod geojson_cache;
 pub mod health;
 pub mod history;
+pub mod hub;
 pub mod instance;
-pub mod lifecycle;
+pub mod instances;
 pub mod live;
 pub mod maps;
 pub mod metrics;
@@ -31,19 +34,17 @@ pub mod plan;
 pub mod replays;
 pub mod reports;
 pub mod run_control;
-pub mod run_health;
 pub mod run_params;
-pub mod run_settle;
-pub mod run_sinks;
 pub mod runs;
 pub mod scenario_upload;
 pub mod scenarios;
 pub mod series;
-pub mod series_run;
 pub mod shared_files;
-pub mod sim_run;
+pub mod startup;
+pub mod state;
+pub mod supervisor;
+pub mod sweep_jobs;
 pub mod sweeps;
-pub mod unsaved;
 pub mod web;
 
 use std::net::SocketAddr;
@@ -59,10 +60,10 @@ use axum::Router;
 use clap::Args;
 
 pub use config::Config;
-pub use context::AppState;
+pub use state::AppState;
 
 use crate::run::Pace;
-use lifecycle::{self as runner, NewRun, RunSource};
+use supervisor::{NewRun, RunSource};
 
 /// The whole HTTP application.
 pub fn app(state: AppState) -> Router {
@@ -78,7 +79,7 @@ pub fn app(state: AppState) -> Router {
         .merge(carriers::router())
         .merge(dbcs::router())
         .merge(health::router())
-        .merge(instance::router())
+        .merge(instances::router())
         .merge(metrics::router())
         .merge(live::router())
         .merge(sweeps::router())
@@ -264,9 +265,7 @@ pub async fn demo_loop(st: AppState) {
         // Room for the run about to start: with it, at most `keep_runs` stored demo runs.
         prune_demo(&st, st.config.demo.keep_runs.saturating_sub(1)).await;
         let res = async {
-            let row = runner::create(
-                &st,
-                NewRun {
+            let row = st.supervisor.create(NewRun {
                     scenario_id: "cpna75_30kmh".into(),
                     map_id: None,
                     source: RunSource::CsvReplay {
@@ -284,10 +283,10 @@ pub async fn demo_loop(st: AppState) {
                 },
             )
             .await?;
-            runner::arm(&st, &row.id, None).await?;
-            runner::start(&st, &row.id, None).await?;
+            st.supervisor.arm(&row.id, None).await?;
+            st.supervisor.start(&row.id, None).await?;
             eprintln!("demo: run {n} ({}) started", row.id);
-            let done = runner::wait_done(&st, &row.id, Duration::from_secs(600)).await?;
+            let done = st.supervisor.wait_done(&row.id, Duration::from_secs(600)).await?;
             let result = st.store.get_result(&row.id).await?.unwrap_or_default();
             let v: serde_json::Value = serde_json::from_str(&result).unwrap_or_default();
             let trig = &v["triggers"][0];

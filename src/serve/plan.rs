@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use super::context::AppState;
+use super::state::AppState;
 use crate::scenario::path::Polyline;
 use crate::scenario::{Activation, PathSpec, Scenario};
 use crate::store::RunRow;

@@ -16,10 +16,11 @@ use serde_json::json;
 use tokio::io::AsyncWriteExt;
 
 use super::auth::{Operator, Reader};
-use super::context::AppState;
+use super::state::AppState;
 use super::error::{ApiError, ApiResult};
-use super::lifecycle::{self as runner, NewRun, RunSource};
-use super::runs::{run_json, SpeedArg};
+use super::supervisor::{NewRun, RunSource};
+use super::hub::run_json;
+use super::runs::SpeedArg;
 use crate::ingest::csv::{BadRowPolicy, CsvError, CsvSource};
 use crate::store::ReplayRow;
 
@@ -180,9 +181,7 @@ async fn upload(
         .map_err(|e| super::error::conflict_on_duplicate(e, "replay", &replay_id))?;
     cleanup.0 = None; // registered: keep the file
     st.metrics.uploads.fetch_add(1, Ordering::Relaxed);
-    let mut row = runner::create(
-        &st,
-        NewRun {
+    let mut row = st.supervisor.create(NewRun {
             scenario_id,
             map_id,
             source: RunSource::CsvReplay {
@@ -201,8 +200,8 @@ async fn upload(
     )
     .await?;
     if start {
-        runner::arm(&st, &row.id, None).await?;
-        row = runner::start(&st, &row.id, None).await?;
+        st.supervisor.arm(&row.id, None).await?;
+        row = st.supervisor.start(&row.id, None).await?;
     }
     let mut v = run_json(&row);
     v["replay_id"] = json!(replay_id);

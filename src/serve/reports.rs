@@ -9,7 +9,7 @@ use axum::Router;
 use serde::Deserialize;
 
 use super::auth::Reader;
-use super::context::AppState;
+use super::state::AppState;
 use super::error::{ApiError, ApiResult};
 use crate::ncap_report::{csv, html, RunInput};
 

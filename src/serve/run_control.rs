@@ -15,10 +15,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::auth::Operator;
-use super::context::AppState;
+use super::state::AppState;
 use super::error::{ApiError, ApiResult};
-use super::lifecycle as runner;
-use super::runs::run_json;
+use super::hub::run_json;
 use crate::run::RunState;
 
 /// The header that carries the expected state (alternative to the body's `expect_state`).
@@ -111,7 +110,7 @@ async fn arm(
     body: axum::body::Bytes,
 ) -> ApiResult<Response> {
     let (expect, _) = control_args("arm", &headers, &body)?;
-    let r = runner::arm(&st, &id, expect).await?;
+    let r = st.supervisor.arm(&id, expect).await?;
     Ok(axum::Json(run_json(&r)).into_response())
 }
 
@@ -123,7 +122,7 @@ async fn start(
     body: axum::body::Bytes,
 ) -> ApiResult<Response> {
     let (expect, _) = control_args("start", &headers, &body)?;
-    let r = runner::start(&st, &id, expect).await?;
+    let r = st.supervisor.start(&id, expect).await?;
     Ok(axum::Json(run_json(&r)).into_response())
 }
 
@@ -135,7 +134,7 @@ async fn finish(
     body: axum::body::Bytes,
 ) -> ApiResult<Response> {
     let (expect, _) = control_args("finish", &headers, &body)?;
-    let r = runner::finish(&st, &id, expect).await?;
+    let r = st.supervisor.finish(&id, expect).await?;
     Ok((StatusCode::ACCEPTED, axum::Json(run_json(&r))).into_response())
 }
 
@@ -148,7 +147,7 @@ async fn abort(
 ) -> ApiResult<Response> {
     let (expect, reason) = control_args("abort", &headers, &body)?;
     let reason = reason.unwrap_or_else(|| "operator abort".into());
-    let r = runner::abort(&st, &id, &reason, expect).await?;
+    let r = st.supervisor.abort(&id, &reason, expect).await?;
     Ok((StatusCode::ACCEPTED, axum::Json(run_json(&r))).into_response())
 }
 
@@ -173,7 +172,7 @@ async fn abort_all(
     let reason = parsed
         .reason
         .unwrap_or_else(|| "operator abort (abort all)".into());
-    let rows = runner::abort_all(&st, &reason).await;
+    let rows = st.supervisor.abort_all(&reason).await;
     let list: Vec<_> = rows.iter().map(run_json).collect();
     Ok((StatusCode::ACCEPTED, axum::Json(json!({"aborted": list}))).into_response())
 }

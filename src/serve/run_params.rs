@@ -13,9 +13,9 @@ use axum::Router;
 use serde_json::{json, Value};
 
 use super::auth::{Operator, Reader};
-use super::context::AppState;
+use super::state::AppState;
 use super::error::{ApiError, ApiResult};
-use super::lifecycle::ActiveRun;
+use super::supervisor::ActiveRun;
 use super::run_control::parse_expect;
 use crate::run::params::NAMES;
 use crate::run::RunState;
@@ -26,17 +26,12 @@ pub fn router() -> Router<AppState> {
 
 /// The run if it is active, else 404 (unknown) or 409 (not running).
 async fn running(st: &AppState, id: &str, action: &str) -> ApiResult<std::sync::Arc<ActiveRun>> {
-    let run = st
-        .runs
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get(id)
-        .cloned();
+    let run = st.supervisor.active(id);
     match run {
         Some(r) => Ok(r),
         None => match st.store.get_run(id).await? {
             Some(r) => Err(
-                super::instance::foreign_owner(st, &r, action).unwrap_or_else(|| {
+                super::instance::foreign_owner(&st.instance, &r, action).unwrap_or_else(|| {
                     ApiError::Conflict(format!("cannot {action} run '{id}': it is {}", r.state))
                 }),
             ),

@@ -10,9 +10,10 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::auth::{Operator, Reader};
-use super::context::AppState;
+use super::hub::run_json;
+use super::state::AppState;
 use super::error::{ApiError, ApiJson, ApiQuery, ApiResult};
-use super::lifecycle::{self as runner, CarrierSpec, NewRun, RunSource};
+use super::supervisor::{CarrierSpec, NewRun, RunSource};
 use crate::ingest::can::CanMapping;
 use crate::run::{CanSpec, Pace};
 use crate::store::{RunFilter, RunRow};
@@ -27,25 +28,6 @@ pub fn router() -> Router<AppState> {
         .route("/runs/{id}/telemetry", get(telemetry))
 }
 
-/// The run JSON of the API and the WebSocket `hello`.
-pub fn run_json(r: &RunRow) -> Value {
-    json!({
-        "id": r.id,
-        "state": r.state,
-        "scenario_id": r.scenario_id,
-        "map_id": r.map_id,
-        "source": serde_json::from_str::<Value>(&r.source).unwrap_or(Value::Null),
-        "created_at": r.created_at,
-        "armed_at": r.armed_at,
-        "started_at": r.started_at,
-        "finished_at": r.finished_at,
-        "speed": match r.speed { Some(f) => json!(f), None => json!("max") },
-        "error": r.error,
-        "track": r.track,
-        "demo": r.demo,
-        "instance": r.instance,
-    })
-}
 
 /// `speed`: a positive number (real-time factor) or `"max"`; default 1 (real time).
 #[derive(Debug, Clone, Deserialize)]
@@ -125,19 +107,14 @@ async fn list(
             limit,
         };
         let mut rows = st.store.list_runs_filtered(&filter).await?;
-        st.unsaved.overlay(&mut rows);
+        st.supervisor.unsaved.overlay(&mut rows);
         overlay_aborting(&st, &mut rows);
         let list: Vec<Value> = rows
             .iter()
             .map(|r| {
                 let mut v = run_json(r);
                 // An active run's own time: its latest sample on the run's axis.
-                let run = st
-                    .runs
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .get(&r.id)
-                    .cloned();
+                let run = st.supervisor.active(&r.id);
                 if let Some(run) = run {
                     let h = run.history.lock().unwrap_or_else(|p| p.into_inner());
                     if let (Some(t0), Some(t)) = (h.t0, h.last_t) {
@@ -157,7 +134,7 @@ async fn list(
         .store
         .list_runs_page(limit, after.as_ref().map(|(t, id)| (*t, id.as_str())))
         .await?;
-    st.unsaved.overlay(&mut rows);
+    st.supervisor.unsaved.overlay(&mut rows);
     overlay_aborting(&st, &mut rows);
     let mut resp = axum::Json(rows.iter().map(run_json).collect::<Vec<_>>()).into_response();
     // A full page: the next one starts after its last run.
@@ -178,7 +155,7 @@ async fn list(
 /// Running runs whose abort was requested read `aborted` at once.
 fn overlay_aborting(st: &AppState, rows: &mut [RunRow]) {
     for r in rows.iter_mut().filter(|r| r.state == "running") {
-        if let Some(v) = runner::aborting_view(st, &r.id) {
+        if let Some(v) = st.supervisor.aborting_view(&r.id) {
             *r = v;
         }
     }
@@ -240,7 +217,7 @@ async fn source_for(st: &AppState, replay: &str) -> ApiResult<RunSource> {
         });
     }
     if let Some(run) = st.store.get_run(replay).await? {
-        if let Ok(src) = serde_json::from_str::<runner::StoredSource>(&run.source) {
+        if let Ok(src) = serde_json::from_str::<super::supervisor::StoredSource>(&run.source) {
             return Ok(src.ins);
         }
     }
@@ -294,9 +271,9 @@ async fn create(
     };
     // With start: created, armed and started at once, or nothing is left behind.
     let row = if req.start {
-        runner::create_and_start(&st, new).await?
+        st.supervisor.create_and_start(new).await?
     } else {
-        runner::create(&st, new).await?
+        st.supervisor.create(new).await?
     };
     Ok((StatusCode::CREATED, axum::Json(run_json(&row))).into_response())
 }
@@ -312,7 +289,7 @@ async fn get_one(
 
 /// The run's row: its final state from memory while the database has not taken it.
 async fn run_row(st: &AppState, id: &str) -> ApiResult<RunRow> {
-    if let Some(r) = st.unsaved.row(id).or_else(|| runner::aborting_view(st, id)) {
+    if let Some(r) = st.supervisor.unsaved.row(id).or_else(|| st.supervisor.aborting_view(id)) {
         return Ok(r);
     }
     st.store
@@ -362,15 +339,15 @@ async fn results(
     let mut run = run_row(&st, &id).await?;
     if run.finished_at.is_none() && run.state == "aborted" {
         // Aborting: its result comes once its data is settled.
-        run = runner::wait_done(&st, &id, std::time::Duration::from_secs(30)).await?;
+        run = st.supervisor.wait_done(&id, std::time::Duration::from_secs(30)).await?;
     }
-    let text = match st.unsaved.result(&id) {
+    let text = match st.supervisor.unsaved.result(&id) {
         Some(t) => Some(t),
         None => st.store.get_result(&id).await?,
     };
     // Every ended run answers: one without a stored result (ended before it started, or by
     // a restart) gets the result its row implies.
-    match text.or_else(|| super::unsaved::derived_result(&run)) {
+    match text.or_else(|| super::supervisor::derived_result(&run)) {
         Some(text) => Ok(([(header::CONTENT_TYPE, "application/json")], text).into_response()),
         None => Err(ApiError::NotFound(format!(
             "run '{id}' has no results yet (it is {})",

@@ -11,7 +11,8 @@ use std::collections::BTreeMap;
 
 use axum::extract::Multipart;
 
-use super::context::{valid_id, AppState};
+use super::context::valid_id;
+use super::state::AppState;
 use super::error::{ApiError, ApiResult};
 use crate::xosc::upload::{import_upload, UploadFile};
 

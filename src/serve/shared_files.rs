@@ -13,7 +13,7 @@ use axum::body::Body;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 
-use super::context::AppState;
+use super::context::Shared;
 use super::error::{ApiError, ApiResult};
 use crate::store::{Db, ReplayRow};
 
@@ -21,7 +21,7 @@ use crate::store::{Db, ReplayRow};
 pub const DB_PREFIX: &str = "db:";
 
 /// Files go into the database (PostgreSQL: instances share it).
-pub fn shared(st: &AppState) -> bool {
+pub fn shared(st: &Shared) -> bool {
     matches!(st.store.db, Db::Postgres(_))
 }
 
@@ -34,7 +34,7 @@ pub fn recording_blob(run_id: &str) -> String {
 }
 
 /// This instance's copy of a blob.
-fn cache_path(st: &AppState, blob: &str) -> PathBuf {
+fn cache_path(st: &Shared, blob: &str) -> PathBuf {
     st.config
         .storage_dir
         .join("blobs")
@@ -43,7 +43,7 @@ fn cache_path(st: &AppState, blob: &str) -> PathBuf {
 
 /// The local file of a stored replay: its own path, or for one stored in the database this
 /// instance's copy (fetched chunk by chunk when missing).
-pub async fn replay_path(st: &AppState, row: &ReplayRow) -> ApiResult<PathBuf> {
+pub async fn replay_path(st: &Shared, row: &ReplayRow) -> ApiResult<PathBuf> {
     let Some(blob) = row.path.strip_prefix(DB_PREFIX) else {
         return Ok(PathBuf::from(&row.path));
     };
@@ -68,7 +68,7 @@ pub async fn replay_path(st: &AppState, row: &ReplayRow) -> ApiResult<PathBuf> {
 
 /// After an upload was checked: with PostgreSQL, stores it in the database and moves the file
 /// to this instance's copy. Returns the path to record in the replay's row.
-pub async fn share_replay(st: &AppState, replay_id: &str, upload: &Path) -> anyhow::Result<String> {
+pub async fn share_replay(st: &Shared, replay_id: &str, upload: &Path) -> anyhow::Result<String> {
     if !shared(st) {
         return Ok(upload.display().to_string());
     }
@@ -83,8 +83,8 @@ pub async fn share_replay(st: &AppState, replay_id: &str, upload: &Path) -> anyh
 }
 
 /// After a recorded run: with PostgreSQL, stores its MCAP recording in the database.
-pub async fn share_recording(st: &AppState, run_id: &str) {
-    let path = super::lifecycle::recording_path(st, run_id);
+pub async fn share_recording(st: &Shared, run_id: &str) {
+    let path = recording_path(st, run_id);
     if !shared(st) || !path.exists() {
         return;
     }
@@ -99,7 +99,7 @@ pub async fn share_recording(st: &AppState, run_id: &str) {
 
 /// A run's recording from the database, streamed one chunk at a time; `None` when there is
 /// none (or the backend is SQLite).
-pub async fn recording_response(st: &AppState, run_id: &str) -> ApiResult<Option<Response>> {
+pub async fn recording_response(st: &Shared, run_id: &str) -> ApiResult<Option<Response>> {
     if !shared(st) {
         return Ok(None);
     }
@@ -138,54 +138,11 @@ pub async fn recording_response(st: &AppState, run_id: &str) -> ApiResult<Option
     ))
 }
 
-/// At startup with PostgreSQL: local files from before the database held them (or from a
-/// time this instance ran on its own) go into the database. Uploaded replays whose row still
-/// names a local file that exists here, and recordings in `<storage_dir>/recordings/` of runs
-/// in the database without a stored copy. Files of other instances are migrated when those
-/// start. Returns (replays, recordings) migrated.
-pub async fn migrate_local(st: &AppState) -> anyhow::Result<(usize, usize)> {
-    if !shared(st) {
-        return Ok((0, 0));
-    }
-    let mut replays = 0;
-    for r in st.store.list_replays().await? {
-        if r.bundled || r.path.starts_with(DB_PREFIX) || !Path::new(&r.path).is_file() {
-            continue;
-        }
-        let path = share_replay(st, &r.id, Path::new(&r.path)).await?;
-        st.store
-            .upsert_replay(&ReplayRow { path, ..r.clone() })
-            .await?;
-        replays += 1;
-    }
-    let mut recordings = 0;
-    let dir = st.config.storage_dir.join("recordings");
-    if let Ok(mut rd) = tokio::fs::read_dir(&dir).await {
-        while let Some(e) = rd.next_entry().await? {
-            let p = e.path();
-            let Some(run_id) = p
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_suffix(".mcap"))
-                .map(str::to_string)
-            else {
-                continue;
-            };
-            if super::lifecycle::is_active(st, &run_id)
-                || st.store.get_run(&run_id).await?.is_none()
-                || st
-                    .store
-                    .blob_info(&recording_blob(&run_id))
-                    .await?
-                    .is_some()
-            {
-                continue;
-            }
-            st.store
-                .put_blob_from_file(&recording_blob(&run_id), "recording", &p)
-                .await?;
-            recordings += 1;
-        }
-    }
-    Ok((replays, recordings))
+
+/// Where a run's MCAP recording is written on this instance.
+pub fn recording_path(st: &Shared, id: &str) -> PathBuf {
+    st.config
+        .storage_dir
+        .join("recordings")
+        .join(format!("{id}.mcap"))
 }

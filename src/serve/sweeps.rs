@@ -9,8 +9,6 @@
 //! "vary": ["method=predicted,at_sample", "noise.pos=0,0.1"], "repeat": 5, "seed": 1,
 //! "jobs": 2}` or `"sim_vut_speed": [10, 30, 50]` instead of `replays`.
 
-use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -25,65 +23,15 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::auth::{Operator, Reader};
-use super::context::AppState;
+use super::state::AppState;
 use super::error::{ApiError, ApiJson, ApiResult};
 use crate::scenario::engine::EngineConfig;
-use crate::sweep::{self, report::Plot, Axis, Row, Source};
+use crate::sweep::{self, Axis, Row, Source};
 
 /// Runs above this in one service sweep are refused (the CLI's `--max-runs` default).
 pub const SERVICE_MAX_RUNS: usize = sweep::DEFAULT_MAX_RUNS;
 
-/// The service's sweeps, by id.
-#[derive(Default)]
-pub struct Registry(Mutex<HashMap<String, Arc<Job>>>);
-
-impl Registry {
-    fn get(&self, id: &str) -> Option<Arc<Job>> {
-        self.0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(id)
-            .cloned()
-    }
-}
-
-/// One sweep of the service.
-pub struct Job {
-    pub id: String,
-    pub created_at: chrono::DateTime<Utc>,
-    pub scenario_id: String,
-    pub total: usize,
-    pub keys: Vec<String>,
-    pub done: AtomicUsize,
-    pub cancel: AtomicBool,
-    dir: PathBuf,
-    state: Mutex<&'static str>,
-    rows: Mutex<Vec<Row>>,
-    plots: Mutex<Vec<Plot>>,
-    table2: Mutex<Value>,
-    error: Mutex<Option<String>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-impl Job {
-    fn summary(&self) -> Value {
-        json!({
-            "id": self.id,
-            "state": *lock(&self.state),
-            "scenario_id": self.scenario_id,
-            "created_at": self.created_at,
-            "done": self.done.load(Ordering::Relaxed),
-            "total": self.total,
-            "keys": self.keys,
-            "error": *lock(&self.error),
-            "report_url": format!("/api/v1/sweeps/{}/report.html", self.id),
-            "csv_url": format!("/api/v1/sweeps/{}/results.csv", self.id),
-        })
-    }
-}
+use super::sweep_jobs::{lock, Job};
 
 pub fn router() -> Router<AppState> {
     Router::new()

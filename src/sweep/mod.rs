@@ -15,7 +15,7 @@
 //!
 //! Keys: `replay` (the `--replay` files), `noise.pos`, `noise.speed`, `noise.heading`,
 //! `dropout`, `latency_ms` (seeded injection on the feed), `method` (`predicted`,
-//! `at_sample`), `ttc_offset_s` (fire at threshold + offset), `sync` (on/off, issue 11 seam),
+//! `at_sample`), `ttc_offset_s` (fire at threshold + offset), `sync` (on/off),
 //! `vut_speed`, `aeb.ttc`, `aeb.decel` (simulated VUT); `parameters` (the combination of a
 //! variation file: set by the file, not by `--vary`).
 

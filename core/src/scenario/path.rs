@@ -1,4 +1,4 @@
-//! Target paths (issue 11 item 2): a target moves along a map-frame polyline, or along the
+//! Target paths: a target moves along a map-frame polyline, or along the
 //! centre of an OpenDRIVE lane over an s range, instead of straight from its start along its
 //! heading.
 //!

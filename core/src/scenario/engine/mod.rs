@@ -184,7 +184,7 @@ struct Track {
     /// Samples of this target's own telemetry arrive (a real carrier): the twin keeps them
     /// instead of the simulated profile, and validity checks them.
     measured: bool,
-    /// The target's path when it does not move straight (resolved `path`, issue 11 item 2).
+    /// The target's path when it does not move straight (resolved `path`).
     path: Option<crate::scenario::path::Polyline>,
     /// Its slot in the twin once the simulated dummy was first set there.
     twin_slot: Option<usize>,

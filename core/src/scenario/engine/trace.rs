@@ -1,4 +1,4 @@
-//! Per-sample traces for the report's time-series plots (issue 11, item 6), off unless asked
+//! Per-sample traces for the report's time-series plots, off unless asked
 //! for ([`Engine::record_traces`]). At every VUT sample the recorder keeps the validity frame
 //! the verdict uses (or, without a `[validity]` table, the same frame without a lateral
 //! reference) and each target's VUT TTC, speed and travel; at finish it takes the window and

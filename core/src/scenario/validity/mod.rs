@@ -1,4 +1,4 @@
-//! Euro NCAP test validity (protocol §1.5, §4.3.2; issue 11).
+//! Euro NCAP test validity (protocol §1.5, §4.3.2).
 //!
 //! A run is valid when, over the window from T0 (VUT TTC = 4 s, or the protocol's own T0: see
 //! [`T0Rule`]) to the first of impact, AEB onset (brake light or deceleration onset) or FCW

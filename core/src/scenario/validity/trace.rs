@@ -1,4 +1,4 @@
-//! Time series of a run for the report's plots (issue 11, item 6): the `"traces"` block of a
+//! Time series of a run for the report's plots: the `"traces"` block of a
 //! run result (`scil replay --traces`, service runs).
 //!
 //! Built from the same frames the validity verdict is computed on, so each plotted quantity is

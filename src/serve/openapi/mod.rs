@@ -1,0 +1,294 @@
+//! `/api/v1/openapi.json`: the OpenAPI 3.0 document, written by hand (serde_json) so it stays
+//! readable and needs no derive on the engine's types.
+
+use axum::routing::get;
+use axum::Router;
+use serde_json::{json, Value};
+
+pub mod build;
+
+use build::{id_param, op};
+use crate::serve::state::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/openapi.json", get(|| async { axum::Json(document()) }))
+}
+
+/// `o` with its success response in `types` (media type → schema, `{}` for any) instead of JSON.
+fn media(mut o: Value, ok: &str, types: Value) -> Value {
+    o["responses"][ok]["content"] = types;
+    o
+}
+
+/// A WebSocket route: `101` after an upgrade, `400` (JSON error) for a plain HTTP request.
+fn websocket(summary: &str, extra: Value) -> Value {
+    let mut o = op(summary, "live", false, "101", extra);
+    o["responses"]["101"] =
+        json!({"description": "Switching Protocols: WebSocket (JSON text frames)"});
+    o["responses"]["400"] = json!({"description": "Not a WebSocket upgrade request", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
+    o
+}
+
+/// Telemetry: JSON rows, or CSV with `format=csv`.
+fn telemetry_media(o: Value, csv: &str) -> Value {
+    media(
+        o,
+        "200",
+        json!({"application/json": {}, csv: {"schema": {"type": "string"}}}),
+    )
+}
+
+/// An integer query parameter the server reads as a signed 64-bit integer (and clamps).
+fn int64(name: &str, description: &str) -> Value {
+    json!({"name": name, "in": "query", "description": description,
+        "schema": {"type": "integer", "format": "int64", "minimum": i64::MIN, "maximum": i64::MAX}})
+}
+
+/// A resource id as the service accepts it in a body: letters, digits, `_`, `-`, `.` (not
+/// leading), at most 64 characters.
+fn new_id() -> Value {
+    json!({"type": "string", "pattern": "^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$"})
+}
+
+/// The optional body of a run control (`reason`: abort only).
+fn control_body(reason: bool) -> Value {
+    let mut props = json!({"expect_state": {"type": "string", "enum": ["created", "armed", "running", "finished", "aborted", "failed"],
+        "description": "the state the operator saw: 409 when the run is elsewhere (or header Scil-Expect-State)"}});
+    if reason {
+        props["reason"] = json!({"type": "string", "nullable": true, "description": "why (default: operator abort)"});
+    }
+    json!({"required": false, "content": {"application/json": {"schema": {"type": "object", "additionalProperties": false, "properties": props}}}})
+}
+
+/// Tracks, the emergency abort, the track follower and the DBC files.
+fn track_paths() -> serde_json::Map<String, Value> {
+    let reason = json!({"requestBody": {"required": false, "content": {"application/json": {"schema": {"type": "object", "additionalProperties": false, "properties": {"reason": {"type": "string", "nullable": true}}}}}}});
+    let track = json!({"parameters": [{"name": "track", "in": "query", "schema": {"type": "string"}, "description": "a configured track or the demo's (default: the default track)"}]});
+    let mut m = serde_json::Map::new();
+    m.insert("/runs/abort-all".into(), json!({"post": op("Abort every active run (created, armed or running) on every track: {\"aborted\": [run, …]}", "runs", true, "202", reason)}));
+    m.insert("/tracks".into(), json!({"get": op("The service's tracks, the default one, the demo's, and the latest started run of each", "runs", false, "200", json!({}))}));
+    let dbc_body = json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["id", "text"], "additionalProperties": false, "properties": {
+        "id": new_id(), "file_name": {"type": "string"}, "text": {"type": "string", "description": "the DBC file's text"}}}}}}});
+    m.insert("/dbcs".into(), json!({
+        "get": op("Registered DBC files (bundled and uploaded)", "dbcs", false, "200", json!({})),
+        "post": op("Register a DBC (422 naming the parser's line and reason; 409 if the id exists)", "dbcs", true, "201", dbc_body)}));
+    m.insert("/dbcs/{id}".into(), json!({"get": op("A registered DBC", "dbcs", false, "200", json!({"parameters": id_param()}))}));
+    m.insert("/live".into(), json!({"get": websocket("WebSocket: hello, the run's history, then its live frames — of the latest run of a track (switches when a new run starts there)", track)}));
+    m
+}
+
+pub fn document() -> Value {
+    let run_ref = json!({"$ref": "#/components/schemas/Run"});
+    let mut doc = json!({
+        "openapi": "3.0.3",
+        "info": {
+            "title": "scil service API",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "Scenario-in-the-Loop proving-ground control: runs, replays, scenarios, maps, carriers, live telemetry. Mutating endpoints need `Authorization: Bearer <operator token>`. Errors are `{\"error\", \"detail\"}`. Live frames: WebSocket `GET /api/v1/live` and `GET /api/v1/runs/{id}/live` (JSON text frames with `type` = hello | sample | ttc | event | state | health; `event` frames include `carrier_state` with `mode` simulated | iso22133)."
+        },
+        "servers": [{"url": "/api/v1"}],
+        "paths": {
+            "/runs": {
+                "get": op("List runs (newest first); a full page has an `x-next-cursor` header (and `Link: rel=next`) for the next", "runs", false, "200", json!({"parameters": [int64("limit", "page size (clamped to 1..1000, default 100)"), {"name": "cursor", "in": "query", "schema": {"type": "string"}, "description": "the previous page's x-next-cursor (400 when it is not one)"},
+                    {"name": "active", "in": "query", "schema": {"type": "boolean"}, "description": "only created, armed and running runs"}, {"name": "demo", "in": "query", "schema": {"type": "boolean"}, "description": "false: hide the demo's runs"},
+                    {"name": "track", "in": "query", "schema": {"type": "string"}}]})),
+                "post": op("Create a run (409 naming the run that holds a named carrier address)", "runs", true, "201", json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CreateRun"}}}}}))
+            },
+            "/runs/{id}": {"get": op("A run", "runs", false, "200", json!({"parameters": id_param()}))},
+            "/runs/{id}/arm": {"post": op("Arm: load scenario, map and source (created → armed)", "runs", true, "200", json!({"parameters": id_param(), "requestBody": control_body(false)}))},
+            "/runs/{id}/start": {"post": op("Start the engine task (armed → running)", "runs", true, "200", json!({"parameters": id_param(), "requestBody": control_body(false)}))},
+            "/runs/{id}/abort": {"post": op("Abort (running → aborted at the current sample; created/armed → aborted)", "runs", true, "202", json!({"parameters": id_param(), "requestBody": control_body(true)}))},
+            "/runs/{id}/finish": {"post": op("Finish normally at the current sample (running → finished; how a live run ends)", "runs", true, "202", json!({"parameters": id_param(), "requestBody": control_body(false)}))},
+            "/runs/{id}/events": {"get": op("Events of a run, oldest first", "runs", false, "200", json!({"parameters": [id_param()[0].clone(), int64("after", "events with an id above this"), int64("limit", "at most this many (clamped to 1..100000, default 10000)")]}))},
+            "/runs/{id}/results": {"get": op("Results, same JSON as `scil replay --json` plus `storage` (rows sent, stored, lost); 404 until the run ends, then every ended run answers", "runs", false, "200", json!({"parameters": id_param()}))},
+            "/runs/{id}/telemetry": {"get": telemetry_media(op("Telemetry rows (VUT and simulated targets)", "runs", false, "200", json!({"parameters": [id_param()[0].clone(),
+                {"name": "from", "in": "query", "schema": {"type": "number"}, "description": "sample time ≥ from (s)"},
+                {"name": "to", "in": "query", "schema": {"type": "number"}, "description": "sample time ≤ to (s)"},
+                {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["json", "csv"]}},
+                int64("limit", "at most this many rows (clamped to 1..5000000)")]})), "text/csv")},
+            "/runs/{id}/telemetry.parquet": {"get": media(op("Telemetry as Parquet (snappy; columns as the telemetry rows)", "runs", false, "200", json!({"parameters": id_param()})), "200", json!({"application/vnd.apache.parquet": {}}))},
+            "/runs/{id}/events.parquet": {"get": media(op("Events as Parquet (payload as JSON text)", "runs", false, "200", json!({"parameters": id_param()})), "200", json!({"application/vnd.apache.parquet": {}}))},
+            "/runs/{id}/export.mcap": {"get": media(op("The run as MCAP with Foxglove well-known schemas (JSON), from stored telemetry and events", "runs", false, "200", json!({"parameters": id_param()})), "200", json!({"application/x-mcap": {}}))},
+            "/runs/{id}/live": {"get": websocket("WebSocket: live frames of one run", json!({"parameters": id_param()}))},
+            "/scenarios/{id}": {"get": op("A scenario with its TOML", "scenarios", false, "200", json!({"parameters": id_param()}))},
+            "/scenarios/{id}/plan": {"get": op("A scenario's plan without a run: {scenario_id, map_id, plan: {vut_path, targets: [{id, kind, static, start, heading_deg, length_m, width_m, path, conflict_point}], door: a standing VUT's door that opens (dooring tests), {target, rear_edge, hinge, open_edge, open_at_m}, or null} in the map frame (422 when its paths do not resolve on its map)", "scenarios", false, "200", json!({"parameters": id_param()}))},
+            "/catalogue": {"get": op("The Euro NCAP 2026 catalogue: every scenario row of the rating tool with its test matrix; `scil catalogue instantiate` makes a scenario file from a row", "catalogue", false, "200", json!({}))},
+            "/reports": {"get": media(op("Euro NCAP test-series report of stored runs: self-contained HTML (verdict per validity channel, Table 2 quantities, impact speed, speed reduction, inline SVG plots incl. per-run time series with tolerance bands), its CSV with format=csv, or one run's traces as CSV with format=traces_csv", "reports", false, "200", json!({"parameters": [{"name": "runs", "in": "query", "required": true, "schema": {"type": "string", "pattern": "[^,\\s]"}, "description": "comma-separated run ids (1 to 20)"}, {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["html", "csv", "traces_csv"]}}]})), "200", json!({"text/html": {"schema": {"type": "string"}}, "text/csv": {"schema": {"type": "string"}}}))},
+            "/catalogue/{id}": {"get": op("One catalogue row (case-insensitive: CCFtap, CPNA, 'CPNA night', CPTAns)", "catalogue", false, "200", json!({"parameters": id_param()}))},
+            "/maps/{id}": {"get": op("Map metadata", "maps", false, "200", json!({"parameters": id_param()}))},
+            "/maps/{id}/geojson": {"get": op("Lanes as a GeoJSON FeatureCollection", "maps", false, "200", json!({"parameters": [id_param()[0].clone(), {"name": "wgs84", "in": "query", "schema": {"type": "boolean"}}]}))},
+            "/carriers": {"get": op("Target carriers and their last known state (`mode`: simulated, or iso22133 for real carriers of a run, with `address` and `connected`)", "carriers", false, "200", json!({}))},
+            "/health": {"get": op("Service health (503 when the database does not answer)", "service", false, "200", json!({}))},
+            "/instances": {"get": op("Instances sharing the database: id, host, lease (`lease_until`, `live`); `this` is the one answering", "service", false, "200", json!({}))},
+            "/metrics": {"get": {"summary": "Prometheus metrics", "tags": ["service"], "responses": {"200": {"description": "OK", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
+            "/openapi.json": {"get": {"summary": "This document", "tags": ["service"], "responses": {"200": {"description": "OK", "content": {"application/json": {}}}}}}
+        },
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "schemas": {
+                "Error": {"type": "object", "required": ["error", "detail"], "properties": {"error": {"type": "string"}, "detail": {"type": "string"}}},
+                "Run": {"type": "object", "properties": {
+                    "id": {"type": "string"},
+                    "state": {"type": "string", "enum": ["created", "armed", "running", "finished", "aborted", "failed"]},
+                    "scenario_id": {"type": "string"},
+                    "map_id": {"type": "string", "nullable": true},
+                    "source": {"$ref": "#/components/schemas/RunSource"},
+                    "record": {"type": "boolean", "description": "record the run to MCAP; export.mcap then serves the recording"},
+                    "created_at": {"type": "string", "format": "date-time"},
+                    "armed_at": {"type": "string", "format": "date-time", "nullable": true},
+                    "started_at": {"type": "string", "format": "date-time", "nullable": true},
+                    "finished_at": {"type": "string", "format": "date-time", "nullable": true},
+                    "speed": {"oneOf": [{"type": "number"}, {"type": "string", "enum": ["max"]}]},
+                    "error": {"type": "string", "nullable": true},
+                    "instance": {"type": "string", "nullable": true, "description": "the scil instance that executes the run; control requests go to it (409 from the others)"}}},
+                "CreateRun": {"type": "object", "required": ["scenario_id"], "additionalProperties": false, "properties": {
+                    "scenario_id": {"type": "string"},
+                    "map_id": {"type": "string"},
+                    "replay_id": {"type": "string", "description": "the same as replay"},
+                    "record": {"type": "boolean", "description": "record the run to MCAP (export.mcap then serves the recording)"},
+                    "track": {"type": "string", "description": "one of the service's tracks (default: the default track)"},
+                    "replay": {"type": "string", "description": "replay id (or an earlier replay run's id); default: the replay named like the scenario"},
+                    "source": {"$ref": "#/components/schemas/RunSource"},
+                    "carriers": {"type": "array", "items": {"$ref": "#/components/schemas/CarrierSpec"},
+                        "description": "real carriers dispatched over ISO 22133 (every carrier of the scenario); connected and armed when the run starts; without them the carriers are simulated"},
+                    "speed": {"oneOf": [{"type": "number"}, {"type": "string"}], "description": "replays and sim_vut: real-time factor or \"max\" (not \"max\" with carriers); live sources run in real time"},
+                    "can": {"$ref": "#/components/schemas/CanSpec"},
+                    "can_mapping": {"$ref": "#/components/schemas/CanMapping"},
+                    "start": {"type": "boolean", "description": "arm and start at once"},
+                    "sync": {"type": "boolean", "description": "closed-loop synchronisation of the targets with the VUT after their start (retimes reach real carriers as ISO 22133 MTSP); also on when the scenario says sync = true"}}},
+                "RunSource": {"type": "object", "required": ["kind"], "discriminator": {"propertyName": "kind"}, "oneOf": [
+                    {"type": "object", "title": "csv_replay", "required": ["kind", "replay_id"], "properties": {
+                        "kind": {"type": "string", "enum": ["csv_replay"]}, "replay_id": {"type": "string"}, "file_name": {"type": "string"}}},
+                    {"type": "object", "title": "ncom", "required": ["kind", "bind"], "description": "OxTS NCOM over UDP, bound when the run is armed; samples are applied from the start on", "properties": {
+                        "kind": {"type": "string", "enum": ["ncom"]}, "bind": {"type": "string", "example": "0.0.0.0:3000"}}},
+                    {"type": "object", "title": "json", "required": ["kind", "transport", "bind"], "description": "JSON lines (one sample per line) over UDP, a TCP server or a WebSocket server", "properties": {
+                        "kind": {"type": "string", "enum": ["json"]}, "transport": {"type": "string", "enum": ["udp", "tcp", "ws"]}, "bind": {"type": "string", "example": "0.0.0.0:5000"}}}]},
+                "CarrierSpec": {"type": "object", "required": ["name", "address"], "properties": {
+                    "name": {"type": "string", "description": "the scenario's carrier name", "example": "carrier-1"},
+                    "address": {"type": "string", "description": "HOST[:TCP_PORT] (UDP port = TCP − 1) or HOST:TCP_PORT:UDP_PORT", "example": "127.0.0.1:53241"}}},
+                "RunResponse": run_ref
+            }
+        }
+    });
+    if let Some(paths) = doc["paths"].as_object_mut() {
+        paths.extend(upload_paths());
+        paths.extend(sweep_paths());
+        paths.extend(parameter_paths());
+        paths.extend(track_paths());
+        paths.extend(crate::serve::series::openapi_paths());
+    }
+    if let Some(one_of) = doc["components"]["schemas"]["RunSource"]["oneOf"].as_array_mut() {
+        one_of.push(sim_vut_schema());
+    }
+    if let Some(schemas) = doc["components"]["schemas"].as_object_mut() {
+        schemas.extend(can_schemas());
+    }
+    doc
+}
+
+/// Uploads: replays (CSV), scenarios (TOML) and maps (OpenDRIVE), kept apart from the main
+/// document (the `json!` recursion limit).
+fn upload_paths() -> serde_json::Map<String, Value> {
+    let mut m = serde_json::Map::new();
+    m.insert("/replays".into(), json!({
+                "get": op("Recorded CSV files (bundled and uploaded)", "replays", false, "200", json!({})),
+                "post": op("Upload a CSV and create a run (armed and started unless start=false; 422 naming the file and line of a bad row)", "replays", true, "201", json!({"requestBody": {"required": true, "content": {"multipart/form-data": {"schema": {"type": "object", "required": ["file", "scenario_id"], "additionalProperties": false, "properties": {
+                    "file": {"type": "string", "format": "binary"},
+                    "scenario_id": {"type": "string"}, "track": {"type": "string"},
+                    "speed": {"type": "string", "description": "max or a real-time factor (default 1)"},
+                    "map_id": {"type": "string"},
+                    "start": {"type": "string", "enum": ["true", "false"]}}}}}}}))
+            }));
+    m.insert("/scenarios".into(), json!({
+                "get": op("Scenarios", "scenarios", false, "200", json!({})),
+                "post": op("Register a scenario: a scenario file (toml) or an OpenSCENARIO file (xosc, read against the bundled Euro NCAP catalogs and road networks, with parameter values); as multipart/form-data, an OpenSCENARIO file with the uploader's own catalogs and road network (parts `file`, each named by the relative path the scenario file uses; what is not uploaded is the bundled library's; a missing catalog is a 422 naming its path; an uploaded road network is registered as a map)", "scenarios", true, "201", json!({"requestBody": {"required": true, "content": {
+                    "application/json": {"schema": {"type": "object", "additionalProperties": false, "properties": {"id": new_id(), "toml": {"type": "string"}, "xosc": {"type": "string"}, "parameters": {"type": "object", "additionalProperties": {"type": "string"}}, "file_name": {"type": "string"}, "map_id": {"type": "string"}}}},
+                    "multipart/form-data": {"schema": {"type": "object", "required": ["xosc"], "additionalProperties": false, "properties": {
+                        "xosc": {"type": "string", "format": "binary", "description": "The OpenSCENARIO scenario file"},
+                        "file": {"type": "array", "items": {"type": "string", "format": "binary"}, "description": "Catalog files and the road network (.xodr), each part's file name the relative path the scenario file names it by (e.g. ../Catalogs/Vehicles/Vehicles.xosc)"},
+                        "id": new_id(),
+                        "parameters": {"type": "string", "description": "JSON object: parameter name → value (text)"},
+                        "map_id": {"type": "string"}}}}}}}))
+            }));
+    m.insert("/maps".into(), json!({
+                "get": op("Maps", "maps", false, "200", json!({})),
+                "post": op("Register an OpenDRIVE map (422 naming the line and reason when it does not parse)", "maps", true, "201", json!({"requestBody": {"required": true, "content": {"multipart/form-data": {"schema": {"type": "object", "required": ["file"], "additionalProperties": false, "properties": {"file": {"type": "string", "format": "binary"}, "id": new_id()}}}}}}))
+            }));
+    m
+}
+
+/// `/sweeps`, kept apart from the main document (the `json!` recursion limit).
+fn sweep_paths() -> serde_json::Map<String, Value> {
+    let create = json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["scenario_id"], "additionalProperties": false, "properties": {
+        "scenario_id": {"type": "string"}, "replays": {"type": "array", "items": {"type": "string"}}, "sim_vut_speed": {"type": "array", "items": {"type": "number"}},
+        "vary": {"type": "array", "items": {"type": "string"}, "example": ["method=predicted,at_sample", "noise.pos=0,0.05"]},
+        "repeat": {"type": "integer", "minimum": 1, "maximum": u32::MAX}, "seed": {"type": "integer", "minimum": 0, "maximum": u64::MAX}, "jobs": {"type": "integer", "minimum": 0, "maximum": u32::MAX, "description": "worker threads (0 or above the cores: every core)"}}}}}}});
+    let mut m = serde_json::Map::new();
+    m.insert("/sweeps".into(), json!({
+        "get": op("Sweeps of this process, newest first (progress summaries)", "sweeps", false, "200", json!({})),
+        "post": op("Start a sweep in the background: the Cartesian product of `vary` × `repeat` seeds over `replays` (or `sim_vut_speed`); unknown keys, empty lists and grids above the limit are 422 before anything runs; progress as `{\"type\":\"sweep\"}` frames on the live WebSocket", "sweeps", true, "202", create),
+    }));
+    m.insert("/sweeps/{id}".into(), json!({"get": op("A sweep: progress, rows, Table 2, the report's SVG plots and links to report.html and results.csv", "sweeps", false, "200", json!({"parameters": id_param()}))}));
+    m.insert("/sweeps/{id}/cancel".into(), json!({"post": op("Stop starting runs; the report covers what finished", "sweeps", true, "200", json!({"parameters": id_param()}))}));
+    m.insert("/sweeps/{id}/report.html".into(), json!({"get": media(op("The self-contained HTML report (409 while running)", "sweeps", false, "200", json!({"parameters": id_param()})), "200", json!({"text/html": {"schema": {"type": "string"}}}))}));
+    m.insert("/sweeps/{id}/results.csv".into(), json!({"get": media(op("One row per run (409 while running)", "sweeps", false, "200", json!({"parameters": id_param()})), "200", json!({"text/csv": {"schema": {"type": "string"}}}))}));
+    m
+}
+
+/// `/runs/{id}/parameters` (live parameters of a running run).
+fn parameter_paths() -> serde_json::Map<String, Value> {
+    // At least one parameter (`expect_state` alone changes nothing: 422).
+    let one_of_required: Vec<Value> = [
+        "ttc_offset_s",
+        "noise.pos",
+        "noise.speed",
+        "noise.heading",
+        "dropout",
+        "latency_ms",
+    ]
+    .iter()
+    .map(|n| json!({"required": [n]}))
+    .collect();
+    let body = json!({"type": "object", "additionalProperties": false, "example": {"ttc_offset_s": 0.3, "noise.pos": 0.1}, "properties": {
+        "ttc_offset_s": {"type": "number", "description": "fire at the dummy's TTC + offset, -10..10 s"},
+        "noise.pos": {"type": "number", "description": "position noise σ, m"},
+        "noise.speed": {"type": "number", "description": "speed noise σ, m/s"},
+        "noise.heading": {"type": "number", "description": "heading noise σ, deg"},
+        "dropout": {"type": "number", "description": "sample loss probability 0..1"},
+        "latency_ms": {"type": "number"},
+        "expect_state": {"type": "string", "enum": ["created", "armed", "running", "finished", "aborted", "failed"], "description": "the state the operator saw: 409 when the run is elsewhere"}},
+        "anyOf": one_of_required});
+    let mut m = serde_json::Map::new();
+    m.insert("/runs/{id}/parameters".into(), json!({
+        "get": op("Live parameters of an active run (ttc offset, injection) and the changes so far", "runs", false, "200", json!({"parameters": id_param()})),
+        "patch": op("Change live parameters of a running run, all or none (409 when it is not running, 422 naming an unknown name or a bad value); each change is a `parameter_change` event and is listed in the results' `parameter_changes`", "runs", true, "200",
+            json!({"parameters": id_param(), "requestBody": {"required": true, "content": {"application/json": {"schema": body}}}}))
+    }));
+    m
+}
+
+/// A run's live CAN (`can`) and which of its signals feed which fields (`can_mapping`).
+fn can_schemas() -> serde_json::Map<String, Value> {
+    let signal = json!({"type": "object", "required": ["message", "signal"], "properties": {"message": {"type": "string"}, "signal": {"type": "string"}}});
+    let mut m = serde_json::Map::new();
+    m.insert("CanSpec".into(), json!({"description": "live CAN fused with the INS source (dbc: a registered DBC id)", "type": "object", "required": ["kind", "dbc"], "discriminator": {"propertyName": "kind"}, "oneOf": [
+        {"type": "object", "title": "cannelloni", "required": ["kind", "bind", "dbc"], "properties": {"kind": {"type": "string", "enum": ["cannelloni"]}, "bind": {"type": "string", "example": "0.0.0.0:20000"}, "dbc": {"type": "string", "example": "vut"}}},
+        {"type": "object", "title": "socketcan", "required": ["kind", "iface", "dbc"], "properties": {"kind": {"type": "string", "enum": ["socketcan"]}, "iface": {"type": "string", "example": "can0"}, "dbc": {"type": "string", "example": "vut"}}}]}));
+    m.insert("CanMapping".into(), json!({"type": "object", "description": "which DBC signals feed which fields (checked against the DBC: 422 naming a missing signal); fcw: forward collision warning, its onset closes the validity window", "properties": {
+        "steering_wheel_deg": {"allOf": [signal.clone()], "nullable": true}, "steering_factor": {"type": "number"},
+        "brake_light": {"allOf": [signal.clone()], "nullable": true}, "fcw": {"allOf": [signal.clone()], "nullable": true},
+        "wheel_speeds": {"type": "array", "items": signal}, "wheel_speed_factor": {"type": "number"}}}));
+    m
+}
+
+/// The `sim_vut` run source.
+fn sim_vut_schema() -> Value {
+    json!({"type": "object", "title": "sim_vut", "required": ["kind"],
+        "description": "the built-in simulated VUT (speed controller, path following, optional AEB) in closed loop with the run, paced at the run's speed; its time is its step counter",
+        "properties": {
+            "kind": {"type": "string", "enum": ["sim_vut"]}, "vut_speed_kmh": {"type": "number", "default": 40},
+            "aeb": {"type": "object", "properties": {"ttc_s": {"type": "number", "default": 1.2}, "decel_mps2": {"type": "number", "default": 8}, "delay_ms": {"type": "number", "default": 150}, "margin_m": {"type": "number", "default": 0.2}}},
+            "elk": {"type": "object", "description": "emergency lane keeping of a VUT that drifts out of its lane", "properties": {"tlc_s": {"type": "number", "default": 0.3}, "lat_accel_mps2": {"type": "number", "default": 3}, "delay_ms": {"type": "number", "default": 100}}},
+            "step_ms": {"type": "number", "default": 10}, "run_up_m": {"type": "number"}, "max_duration_s": {"type": "number", "default": 60},
+            "injection": {"type": "object", "properties": {"pos": {"type": "number"}, "speed": {"type": "number"}, "heading": {"type": "number"}, "dropout": {"type": "number"}, "latency_ms": {"type": "number"}, "seed": {"type": "integer"}}}}})
+}

@@ -1,0 +1,299 @@
+//! Startup of the service: the store, the writer, this instance's lease and the recovery of
+//! what a previous process left (runs, carrier claims, files, test series), the bundled data,
+//! and the heartbeat that keeps the lease and fails the runs of instances that are gone.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use chrono::Utc;
+use serde_json::json;
+
+use super::auth::{generate_token, Tokens};
+use super::config::Config;
+use super::context::{count_rows, file_name, files, scenario_row, stem, Ctx, Metrics, Shared};
+use super::dbcs::dbc_row;
+use super::foxglove::FoxgloveHub;
+use super::geojson_cache::GeoCache;
+use super::hub::Hub;
+use super::instance::{ms, now_ms, Instance};
+use super::series::attempts;
+use super::shared_files;
+use super::state::{AppState, Inner};
+use super::supervisor::Supervisor;
+use crate::store::writer::Writer;
+use crate::store::{InstanceRow, ReplayRow, Store};
+
+impl AppState {
+    /// Connects the store, starts the writer, registers the bundled data and fails runs left
+    /// active by a previous process.
+    pub async fn start(config: Config) -> anyhow::Result<AppState> {
+        config.validate()?;
+        let instance = Instance::from_config(&config)?;
+        if let Some(d) = &config.telemetry.spill_dir {
+            std::fs::create_dir_all(d).map_err(|e| {
+                anyhow::anyhow!("telemetry.spill_dir {}: cannot create: {e}", d.display())
+            })?;
+        }
+        let store = Store::connect(&config.database_url).await?;
+        let hub = Hub::new();
+        let hub_for_errors = hub.clone();
+        let writer = Writer::spawn(
+            store.clone(),
+            config.telemetry.writer(),
+            Some(Arc::new(move |msg: &str| hub_for_errors.store_error(msg))),
+        );
+        let mut tokens = Tokens {
+            operator: config.auth.operator_tokens.clone(),
+            viewer: config.auth.viewer_tokens.clone(),
+            read_requires_token: config.auth.read_requires_token,
+        };
+        let generated = if tokens.operator.is_empty() {
+            let t = generate_token();
+            tokens.operator.push(t.clone());
+            Some(t)
+        } else {
+            None
+        };
+        let upload_dir = config.storage_dir.join("uploads");
+        let config_foxglove = config
+            .foxglove_bind
+            .as_ref()
+            .map(|_| FoxgloveHub::new(4096));
+        let geojson = GeoCache::new(config.limits.geojson_cache_bytes);
+        std::fs::create_dir_all(&upload_dir)
+            .map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", upload_dir.display()))?;
+        let ctx = Ctx(Arc::new(Shared {
+            config,
+            store,
+            writer,
+            hub,
+            maps: Mutex::new(HashMap::new()),
+            carriers: Mutex::new(BTreeMap::new()),
+            sources: Mutex::new(BTreeMap::new()),
+            metrics: Metrics::default(),
+            started: Instant::now(),
+            foxglove: config_foxglove,
+            instance,
+        }));
+        let state = AppState(Arc::new(Inner {
+            supervisor: Supervisor::new(ctx.clone()),
+            ctx,
+            tokens,
+            generated_operator_token: generated,
+            geojson,
+            upload_dir,
+            sweeps: Default::default(),
+        }));
+        // Runs of this instance's previous process and of instances whose lease expired; a
+        // live instance's runs are left alone.
+        let failed = state.instance.claim(&state.store).await?;
+        report_failed(
+            &state,
+            &failed,
+            "left active by a stopped process (this instance's previous one, or one whose lease expired)",
+        );
+        spawn_heartbeat(&state);
+        let (replays, recordings) = migrate_local(&state).await?;
+        if replays + recordings > 0 {
+            tracing::warn!(
+                "moved {replays} uploaded replay(s) and {recordings} recording(s) from the local storage directory into the database"
+            );
+        }
+        let n = state.store.release_stale_claims().await?;
+        if n > 0 {
+            tracing::warn!("{n} carrier claim(s) of ended runs released");
+        }
+        state.register_bundled().await?;
+        state.refresh_carriers().await?;
+        // Test series: attempts whose run ended while no process watched.
+        attempts::recover(&state).await?;
+        Ok(state)
+    }
+
+    /// Registers the bundled map(s), scenarios and replays (idempotent; ids are file stems).
+    async fn register_bundled(&self) -> anyhow::Result<()> {
+        let data = self.config.data_dir();
+        let now = Utc::now();
+        // The proving ground's maps, and the road networks of the bundled OpenSCENARIO
+        // library (what an uploaded Euro NCAP .xosc names).
+        let mut map_files = files(&data.join("opendrive"), "xodr");
+        map_files.extend(files(&data.join("osc-ncap/OpenDRIVE/NCAP"), "xodr"));
+        for p in map_files {
+            let xml = std::fs::read_to_string(&p)?;
+            match Shared::map_row(self, &stem(&p), &file_name(&p), xml, true) {
+                Ok((row, map)) => {
+                    self.store.upsert_map(&row).await?;
+                    self.cache_map(&row.id, map);
+                }
+                Err(e) => tracing::warn!("bundled map {}: {e}", p.display()),
+            }
+        }
+        let maps = self.store.map_ids().await?;
+        let mut scenario_ids = Vec::new();
+        for p in files(&data.join("scenarios"), "toml") {
+            let text = std::fs::read_to_string(&p)?;
+            match scenario_row(&stem(&p), &text, None, &maps, true) {
+                Ok(row) => {
+                    scenario_ids.push(row.id.clone());
+                    self.store.upsert_scenario(&row).await?
+                }
+                Err(e) => tracing::warn!("bundled scenario {}: {e}", p.display()),
+            }
+        }
+        for p in files(&data.join("can"), "dbc") {
+            let bytes = std::fs::read(&p)?;
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            match dbc_row(&stem(&p), &file_name(&p), text, true) {
+                Ok(row) => self.store.upsert_dbc(&row).await?,
+                Err(e) => tracing::warn!("bundled DBC {}: {e}", p.display()),
+            }
+        }
+        for p in files(&data.join("replays"), "csv") {
+            let id = stem(&p);
+            let scenario_id = scenario_ids
+                .iter()
+                .filter(|s| id.starts_with(s.as_str()))
+                .max_by_key(|s| s.len())
+                .cloned();
+            let meta = std::fs::metadata(&p)?;
+            let rows = count_rows(&p).unwrap_or(0);
+            let abs = p.canonicalize().unwrap_or(p.clone());
+            self.store
+                .upsert_replay(&ReplayRow {
+                    id: id.clone(),
+                    name: file_name(&p),
+                    scenario_id,
+                    path: abs.display().to_string(),
+                    bytes: meta.len() as i64,
+                    row_count: rows as i64,
+                    bundled: true,
+                    created_at: now,
+                })
+                .await?;
+        }
+        Ok(())
+    }
+
+}
+
+/// Records and announces runs another instance (or this one at startup) marked failed.
+pub fn report_failed(st: &AppState, failed: &[(String, Option<String>)], why: &str) {
+    for (id, owner) in failed {
+        let owner = owner.as_deref().unwrap_or("(none)");
+        tracing::warn!("run {id} (instance {owner}) marked failed: {why}");
+        st.record_event(
+            Some(id),
+            None,
+            "state",
+            &json!({"event": "state", "state": "failed", "instance": owner, "reason": why}),
+        );
+    }
+    if !failed.is_empty() {
+        // Test series whose point was being run by one of them give the point back.
+        let ids: Vec<String> = failed.iter().map(|(id, _)| id.clone()).collect();
+        tokio::spawn(attempts::settle_runs(st.clone(), ids));
+    }
+}
+
+/// The heartbeat: renews this instance's lease every third of it and fails other instances'
+/// runs whose lease has expired. Ends when the service's state is dropped.
+pub fn spawn_heartbeat(st: &AppState) -> tokio::task::JoinHandle<()> {
+    let weak = Arc::downgrade(&st.0);
+    let period = st.instance.lease / 3;
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(period);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        tick.tick().await;
+        loop {
+            tick.tick().await;
+            let Some(inner) = weak.upgrade() else { return };
+            let st = AppState(inner);
+            let me = &st.instance;
+            let now = now_ms();
+            match st
+                .store
+                .renew_instance(&me.id, now, now + ms(me.lease))
+                .await
+            {
+                Ok(true) => {}
+                Ok(false) => {
+                    tracing::warn!("instance {}: lease row missing; taken again", me.id);
+                    let _ = st
+                        .store
+                        .put_instance(&InstanceRow {
+                            id: me.id.clone(),
+                            host: me.host.clone(),
+                            pid: i64::from(std::process::id()),
+                            started_ms: now,
+                            heartbeat_ms: now,
+                            lease_until_ms: now + ms(me.lease),
+                        })
+                        .await;
+                }
+                Err(e) => tracing::error!(
+                    "instance {}: cannot renew the lease ({e}); other instances fail this instance's runs once it expires",
+                    me.id
+                ),
+            }
+            match st.store.fail_expired_runs(&me.id, now, Utc::now()).await {
+                Ok(failed) => report_failed(&st, &failed, "its instance's lease expired"),
+                Err(e) => tracing::warn!("instance {}: lease sweep: {e}", me.id),
+            }
+        }
+    })
+}
+
+
+/// At startup with PostgreSQL: local files from before the database held them (or from a
+/// time this instance ran on its own) go into the database. Uploaded replays whose row still
+/// names a local file that exists here, and recordings in `<storage_dir>/recordings/` of runs
+/// in the database without a stored copy. Files of other instances are migrated when those
+/// start. Returns (replays, recordings) migrated.
+pub async fn migrate_local(st: &AppState) -> anyhow::Result<(usize, usize)> {
+    if !shared_files::shared(st) {
+        return Ok((0, 0));
+    }
+    let mut replays = 0;
+    for r in st.store.list_replays().await? {
+        if r.bundled || r.path.starts_with(shared_files::DB_PREFIX) || !Path::new(&r.path).is_file() {
+            continue;
+        }
+        let path = shared_files::share_replay(st, &r.id, Path::new(&r.path)).await?;
+        st.store
+            .upsert_replay(&ReplayRow { path, ..r.clone() })
+            .await?;
+        replays += 1;
+    }
+    let mut recordings = 0;
+    let dir = st.config.storage_dir.join("recordings");
+    if let Ok(mut rd) = tokio::fs::read_dir(&dir).await {
+        while let Some(e) = rd.next_entry().await? {
+            let p = e.path();
+            let Some(run_id) = p
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".mcap"))
+                .map(str::to_string)
+            else {
+                continue;
+            };
+            if st.supervisor.is_active(&run_id)
+                || st.store.get_run(&run_id).await?.is_none()
+                || st
+                    .store
+                    .blob_info(&shared_files::recording_blob(&run_id))
+                    .await?
+                    .is_some()
+            {
+                continue;
+            }
+            st.store
+                .put_blob_from_file(&shared_files::recording_blob(&run_id), "recording", &p)
+                .await?;
+            recordings += 1;
+        }
+    }
+    Ok((replays, recordings))
+}

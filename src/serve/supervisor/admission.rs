@@ -1,0 +1,170 @@
+//! Admission of a new run: its track, and its scenario, map, source, DBC and carriers checked
+//! against the store before anything is created (422 naming what is wrong).
+
+use super::run::{CarrierSpec, NewRun, RunSource};
+use super::Supervisor;
+use crate::ingest::can::DbcDecoder;
+use crate::ingest::csv::BadRowPolicy;
+use crate::run::{InsSpec, Pace, RunSetup, SourceSpec};
+use crate::scenario::engine::EngineConfig;
+use crate::scenario::Scenario;
+use crate::serve::error::{ApiError, ApiResult};
+
+/// The track of a new run: the demo's own, a configured one, or the default; 422 otherwise.
+pub(super) fn track_of(st: &Supervisor, req: &NewRun) -> ApiResult<String> {
+    let c = &st.config;
+    if req.demo {
+        return Ok(c.demo.track.clone());
+    }
+    match &req.track {
+        None => Ok(c.default_track().to_string()),
+        Some(t) if c.is_track(t) => Ok(t.clone()),
+        Some(t) => Err(ApiError::Unprocessable(format!(
+            "track '{t}' is not a track of this service (tracks: {})",
+            c.tracks.join(", ")
+        ))),
+    }
+}
+
+/// Checks a new run against the store (scenario, map, replay, DBC, carriers).
+pub(super) async fn validate(st: &Supervisor, req: &NewRun) -> ApiResult<Option<String>> {
+    track_of(st, req)?;
+    let sc = st
+        .store
+        .get_scenario(&req.scenario_id)
+        .await?
+        .ok_or_else(|| {
+            ApiError::Unprocessable(format!("scenario '{}' does not exist", req.scenario_id))
+        })?;
+    let map_id = req.map_id.clone().or(sc.map_id);
+    if let Some(m) = &map_id {
+        if st.store.get_map(m).await?.is_none() {
+            return Err(ApiError::Unprocessable(format!("map '{m}' does not exist")));
+        }
+    }
+    let spec = SourceSpec {
+        can: req.can.clone(),
+        ..SourceSpec::ins(ins_spec_unresolved(&req.source))
+    };
+    spec.validate().map_err(ApiError::Unprocessable)?;
+    validate_sim(req)?;
+    if let RunSource::SimVut(o) = &req.source {
+        if o.vut_speed_kmh == 0.0 {
+            // 0 km/h is for a VUT that starts from standstill or stands parked; any other
+            // simulated VUT would never move.
+            let scenario = Scenario::from_toml(&sc.toml).map_err(|e| {
+                ApiError::Unprocessable(format!("scenario '{}': {e}", req.scenario_id))
+            })?;
+            if scenario.vut.launch.is_none() && scenario.vut.door.is_none() {
+                return Err(ApiError::Unprocessable(format!(
+                    "sim_vut: vut speed 0 km/h, but the VUT of scenario '{}' neither starts from standstill (vut.launch) nor stands parked (vut.door): it would never move",
+                    req.scenario_id
+                )));
+            }
+        }
+    }
+    if let RunSource::CsvReplay { replay_id, .. } = &req.source {
+        if st.store.get_replay(replay_id).await?.is_none() {
+            return Err(ApiError::Unprocessable(format!(
+                "replay '{replay_id}' does not exist"
+            )));
+        }
+        if !req.carriers.is_empty() && req.speed == Pace::Max {
+            return Err(ApiError::Unprocessable(
+                "real carriers move in real time: a replay with carriers needs a speed factor, not \"max\"".into(),
+            ));
+        }
+    }
+    if let Some(c) = &req.can {
+        let Some(row) = st.store.get_dbc(c.dbc()).await? else {
+            return Err(ApiError::Unprocessable(format!(
+                "DBC '{}' is not registered (POST /api/v1/dbcs)",
+                c.dbc()
+            )));
+        };
+        if let Some(m) = &req.can_mapping {
+            let dbc = DbcDecoder::parse(&row.text)
+                .map_err(|e| ApiError::Unprocessable(format!("DBC '{}': {e}", c.dbc())))?;
+            let missing = m.missing_in(&dbc);
+            if !missing.is_empty() {
+                return Err(ApiError::Unprocessable(format!(
+                    "DBC '{}' defines no signal {}",
+                    c.dbc(),
+                    missing.join(", ")
+                )));
+            }
+        }
+    } else if req.can_mapping.is_some() {
+        return Err(ApiError::Unprocessable(
+            "can_mapping needs a CAN source (can)".into(),
+        ));
+    }
+    if !req.carriers.is_empty() {
+        let scenario = Scenario::from_toml(&sc.toml)
+            .map_err(|e| ApiError::Unprocessable(format!("scenario '{}': {e}", req.scenario_id)))?;
+        let setup = RunSetup::new(scenario, None, EngineConfig::default());
+        setup
+            .carrier_configs(&carrier_specs(&req.carriers)?)
+            .map_err(|e| ApiError::Unprocessable(format!("carriers: {e:#}")))?;
+    }
+    Ok(map_id)
+}
+
+/// The INS spec of a stored source before the replay id is resolved to its file.
+pub(super) fn ins_spec_unresolved(src: &RunSource) -> InsSpec {
+    match src {
+        RunSource::CsvReplay { replay_id, .. } => InsSpec::Csv {
+            path: replay_id.into(),
+            columns: Vec::new(),
+            on_bad_row: BadRowPolicy::Stop,
+        },
+        RunSource::Ncom { bind } => InsSpec::Ncom { bind: bind.clone() },
+        RunSource::Json { transport, bind } => InsSpec::Json {
+            transport: *transport,
+            bind: bind.clone(),
+        },
+        // Not opened through the source factory (see `sim_run`); checked by its own rules.
+        RunSource::SimVut(_) => InsSpec::Csv {
+            path: "sim:vut".into(),
+            columns: Vec::new(),
+            on_bad_row: BadRowPolicy::Stop,
+        },
+    }
+}
+
+pub(super) fn carrier_specs(carriers: &[CarrierSpec]) -> ApiResult<Vec<String>> {
+    carriers
+        .iter()
+        .map(|c| {
+            if c.name.contains('=') || c.name.trim().is_empty() {
+                Err(ApiError::Unprocessable(format!(
+                    "bad carrier name '{}'",
+                    c.name
+                )))
+            } else {
+                Ok(format!("{}={}", c.name, c.address))
+            }
+        })
+        .collect()
+}
+
+/// The rules of a `sim_vut` source (nothing to check for the others).
+fn validate_sim(req: &NewRun) -> ApiResult<()> {
+    let RunSource::SimVut(o) = &req.source else {
+        return Ok(());
+    };
+    o.validate()
+        .map_err(|e| ApiError::Unprocessable(format!("sim_vut: {e}")))?;
+    if req.can.is_some() {
+        return Err(ApiError::Unprocessable(
+            "sim_vut: a simulated VUT takes no CAN source".into(),
+        ));
+    }
+    if !req.carriers.is_empty() && req.speed == Pace::Max {
+        return Err(ApiError::Unprocessable(
+            "real carriers move in real time: a simulated run with carriers needs a speed factor, not \"max\"".into(),
+        ));
+    }
+    Ok(())
+}
+

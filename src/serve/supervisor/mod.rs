@@ -1,0 +1,140 @@
+//! The run supervisor: the one owner of this instance's active runs, from create to stored
+//! result. It holds the active runs and the ended runs whose data is not stored yet, and it
+//! does everything a run's life needs: carrier claims ([`claims`]), arming and starting
+//! ([`lifecycle`]), the session with the service's sinks ([`sinks`]), health frames
+//! ([`health`]), the simulated VUT beside a session ([`vehicle`]), and settling the result
+//! ([`settle`], [`unsaved`]).
+//!
+//! It is given the shared context ([`Ctx`]: store, writer, live hub, instance, maps, carrier
+//! board) and knows nothing of HTTP routes; every handler is a thin adapter calling it.
+
+mod admission;
+mod claims;
+mod health;
+pub mod lifecycle;
+mod run;
+mod settle;
+mod sinks;
+pub mod unsaved;
+mod vehicle;
+
+use std::collections::HashMap;
+use std::ops::Deref;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+pub use health::ingest_health_json;
+pub use run::{speed_to_db, ActiveRun, CarrierSpec, NewRun, RunSource, StoredSource};
+pub use unsaved::derived_result;
+
+use super::context::{Ctx, Shared};
+use super::error::ApiResult;
+use crate::run::RunState;
+use crate::store::RunRow;
+
+/// Cheaply cloneable handle to the supervisor.
+#[derive(Clone)]
+pub struct Supervisor(Arc<Inner>);
+
+pub struct Inner {
+    ctx: Ctx,
+    /// The runs that are not terminal yet, by id.
+    runs: Mutex<HashMap<String, Arc<ActiveRun>>>,
+    /// Ended runs whose final state or result is not stored yet.
+    pub unsaved: unsaved::Unsaved,
+}
+
+impl Deref for Supervisor {
+    type Target = Inner;
+    fn deref(&self) -> &Inner {
+        &self.0
+    }
+}
+
+impl Deref for Inner {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.ctx
+    }
+}
+
+impl Supervisor {
+    pub fn new(ctx: Ctx) -> Supervisor {
+        Supervisor(Arc::new(Inner {
+            ctx,
+            runs: Mutex::new(HashMap::new()),
+            unsaved: Default::default(),
+        }))
+    }
+
+    /// An active run (not terminal yet).
+    pub fn active(&self, id: &str) -> Option<Arc<ActiveRun>> {
+        run::lock(&self.runs).get(id).cloned()
+    }
+
+    /// True while run `id` is not terminal.
+    pub fn is_active(&self, id: &str) -> bool {
+        self.active(id).is_some()
+    }
+
+    /// How many runs are active.
+    pub fn active_count(&self) -> usize {
+        run::lock(&self.runs).len()
+    }
+
+    /// Creates a run (state `created`).
+    pub async fn create(&self, req: NewRun) -> ApiResult<RunRow> {
+        lifecycle::create(self, req).await
+    }
+
+    /// Creates, arms and starts a run in one step.
+    pub async fn create_and_start(&self, req: NewRun) -> ApiResult<RunRow> {
+        lifecycle::create_and_start(self, req).await
+    }
+
+    /// `created → armed`.
+    pub async fn arm(&self, id: &str, expect: Option<RunState>) -> ApiResult<RunRow> {
+        lifecycle::arm(self, id, expect).await
+    }
+
+    /// `armed → running`.
+    pub async fn start(&self, id: &str, expect: Option<RunState>) -> ApiResult<RunRow> {
+        lifecycle::start(self, id, expect).await
+    }
+
+    /// Operator finish of a running run.
+    pub async fn finish(&self, id: &str, expect: Option<RunState>) -> ApiResult<RunRow> {
+        lifecycle::finish(self, id, expect).await
+    }
+
+    /// Operator abort.
+    pub async fn abort(
+        &self,
+        id: &str,
+        reason: &str,
+        expect: Option<RunState>,
+    ) -> ApiResult<RunRow> {
+        lifecycle::abort(self, id, reason, expect).await
+    }
+
+    /// Aborts every active run.
+    pub async fn abort_all(&self, reason: &str) -> Vec<RunRow> {
+        lifecycle::abort_all(self, reason).await
+    }
+
+    /// Waits until a run is terminal (or `timeout`).
+    pub async fn wait_done(&self, id: &str, timeout: Duration) -> ApiResult<RunRow> {
+        lifecycle::wait_done(self, id, timeout).await
+    }
+
+    /// A running run whose abort was requested, as the API shows it (`aborted`).
+    pub fn aborting_view(&self, id: &str) -> Option<RunRow> {
+        lifecycle::aborting_view(self, id)
+    }
+
+    /// The row of a run as it is now: an ended run's unsaved row, or a running run being
+    /// aborted.
+    pub fn current_row(&self, id: &str) -> Option<RunRow> {
+        self.unsaved.row(id).or_else(|| self.aborting_view(id))
+    }
+}

@@ -1,0 +1,284 @@
+//! `scil catalogue [--json]`, `scil catalogue instantiate` writing scenario
+//! files that `scil replay` runs, and the service's `GET /api/v1/catalogue` plus a run with
+//! `"sync": true` whose results carry the validity verdict.
+
+use crate::support;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use support::{shared, tempdir};
+
+use serde_json::{json, Value};
+
+fn scil(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_scil"))
+        .args(args)
+        .output()
+        .expect("scil runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn ids_all() -> Vec<String> {
+    scil::scenario::ncap2026::Catalogue::bundled()
+        .row
+        .iter()
+        .map(|r| r.id.clone())
+        .collect()
+}
+
+#[test]
+fn catalogue_json_and_table() {
+    let (code, out, err) = scil(&["catalogue", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(out.trim()).expect("one JSON array");
+    let ids: Vec<&str> = v
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|e| e["id"].as_str())
+        .collect();
+    assert_eq!(ids, ids_all());
+    let tool_rows: usize = v
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|e| e["rows"].as_array().map_or(0, Vec::len))
+        .sum();
+    assert_eq!(tool_rows, 43);
+    for e in v.as_array().expect("array") {
+        assert!(
+            !e["vut_speeds_kmh"].as_array().expect("speeds").is_empty(),
+            "{e}"
+        );
+    }
+    let ccrb = v
+        .as_array()
+        .expect("array")
+        .iter()
+        .find(|e| e["id"] == "CCRb")
+        .expect("CCRb");
+    assert_eq!(ccrb["headway_s"], json!(1.0));
+    let (code, out, _) = scil(&["catalogue"]);
+    assert_eq!(code, 0);
+    for id in ids_all() {
+        assert!(out.contains(&id), "{id} in {out}");
+    }
+    assert!(out.contains("43 rating-tool rows"), "{out}");
+}
+
+fn instantiate(dir: &Path, args: &[&str]) -> PathBuf {
+    let map = shared("opendrive/proving_ground.xodr");
+    let out = dir.join(format!("{}.toml", args[0].to_lowercase()));
+    let mut a = vec!["catalogue", "instantiate"];
+    a.extend_from_slice(args);
+    let (m, o) = (map.display().to_string(), out.display().to_string());
+    a.extend_from_slice(&["--map", &m, "-o", &o]);
+    let (code, _, err) = scil(&a);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    out
+}
+
+#[test]
+fn instantiated_scenarios_replay() {
+    let dir = tempdir("cli");
+    // CPNA-75 at 30 km/h where the shared run crosses: the same geometry as the shared
+    // scenario, with sync and validity on.
+    let sc = instantiate(
+        &dir,
+        &[
+            "CPNA-75",
+            "--vut-speed",
+            "30",
+            "--impact-x",
+            "200",
+            "--lane",
+            "-1",
+        ],
+    );
+    let text = std::fs::read_to_string(&sc).expect("written");
+    assert!(
+        text.contains("catalogue_id = \"CPNA\"") && text.contains("sync = true"),
+        "{text}"
+    );
+    let csv = shared("replays/cpna75_30kmh.csv");
+    let (code, out, err) = scil(&[
+        "replay",
+        csv.to_str().expect("utf8"),
+        "--scenario",
+        sc.to_str().expect("utf8"),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(out.trim()).expect("json");
+    let i = &v["impacts"][0];
+    let travel = i["dummy_travel_m"].as_f64().expect("impact");
+    assert!((travel - 4.46375).abs() <= 0.02, "{travel}");
+    assert!((i["impact_speed_kmh"].as_f64().expect("speed") - 30.0).abs() < 1.0);
+    assert_eq!(
+        v["validity"]["checks"].as_array().map(Vec::len),
+        Some(6),
+        "{v}"
+    );
+
+    // A rear and a longitudinal entry load and replay (the shared VUT drives through).
+    for args in [
+        vec![
+            "CCRs",
+            "--vut-speed",
+            "30",
+            "--impact-x",
+            "225",
+            "--lane",
+            "-1",
+        ],
+        vec![
+            "CPLA-50",
+            "--vut-speed",
+            "30",
+            "--impact-x",
+            "190",
+            "--lane",
+            "-1",
+        ],
+    ] {
+        let sc = instantiate(&dir, &args);
+        let (code, out, err) = scil(&[
+            "replay",
+            csv.to_str().expect("utf8"),
+            "--scenario",
+            sc.to_str().expect("utf8"),
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        let v: Value = serde_json::from_str(out.trim()).expect("json");
+        assert!(v["impacts"][0]["time_s"].is_f64(), "{args:?}: {v}");
+        assert!(
+            v["impacts"][0]["relative_speed_kmh"].is_f64(),
+            "{args:?}: {v}"
+        );
+    }
+
+    // Out of range and unknown ids are clear errors.
+    let map = shared("opendrive/proving_ground.xodr");
+    let m = map.to_str().expect("utf8");
+    let (code, _, err) = scil(&[
+        "catalogue",
+        "instantiate",
+        "CPNA-75",
+        "--vut-speed",
+        "95",
+        "--map",
+        m,
+        "--impact-x",
+        "200",
+        "--lane",
+        "-1",
+        "-o",
+        "/dev/null",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("95") && err.contains("outside"), "{err}");
+    let (code, _, err) = scil(&[
+        "catalogue",
+        "instantiate",
+        "XYZ",
+        "--vut-speed",
+        "30",
+        "--map",
+        m,
+        "--impact-x",
+        "200",
+        "--lane",
+        "-1",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("XYZ") && err.contains("CCFtap"), "{err}");
+}
+
+#[test]
+fn service_catalogue_and_sync_run() {
+    let rt = tokio::runtime::Runtime::new().expect("rt");
+    rt.block_on(async {
+        let dir = tempdir("serve");
+        let (_server, base) = support::service::spawn(&dir, "op").await;
+        let http = reqwest::Client::new();
+        let get = |p: String| {
+            let http = http.clone();
+            async move {
+                let r = http.get(p).send().await.expect("GET");
+                (r.status().as_u16(), r.json::<Value>().await.unwrap_or(Value::Null))
+            }
+        };
+        let (s, v) = get(format!("{base}/catalogue")).await;
+        assert_eq!(s, 200);
+        let ids: Vec<&str> = v.as_array().expect("array").iter().filter_map(|e| e["id"].as_str()).collect();
+        assert_eq!(ids, ids_all());
+        let (s, v) = get(format!("{base}/catalogue/cpna-75")).await;
+        assert_eq!((s, v["id"].as_str()), (200, Some("CPNA")));
+        let (s, v) = get(format!("{base}/catalogue/CPTAns")).await;
+        assert_eq!((s, v["id"].as_str()), (200, Some("CPTAfs & CPTAns")));
+        let (s, v) = get(format!("{base}/catalogue/nope")).await;
+        assert_eq!(s, 404);
+        assert!(v["error"].is_string());
+        let (_, doc) = get(format!("{base}/openapi.json")).await;
+        assert!(doc["paths"]["/catalogue"]["get"].is_object(), "{}", doc["paths"]);
+
+        // A run of the shared scenario with a validity table and "sync": true.
+        let toml = std::fs::read_to_string(shared("scenarios/cpna75_30kmh.toml"))
+            .expect("scenario")
+            .replace("map = \"../opendrive/proving_ground.xodr\"\n", "")
+            .replace("[vut]\n", "[vut]\nspeed_kmh = 30\n")
+            + "\n[validity]\n";
+        let r = http
+            .post(format!("{base}/scenarios"))
+            .bearer_auth("op")
+            .json(&json!({"id": "cpna75_sync", "toml": toml, "map_id": "proving_ground"}))
+            .send()
+            .await
+            .expect("POST");
+        assert!(r.status().is_success(), "{:?}", r.text().await);
+        let r = http
+            .post(format!("{base}/runs"))
+            .bearer_auth("op")
+            .json(&json!({"scenario_id": "cpna75_sync", "replay": "cpna75_30kmh", "speed": "max", "sync": true, "start": true}))
+            .send()
+            .await
+            .expect("POST");
+        assert_eq!(r.status().as_u16(), 201);
+        let run: Value = r.json().await.expect("json");
+        let id = run["id"].as_str().expect("id").to_string();
+        let t0 = std::time::Instant::now();
+        loop {
+            let (_, r) = get(format!("{base}/runs/{id}")).await;
+            if matches!(r["state"].as_str(), Some("finished" | "aborted" | "failed")) {
+                assert_eq!(r["state"], "finished", "{r}");
+                break;
+            }
+            assert!(t0.elapsed().as_secs() < 60, "{r}");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        let (s, res) = get(format!("{base}/runs/{id}/results")).await;
+        assert_eq!(s, 200);
+        let travel = res["impacts"][0]["dummy_travel_m"].as_f64().expect("impact");
+        assert!((travel - 4.46375).abs() <= 0.02, "synced service run: {travel}");
+        assert_eq!(res["validity"]["checks"].as_array().map(Vec::len), Some(6), "{res}");
+
+        // The series report of that run: HTML with the verdicts and plots, CSV with its row.
+        let r = http.get(format!("{base}/reports?runs={id}")).send().await.expect("GET");
+        assert_eq!(r.status().as_u16(), 200);
+        assert!(r.headers()[reqwest::header::CONTENT_TYPE].to_str().unwrap_or("").starts_with("text/html"));
+        let page = r.text().await.expect("html");
+        assert!(page.contains("<svg") && page.contains("vut_steering_rate") && page.contains(&id), "{page}");
+        let r = http.get(format!("{base}/reports?runs={id}&format=csv")).send().await.expect("GET");
+        let text = r.text().await.expect("csv");
+        let row = text.lines().nth(1).expect("one row");
+        assert!(row.starts_with(&format!("\"{id}\",")), "{row}");
+        let (s, v) = get(format!("{base}/reports?runs=nope")).await;
+        assert_eq!(s, 404, "{v}");
+        let (s, _) = get(format!("{base}/reports?runs=")).await;
+        assert_eq!(s, 422);
+    });
+}
