@@ -10,6 +10,7 @@
 //! one; back to the start within 0.5 m and 5°; a second run starts. And an object killed while
 //! armed: the run is no longer armed and the start is refused, naming it.
 
+#[path = "it/support/mod.rs"]
 mod support;
 
 use std::io::Read;
