@@ -112,9 +112,6 @@ fn options() -> GroundOptions {
             min_rate_share: 0.2,
             ..Default::default()
         }),
-        // The stock object reports its TRAJ speed as its MONR speed while its own pace lags on
-        // a loaded machine: the engine takes the speed it really drives, from its positions.
-        speed_from_positions_s: Some(1.0),
         ..GroundOptions::default()
     }
 }
@@ -124,7 +121,12 @@ fn setup(row: &str, p: Params, map: &str) -> Arc<RunSetup> {
     let cat = Catalogue::bundled();
     let (r, _) = cat.find(row).expect("row");
     let sc = r.instantiate(&p, &m.road_network).expect("placed");
-    Arc::new(RunSetup::try_new(sc, Some(m), EngineConfig::default()).expect("setup"))
+    // The engine's own stale-telemetry limit allows a second here too (shared machine).
+    let engine = EngineConfig {
+        stale_limit_s: Some(1.0),
+        ..EngineConfig::default()
+    };
+    Arc::new(RunSetup::try_new(sc, Some(m), engine).expect("setup"))
 }
 
 /// Objects for a setup: the VUT robot and every moving target, on consecutive addresses. Test

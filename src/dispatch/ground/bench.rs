@@ -125,6 +125,16 @@ pub struct GroundReport {
     pub impacts: Vec<ImpactCheck>,
 }
 
+impl GroundReport {
+    /// The objects' block of a run's results (`objects`, `impacts`).
+    pub fn objects_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "objects": self.objects,
+            "impacts": self.impacts,
+        })
+    }
+}
+
 /// A drive back to the start.
 #[derive(Debug, Clone, Serialize)]
 pub struct ReturnReport {
@@ -190,6 +200,15 @@ impl Ground {
 
     pub fn status(&self) -> &[ObjectStatus] {
         &self.status
+    }
+
+    /// What is known of object `name` from before (its last pose and state).
+    pub fn set_known(&mut self, name: &str, pose: Option<Pose>, state: Option<ObjectState>) {
+        if let Some(s) = self.status.iter_mut().find(|s| s.name == name) {
+            s.pose = pose;
+            s.state = state;
+        }
+        self.update_at_start();
     }
 
     fn addresses(&self) -> Vec<String> {
@@ -295,6 +314,28 @@ impl Ground {
         feed: Option<Feed>,
         sinks: Vec<Box<dyn Sink>>,
     ) -> Result<GroundReport, GroundError> {
+        let opts = SessionOptions {
+            pace: crate::run::Pace::Live,
+            first_sample_timeout: Some(Duration::from_secs(10)),
+            ..SessionOptions::default()
+        };
+        self.run_with(motion, prepared, feed, sinks, opts, None, None)
+            .await
+    }
+
+    /// [`Self::run`] with the session's options, its stop handle and an observer of the
+    /// control centre's events (the service's).
+    #[allow(clippy::too_many_arguments)]
+    pub async fn run_with(
+        &mut self,
+        motion: Motion,
+        prepared: &Prepared,
+        feed: Option<Feed>,
+        sinks: Vec<Box<dyn Sink>>,
+        session_opts: SessionOptions,
+        stop: Option<crate::run::StopHandle>,
+        observer: Option<crate::run::sink::carriers::DispatchObserver>,
+    ) -> Result<GroundReport, GroundError> {
         if let Err(r) = motion.start_check() {
             self.observe(&motion.h.snapshot());
             motion.h.disarm();
@@ -341,15 +382,14 @@ impl Ground {
             ..CarrierOptions::default()
         };
         let start_on_arm = vut_idx.map(|i| (prepared.plans[i].name.clone(), self.opts.start_lead));
-        let sink = CarrierSink::attached(motion.h.clone(), copts, targets_of, start_on_arm);
-        let mut session = Session::new(
-            setup.clone(),
-            feed,
-            SessionOptions {
-                pace: crate::run::Pace::Live,
-                ..SessionOptions::default()
-            },
-        );
+        let mut sink = CarrierSink::attached(motion.h.clone(), copts, targets_of, start_on_arm);
+        if let Some(o) = observer {
+            sink = sink.with_observer(o);
+        }
+        let mut session = Session::new(setup.clone(), feed, session_opts);
+        if let Some(stop) = stop {
+            session = session.with_stop(stop);
+        }
         for s in sinks {
             session.add_sink(s);
         }

@@ -20,7 +20,7 @@ pub mod plan;
 pub mod route;
 pub mod track;
 
-mod bench;
+pub mod bench;
 
 pub use bench::{Ground, GroundError, GroundReport, ObjectReport, ObjectStatus, ReturnReport};
 pub use motion::{Motion, StartRefused};

@@ -220,6 +220,17 @@ fn check_expected(id: &str, action: &str, row: &RunRow, expect: Option<RunState>
 
 /// Loads the scenario, map and source: `created → armed`.
 pub async fn arm(st: &Supervisor, id: &str, expect: Option<RunState>) -> ApiResult<RunRow> {
+    arm_with(st, id, expect, false).await
+}
+
+/// [`arm`]; with objects on the ground, `override_start` arms although an object is known to
+/// stand away from its start.
+pub async fn arm_with(
+    st: &Supervisor,
+    id: &str,
+    expect: Option<RunState>,
+    override_start: bool,
+) -> ApiResult<RunRow> {
     let run = match active(st, id) {
         Some(r) => r,
         None => return Err(not_active_error(st, id, "arm", expect).await),
@@ -234,6 +245,10 @@ pub async fn arm(st: &Supervisor, id: &str, expect: Option<RunState>) -> ApiResu
     }
     hold_claims(st, &run).await?;
     let prepared = prepare(st, &row, &run.carriers).await?;
+    if super::ground::is_ground(&run.carriers)? {
+        super::ground::arm_objects(st, &row, &prepared.setup, &run.carriers, override_start)
+            .await?;
+    }
     publish_prepared(st, &run, &row, &prepared);
     *lock(&run.prepared) = Some(prepared);
     row.armed_at = Some(Utc::now());
@@ -248,7 +263,8 @@ async fn prepare(st: &Supervisor, row: &RunRow, carriers: &[CarrierSpec]) -> Api
         .load_scenario(&row.scenario_id, "no longer exists")
         .await?;
     let map = st.map_opt(row.map_id.as_deref()).await?;
-    let carriers = if carriers.is_empty() {
+    // Objects on the ground are dispatched by the ground layer, not the carriers sink.
+    let carriers = if carriers.is_empty() || super::ground::is_ground(carriers)? {
         None
     } else {
         Some(CarrierOptions {
@@ -267,6 +283,15 @@ async fn prepare(st: &Supervisor, row: &RunRow, carriers: &[CarrierSpec]) -> Api
         RunSetup::try_new(scenario, map, engine)
             .map_err(|e| ApiError::Unprocessable(format!("scenario: {e:#}")))?,
     );
+    if let RunSource::Monr { carrier } = &stored.ins {
+        // The robot's MONR is fed when the run starts (see `ground`).
+        return Ok(Prepared {
+            setup,
+            feed: crate::run::Feed::from_iter(format!("monr:{carrier}"), std::iter::empty()),
+            carriers,
+            vehicle: None,
+        });
+    }
     if let RunSource::SimVut(opts) = &stored.ins {
         let (feed, vehicle) = super::vehicle::drive(&setup, opts);
         return Ok(Prepared {
@@ -366,6 +391,9 @@ pub async fn start(st: &Supervisor, id: &str, expect: Option<RunState>) -> ApiRe
         )));
     }
     hold_claims(st, &run).await?;
+    // Objects on the ground start only when every one is ARMED (409 naming the one that is
+    // not).
+    super::ground::start_check(st, id).await?;
     let prepared = lock(&run.prepared).take().ok_or_else(|| {
         ApiError::Internal(anyhow::anyhow!("armed run without a prepared source"))
     })?;
@@ -391,7 +419,17 @@ pub async fn abort(
     let reason = crate::store::bound_reason(reason);
     let run = match active(st, id) {
         Some(r) => r,
-        None => return Err(not_active_error(st, id, "abort", expect).await),
+        None => {
+            // ABORT also stops the objects driving back to their starts after the run.
+            if super::ground::abort_return(st, id, &reason).await {
+                return st
+                    .store
+                    .get_run(id)
+                    .await?
+                    .ok_or_else(|| ApiError::not_found("run", id));
+            }
+            return Err(not_active_error(st, id, "abort", expect).await);
+        }
     };
     let mut row = run.row.lock().await;
     check_expected(id, "abort", &row, expect)?;
@@ -515,18 +553,44 @@ async fn supervise(st: Supervisor, run: Arc<ActiveRun>, p: Prepared, speed: Pace
         }
     }
     let (vut, targets) = (setup.vut_id().to_string(), setup.target_ids());
-    session.add_sink(Box::new(StoreSink::new(
-        st.clone(),
-        run.clone(),
-        vut.clone(),
-        targets.clone(),
-    )));
-    session.add_sink(Box::new(LiveSink::new(run.clone(), vut, targets)));
+    let mut sinks: Vec<Box<dyn crate::run::Sink>> = vec![
+        Box::new(StoreSink::new(st.clone(), run.clone(), vut.clone(), targets.clone())),
+        Box::new(LiveSink::new(run.clone(), vut, targets)),
+    ];
     if let Some(hub) = &st.foxglove {
-        session.add_sink(Box::new(crate::serve::foxglove::FoxgloveSink::new(hub)));
+        sinks.push(Box::new(crate::serve::foxglove::FoxgloveSink::new(hub)));
     }
     if let Some(path) = recording {
-        session.add_sink(Box::new(McapSink::new(path)));
+        sinks.push(Box::new(McapSink::new(path)));
+    }
+    if let Some(g) = st.ground.get(&run.id) {
+        // Objects on the ground: the ground layer drives the session and the objects.
+        let opts = SessionOptions {
+            pace: Pace::Live,
+            first_sample_timeout: Some(st.config.limits.first_sample_timeout()),
+            live: Some(run.params.clone()),
+            traces: true,
+            ..SessionOptions::default()
+        };
+        let observer = dispatch_observer(st.clone(), run.clone());
+        let report =
+            super::ground::run_objects(
+                &st,
+                &run.id,
+                g,
+                session.into_feed(),
+                sinks,
+                opts,
+                run.stop.clone(),
+                observer,
+            )
+                .await;
+        ticker.abort();
+        settle(&st, &run, report, true).await;
+        return;
+    }
+    for s in sinks {
+        session.add_sink(s);
     }
     if !real_carriers {
         let sim: Vec<(String, String)> = setup
