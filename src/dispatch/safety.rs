@@ -267,7 +267,13 @@ impl Supervisor {
             && prev == Some(ObjectState::Armed)
             && state != ObjectState::Armed
         {
-            self.abort(now, AbortReason::LeftArmed { carrier: name, state });
+            self.abort(
+                now,
+                AbortReason::LeftArmed {
+                    carrier: name,
+                    state,
+                },
+            );
             return;
         }
         if self.phase == Phase::Arming

@@ -51,7 +51,7 @@ pub enum GroundError {
     Plan(String),
     #[error("{0}")]
     Connect(String),
-    #[error("arming refused: {0}")]
+    #[error("{0}")]
     Arm(String),
     #[error(transparent)]
     StartRefused(#[from] StartRefused),
@@ -105,6 +105,11 @@ pub struct ObjectReport {
     /// The final pose against the end of its path (a drive back: its start pose).
     pub end_distance_m: Option<f64>,
     pub end_heading_deg: Option<f64>,
+    /// How far behind its planned schedule the object drove (MONR time from its first
+    /// RUNNING MONR against the planned time of the same place), at its last moving MONR and
+    /// the largest, s: positive = late.
+    pub schedule_lag_s: Option<f64>,
+    pub max_schedule_lag_s: Option<f64>,
 }
 
 /// A target's impact as driven (MONR) against the planned one (the rehearsal's).
@@ -408,7 +413,7 @@ impl Ground {
                 .iter()
                 .map(|p| p.track.duration_s())
                 .fold(0.0, f64::max);
-            wait_at_ends(&motion, Duration::from_secs_f64(0.5 * left + 5.0), true).await;
+            wait_at_ends(&motion, Duration::from_secs_f64(left + 10.0), true).await;
             tick.abort();
         }
         let snap = motion.stop().await;
@@ -442,10 +447,7 @@ impl Ground {
                 .ok_or_else(|| {
                     GroundError::Plan(format!("object {}: no route back to its start", s.name))
                 })?;
-            plans.push(ObjectPlan {
-                track,
-                ..p.clone()
-            });
+            plans.push(ObjectPlan { track, ..p.clone() });
         }
         self.arm_plans(plans, prepared).await
     }
@@ -471,7 +473,7 @@ impl Ground {
             .h
             .start_at(tokio::time::Instant::now() + self.opts.start_lead);
         // Until every object reported the end of its path, or an abort.
-        wait_at_ends(&motion, Duration::from_secs_f64(longest * 1.5 + 5.0), false).await;
+        wait_at_ends(&motion, Duration::from_secs_f64(longest * 2.5 + 10.0), false).await;
         // The last MONR of the end pose lands before the stop.
         tokio::time::sleep(Duration::from_millis(100)).await;
         let snap = motion.stop().await;
@@ -479,9 +481,9 @@ impl Ground {
         let monr = motion.monr();
         let objects = object_reports(&motion, &snap, &monr);
         let aborted = snap.events.iter().find_map(|e| match &e.kind {
-            EventKind::Abort { reason } => Some(
-                serde_json::to_string(reason).unwrap_or_else(|_| format!("{reason:?}")),
-            ),
+            EventKind::Abort { reason } => {
+                Some(serde_json::to_string(reason).unwrap_or_else(|_| format!("{reason:?}")))
+            }
             _ => None,
         });
         self.observe(&snap);
@@ -618,18 +620,11 @@ fn monr_feed(
             }
         }
     });
-    (
-        Feed::from_channel("monr:vut", rx).with_map_frame(),
-        pump,
-    )
+    (Feed::from_channel("monr:vut", rx).with_map_frame(), pump)
 }
 
 /// Per object: states, TRAJ, MONR count, lateral deviation while RUNNING, final pose.
-fn object_reports(
-    motion: &Motion,
-    snap: &Snapshot,
-    monr: &[Vec<MonrSample>],
-) -> Vec<ObjectReport> {
+fn object_reports(motion: &Motion, snap: &Snapshot, monr: &[Vec<MonrSample>]) -> Vec<ObjectReport> {
     motion
         .plans
         .iter()
@@ -646,6 +641,17 @@ fn object_reports(
                 .last()
                 .map(|m| Pose::new(m.x, m.y, m.yaw_deg.to_radians()));
             let off = final_pose.map(|f| f.offset_to(&p.track.end()));
+            let running: Vec<&MonrSample> = track
+                .iter()
+                .filter(|m| m.state == ObjectState::Running)
+                .collect();
+            let lag = running.first().and_then(|m0| {
+                let pts: Vec<(f64, f64, f64)> = running
+                    .iter()
+                    .map(|m| (m.t_s - m0.t_s, m.x, m.y))
+                    .collect();
+                p.track.schedule_lag(&pts)
+            });
             ObjectReport {
                 name: p.name.clone(),
                 drives: p.drives.clone(),
@@ -665,6 +671,8 @@ fn object_reports(
                 start_pose: p.track.start(),
                 end_distance_m: off.map(|o| o.0),
                 end_heading_deg: off.map(|o| o.1),
+                schedule_lag_s: lag.map(|l| l.0),
+                max_schedule_lag_s: lag.map(|l| l.1),
             }
         })
         .collect()
@@ -686,7 +694,12 @@ fn impact_checks(prepared: &Prepared, monr: &[Vec<MonrSample>]) -> Vec<ImpactChe
             Drives::Vut => None,
         })
         .filter_map(|(i, id)| {
-            let spec = prepared.setup.scenario.targets.iter().find(|t| &t.id == id)?;
+            let spec = prepared
+                .setup
+                .scenario
+                .targets
+                .iter()
+                .find(|t| &t.id == id)?;
             let planned = prepared.rehearsal.as_ref().and_then(|r| {
                 r.impacts
                     .iter()

@@ -11,8 +11,8 @@ use tokio::sync::broadcast;
 use super::plan::{GroundOptions, ObjectPlan};
 use super::track::Pose;
 use crate::dispatch::control_centre::{
-    CarrierConfig, CarrierMode, ControlCentre, ControlCentreConfig, ControlCentreHandle,
-    GeoOrigin, MonrSample, Snapshot,
+    CarrierConfig, CarrierMode, ControlCentre, ControlCentreConfig, ControlCentreHandle, GeoOrigin,
+    MonrSample, Snapshot,
 };
 use crate::dispatch::events::{AbortReason, EventKind, Phase};
 use crate::dispatch::iso22133::ObjectState;
@@ -127,7 +127,11 @@ impl Motion {
                 format!(
                     "{}: {}, state {}",
                     c.name,
-                    if c.connected { "connected" } else { "not connected" },
+                    if c.connected {
+                        "connected"
+                    } else {
+                        "not connected"
+                    },
                     c.state.map_or("none".into(), |s| format!("{s:?}"))
                 )
             })
@@ -285,7 +289,10 @@ pub fn abort_cause(s: &Snapshot) -> Option<(String, String)> {
             }
             AbortReason::LeftArmed { carrier, state } => Some((
                 carrier.clone(),
-                format!("left ARMED before the start (now {})", format!("{state:?}").to_uppercase()),
+                format!(
+                    "left ARMED before the start (now {})",
+                    format!("{state:?}").to_uppercase()
+                ),
             )),
             _ => None,
         },

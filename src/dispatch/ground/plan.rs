@@ -171,7 +171,11 @@ impl Sink for Recorder {
         }
     }
 
-    fn close<'a>(&'a mut self, _e: &'a crate::run::RunEnd, _r: &'a mut RunReport) -> BoxFuture<'a, ()> {
+    fn close<'a>(
+        &'a mut self,
+        _e: &'a crate::run::RunEnd,
+        _r: &'a mut RunReport,
+    ) -> BoxFuture<'a, ()> {
         Box::pin(async {})
     }
 }
@@ -254,12 +258,7 @@ pub const ROBOT_DECEL_MPS2: f64 = 3.0;
 /// from standstill, accelerating at `acc` straight along the first sample's heading so that it
 /// reaches the first sample at its speed, and ends braking at `dec` straight on from the last.
 /// The rehearsal's own samples are kept as they are (times shifted by the launch).
-pub fn with_launch_and_stop(
-    pts: Vec<TrackPoint>,
-    acc: f64,
-    dec: f64,
-    dt: f64,
-) -> Vec<TrackPoint> {
+pub fn with_launch_and_stop(pts: Vec<TrackPoint>, acc: f64, dec: f64, dt: f64) -> Vec<TrackPoint> {
     let (Some(&first), Some(&last)) = (pts.first(), pts.last()) else {
         return pts;
     };
@@ -327,7 +326,9 @@ pub async fn plan_objects(
         let mobility = o
             .mobility
             .unwrap_or_else(|| default_mobility(setup, &o.drives));
-        mobility.validate().map_err(|e| format!("object {}: {e}", o.name))?;
+        mobility
+            .validate()
+            .map_err(|e| format!("object {}: {e}", o.name))?;
         let track = match &o.drives {
             Drives::Vut => vut.clone(),
             Drives::Target(id) => {
@@ -352,7 +353,12 @@ pub async fn plan_objects(
                     .iter()
                     .find(|r| &r.target == id)
                     .map_or(0.0, |r| r.fired_at_s);
-                truncate_with_stop(full, run_end_s - origin + 1.0, TARGET_DECEL_MPS2, opts.traj_dt_s)
+                truncate_with_stop(
+                    full,
+                    run_end_s - origin + 1.0,
+                    TARGET_DECEL_MPS2,
+                    opts.traj_dt_s,
+                )
             }
         };
         plans.push(ObjectPlan {

@@ -347,7 +347,10 @@ mod tests {
     fn check(from: Pose, to: Pose, m: &Mobility) -> PlannedTrack {
         let t = plan_route(from, to, m, 0.05).expect("route");
         let (d, h) = t.end().offset_to(&to);
-        assert!(d < 1e-6 && h < 1e-6, "{from:?} → {to:?}: ends {d} m {h}° off");
+        assert!(
+            d < 1e-6 && h < 1e-6,
+            "{from:?} → {to:?}: ends {d} m {h}° off"
+        );
         // Drivable: consecutive points no further apart than the speed allows, and the
         // heading changes no faster than the radius allows.
         for w in t.points.windows(2) {
@@ -392,12 +395,7 @@ mod tests {
             check(from, to, &Mobility::SMALL_PLATFORM);
         }
         // Dubins' words against a closed form: a half circle to the left.
-        let p = dubins(
-            Pose::new(0.0, 0.0, 0.0),
-            Pose::new(0.0, 10.0, PI),
-            5.0,
-        )
-        .expect("path");
+        let p = dubins(Pose::new(0.0, 0.0, 0.0), Pose::new(0.0, 10.0, PI), 5.0).expect("path");
         let len: f64 = p.iter().map(|q| q.length).sum();
         assert!((len - 5.0 * PI).abs() < 1e-6, "{len}");
         assert!(Mobility {

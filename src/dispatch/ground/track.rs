@@ -171,12 +171,52 @@ impl PlannedTrack {
             return self.end();
         }
         let (a, b) = (&self.points[i - 1], &self.points[i]);
-        let f = if b.t > a.t { (t - a.t) / (b.t - a.t) } else { 0.0 };
+        let f = if b.t > a.t {
+            (t - a.t) / (b.t - a.t)
+        } else {
+            0.0
+        };
         Pose::new(
             a.x + f * (b.x - a.x),
             a.y + f * (b.y - a.y),
             a.yaw + f * wrap_pi(b.yaw - a.yaw),
         )
+    }
+}
+
+impl PlannedTrack {
+    /// How far behind its schedule an object was: for each `(t, x, y)` of its MONR while
+    /// moving (times from its start), its time minus the planned time of the nearest track
+    /// point (searched forwards, as an object does not drive back along its path); points
+    /// where the plan stands still say nothing about time and are skipped. Returns the lag
+    /// of the last sample and the largest one by magnitude, seconds.
+    pub fn schedule_lag(&self, monr: &[(f64, f64, f64)]) -> Option<(f64, f64)> {
+        let t0 = self.points[0].t;
+        let mut i = 0;
+        let (mut last, mut worst): (Option<f64>, f64) = (None, 0.0);
+        for &(t, x, y) in monr {
+            // Nearest point within the next stretch of the track.
+            let end = (i + 2000).min(self.points.len());
+            let (mut best, mut bi) = (f64::INFINITY, i);
+            for (k, p) in self.points[i..end].iter().enumerate() {
+                let d = (p.x - x).hypot(p.y - y);
+                if d < best {
+                    best = d;
+                    bi = i + k;
+                }
+            }
+            i = bi;
+            let p = &self.points[bi];
+            if p.v.abs() < 0.5 || best > 0.5 {
+                continue;
+            }
+            let lag = t - (p.t - t0);
+            last = Some(lag);
+            if lag.abs() > worst.abs() {
+                worst = lag;
+            }
+        }
+        last.map(|l| (l, worst))
     }
 }
 

@@ -101,9 +101,10 @@ pub(super) async fn validate(st: &Supervisor, req: &NewRun) -> ApiResult<Option<
     }
     let ground = super::ground::is_ground(&req.carriers)?;
     if let RunSource::Monr { carrier } = &req.source {
-        let drives_vut = req.carriers.iter().any(|c| {
-            &c.name == carrier && c.drives == Some(crate::dispatch::ground::Drives::Vut)
-        });
+        let drives_vut = req
+            .carriers
+            .iter()
+            .any(|c| &c.name == carrier && c.drives == Some(crate::dispatch::ground::Drives::Vut));
         if !drives_vut {
             return Err(ApiError::Unprocessable(format!(
                 "source monr: carrier '{carrier}' must be one of the run's carriers with \"drives\": \"vut\""
@@ -116,7 +117,7 @@ pub(super) async fn validate(st: &Supervisor, req: &NewRun) -> ApiResult<Option<
         carrier_specs(&req.carriers)?;
         crate::dispatch::ground::Ground::new(
             super::ground::object_specs(&req.carriers),
-            super::ground::options(),
+            super::ground::options(&st.config.ground),
         )
         .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
     } else if !req.carriers.is_empty() {
@@ -193,4 +194,3 @@ fn validate_sim(req: &NewRun) -> ApiResult<()> {
     }
     Ok(())
 }
-

@@ -36,6 +36,8 @@ pub struct Board {
     pub returning: Mutex<HashMap<String, ControlCentreHandle>>,
     /// Each run's `"objects"` as last published (read without waiting for a drive back).
     shown: Mutex<HashMap<String, Value>>,
+    /// Control centres of runs armed or running, by run (their objects' live MONR poses).
+    pub live: Mutex<HashMap<String, ControlCentreHandle>>,
 }
 
 impl Board {
@@ -59,14 +61,29 @@ impl Board {
         shown.insert(run_id.to_string(), objects_json(g));
     }
 
-    /// The run's objects as last published; `state` reads `returning` during a drive back.
+    /// The run's objects as last published, with the live MONR pose and state of each while
+    /// its control centre runs (`state` reads `returning` during a drive back).
     pub fn shown(&self, run_id: &str) -> Option<Value> {
         let mut v = lock(&self.shown).get(run_id).cloned()?;
-        if lock(&self.returning).contains_key(run_id) {
-            if let Some(a) = v.as_array_mut() {
-                for o in a {
-                    o["state"] = json!("returning");
+        let returning = lock(&self.returning).get(run_id).cloned();
+        let live = returning
+            .clone()
+            .or_else(|| lock(&self.live).get(run_id).cloned());
+        if let (Some(h), Some(a)) = (live, v.as_array_mut()) {
+            let snap = h.snapshot();
+            for o in a {
+                let Some(c) = snap.carriers.iter().find(|c| o["name"] == c.name.as_str()) else {
+                    continue;
+                };
+                if c.last_monr_s.is_some() {
+                    o["pose"] = json!({"x": c.x, "y": c.y,
+                        "heading_deg": crate::frame::yaw_to_heading(c.yaw_deg.to_radians())});
                 }
+                o["state"] = match (&returning, c.state) {
+                    (Some(_), _) => json!("returning"),
+                    (None, Some(st)) => json!(format!("{st:?}").to_lowercase()),
+                    (None, None) => json!("disconnected"),
+                };
             }
         }
         Some(v)
@@ -101,8 +118,8 @@ impl Board {
     }
 }
 
-/// Whether a run's carriers are objects on the ground (every one names what it drives); a
-/// mix is refused.
+/// Whether a run's carriers are objects on the ground (every one names what it drives; the
+/// ground layer dispatches them, not the carriers sink); a mix is refused.
 pub fn is_ground(carriers: &[CarrierSpec]) -> Result<bool, ApiError> {
     let with = carriers.iter().filter(|c| c.drives.is_some()).count();
     match with {
@@ -128,9 +145,27 @@ pub fn object_specs(carriers: &[CarrierSpec]) -> Vec<ObjectSpec> {
         .collect()
 }
 
-/// The service's ground options.
-pub fn options() -> GroundOptions {
-    GroundOptions::default()
+/// The service's ground options (its `[ground]` configuration).
+pub fn options(c: &crate::serve::config::GroundConfig) -> GroundOptions {
+    let base = GroundOptions::default();
+    GroundOptions {
+        monr_miss_limit: c.monr_miss_limit,
+        heab_rate_hz: c.heab_rate_hz,
+        telemetry_stale_s: c.telemetry_stale_s,
+        link_limits: Some(crate::dispatch::link_health::LinkLimits {
+            max_monr_loss: c.max_monr_loss,
+            ..crate::dispatch::link_health::LinkLimits::for_heab_rate(c.heab_rate_hz)
+        }),
+        ..base
+    }
+}
+
+/// The engine's own stale-telemetry limit of a run: the `[ground]` one when it has objects.
+pub fn engine_stale_limit(st: &super::Supervisor, carriers: &[CarrierSpec]) -> Option<f64> {
+    match is_ground(carriers) {
+        Ok(true) => Some(st.config.ground.telemetry_stale_s),
+        _ => crate::scenario::engine::EngineConfig::default().stale_limit_s,
+    }
 }
 
 /// A ground error as the API answers it: plans are the request's fault (422), arming and
@@ -184,11 +219,14 @@ pub async fn arm_objects(
         ApiError::Internal(anyhow::anyhow!("stored source of run '{}': {e}", row.id))
     })?;
     let monr_source = matches!(stored.ins, super::RunSource::Monr { .. });
-    let mut ground = Ground::new(object_specs(carriers), options())
+    let mut ground = Ground::new(object_specs(carriers), options(&st.config.ground))
         .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
     st.ground.seed(&mut ground);
     let prepared = ground.prepare(setup.clone()).await.map_err(api_error)?;
-    let motion = ground.arm(&prepared, override_start).await.map_err(api_error)?;
+    let motion = ground
+        .arm(&prepared, override_start)
+        .await
+        .map_err(api_error)?;
     st.record_event(
         Some(&row.id),
         None,
@@ -205,7 +243,11 @@ pub async fn arm_objects(
         },
     );
     if let Some(g) = st.ground.get(&row.id) {
-        st.ground.publish(&row.id, &*g.lock().await);
+        let g = g.lock().await;
+        st.ground.publish(&row.id, &g);
+        if let Some(m) = &g.motion {
+            lock(&st.ground.live).insert(row.id.clone(), m.h.clone());
+        }
     }
     Ok(())
 }
@@ -225,6 +267,36 @@ pub async fn start_check(st: &super::Supervisor, id: &str) -> Result<(), ApiErro
             "cannot start run '{id}': its objects are not armed"
         ))),
     }
+}
+
+/// Drives a started run with its objects: the session (live, the service's sinks) beside the
+/// ground layer's, the control centre's events forwarded like a carrier run's.
+pub async fn supervise(
+    st: &super::Supervisor,
+    run: &Arc<super::ActiveRun>,
+    g: Arc<tokio::sync::Mutex<GroundRun>>,
+    feed: crate::run::Feed,
+    sinks: Vec<Box<dyn crate::run::Sink>>,
+) -> crate::run::RunReport {
+    let opts = crate::run::SessionOptions {
+        pace: crate::run::Pace::Live,
+        first_sample_timeout: Some(st.config.limits.first_sample_timeout()),
+        live: Some(run.params.clone()),
+        traces: true,
+        ..crate::run::SessionOptions::default()
+    };
+    let observer = super::sinks::dispatch_observer(st.clone(), run.clone());
+    run_objects(
+        st,
+        &run.id,
+        g,
+        feed,
+        sinks,
+        opts,
+        run.stop.clone(),
+        observer,
+    )
+    .await
 }
 
 /// Drives the run with its objects (the service's sinks beside the ground layer's).
@@ -250,10 +322,19 @@ pub async fn run_objects(
     let prepared = g.prepared.clone();
     let r = g
         .ground
-        .run_with(motion, &prepared, feed, sinks, opts, Some(stop), Some(observer))
+        .run_with(
+            motion,
+            &prepared,
+            feed,
+            sinks,
+            opts,
+            Some(stop),
+            Some(observer),
+        )
         .await;
     st.ground.remember(&g.ground);
     st.ground.publish(id, &g);
+    lock(&st.ground.live).remove(id);
     match r {
         Ok(rep) => {
             let mut report = rep.run.clone();
@@ -333,4 +414,18 @@ pub async fn return_to_start(st: &super::Supervisor, id: &str) -> Result<Value, 
         );
     });
     Ok(json!({"run_id": id, "state": "returning", "objects": planned}))
+}
+
+/// An armed run that will not start (aborted): ABORT to every object, connections closed.
+pub async fn release(st: &super::Supervisor, id: &str, reason: &str) {
+    let Some(g) = st.ground.get(id) else {
+        return;
+    };
+    let mut g = g.lock().await;
+    lock(&st.ground.live).remove(id);
+    if let Some(m) = g.motion.take() {
+        m.abort(reason);
+        let _ = m.stop().await;
+        m.shutdown().await;
+    }
 }

@@ -137,6 +137,9 @@ pub async fn create_and_start(st: &Supervisor, req: NewRun) -> ApiResult<RunRow>
         .map_err(claim_error)?;
     let run = register(st, &row, &req.carriers);
     run.record.store(req.record, Ordering::Relaxed);
+    if super::ground::is_ground(&req.carriers)? {
+        super::ground::arm_objects(st, &row, &prepared.setup, &req.carriers, false).await?;
+    }
     {
         let mut r = run.row.lock().await;
         publish_prepared(st, &run, &r, &prepared);
@@ -223,8 +226,7 @@ pub async fn arm(st: &Supervisor, id: &str, expect: Option<RunState>) -> ApiResu
     arm_with(st, id, expect, false).await
 }
 
-/// [`arm`]; with objects on the ground, `override_start` arms although an object is known to
-/// stand away from its start.
+/// [`arm`]; `override_start` arms objects on the ground standing away from their start.
 pub async fn arm_with(
     st: &Supervisor,
     id: &str,
@@ -263,7 +265,7 @@ async fn prepare(st: &Supervisor, row: &RunRow, carriers: &[CarrierSpec]) -> Api
         .load_scenario(&row.scenario_id, "no longer exists")
         .await?;
     let map = st.map_opt(row.map_id.as_deref()).await?;
-    // Objects on the ground are dispatched by the ground layer, not the carriers sink.
+    let stale_limit_s = super::ground::engine_stale_limit(st, carriers);
     let carriers = if carriers.is_empty() || super::ground::is_ground(carriers)? {
         None
     } else {
@@ -277,6 +279,7 @@ async fn prepare(st: &Supervisor, row: &RunRow, carriers: &[CarrierSpec]) -> Api
     })?;
     let engine = EngineConfig {
         sync: stored.sync,
+        stale_limit_s,
         ..EngineConfig::default()
     };
     let setup = Arc::new(
@@ -284,7 +287,6 @@ async fn prepare(st: &Supervisor, row: &RunRow, carriers: &[CarrierSpec]) -> Api
             .map_err(|e| ApiError::Unprocessable(format!("scenario: {e:#}")))?,
     );
     if let RunSource::Monr { carrier } = &stored.ins {
-        // The robot's MONR is fed when the run starts (see `ground`).
         return Ok(Prepared {
             setup,
             feed: crate::run::Feed::from_iter(format!("monr:{carrier}"), std::iter::empty()),
@@ -391,8 +393,7 @@ pub async fn start(st: &Supervisor, id: &str, expect: Option<RunState>) -> ApiRe
         )));
     }
     hold_claims(st, &run).await?;
-    // Objects on the ground start only when every one is ARMED (409 naming the one that is
-    // not).
+    // Objects on the ground start only when each is ARMED (409 naming one that is not).
     super::ground::start_check(st, id).await?;
     let prepared = lock(&run.prepared).take().ok_or_else(|| {
         ApiError::Internal(anyhow::anyhow!("armed run without a prepared source"))
@@ -439,8 +440,9 @@ pub async fn abort(
             Ok(row.clone())
         }
         Some(RunState::Created | RunState::Armed) => {
-            // Closes a bound live source.
+            // Closes a bound live source; armed objects on the ground get ABORT.
             lock(&run.prepared).take();
+            super::ground::release(st, id, &reason).await;
             row.finished_at = Some(Utc::now());
             row.error = Some(reason);
             set_state(st, &run, &mut row, RunState::Aborted);
@@ -553,10 +555,9 @@ async fn supervise(st: Supervisor, run: Arc<ActiveRun>, p: Prepared, speed: Pace
         }
     }
     let (vut, targets) = (setup.vut_id().to_string(), setup.target_ids());
-    let mut sinks: Vec<Box<dyn crate::run::Sink>> = vec![
-        Box::new(StoreSink::new(st.clone(), run.clone(), vut.clone(), targets.clone())),
-        Box::new(LiveSink::new(run.clone(), vut, targets)),
-    ];
+    let store = StoreSink::new(st.clone(), run.clone(), vut.clone(), targets.clone());
+    let live = LiveSink::new(run.clone(), vut, targets);
+    let mut sinks: Vec<Box<dyn crate::run::Sink>> = vec![Box::new(store), Box::new(live)];
     if let Some(hub) = &st.foxglove {
         sinks.push(Box::new(crate::serve::foxglove::FoxgloveSink::new(hub)));
     }
@@ -564,27 +565,7 @@ async fn supervise(st: Supervisor, run: Arc<ActiveRun>, p: Prepared, speed: Pace
         sinks.push(Box::new(McapSink::new(path)));
     }
     if let Some(g) = st.ground.get(&run.id) {
-        // Objects on the ground: the ground layer drives the session and the objects.
-        let opts = SessionOptions {
-            pace: Pace::Live,
-            first_sample_timeout: Some(st.config.limits.first_sample_timeout()),
-            live: Some(run.params.clone()),
-            traces: true,
-            ..SessionOptions::default()
-        };
-        let observer = dispatch_observer(st.clone(), run.clone());
-        let report =
-            super::ground::run_objects(
-                &st,
-                &run.id,
-                g,
-                session.into_feed(),
-                sinks,
-                opts,
-                run.stop.clone(),
-                observer,
-            )
-                .await;
+        let report = super::ground::supervise(&st, &run, g, session.into_feed(), sinks).await;
         ticker.abort();
         settle(&st, &run, report, true).await;
         return;
@@ -616,4 +597,3 @@ async fn supervise(st: Supervisor, run: Arc<ActiveRun>, p: Prepared, speed: Pace
     }
     settle(&st, &run, report, real_carriers).await;
 }
-
