@@ -102,8 +102,8 @@ fn options() -> GroundOptions {
     GroundOptions {
         monr_miss_limit: 50,
         telemetry_stale_s: 1.0,
-        // The stock object's heartbeat timeout is 10 HEAB periods: 500 ms at 20 Hz.
-        heab_rate_hz: 20,
+        // The stock object's heartbeat timeout is 10 HEAB periods: 1 s at 10 Hz.
+        heab_rate_hz: 10,
         link_limits: Some(scil::dispatch::link_health::LinkLimits {
             max_monr_loss: 0.75,
             max_latency_s: 0.5,
@@ -425,7 +425,7 @@ async fn a_point_through_the_service_then_back_to_start_and_the_next() {
         data_dir: Some(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data"))),
         ground: scil::serve::config::GroundConfig {
             monr_miss_limit: 50,
-            heab_rate_hz: 20,
+            heab_rate_hz: 10,
             telemetry_stale_s: 1.0,
             max_monr_loss: 0.75,
         },
