@@ -382,7 +382,7 @@ function frame(now, fromTimer = false) {
   if (L.dirty.map || mapView.dirty || mapView.follow && L.dirty.hud) {
     // a preview shows the scenario's plan alone, not the shown run's actors
     mapView.draw(L.preview ? { vut: null, targets: new Map(), trail: [], triggerPoint: null, plan: L.plan }
-      : { vut: L.vut, targets: L.targets, trail: L.trail, triggerPoint: L.triggerPoint, plan: L.plan });
+      : { vut: L.vut, targets: L.targets, trail: L.trail, triggerPoint: L.triggerPoint, plan: L.plan, objects: L.objects });
     L.dirty.map = false;
   }
   if (L.dirty.plots) {
@@ -408,6 +408,11 @@ function frame(now, fromTimer = false) {
   if (!fromTimer) requestAnimationFrame(frame);
 }
 setInterval(() => { if (performance.now() - lastFrame > 250) frame(performance.now(), true); }, 250);
+// objects on the ground: their MONR poses, states and start poses from the run (twice a second)
+setInterval(async () => {
+  if (L.runId == null) { L.objects = null; return; }
+  try { const r = await get(`/runs/${encodeURIComponent(L.runId)}`); L.objects = r.objects || null; if (L.objects) L.dirty.map = true; } catch { /* the next poll */ }
+}, 500);
 
 function renderHud() {
   // a preview shows no run: no values of the run the page follows

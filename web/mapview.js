@@ -176,6 +176,23 @@ export class MapView {
       this._arrow(ctx, px, py, v.yaw, Math.max(26, 6 * s), '#9fd0ff');
       ctx.fillStyle = '#cfe6ff'; ctx.font = '11px monospace'; ctx.fillText('VUT', px + 10, py - 12);
     }
+    // objects on the ground (VUT robot, carriers): start pose (hollow square with its heading)
+    // and live MONR pose (diamond), labelled with name and state; green when at its start
+    for (const o of st.objects || []) {
+      const col = o.at_start ? '#52c41a' : '#c08cff';
+      if (o.start) {
+        const sx = X(o.start.x), sy = Y(o.start.y), yaw = (90 - o.start.heading_deg) * Math.PI / 180;
+        ctx.strokeStyle = col; ctx.lineWidth = 1.5; ctx.strokeRect(sx - 6, sy - 6, 12, 12);
+        this._arrow(ctx, sx, sy, yaw, 16, col);
+      }
+      if (o.pose) {
+        const px = X(o.pose.x), py = Y(o.pose.y), yaw = (90 - o.pose.heading_deg) * Math.PI / 180;
+        ctx.fillStyle = col; ctx.beginPath();
+        ctx.moveTo(px, py - 7); ctx.lineTo(px + 7, py); ctx.lineTo(px, py + 7); ctx.lineTo(px - 7, py); ctx.closePath(); ctx.fill();
+        this._arrow(ctx, px, py, yaw, 18, col);
+        ctx.font = '11px monospace'; ctx.fillText(`${o.name} ${o.state ?? ''}`, px + 10, py + 14);
+      }
+    }
     // whatever is off screen: an arrow on the edge towards it, with its distance from the VUT
     const off = [...st.targets].map(([id, tg]) => [id, tg.x, tg.y, '#ffcf3a']);
     if (st.vut) off.push(['VUT', st.vut.x, st.vut.y, '#4fa3ff']);

@@ -21,7 +21,7 @@ use super::events::{DispatchEvent, EventKind, Phase};
 use super::iso22133::{
     decode_frame, encode_frame_into, gps_now, gps_week_qms, CcStatus, Heab, Header, Message, Monr,
     Mtsp, ObjectState, Osem, OsemDateTime, OsemIds, OsemLimits, OsemOrigin, Ostm, OstmCommand,
-    Readiness, StreamFramer, Strt, GPS_LEAP_SECONDS,
+    Readiness, StreamFramer, Strt, Traj, GPS_LEAP_SECONDS,
 };
 use super::link_health::{LinkHealth, LinkLimits, LinkMeter};
 use super::profile::DummyProfile;
@@ -120,6 +120,10 @@ pub struct ControlCentreConfig {
     /// Link-health limits (MONR loss, latency, rate); None: the defaults for the HEAB rate.
     #[serde(default)]
     pub link_limits: Option<LinkLimits>,
+    /// Prepared TRAJ per carrier name, uploaded instead of one sampled from the carrier's
+    /// profile (a VUT robot's planned path, a drive back to the start).
+    #[serde(skip)]
+    pub trajectories: std::collections::BTreeMap<String, Arc<Traj>>,
 }
 
 impl Default for ControlCentreConfig {
@@ -136,6 +140,7 @@ impl Default for ControlCentreConfig {
             reconnect_max_ms: 5000,
             traj_dt_s: 0.05,
             link_limits: None,
+            trajectories: Default::default(),
         }
     }
 }
@@ -164,7 +169,10 @@ impl ControlCentreConfig {
             if self.carriers[..i].iter().any(|d| d.name == c.name) {
                 return Err(format!("duplicate carrier name {}", c.name));
             }
-            if c.mode == CarrierMode::Trajectory && c.profile.is_none() {
+            if c.mode == CarrierMode::Trajectory
+                && c.profile.is_none()
+                && !self.trajectories.contains_key(&c.name)
+            {
                 return Err(format!(
                     "carrier {} in trajectory mode needs a profile",
                     c.name
@@ -267,6 +275,22 @@ impl CarrierSnapshot {
     }
 }
 
+/// One MONR as it arrived, for consumers that follow an object live (the VUT robot's MONR
+/// as the run's telemetry, the dashboard map).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MonrSample {
+    /// Index of the carrier in the configuration.
+    pub carrier: usize,
+    /// The object's own time stamp on the control centre's clock (seconds since its epoch).
+    pub t_s: f64,
+    pub x: f64,
+    pub y: f64,
+    /// Map yaw, degrees.
+    pub yaw_deg: f64,
+    pub speed_mps: f64,
+    pub state: ObjectState,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Snapshot {
     pub phase: Phase,
@@ -329,6 +353,7 @@ pub struct ControlCentreHandle {
     epoch: Instant,
     cmd: mpsc::UnboundedSender<Cmd>,
     events: broadcast::Sender<DispatchEvent>,
+    monr: broadcast::Sender<MonrSample>,
     snapshot: watch::Receiver<Snapshot>,
     tasks: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
     arm_when_readiness_unavailable: bool,
@@ -360,6 +385,7 @@ impl ControlCentre {
         let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
         let (obs_tx, obs_rx) = mpsc::unbounded_channel();
         let (ev_tx, _) = broadcast::channel(4096);
+        let (monr_tx, _) = broadcast::channel(4096);
         let (heab_tx, heab_rx) = watch::channel(CcStatus::Ready);
         let snap = Snapshot {
             phase: Phase::Idle,
@@ -403,11 +429,13 @@ impl ControlCentre {
             heab_tx,
             snap_tx,
             ev_tx.clone(),
+            monr_tx.clone(),
         )));
         Ok(ControlCentreHandle {
             epoch,
             cmd: cmd_tx,
             events: ev_tx,
+            monr: monr_tx,
             snapshot: snap_rx,
             tasks: Arc::new(std::sync::Mutex::new(tasks)),
             arm_when_readiness_unavailable,
@@ -535,6 +563,11 @@ impl ControlCentreHandle {
         self.events.subscribe()
     }
 
+    /// Every MONR from now on, as it arrives.
+    pub fn monr(&self) -> broadcast::Receiver<MonrSample> {
+        self.monr.subscribe()
+    }
+
     pub fn snapshot(&self) -> Snapshot {
         self.snapshot.borrow().clone()
     }
@@ -596,6 +629,7 @@ async fn central_task(
     heab: watch::Sender<CcStatus>,
     snap: watch::Sender<Snapshot>,
     events: broadcast::Sender<DispatchEvent>,
+    monr: broadcast::Sender<MonrSample>,
 ) {
     let secs = |t: Instant| t.saturating_duration_since(epoch).as_secs_f64();
     let unavailable_ok = sup.config().arm_when_readiness_unavailable;
@@ -720,6 +754,15 @@ async fn central_task(
                             if phase != Phase::Idle && c.track.len() < 200_000 {
                                 c.track.push((t_carrier, c.x, c.y, c.speed_mps, state));
                             }
+                        });
+                        let _ = monr.send(MonrSample {
+                            carrier: i,
+                            t_s: t_carrier,
+                            x: m.x_m(),
+                            y: m.y_m(),
+                            yaw_deg: m.yaw_deg(),
+                            speed_mps: m.speed_mps(),
+                            state,
                         });
                     }
                     Obs::StrtSent { carrier, scheduled, fired, written } => {

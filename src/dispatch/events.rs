@@ -29,6 +29,8 @@ pub enum AbortReason {
     CarrierAbort { carrier: String },
     /// Operator e-stop (or a command from the scenario engine).
     Estop { reason: String },
+    /// A carrier left ARMED before it was started (the run is no longer armed as one).
+    LeftArmed { carrier: String, state: ObjectState },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

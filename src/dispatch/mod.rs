@@ -17,6 +17,8 @@
 //!   of the run, TRAJ sampling/following and the wire yaw.
 //! * Runs dispatch through the run layer's carriers sink (`crate::run::sink::carriers`).
 //! * [`events`]: serialisable events with timestamps.
+//! * [`ground`]: every object of a run on the ground — the VUT's robot and the carriers,
+//!   planned, armed as one, measured against their paths and driven back to their starts.
 //! * [`bench`]: decision → STRT-written latency benchmark (`scil bench dispatch`).
 //!
 //! Frames and conventions: positions in TRAJ/MONR are the map frame (x east, y north, metres),
@@ -41,6 +43,7 @@
 pub mod carrier_sim;
 pub mod control_centre;
 pub mod events;
+pub mod ground;
 pub mod iso22133;
 pub mod link_health;
 pub mod object;

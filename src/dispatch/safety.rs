@@ -14,7 +14,8 @@
 //! * Abort all carriers (HEAB ABORT) during Armed/Running when VUT telemetry is stale (no
 //!   sample for `telemetry_stale_s`; the clock starts at the first sample after the arm request
 //!   or at the start, never during arming), a carrier misses `monr_miss_limit` consecutive MONR,
-//!   a carrier disconnects or reports ABORTING; and in any phase on operator e-stop.
+//!   a carrier disconnects, reports ABORTING or leaves ARMED before its start; and in any phase
+//!   on operator e-stop.
 
 use super::events::{AbortReason, EventKind, Phase};
 use super::iso22133::{error_bits, CcStatus, ObjectState, OstmCommand, Readiness};
@@ -257,6 +258,22 @@ impl Supervisor {
             && (state == ObjectState::Aborting || error_status & error_bits::ABORT_REQUEST != 0)
         {
             self.abort(now, AbortReason::CarrierAbort { carrier: name });
+            return;
+        }
+        // Armed as one means every carrier ARMED in its latest MONR: one that leaves ARMED
+        // before its start (disarmed locally, reset, an internal error) ends the armed run.
+        if self.phase == Phase::Armed
+            && !self.carriers[carrier].started
+            && prev == Some(ObjectState::Armed)
+            && state != ObjectState::Armed
+        {
+            self.abort(
+                now,
+                AbortReason::LeftArmed {
+                    carrier: name,
+                    state,
+                },
+            );
             return;
         }
         if self.phase == Phase::Arming

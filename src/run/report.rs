@@ -79,6 +79,10 @@ pub struct RunReport {
     /// A co-simulation peer's counters (`scil cosim`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cosim: Option<CosimReport>,
+    /// Objects on the ground (VUT robot and carriers): per object its states, TRAJ, MONR
+    /// count, lateral deviation and final pose, and the impacts from MONR.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ground: Option<serde_json::Value>,
     /// The run's MCAP recording (`scil replay --mcap`, a service run with `record`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recording: Option<RecordingReport>,

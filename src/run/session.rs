@@ -62,6 +62,11 @@ impl Session {
         &self.feed
     }
 
+    /// The feed back, for a caller that drives the run another way (objects on the ground).
+    pub fn into_feed(self) -> Feed {
+        self.feed
+    }
+
     /// Arms, drives and closes the run (see the module doc).
     pub async fn run(mut self) -> RunReport {
         let setup = self.setup.clone();

@@ -65,6 +65,33 @@ pub struct Config {
     pub auth: AuthConfig,
     pub limits: Limits,
     pub telemetry: TelemetryConfig,
+    pub ground: GroundConfig,
+}
+
+/// Runs with objects on the ground (`[ground]`: the VUT's robot and the carriers): how closely
+/// they are supervised.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GroundConfig {
+    /// Consecutive missing MONR of an object that abort (and make it "not armed").
+    pub monr_miss_limit: u32,
+    /// Heartbeat rate, Hz (an object stops after 10 missing periods).
+    pub heab_rate_hz: u16,
+    /// Wall time without VUT telemetry that aborts a started run, s.
+    pub telemetry_stale_s: f64,
+    /// Largest MONR loss of an object's link that still arms (0..1).
+    pub max_monr_loss: f64,
+}
+
+impl Default for GroundConfig {
+    fn default() -> Self {
+        GroundConfig {
+            monr_miss_limit: 10,
+            heab_rate_hz: 100,
+            telemetry_stale_s: 0.2,
+            max_monr_loss: 0.25,
+        }
+    }
 }
 
 /// `scil serve --demo` (and `scil` with no arguments).
@@ -147,6 +174,7 @@ impl Default for Config {
             auth: AuthConfig::default(),
             limits: Limits::default(),
             telemetry: TelemetryConfig::default(),
+            ground: GroundConfig::default(),
         }
     }
 }
@@ -302,6 +330,16 @@ impl Config {
             anyhow::bail!(
                 "demo.track '{}' is also in tracks: the demo needs a track of its own",
                 self.demo.track
+            );
+        }
+        let g = &self.ground;
+        if g.monr_miss_limit == 0
+            || !(1..=255).contains(&g.heab_rate_hz)
+            || !(g.telemetry_stale_s.is_finite() && g.telemetry_stale_s > 0.0)
+            || !(0.0..=1.0).contains(&g.max_monr_loss)
+        {
+            anyhow::bail!(
+                "ground: monr_miss_limit ≥ 1, heab_rate_hz 1..255, telemetry_stale_s > 0 and max_monr_loss 0..1, got {g:?}"
             );
         }
         Ok(())

@@ -33,6 +33,7 @@ pub fn router() -> Router<AppState> {
         .route("/runs/{id}/start", post(start))
         .route("/runs/{id}/abort", post(abort))
         .route("/runs/{id}/finish", post(finish))
+        .route("/runs/{id}/return", post(return_to_start))
 }
 
 /// The optional body of a control.
@@ -43,6 +44,9 @@ struct ControlBody {
     expect_state: Option<String>,
     /// Abort only: why (stored with the run; default "operator abort").
     reason: Option<String>,
+    /// Arm only: arm although an object on the ground is not at its start (the operator's
+    /// explicit override).
+    override_start: Option<bool>,
 }
 
 /// A state name as a control expects it: 422 for anything that is not a run state.
@@ -92,6 +96,11 @@ fn control_args(
         serde_json::from_slice(body)
             .map_err(|e| ApiError::Unprocessable(format!("{action} body: {e}")))?
     };
+    if parsed.override_start.is_some() && action != "arm" {
+        return Err(ApiError::Unprocessable(format!(
+            "{action} body: only arming takes override_start"
+        )));
+    }
     if parsed.reason.is_some() && action != "abort" {
         return Err(ApiError::Unprocessable(format!(
             "{action} body: only an abort takes a reason"
@@ -113,8 +122,32 @@ async fn arm(
     body: axum::body::Bytes,
 ) -> ApiResult<Response> {
     let (expect, _) = control_args("arm", &headers, &body)?;
-    let r = st.supervisor.arm(&id, expect).await?;
+    let r = if arm_override(&body)? {
+        st.supervisor.arm_override(&id, expect).await?
+    } else {
+        st.supervisor.arm(&id, expect).await?
+    };
     Ok(axum::Json(run_json(&r)).into_response())
+}
+
+/// `override_start` of an arm body (false when absent).
+fn arm_override(body: &[u8]) -> ApiResult<bool> {
+    if body.iter().all(|b| b.is_ascii_whitespace()) {
+        return Ok(false);
+    }
+    let parsed: ControlBody = serde_json::from_slice(body)
+        .map_err(|e| ApiError::Unprocessable(format!("arm body: {e}")))?;
+    Ok(parsed.override_start.unwrap_or(false))
+}
+
+/// `POST /runs/{id}/return`: the run's objects drive back to their start poses (202).
+async fn return_to_start(
+    State(st): State<AppState>,
+    _op: Operator,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let v = st.supervisor.return_to_start(&id).await?;
+    Ok((StatusCode::ACCEPTED, axum::Json(v)).into_response())
 }
 
 async fn start(

@@ -238,7 +238,10 @@ async fn create(
                 .map_err(|e| ApiError::Unprocessable(format!("source: {e}")))?;
             match &src {
                 RunSource::CsvReplay { replay_id, .. } => source_for(&st, replay_id).await?,
-                RunSource::Ncom { .. } | RunSource::Json { .. } | RunSource::SimVut(_) => src,
+                RunSource::Ncom { .. }
+                | RunSource::Json { .. }
+                | RunSource::SimVut(_)
+                | RunSource::Monr { .. } => src,
             }
         }
         (None, Some(r)) => source_for(&st, r).await?,
@@ -284,7 +287,11 @@ async fn get_one(
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
     let r = run_row(&st, &id).await?;
-    Ok(axum::Json(run_json(&r)).into_response())
+    let mut v = run_json(&r);
+    if let Some(objects) = st.supervisor.objects(&id).await {
+        v["objects"] = objects;
+    }
+    Ok(axum::Json(v).into_response())
 }
 
 /// The run's row: its final state from memory while the database has not taken it.

@@ -221,8 +221,12 @@ pub(super) async fn carrier_task(
             carrier: c.name.clone(),
         }));
         if c.mode == CarrierMode::Trajectory {
-            if let Some(p) = &c.profile {
-                let traj = p.to_traj(idx as u16 + 1, &c.name, cfg.traj_dt_s);
+            let traj = match (cfg.trajectories.get(&c.name), &c.profile) {
+                (Some(t), _) => Some(Traj::clone(t)),
+                (None, Some(p)) => Some(p.to_traj(idx as u16 + 1, &c.name, cfg.traj_dt_s)),
+                (None, None) => None,
+            };
+            if let Some(traj) = traj {
                 let points = traj.points.len();
                 if stream
                     .write_all(wire.encode(&Message::Traj(traj)))

@@ -209,6 +209,11 @@ pub struct CarrierSink {
     engine_abort: Option<String>,
     targets_of: Vec<(String, String)>,
     sim_travel: Vec<(String, Option<f64>)>,
+    /// The control centre was spawned by this sink (shut down at close) rather than handed
+    /// to it armed by the caller, who keeps it (the ground layer's objects).
+    owned: bool,
+    /// Started when the run arms: an object that is not a scenario target (the VUT robot).
+    start_on_arm: Option<(String, Duration)>,
 }
 
 impl CarrierSink {
@@ -231,13 +236,57 @@ impl CarrierSink {
             engine_abort: None,
             targets_of: setup.target_carriers(),
             sim_travel: Vec::new(),
+            owned: true,
+            start_on_arm: None,
         })
+    }
+
+    /// A sink on a control centre the caller has spawned and armed (and keeps after the run):
+    /// arming only checks that it is still armed; `start_on_arm` (a carrier and a lead) is
+    /// started then, the others by the engine's commands. `targets_of` maps target ids to
+    /// carrier names.
+    pub fn attached(
+        h: ControlCentreHandle,
+        opts: CarrierOptions,
+        targets_of: Vec<(String, String)>,
+        start_on_arm: Option<(String, Duration)>,
+    ) -> CarrierSink {
+        CarrierSink {
+            cfg: None,
+            opts,
+            observer: None,
+            h: Some(h),
+            tasks: Vec::new(),
+            clock: Clock::new(crate::run::clock::Pace::Max),
+            armed_after_s: 0.0,
+            starts: Vec::new(),
+            retimes: Vec::new(),
+            mtsp_origin: Default::default(),
+            below_deadband: Default::default(),
+            cc_abort: None,
+            engine_abort: None,
+            targets_of,
+            sim_travel: Vec::new(),
+            owned: false,
+            start_on_arm,
+        }
     }
 
     /// Every control-centre event also goes to `f` (from before arming on).
     pub fn with_observer(mut self, f: DispatchObserver) -> Self {
         self.observer = Some(f);
         self
+    }
+
+    /// The carrier that moves `target`: the run's mapping, else the engine's, else its id.
+    fn carrier_of(&self, target: &str, engine: Option<&str>) -> String {
+        self.targets_of
+            .iter()
+            .find(|(t, _)| t == target)
+            .map(|(_, c)| c.as_str())
+            .or(engine)
+            .unwrap_or(target)
+            .to_string()
     }
 
     fn describe(h: &ControlCentreHandle) -> String {
@@ -255,31 +304,50 @@ impl CarrierSink {
     }
 
     async fn connect_and_arm(&mut self, stop: StopHandle) -> anyhow::Result<()> {
-        let cfg = self
-            .cfg
-            .take()
-            .ok_or_else(|| anyhow::anyhow!("carriers armed twice"))?;
-        let h = ControlCentre::spawn(cfg)?;
-        if let Some(obs) = self.observer.clone() {
-            self.tasks.push(spawn_observer(&h, obs));
-        }
-        self.h = Some(h.clone());
-        // Connected and DISARMED with readiness that allows arming (readyToArm 1, or 2 =
-        // unavailable as the stock isoObject reports, unless configured strict).
-        let ready = h.wait_armable(self.opts.connect_timeout).await;
-        if !ready {
-            anyhow::bail!(
-                "carriers not connected/DISARMED/armable within {:.1} s: {}",
-                self.opts.connect_timeout.as_secs_f64(),
-                Self::describe(&h)
-            );
-        }
-        if let Err(e) = h.arm(self.opts.arm_timeout).await {
-            let what = Self::describe(&h);
-            h.disarm();
-            anyhow::bail!("arming failed ({e}): {what}");
-        }
+        let h = match (&self.h, self.owned) {
+            (Some(h), false) => {
+                // Armed by the caller: it must still be, every object ARMED.
+                let h = h.clone();
+                if let Some(obs) = self.observer.clone() {
+                    self.tasks.push(spawn_observer(&h, obs));
+                }
+                if h.snapshot().phase != Phase::Armed {
+                    anyhow::bail!("not armed: {}", Self::describe(&h));
+                }
+                h
+            }
+            _ => {
+                let cfg = self
+                    .cfg
+                    .take()
+                    .ok_or_else(|| anyhow::anyhow!("carriers armed twice"))?;
+                let h = ControlCentre::spawn(cfg)?;
+                if let Some(obs) = self.observer.clone() {
+                    self.tasks.push(spawn_observer(&h, obs));
+                }
+                self.h = Some(h.clone());
+                // Connected and DISARMED with readiness that allows arming (readyToArm 1, or
+                // 2 = unavailable as the stock isoObject reports, unless configured strict).
+                let ready = h.wait_armable(self.opts.connect_timeout).await;
+                if !ready {
+                    anyhow::bail!(
+                        "carriers not connected/DISARMED/armable within {:.1} s: {}",
+                        self.opts.connect_timeout.as_secs_f64(),
+                        Self::describe(&h)
+                    );
+                }
+                if let Err(e) = h.arm(self.opts.arm_timeout).await {
+                    let what = Self::describe(&h);
+                    h.disarm();
+                    anyhow::bail!("arming failed ({e}): {what}");
+                }
+                h
+            }
+        };
         self.armed_after_s = h.epoch().elapsed().as_secs_f64();
+        if let Some((carrier, lead)) = &self.start_on_arm {
+            h.start_carrier_at(carrier, Instant::now() + *lead);
+        }
         // The control centre's own aborts stop the run.
         let mut rx = h.events();
         self.tasks.push(tokio::spawn(async move {
@@ -462,9 +530,11 @@ impl Sink for CarrierSink {
         Box::pin(async move {
             let r = self.connect_and_arm(ctx.stop).await;
             if r.is_err() {
-                // Nothing moved: let go of the carriers.
+                // Nothing moved: let go of the carriers (the caller's stay with the caller).
                 if let Some(h) = self.h.take() {
-                    h.shutdown().await;
+                    if self.owned {
+                        h.shutdown().await;
+                    }
                 }
                 for t in self.tasks.drain(..) {
                     t.abort();
@@ -492,7 +562,7 @@ impl Sink for CarrierSink {
             }) => {
                 let now = Instant::now();
                 let at = self.clock.wall(*at_s).unwrap_or(now);
-                h.start_carrier_at(carrier.as_deref().unwrap_or(target), at);
+                h.start_carrier_at(&self.carrier_of(target, carrier.as_deref()), at);
                 self.starts.push(StartRecord {
                     target: target.clone(),
                     carrier: carrier.clone(),
@@ -519,7 +589,7 @@ impl Sink for CarrierSink {
                 // Without an anchored clock nothing can have started: nothing is sent.
                 let mtsp_sent = match self.clock.wall(*origin_s) {
                     Some(w) => {
-                        h.retime(carrier.as_deref().unwrap_or(target), w);
+                        h.retime(&self.carrier_of(target, carrier.as_deref()), w);
                         self.mtsp_origin.insert(target.clone(), *origin_s);
                         true
                     }
@@ -555,7 +625,13 @@ impl Sink for CarrierSink {
             if aborted && self.cc_abort.is_none() && self.engine_abort.is_none() {
                 h.abort(end.reason.as_deref().unwrap_or("run failed"));
             }
-            let snap = stop_carriers(&h, aborted, self.opts.stop_timeout).await;
+            // The caller that keeps the control centre also stops it (its objects may still be
+            // finishing their paths); an abort goes out here either way.
+            let snap = if self.owned {
+                stop_carriers(&h, aborted, self.opts.stop_timeout).await
+            } else {
+                h.snapshot()
+            };
             let epoch = h.epoch();
             let abort_event = snap.events.iter().find_map(|e| match &e.kind {
                 EventKind::Abort { reason } => Some((e.t_s, reason.clone())),
@@ -585,8 +661,15 @@ impl Sink for CarrierSink {
                 starts: self.starts.clone(),
                 events: snap.events.clone(),
             });
-            h.shutdown().await;
+            if self.owned {
+                h.shutdown().await;
+            }
             for t in self.tasks.drain(..) {
+                if !self.owned {
+                    // The caller keeps the control centre: its event stream does not end.
+                    t.abort();
+                    continue;
+                }
                 if tokio::time::timeout(Duration::from_secs(1), t)
                     .await
                     .is_err()

@@ -360,6 +360,13 @@ impl Feed {
         }
     }
 
+    /// The samples are in the map frame already (a test object's MONR): the interface
+    /// block's origin shift and rotation are not applied.
+    pub fn with_map_frame(mut self) -> Feed {
+        self.map_frame = true;
+        self
+    }
+
     /// A lock-step feed of a co-simulation peer (see [`stepped`]): each step is acknowledged
     /// once the driver is done with it; time is the peer's only.
     pub fn from_steps(

@@ -180,11 +180,32 @@ pub fn document() -> Value {
     }
     if let Some(one_of) = doc["components"]["schemas"]["RunSource"]["oneOf"].as_array_mut() {
         one_of.push(sim_vut_schema());
+        one_of.push(json!({"type": "object", "title": "monr", "required": ["kind", "carrier"],
+            "description": "the VUT robot's MONR as the VUT's telemetry (the run's carrier with \"drives\": \"vut\")",
+            "properties": {"kind": {"type": "string", "enum": ["monr"]}, "carrier": {"type": "string"}}}));
     }
+    ground_docs(&mut doc);
     if let Some(schemas) = doc["components"]["schemas"].as_object_mut() {
         schemas.extend(can_schemas());
     }
     doc
+}
+
+/// Objects on the ground: what a carrier drives, how it drives back, the drive back, the
+/// arming override.
+fn ground_docs(doc: &mut Value) {
+    let props = &mut doc["components"]["schemas"]["CarrierSpec"]["properties"];
+    props["drives"] = json!({"type": "string", "description": "\"vut\" (the VUT's driving robot) or a target id: the carrier is an object on the ground, sent its planned path as TRAJ, armed as one with the others and driven back to its start"});
+    props["mobility"] = json!({"type": "object", "additionalProperties": false,
+        "required": ["min_turn_radius_m", "may_reverse", "speed_mps", "accel_mps2"],
+        "description": "how the object drives back to its start (default by what it carries)",
+        "properties": {"min_turn_radius_m": {"type": "number"}, "may_reverse": {"type": "boolean"},
+                       "speed_mps": {"type": "number"}, "accel_mps2": {"type": "number"}}});
+    let arm = &mut doc["paths"]["/runs/{id}/arm"]["post"]["requestBody"]["content"]["application/json"]["schema"]["properties"];
+    arm["override_start"] = json!({"type": "boolean", "description": "arm objects on the ground although one is known to stand away from its start"});
+    if let Some(paths) = doc["paths"].as_object_mut() {
+        paths.insert("/runs/{id}/return".into(), json!({"post": op("Drive the objects of an ended run back to their start poses (202; ABORT stops it; `GET /runs/{id}` shows `objects` with `at_start`)", "runs", true, "202", json!({"parameters": id_param()}))}));
+    }
 }
 
 /// Uploads: replays (CSV), scenarios (TOML) and maps (OpenDRIVE), kept apart from the main

@@ -72,6 +72,10 @@ pub struct RunPoint {
     /// Which DBC signals feed which fields, as for a run.
     #[serde(default)]
     pub can_mapping: Option<crate::ingest::can::CanMapping>,
+    /// On the ground with objects (carriers with `drives`): drive them back to their start
+    /// poses when the run has ended.
+    #[serde(default)]
+    pub return_to_start: bool,
 }
 
 impl RunPoint {
@@ -312,6 +316,15 @@ pub async fn run_point(
         return Err(e.into());
     }
     tokio::spawn(watch(st.clone(), a.clone()));
+    if req.return_to_start {
+        let (sup, run_id) = (st.supervisor.clone(), run.id.clone());
+        tokio::spawn(async move {
+            let _ = sup.wait_done(&run_id, std::time::Duration::from_secs(3600)).await;
+            if let Err(e) = sup.return_to_start(&run_id).await {
+                tracing::warn!(run = %run_id, error = %e, "objects not driven back to the start");
+            }
+        });
+    }
     Ok((
         StatusCode::CREATED,
         axum::Json(json!({

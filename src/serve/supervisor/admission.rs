@@ -110,7 +110,28 @@ pub(super) async fn validate(st: &Supervisor, req: &NewRun) -> ApiResult<Option<
             "can_mapping needs a CAN source (can)".into(),
         ));
     }
-    if !req.carriers.is_empty() {
+    let ground = super::ground::is_ground(&req.carriers)?;
+    if let RunSource::Monr { carrier } = &req.source {
+        let drives_vut = req
+            .carriers
+            .iter()
+            .any(|c| &c.name == carrier && c.drives == Some(crate::dispatch::ground::Drives::Vut));
+        if !drives_vut {
+            return Err(ApiError::Unprocessable(format!(
+                "source monr: carrier '{carrier}' must be one of the run's carriers with \"drives\": \"vut\""
+            )));
+        }
+    }
+    if ground {
+        // Objects on the ground: names and addresses here; what each drives is checked
+        // against the scenario when the run is planned (arming), naming the object.
+        carrier_specs(&req.carriers)?;
+        crate::dispatch::ground::Ground::new(
+            super::ground::object_specs(&req.carriers),
+            super::ground::options(&st.config.ground),
+        )
+        .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
+    } else if !req.carriers.is_empty() {
         let scenario = Scenario::from_toml(&sc.toml)
             .map_err(|e| ApiError::Unprocessable(format!("scenario '{}': {e}", req.scenario_id)))?;
         let setup = RunSetup::new(scenario, None, EngineConfig::default());
@@ -137,6 +158,12 @@ pub(super) fn ins_spec_unresolved(src: &RunSource) -> InsSpec {
         // Not opened through the source factory (see `sim_run`); checked by its own rules.
         RunSource::SimVut(_) => InsSpec::Csv {
             path: "sim:vut".into(),
+            columns: Vec::new(),
+            on_bad_row: BadRowPolicy::Stop,
+        },
+        // The robot's MONR, fed by the ground layer; never opened here.
+        RunSource::Monr { carrier } => InsSpec::Csv {
+            path: format!("monr:{carrier}").into(),
             columns: Vec::new(),
             on_bad_row: BadRowPolicy::Stop,
         },
@@ -178,4 +205,3 @@ fn validate_sim(req: &NewRun) -> ApiResult<()> {
     }
     Ok(())
 }
-

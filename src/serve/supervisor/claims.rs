@@ -73,6 +73,8 @@ mod tests {
         CarrierSpec {
             name: name.into(),
             address: address.into(),
+            drives: None,
+            mobility: None,
         }
     }
 

@@ -137,6 +137,9 @@ pub async fn create_and_start(st: &Supervisor, req: NewRun) -> ApiResult<RunRow>
         .map_err(claim_error)?;
     let run = register(st, &row, &req.carriers);
     run.record.store(req.record, Ordering::Relaxed);
+    if super::ground::is_ground(&req.carriers)? {
+        super::ground::arm_objects(st, &row, &prepared.setup, &req.carriers, false).await?;
+    }
     {
         let mut r = run.row.lock().await;
         publish_prepared(st, &run, &r, &prepared);
@@ -220,6 +223,16 @@ fn check_expected(id: &str, action: &str, row: &RunRow, expect: Option<RunState>
 
 /// Loads the scenario, map and source: `created → armed`.
 pub async fn arm(st: &Supervisor, id: &str, expect: Option<RunState>) -> ApiResult<RunRow> {
+    arm_with(st, id, expect, false).await
+}
+
+/// [`arm`]; `override_start` arms objects on the ground standing away from their start.
+pub async fn arm_with(
+    st: &Supervisor,
+    id: &str,
+    expect: Option<RunState>,
+    override_start: bool,
+) -> ApiResult<RunRow> {
     let run = match active(st, id) {
         Some(r) => r,
         None => return Err(not_active_error(st, id, "arm", expect).await),
@@ -234,6 +247,10 @@ pub async fn arm(st: &Supervisor, id: &str, expect: Option<RunState>) -> ApiResu
     }
     hold_claims(st, &run).await?;
     let prepared = prepare(st, &row, &run.carriers).await?;
+    if super::ground::is_ground(&run.carriers)? {
+        super::ground::arm_objects(st, &row, &prepared.setup, &run.carriers, override_start)
+            .await?;
+    }
     publish_prepared(st, &run, &row, &prepared);
     *lock(&run.prepared) = Some(prepared);
     row.armed_at = Some(Utc::now());
@@ -248,7 +265,8 @@ async fn prepare(st: &Supervisor, row: &RunRow, carriers: &[CarrierSpec]) -> Api
         .load_scenario(&row.scenario_id, "no longer exists")
         .await?;
     let map = st.map_opt(row.map_id.as_deref()).await?;
-    let carriers = if carriers.is_empty() {
+    let stale_limit_s = super::ground::engine_stale_limit(st, carriers);
+    let carriers = if carriers.is_empty() || super::ground::is_ground(carriers)? {
         None
     } else {
         Some(CarrierOptions {
@@ -261,12 +279,21 @@ async fn prepare(st: &Supervisor, row: &RunRow, carriers: &[CarrierSpec]) -> Api
     })?;
     let engine = EngineConfig {
         sync: stored.sync,
+        stale_limit_s,
         ..EngineConfig::default()
     };
     let setup = Arc::new(
         RunSetup::try_new(scenario, map, engine)
             .map_err(|e| ApiError::Unprocessable(format!("scenario: {e:#}")))?,
     );
+    if let RunSource::Monr { carrier } = &stored.ins {
+        return Ok(Prepared {
+            setup,
+            feed: crate::run::Feed::from_iter(format!("monr:{carrier}"), std::iter::empty()),
+            carriers,
+            vehicle: None,
+        });
+    }
     if let RunSource::SimVut(opts) = &stored.ins {
         let (feed, vehicle) = super::vehicle::drive(&setup, opts);
         return Ok(Prepared {
@@ -366,6 +393,8 @@ pub async fn start(st: &Supervisor, id: &str, expect: Option<RunState>) -> ApiRe
         )));
     }
     hold_claims(st, &run).await?;
+    // Objects on the ground start only when each is ARMED (409 naming one that is not).
+    super::ground::start_check(st, id).await?;
     let prepared = lock(&run.prepared).take().ok_or_else(|| {
         ApiError::Internal(anyhow::anyhow!("armed run without a prepared source"))
     })?;
@@ -391,7 +420,17 @@ pub async fn abort(
     let reason = crate::store::bound_reason(reason);
     let run = match active(st, id) {
         Some(r) => r,
-        None => return Err(not_active_error(st, id, "abort", expect).await),
+        None => {
+            // ABORT also stops the objects driving back to their starts after the run.
+            if super::ground::abort_return(st, id, &reason).await {
+                return st
+                    .store
+                    .get_run(id)
+                    .await?
+                    .ok_or_else(|| ApiError::not_found("run", id));
+            }
+            return Err(not_active_error(st, id, "abort", expect).await);
+        }
     };
     let mut row = run.row.lock().await;
     check_expected(id, "abort", &row, expect)?;
@@ -401,8 +440,9 @@ pub async fn abort(
             Ok(row.clone())
         }
         Some(RunState::Created | RunState::Armed) => {
-            // Closes a bound live source.
+            // Closes a bound live source; armed objects on the ground get ABORT.
             lock(&run.prepared).take();
+            super::ground::release(st, id, &reason).await;
             row.finished_at = Some(Utc::now());
             row.error = Some(reason);
             set_state(st, &run, &mut row, RunState::Aborted);
@@ -515,18 +555,23 @@ async fn supervise(st: Supervisor, run: Arc<ActiveRun>, p: Prepared, speed: Pace
         }
     }
     let (vut, targets) = (setup.vut_id().to_string(), setup.target_ids());
-    session.add_sink(Box::new(StoreSink::new(
-        st.clone(),
-        run.clone(),
-        vut.clone(),
-        targets.clone(),
-    )));
-    session.add_sink(Box::new(LiveSink::new(run.clone(), vut, targets)));
+    let store = StoreSink::new(st.clone(), run.clone(), vut.clone(), targets.clone());
+    let live = LiveSink::new(run.clone(), vut, targets);
+    let mut sinks: Vec<Box<dyn crate::run::Sink>> = vec![Box::new(store), Box::new(live)];
     if let Some(hub) = &st.foxglove {
-        session.add_sink(Box::new(crate::serve::foxglove::FoxgloveSink::new(hub)));
+        sinks.push(Box::new(crate::serve::foxglove::FoxgloveSink::new(hub)));
     }
     if let Some(path) = recording {
-        session.add_sink(Box::new(McapSink::new(path)));
+        sinks.push(Box::new(McapSink::new(path)));
+    }
+    if let Some(g) = st.ground.get(&run.id) {
+        let report = super::ground::supervise(&st, &run, g, session.into_feed(), sinks).await;
+        ticker.abort();
+        settle(&st, &run, report, true).await;
+        return;
+    }
+    for s in sinks {
+        session.add_sink(s);
     }
     if !real_carriers {
         let sim: Vec<(String, String)> = setup
@@ -552,4 +597,3 @@ async fn supervise(st: Supervisor, run: Arc<ActiveRun>, p: Prepared, speed: Pace
     }
     settle(&st, &run, report, real_carriers).await;
 }
-

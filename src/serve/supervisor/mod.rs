@@ -10,6 +10,7 @@
 
 mod admission;
 mod claims;
+pub mod ground;
 mod health;
 pub mod lifecycle;
 mod run;
@@ -42,6 +43,8 @@ pub struct Inner {
     runs: Mutex<HashMap<String, Arc<ActiveRun>>>,
     /// Ended runs whose final state or result is not stored yet.
     pub unsaved: unsaved::Unsaved,
+    /// Runs with objects on the ground, and the objects' last poses.
+    pub ground: ground::Board,
 }
 
 impl Deref for Supervisor {
@@ -64,6 +67,7 @@ impl Supervisor {
             ctx,
             runs: Mutex::new(HashMap::new()),
             unsaved: Default::default(),
+            ground: Default::default(),
         }))
     }
 
@@ -105,6 +109,21 @@ impl Supervisor {
     /// Operator finish of a running run.
     pub async fn finish(&self, id: &str, expect: Option<RunState>) -> ApiResult<RunRow> {
         lifecycle::finish(self, id, expect).await
+    }
+
+    /// Drives the objects of run `id` back to their starts (202: under way).
+    pub async fn return_to_start(&self, id: &str) -> ApiResult<serde_json::Value> {
+        ground::return_to_start(self, id).await
+    }
+
+    /// A run's objects on the ground, if it has any.
+    pub async fn objects(&self, id: &str) -> Option<serde_json::Value> {
+        self.ground.shown(id)
+    }
+
+    /// `created → armed`, moving on although an object is not at its start.
+    pub async fn arm_override(&self, id: &str, expect: Option<RunState>) -> ApiResult<RunRow> {
+        lifecycle::arm_with(self, id, expect, true).await
     }
 
     /// Operator abort.

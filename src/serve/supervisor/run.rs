@@ -43,6 +43,9 @@ pub enum RunSource {
     /// The built-in simulated VUT with its AEB (`{"kind":"sim_vut","vut_speed_kmh":40,
     /// "aeb":{"ttc_s":1.2,"decel_mps2":8,"delay_ms":150}}`), paced at the run's speed.
     SimVut(crate::sim::SimOptions),
+    /// The VUT robot's MONR (`{"kind":"monr","carrier":NAME}`): for sites where the robot's
+    /// position is the VUT's; NAME is the run's carrier that drives the VUT.
+    Monr { carrier: String },
 }
 
 impl RunSource {
@@ -69,12 +72,19 @@ pub struct StoredSource {
 }
 
 /// A real carrier of a run: `name` is the scenario's carrier name, `address` its ISO 22133
-/// endpoint `HOST[:TCP_PORT]` (UDP port = TCP − 1) or `HOST:TCP_PORT:UDP_PORT`.
+/// endpoint `HOST[:TCP_PORT]` (UDP port = TCP − 1) or `HOST:TCP_PORT:UDP_PORT`. With
+/// `drives` (`"vut"` or a target id) it is an object on the ground: the VUT's robot or a
+/// target's carrier, planned, armed as one and driven back to its start
+/// ([`crate::dispatch::ground`]); `mobility` says how it drives back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CarrierSpec {
     pub name: String,
     pub address: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drives: Option<crate::dispatch::ground::Drives>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mobility: Option<crate::dispatch::ground::Mobility>,
 }
 
 /// Source health counters, updated by the store sink, read by the health ticker.

@@ -80,9 +80,9 @@ impl Geo<'_> {
     }
 }
 
-/// An oriented rectangle: centre, yaw, half length, half width.
+/// An oriented rectangle (a footprint): centre, yaw, half length, half width.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Rect {
+pub struct Rect {
     pub cx: f64,
     pub cy: f64,
     pub yaw: f64,
@@ -92,7 +92,7 @@ pub(crate) struct Rect {
 
 impl Rect {
     /// The VUT's footprint for its INS reference point at (x, y, yaw).
-    pub(crate) fn vut(vut: &VutSpec, x: f64, y: f64, yaw: f64) -> Rect {
+    pub fn vut(vut: &VutSpec, x: f64, y: f64, yaw: f64) -> Rect {
         // Centre: from the reference point, forward to the front, back half the length.
         let ahead = vut.reference_to_front_m - 0.5 * vut.length_m;
         Rect {
@@ -127,7 +127,7 @@ impl Rect {
     }
 
     /// Whether two rectangles overlap (separating-axis test).
-    pub(crate) fn overlaps(&self, o: &Rect) -> bool {
+    pub fn overlaps(&self, o: &Rect) -> bool {
         let (a, b) = (self.corners(), o.corners());
         for yaw in [self.yaw, o.yaw] {
             for (ax, ay) in [(yaw.cos(), yaw.sin()), (-yaw.sin(), yaw.cos())] {
@@ -151,7 +151,7 @@ impl Rect {
     /// Across the VUT front: the target's reference point (its centre), lateral from the VUT's
     /// right edge over the width. Along the target: the contact point (the corners of either
     /// footprint nearest the other, averaged) from the target's front end over its length.
-    pub(crate) fn impact_location(&self, o: &Rect, on: ImpactOn) -> f64 {
+    pub fn impact_location(&self, o: &Rect, on: ImpactOn) -> f64 {
         match on {
             ImpactOn::VutFront => {
                 let (c, s) = (self.yaw.cos(), self.yaw.sin());
@@ -189,7 +189,7 @@ impl Rect {
 
     /// Smallest distance between two rectangles (0 when they overlap): corner to rectangle
     /// both ways (exact for convex rectangles that do not overlap).
-    pub(crate) fn gap(&self, o: &Rect) -> f64 {
+    pub fn gap(&self, o: &Rect) -> f64 {
         if self.overlaps(o) {
             return 0.0;
         }

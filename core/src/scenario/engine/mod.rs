@@ -41,6 +41,7 @@ mod trace;
 mod trigger;
 mod verdict;
 
+pub use conflict::Rect;
 pub use lane_edge::{LaneDeparture, LaneGauge};
 pub use output::{Command, Event, ImpactRecord, Output, TriggerRecord};
 pub use predict::NoiseEstimate;

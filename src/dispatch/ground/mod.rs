@@ -1,0 +1,29 @@
+//! Every object on the ground: the VUT's driving robot and the target carriers as ISO 22133
+//! objects of one run, armed as one, started, measured against their planned paths and driven
+//! back to their start poses.
+//!
+//! * [`plan`]: what each object is sent as TRAJ — the VUT's planned path with its speed profile
+//!   from the engine's own rehearsal of the scenario (the simulated VUT without AEB: the same
+//!   path and launch the engine predicts on), a target's from its profile. Static targets
+//!   (obstructions, parked cars) are not objects.
+//! * [`route`]: the drive back to the start: arcs of the object's minimum turning radius and
+//!   lines, reversing where it may.
+//! * [`motion`]: one motion of the objects (a run or a drive back) on one control centre:
+//!   connect and upload, arm as one, the start check, the MONR record.
+//! * [`Ground`]: the objects of a test bench across runs (their last pose, state and whether
+//!   they stand at their start), the run with the VUT robot's MONR as the run's telemetry, the
+//!   drive back, and the per-object results.
+
+pub mod impact;
+pub mod motion;
+pub mod plan;
+pub mod route;
+pub mod track;
+
+pub mod bench;
+
+pub use bench::{Ground, GroundError, GroundReport, ObjectReport, ObjectStatus, ReturnReport};
+pub use motion::{Motion, StartRefused};
+pub use plan::{Drives, GroundOptions, ObjectPlan, ObjectSpec};
+pub use route::Mobility;
+pub use track::{PlannedTrack, Pose, TrackPoint};

@@ -1,0 +1,315 @@
+//! One motion of the objects (a run, or a drive back to the start) on one control centre:
+//! connect and upload each object's TRAJ, arm as one, check before the start, and record
+//! every MONR (with yaw) for the results.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::Serialize;
+use tokio::sync::broadcast;
+
+use super::plan::{GroundOptions, ObjectPlan};
+use super::track::Pose;
+use crate::dispatch::control_centre::{
+    CarrierConfig, CarrierMode, ControlCentre, ControlCentreConfig, ControlCentreHandle, GeoOrigin,
+    MonrSample, Snapshot,
+};
+use crate::dispatch::events::{AbortReason, EventKind, Phase};
+use crate::dispatch::iso22133::ObjectState;
+use crate::dispatch::safety::SafetyConfig;
+
+/// How long after ARMED the objects may take to report their start poses.
+const ARM_SETTLE: Duration = Duration::from_millis(1000);
+
+/// Why the start was refused, naming the object.
+#[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]
+#[error("start refused: object {object}: {why}")]
+pub struct StartRefused {
+    pub object: String,
+    pub why: String,
+}
+
+/// MONR per object, as received (the control centre's snapshot keeps no yaw).
+pub type MonrLog = Arc<Mutex<Vec<Vec<MonrSample>>>>;
+
+/// One motion (see the module doc).
+pub struct Motion {
+    pub h: ControlCentreHandle,
+    pub plans: Vec<ObjectPlan>,
+    pub log: MonrLog,
+    recorder: tokio::task::JoinHandle<()>,
+    opts: GroundOptions,
+}
+
+impl Motion {
+    /// Spawns the control centre for `plans` (each object's address from `addresses`, in the
+    /// same order) and waits until every object is connected, DISARMED and armable.
+    pub async fn connect(
+        plans: Vec<ObjectPlan>,
+        addresses: &[String],
+        origin: GeoOrigin,
+        opts: &GroundOptions,
+    ) -> Result<Motion, String> {
+        let mut carriers = Vec::new();
+        let mut trajectories = std::collections::BTreeMap::new();
+        for (i, (p, addr)) in plans.iter().zip(addresses).enumerate() {
+            let mut c = CarrierConfig::parse_spec(&format!("{}={addr}", p.name), i as u32 + 1)
+                .map_err(|e| format!("object {}: {e}", p.name))?;
+            c.mode = CarrierMode::Trajectory;
+            trajectories.insert(
+                p.name.clone(),
+                Arc::new(p.track.to_traj(i as u16 + 1, &p.name)),
+            );
+            carriers.push(c);
+        }
+        let cfg = ControlCentreConfig {
+            origin,
+            monr_rate_hz: opts.monr_rate_hz,
+            heab_rate_hz: opts.heab_rate_hz,
+            carriers,
+            safety: SafetyConfig {
+                monr_miss_limit: opts.monr_miss_limit,
+                telemetry_stale_s: opts.telemetry_stale_s,
+                arm_timeout_s: opts.arm_timeout.as_secs_f64(),
+                ..SafetyConfig::default()
+            },
+            traj_dt_s: opts.traj_dt_s,
+            trajectories,
+            link_limits: opts.link_limits,
+            ..ControlCentreConfig::default()
+        };
+        let h = ControlCentre::spawn(cfg).map_err(|e| e.to_string())?;
+        let log: MonrLog = Arc::new(Mutex::new(vec![Vec::new(); plans.len()]));
+        let mut rx = h.monr();
+        let sink = log.clone();
+        let recorder = tokio::spawn(async move {
+            loop {
+                match rx.recv().await {
+                    Ok(m) => {
+                        if let Ok(mut l) = sink.lock() {
+                            if let Some(v) = l.get_mut(m.carrier) {
+                                if v.len() < 500_000 {
+                                    v.push(m);
+                                }
+                            }
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
+        let m = Motion {
+            h,
+            plans,
+            log,
+            recorder,
+            opts: opts.clone(),
+        };
+        if !m.h.wait_armable(opts.connect_timeout).await {
+            let why = m.describe();
+            m.shutdown().await;
+            return Err(format!(
+                "objects not connected, DISARMED and armable within {:.1} s: {why}",
+                opts.connect_timeout.as_secs_f64()
+            ));
+        }
+        Ok(m)
+    }
+
+    /// Each object's connection and latest state, for messages.
+    pub fn describe(&self) -> String {
+        self.h
+            .snapshot()
+            .carriers
+            .iter()
+            .map(|c| {
+                format!(
+                    "{}: {}, state {}",
+                    c.name,
+                    if c.connected {
+                        "connected"
+                    } else {
+                        "not connected"
+                    },
+                    c.state.map_or("none".into(), |s| format!("{s:?}"))
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    /// Arms every object and waits until each reports ARMED in its latest MONR.
+    pub async fn arm(&self) -> Result<(), String> {
+        self.h
+            .arm(self.opts.arm_timeout)
+            .await
+            .map_err(|e| format!("{e}: {}", self.describe()))?;
+        // The MONR that first says ARMED may still carry the pose from before (an object
+        // updates its pose and its state separately): a short settling time.
+        let end = tokio::time::Instant::now() + ARM_SETTLE;
+        loop {
+            match self.start_check() {
+                Ok(()) => return Ok(()),
+                Err(r) if tokio::time::Instant::now() >= end => return Err(r.to_string()),
+                Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+            }
+        }
+    }
+
+    /// Whether the motion is armed as one: the control centre armed and every object ARMED
+    /// in its latest MONR, that MONR fresh, and the object at the start of its TRAJ.
+    pub fn start_check(&self) -> Result<(), StartRefused> {
+        let s = self.h.snapshot();
+        let now = self.h.epoch().elapsed().as_secs_f64();
+        let fresh_s = (self.opts.monr_miss_limit as f64 + 0.5) / self.opts.monr_rate_hz as f64;
+        // An abort names its cause first: the others may show ABORTING because of it.
+        if s.phase == Phase::Aborted {
+            if let Some((object, why)) = abort_cause(&s) {
+                return Err(StartRefused { object, why });
+            }
+        }
+        let refuse = |object: &str, why: String| StartRefused {
+            object: object.to_string(),
+            why,
+        };
+        for c in &s.carriers {
+            if !c.connected {
+                return Err(refuse(&c.name, why_disconnected(&s, &c.name)));
+            }
+            match c.last_monr_s {
+                Some(t) if now - t > fresh_s => {
+                    return Err(refuse(&c.name, format!("no MONR for {:.2} s", now - t)));
+                }
+                None => return Err(refuse(&c.name, "no MONR received".into())),
+                _ => {}
+            }
+        }
+        for c in &s.carriers {
+            if c.state != Some(ObjectState::Armed) {
+                return Err(refuse(
+                    &c.name,
+                    format!(
+                        "reports {} in its latest MONR, not ARMED",
+                        c.state
+                            .map_or("nothing".into(), |s| format!("{s:?}").to_uppercase())
+                    ),
+                ));
+            }
+        }
+        for (c, p) in s.carriers.iter().zip(&self.plans) {
+            let (d, h) = Pose::new(c.x, c.y, c.yaw_deg.to_radians()).offset_to(&p.track.start());
+            if d > self.opts.at_start_m || h > self.opts.at_start_deg {
+                return Err(refuse(
+                    &c.name,
+                    format!(
+                        "{d:.2} m and {h:.1}° from the start of its path (limits {} m, {}°)",
+                        self.opts.at_start_m, self.opts.at_start_deg
+                    ),
+                ));
+            }
+        }
+        if s.phase != Phase::Armed {
+            return Err(StartRefused {
+                object: "all".into(),
+                why: format!("the run is {:?}, not armed", s.phase),
+            });
+        }
+        Ok(())
+    }
+
+    /// Latest MONR pose of each object.
+    pub fn poses(&self) -> Vec<Option<Pose>> {
+        self.h
+            .snapshot()
+            .carriers
+            .iter()
+            .map(|c| {
+                c.last_monr_s
+                    .map(|_| Pose::new(c.x, c.y, c.yaw_deg.to_radians()))
+            })
+            .collect()
+    }
+
+    /// Every object's MONR so far.
+    pub fn monr(&self) -> Vec<Vec<MonrSample>> {
+        self.log.lock().map(|l| l.clone()).unwrap_or_default()
+    }
+
+    /// HEAB ABORT to every object.
+    pub fn abort(&self, reason: &str) {
+        self.h.abort(reason);
+    }
+
+    /// NORMAL_STOP when running (DISARM when armed but not started), waits for the objects to
+    /// leave RUNNING, returns the final snapshot.
+    pub async fn stop(&self) -> Snapshot {
+        let aborted = self.h.snapshot().phase == Phase::Aborted;
+        crate::run::sink::carriers::stop_carriers(&self.h, aborted, self.opts.stop_timeout).await
+    }
+
+    /// Closes the connections.
+    pub async fn shutdown(self) {
+        self.h.shutdown().await;
+        self.recorder.abort();
+    }
+
+    pub fn options(&self) -> &GroundOptions {
+        &self.opts
+    }
+}
+
+/// Why an object is not connected: the control centre's last disconnect event for it.
+fn why_disconnected(s: &Snapshot, name: &str) -> String {
+    s.events
+        .iter()
+        .rev()
+        .find_map(|e| match &e.kind {
+            EventKind::CarrierDisconnected { carrier, reason } if carrier == name => {
+                Some(format!("disconnected ({reason})"))
+            }
+            _ => None,
+        })
+        .unwrap_or_else(|| "not connected".into())
+}
+
+/// The object an abort names and why, if it names one.
+pub fn abort_cause(s: &Snapshot) -> Option<(String, String)> {
+    s.events.iter().rev().find_map(|e| match &e.kind {
+        EventKind::Abort { reason } => match reason {
+            AbortReason::MonrLost { carrier, missed } => Some((
+                carrier.clone(),
+                format!("lost: {missed} consecutive MONR missing"),
+            )),
+            AbortReason::CarrierDisconnected { carrier } => {
+                Some((carrier.clone(), why_disconnected(s, carrier)))
+            }
+            AbortReason::CarrierAbort { carrier } => {
+                Some((carrier.clone(), "reported ABORTING".into()))
+            }
+            AbortReason::LeftArmed { carrier, state } => Some((
+                carrier.clone(),
+                format!(
+                    "left ARMED before the start (now {})",
+                    format!("{state:?}").to_uppercase()
+                ),
+            )),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+/// Waits up to `timeout` for the start check to fail; returns the refusal (tests, watchers).
+pub async fn wait_not_armed(m: &Motion, timeout: Duration) -> Option<StartRefused> {
+    let end = tokio::time::Instant::now() + timeout;
+    loop {
+        if let Err(r) = m.start_check() {
+            return Some(r);
+        }
+        if tokio::time::Instant::now() >= end {
+            return None;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

@@ -1,0 +1,404 @@
+//! Which object drives which actor, and the track each one is sent.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+
+use super::route::Mobility;
+use super::track::{PlannedTrack, TrackPoint};
+use crate::dispatch::profile::DummyProfile;
+use crate::run::report::RunReport;
+use crate::run::{RunSetup, SessionOptions, Sink, SinkCtx};
+use crate::sample::Sample;
+use crate::scenario::engine::Engine;
+use crate::scenario::{Activation, TargetKind};
+use crate::sim::SimOptions;
+
+/// What an object moves: the VUT (its driving robot) or a scenario target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Drives {
+    Vut,
+    Target(String),
+}
+
+impl Serialize for Drives {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Drives::Vut => s.serialize_str("vut"),
+            Drives::Target(t) => s.serialize_str(t),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Drives {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(match s.as_str() {
+            "vut" => Drives::Vut,
+            "" => return Err(serde::de::Error::custom("drives: empty target id")),
+            _ => Drives::Target(s),
+        })
+    }
+}
+
+impl std::fmt::Display for Drives {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Drives::Vut => f.write_str("vut"),
+            Drives::Target(t) => f.write_str(t),
+        }
+    }
+}
+
+/// One ISO 22133 object of the ground: `{"name", "address", "drives"}` (address
+/// `HOST[:TCP[:UDP]]`, default ports 53241/53240), optionally how it may drive back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ObjectSpec {
+    pub name: String,
+    pub address: String,
+    pub drives: Drives,
+    /// Turning radius, reversing and speed of its drive back; default by what it carries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mobility: Option<Mobility>,
+}
+
+/// Options of the ground layer.
+#[derive(Debug, Clone)]
+pub struct GroundOptions {
+    pub monr_rate_hz: u16,
+    pub heab_rate_hz: u16,
+    /// Consecutive missing MONR that abort a motion (and make an object "not armed").
+    pub monr_miss_limit: u32,
+    /// Wall time without VUT telemetry after which a started run is aborted, s.
+    pub telemetry_stale_s: f64,
+    /// Connected, DISARMED and ready within this.
+    pub connect_timeout: Duration,
+    /// Every object ARMED within this.
+    pub arm_timeout: Duration,
+    /// TRAJ point spacing of sampled tracks, s.
+    pub traj_dt_s: f64,
+    /// The VUT robot's STRT goes out this long after the start is given.
+    pub start_lead: Duration,
+    /// The rehearsal that plans the VUT's path and speed (no AEB; its speed and run-up).
+    pub sim: SimOptions,
+    /// At the start pose: within this distance…
+    pub at_start_m: f64,
+    /// …and this heading difference (degrees).
+    pub at_start_deg: f64,
+    /// After the run or drive back: how long the objects may take to stop.
+    pub stop_timeout: Duration,
+    /// Link-health limits for arming; None: the defaults for the HEAB rate.
+    pub link_limits: Option<crate::dispatch::link_health::LinkLimits>,
+    /// The VUT robot's speed as the run's telemetry: `None` takes its MONR speed; `Some(w)`
+    /// measures it from its MONR positions over the last `w` seconds (for a robot whose MONR
+    /// speed is its set speed rather than a measurement).
+    pub speed_from_positions_s: Option<f64>,
+}
+
+impl Default for GroundOptions {
+    fn default() -> Self {
+        GroundOptions {
+            monr_rate_hz: 100,
+            heab_rate_hz: 100,
+            monr_miss_limit: 10,
+            telemetry_stale_s: 0.2,
+            connect_timeout: Duration::from_secs(10),
+            arm_timeout: Duration::from_secs(5),
+            traj_dt_s: 0.01,
+            start_lead: Duration::from_millis(500),
+            sim: SimOptions {
+                aeb: None,
+                fcw: None,
+                ..SimOptions::default()
+            },
+            at_start_m: 0.5,
+            at_start_deg: 5.0,
+            stop_timeout: Duration::from_secs(2),
+            link_limits: None,
+            speed_from_positions_s: None,
+        }
+    }
+}
+
+/// One object's plan for a run.
+#[derive(Debug, Clone)]
+pub struct ObjectPlan {
+    pub name: String,
+    pub drives: Drives,
+    pub track: PlannedTrack,
+    pub mobility: Mobility,
+}
+
+/// The default mobility of an object by what it carries.
+pub fn default_mobility(setup: &RunSetup, d: &Drives) -> Mobility {
+    match d {
+        Drives::Vut => Mobility::CAR,
+        Drives::Target(id) => match setup
+            .scenario
+            .targets
+            .iter()
+            .find(|t| &t.id == id)
+            .map(|t| t.kind)
+        {
+            Some(TargetKind::Vehicle | TargetKind::Motorcycle) => Mobility::PLATFORM,
+            _ => Mobility::SMALL_PLATFORM,
+        },
+    }
+}
+
+/// Records the VUT's samples of a rehearsal.
+struct Recorder(Arc<Mutex<Vec<TrackPoint>>>);
+
+impl Sink for Recorder {
+    fn name(&self) -> &'static str {
+        "vut plan"
+    }
+
+    fn sample(&mut self, _ctx: &SinkCtx<'_>, _engine: &Engine, s: &Sample) {
+        if let Ok(mut v) = self.0.lock() {
+            v.push(TrackPoint {
+                t: s.time_s,
+                x: s.x,
+                y: s.y,
+                yaw: s.yaw_rad,
+                v: s.speed_mps,
+                a: s.accel_mps2.unwrap_or(0.0),
+                curvature: 0.0,
+            });
+        }
+    }
+
+    fn close<'a>(
+        &'a mut self,
+        _e: &'a crate::run::RunEnd,
+        _r: &'a mut RunReport,
+    ) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
+    }
+}
+
+/// The VUT's planned track: the engine's rehearsal of the scenario with the simulated VUT
+/// (no AEB), its samples as timed poses (speed signed by the direction of motion, so a
+/// reversing VUT's TRAJ says so), the rehearsal's report (the planned impacts) and the sample
+/// time of its last sample.
+pub async fn vut_track(
+    setup: &Arc<RunSetup>,
+    sim: &SimOptions,
+) -> Result<(PlannedTrack, RunReport, f64), String> {
+    let mut opts = sim.clone();
+    opts.aeb = None;
+    opts.fcw = None;
+    // The scenario's nominal VUT speed when it names one.
+    if let Some(v) = setup.scenario.vut.speed_kmh {
+        opts.vut_speed_kmh = v;
+    }
+    if opts.run_up_m.is_none() {
+        // The robot launches from standstill before the rehearsal's first sample, so the
+        // run-up need only cover the triggers' lead (each target's time to its conflict plus
+        // 2 s to settle), not the 100 m of a driver's flying start.
+        let lead_s = setup
+            .scenario
+            .targets
+            .iter()
+            .filter(|t| t.activation != Activation::Static)
+            .map(|t| crate::scenario::ttc::ttc_dummy(t, &setup.scenario.vut) + 2.0)
+            .fold(3.0, f64::max);
+        opts.run_up_m = Some(lead_s * opts.vut_speed_kmh / 3.6);
+    }
+    opts.validate()?;
+    let rec = Arc::new(Mutex::new(Vec::new()));
+    let (report, _) = crate::sim::run_sim_session(
+        setup.clone(),
+        &opts,
+        SessionOptions::default(),
+        vec![Box::new(Recorder(rec.clone()))],
+    )
+    .await;
+    if let Some(e) = &report.error {
+        return Err(format!("rehearsal of the VUT's path failed: {e}"));
+    }
+    let mut pts = rec.lock().map(|v| v.clone()).unwrap_or_default();
+    if pts.len() < 2 {
+        return Err("rehearsal of the VUT's path produced no motion".into());
+    }
+    let t0 = pts[0].t;
+    let end_t = pts[pts.len() - 1].t;
+    let n = pts.len();
+    for i in 0..n {
+        pts[i].t -= t0;
+        // Direction of motion against the vehicle's heading: reversing is a negative speed.
+        let (a, b) = if i + 1 < n { (i, i + 1) } else { (i - 1, i) };
+        let (dx, dy) = (pts[b].x - pts[a].x, pts[b].y - pts[a].y);
+        let along = dx * pts[i].yaw.cos() + dy * pts[i].yaw.sin();
+        if along < -1e-6 {
+            pts[i].v = -pts[i].v.abs();
+        }
+    }
+    // Curvature from the heading change over the distance (the TRAJ's informative field).
+    for i in 1..n {
+        let ds = (pts[i].x - pts[i - 1].x).hypot(pts[i].y - pts[i - 1].y);
+        if ds > 1e-6 {
+            pts[i].curvature = crate::frame::wrap_pi(pts[i].yaw - pts[i - 1].yaw) / ds;
+        }
+    }
+    let pts = with_launch_and_stop(pts, ROBOT_ACCEL_MPS2, ROBOT_DECEL_MPS2, 0.01);
+    let track = PlannedTrack::new(pts).ok_or("rehearsal samples not finite")?;
+    Ok((track, report, end_t))
+}
+
+/// How the VUT robot gets up to the rehearsal's speed before its first sample, m/s².
+pub const ROBOT_ACCEL_MPS2: f64 = 2.0;
+/// How it stops after the rehearsal's last sample, m/s².
+pub const ROBOT_DECEL_MPS2: f64 = 3.0;
+
+/// A rehearsal starts at speed (a flying start) and ends at speed: the robot's track starts
+/// from standstill, accelerating at `acc` straight along the first sample's heading so that it
+/// reaches the first sample at its speed, and ends braking at `dec` straight on from the last.
+/// The rehearsal's own samples are kept as they are (times shifted by the launch).
+pub fn with_launch_and_stop(pts: Vec<TrackPoint>, acc: f64, dec: f64, dt: f64) -> Vec<TrackPoint> {
+    let (Some(&first), Some(&last)) = (pts.first(), pts.last()) else {
+        return pts;
+    };
+    let straight = |p: &TrackPoint, s: f64, v: f64, a: f64, t: f64| {
+        let dir = if p.v < 0.0 { -1.0 } else { 1.0 };
+        TrackPoint {
+            t,
+            x: p.x + dir * s * p.yaw.cos(),
+            y: p.y + dir * s * p.yaw.sin(),
+            yaw: p.yaw,
+            v: dir * v,
+            a: dir * a,
+            curvature: 0.0,
+        }
+    };
+    let mut out = Vec::with_capacity(pts.len() + 1000);
+    let v0 = first.v.abs();
+    let t_launch = if v0 > 0.05 { v0 / acc } else { 0.0 };
+    if t_launch > 0.0 {
+        let n = (t_launch / dt).ceil() as usize;
+        for k in 0..n {
+            let t = k as f64 * dt;
+            // distance still to go to the first sample: v0²/2a − (v0 t' ...) measured back
+            let v = acc * t;
+            let s_before = (v0 * v0 - v * v) / (2.0 * acc);
+            out.push(straight(&first, -s_before, v, acc, t));
+        }
+    }
+    for p in &pts {
+        out.push(TrackPoint {
+            t: p.t + t_launch,
+            ..*p
+        });
+    }
+    let v1 = last.v.abs();
+    if v1 > 0.05 {
+        let t_stop = v1 / dec;
+        let n = (t_stop / dt).ceil() as usize;
+        let t_end = last.t + t_launch;
+        for k in 1..=n {
+            let tau = (k as f64 * dt).min(t_stop);
+            let v = (v1 - dec * tau).max(0.0);
+            let s = v1 * tau - 0.5 * dec * tau * tau;
+            out.push(straight(&last, s, v, -dec, t_end + tau));
+        }
+    }
+    out
+}
+
+/// Every object's plan for `setup`: the VUT robot's rehearsed track, each moving target's
+/// profile. Errors name the object or target: an object driving a static or unknown target,
+/// a moving target no object drives, two objects for one actor.
+pub async fn plan_objects(
+    setup: &Arc<RunSetup>,
+    objects: &[ObjectSpec],
+    opts: &GroundOptions,
+) -> Result<(Vec<ObjectPlan>, Option<RunReport>), String> {
+    // The rehearsal plans the VUT's path and tells when each target starts and the run ends.
+    let (vut, rehearsal, run_end_s) = vut_track(setup, &opts.sim).await?;
+    let mut plans = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        if objects[..i].iter().any(|p| p.drives == o.drives) {
+            return Err(format!("two objects drive {}", o.drives));
+        }
+        let mobility = o
+            .mobility
+            .unwrap_or_else(|| default_mobility(setup, &o.drives));
+        mobility
+            .validate()
+            .map_err(|e| format!("object {}: {e}", o.name))?;
+        let track = match &o.drives {
+            Drives::Vut => vut.clone(),
+            Drives::Target(id) => {
+                let Some(t) = setup.scenario.targets.iter().find(|t| &t.id == id) else {
+                    return Err(format!(
+                        "object {} drives {id}, which the scenario does not have (targets: {})",
+                        o.name,
+                        setup.target_ids().join(", ")
+                    ));
+                };
+                if t.activation == Activation::Static {
+                    return Err(format!(
+                        "object {} drives {id}, a static target (obstructions and parked cars are not objects)",
+                        o.name
+                    ));
+                }
+                let full = PlannedTrack::of_profile(&DummyProfile::of_target(t), opts.traj_dt_s);
+                // Started at `origin` of the rehearsal, it need not drive beyond the run's end
+                // (plus a second): a long lane path ends braking there instead.
+                let origin = rehearsal
+                    .triggers
+                    .iter()
+                    .find(|r| &r.target == id)
+                    .map_or(0.0, |r| r.fired_at_s);
+                truncate_with_stop(
+                    full,
+                    run_end_s - origin + 1.0,
+                    TARGET_DECEL_MPS2,
+                    opts.traj_dt_s,
+                )
+            }
+        };
+        plans.push(ObjectPlan {
+            name: o.name.clone(),
+            drives: o.drives.clone(),
+            track,
+            mobility,
+        });
+    }
+    for t in &setup.scenario.targets {
+        if t.activation != Activation::Static
+            && !objects
+                .iter()
+                .any(|o| o.drives == Drives::Target(t.id.clone()))
+        {
+            return Err(format!(
+                "target {} moves but no object drives it (add a carrier with \"drives\": \"{}\")",
+                t.id, t.id
+            ));
+        }
+    }
+    Ok((plans, Some(rehearsal)))
+}
+
+/// How a target carrier brakes at the end of a shortened path, m/s².
+pub const TARGET_DECEL_MPS2: f64 = 3.0;
+
+/// `track` up to `t_end` (from its start), then braking at `dec` straight on; unchanged when
+/// it ends before.
+pub fn truncate_with_stop(track: PlannedTrack, t_end: f64, dec: f64, dt: f64) -> PlannedTrack {
+    let t0 = track.points[0].t;
+    if track.duration_s() <= t_end || t_end <= 0.0 {
+        return track;
+    }
+    let kept: Vec<TrackPoint> = track
+        .points
+        .iter()
+        .copied()
+        .filter(|p| p.t - t0 <= t_end)
+        .collect();
+    let pts = with_launch_and_stop(kept, f64::INFINITY, dec, dt);
+    PlannedTrack::new(pts).unwrap_or(track)
+}

@@ -1,0 +1,252 @@
+//! A planned track: timed poses with speed and acceleration, what an object is sent as TRAJ and
+//! what its MONR track is measured against. Made from the engine's own kinematics: a target's
+//! [`DummyProfile`], the VUT's rehearsal ([`super::plan`]), or a drive back to the start
+//! ([`super::route`]).
+
+use serde::{Deserialize, Serialize};
+
+use crate::dispatch::iso22133::{Traj, TrajPoint};
+use crate::dispatch::profile::{cdeg_to_yaw, yaw_to_cdeg, DummyProfile};
+use crate::frame::wrap_pi;
+
+/// A pose in the map frame (x east, y north, metres; yaw counter-clockwise from +x, radians).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Pose {
+    pub x: f64,
+    pub y: f64,
+    pub yaw: f64,
+}
+
+impl Pose {
+    pub fn new(x: f64, y: f64, yaw: f64) -> Pose {
+        Pose { x, y, yaw }
+    }
+
+    /// Distance and absolute heading difference (degrees) to `o`.
+    pub fn offset_to(&self, o: &Pose) -> (f64, f64) {
+        (
+            (self.x - o.x).hypot(self.y - o.y),
+            wrap_pi(self.yaw - o.yaw).abs().to_degrees(),
+        )
+    }
+}
+
+/// One point of a track. `v` is signed: negative while reversing (the yaw stays the vehicle's).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TrackPoint {
+    pub t: f64,
+    pub x: f64,
+    pub y: f64,
+    pub yaw: f64,
+    pub v: f64,
+    pub a: f64,
+    pub curvature: f64,
+}
+
+/// Timed points, sorted by time, at least one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlannedTrack {
+    pub points: Vec<TrackPoint>,
+}
+
+impl PlannedTrack {
+    /// A track from points (sorted by time; `None` when empty or not finite).
+    pub fn new(mut points: Vec<TrackPoint>) -> Option<PlannedTrack> {
+        if points.is_empty()
+            || points
+                .iter()
+                .any(|p| !(p.t.is_finite() && p.x.is_finite() && p.y.is_finite()))
+        {
+            return None;
+        }
+        points.sort_by(|a, b| a.t.total_cmp(&b.t));
+        Some(PlannedTrack { points })
+    }
+
+    /// A target's profile, as the TRAJ its carrier is sent.
+    pub fn of_profile(p: &DummyProfile, dt_s: f64) -> PlannedTrack {
+        Self::of_traj(&p.to_traj(0, "", dt_s)).unwrap_or_else(|| {
+            let m = p.at(0.0);
+            PlannedTrack {
+                points: vec![TrackPoint {
+                    t: 0.0,
+                    x: m.x,
+                    y: m.y,
+                    yaw: m.yaw_rad,
+                    v: 0.0,
+                    a: 0.0,
+                    curvature: 0.0,
+                }],
+            }
+        })
+    }
+
+    /// The track of a TRAJ (wire units back to SI).
+    pub fn of_traj(t: &Traj) -> Option<PlannedTrack> {
+        Self::new(
+            t.points
+                .iter()
+                .map(|q| TrackPoint {
+                    t: q.rel_time_ms as f64 / 1000.0,
+                    x: q.x_mm as f64 / 1000.0,
+                    y: q.y_mm as f64 / 1000.0,
+                    yaw: cdeg_to_yaw(q.yaw_cdeg),
+                    v: q.speed_lon_cm_s as f64 / 100.0,
+                    a: q.acc_lon_mm_s2 as f64 / 1000.0,
+                    curvature: q.curvature as f64,
+                })
+                .collect(),
+        )
+    }
+
+    /// The TRAJ of this track (wire units; speeds and accelerations saturate at the field's
+    /// range).
+    pub fn to_traj(&self, id: u16, name: &str) -> Traj {
+        let sat16 = |v: f64| v.round().clamp(i16::MIN as f64, i16::MAX as f64) as i16;
+        Traj {
+            id,
+            info: 2,
+            name: name.chars().take(64).collect(),
+            points: self
+                .points
+                .iter()
+                .map(|p| TrajPoint {
+                    rel_time_ms: (p.t.max(0.0) * 1000.0).round() as u32,
+                    x_mm: (p.x * 1000.0).round() as i32,
+                    y_mm: (p.y * 1000.0).round() as i32,
+                    z_mm: 0,
+                    yaw_cdeg: yaw_to_cdeg(p.yaw),
+                    speed_lon_cm_s: sat16(p.v * 100.0),
+                    speed_lat_cm_s: 0,
+                    acc_lon_mm_s2: sat16(p.a * 1000.0),
+                    acc_lat_mm_s2: 0,
+                    curvature: p.curvature as f32,
+                })
+                .collect(),
+        }
+    }
+
+    pub fn duration_s(&self) -> f64 {
+        self.points[self.points.len() - 1].t - self.points[0].t
+    }
+
+    pub fn start(&self) -> Pose {
+        let p = &self.points[0];
+        Pose::new(p.x, p.y, p.yaw)
+    }
+
+    pub fn end(&self) -> Pose {
+        let p = &self.points[self.points.len() - 1];
+        Pose::new(p.x, p.y, p.yaw)
+    }
+
+    /// Length driven (sum of the chords).
+    pub fn length_m(&self) -> f64 {
+        self.points
+            .windows(2)
+            .map(|w| (w[1].x - w[0].x).hypot(w[1].y - w[0].y))
+            .sum()
+    }
+
+    /// Distance from (x, y) to the track's polyline (its nearest segment).
+    pub fn lateral_m(&self, x: f64, y: f64) -> f64 {
+        if self.points.len() == 1 {
+            let p = &self.points[0];
+            return (x - p.x).hypot(y - p.y);
+        }
+        self.points
+            .windows(2)
+            .map(|w| seg_distance(x, y, (w[0].x, w[0].y), (w[1].x, w[1].y)))
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// Pose at time `t` from the first point (linear between points, held beyond the ends).
+    pub fn pose_at(&self, t: f64) -> Pose {
+        let t = t + self.points[0].t;
+        let i = self.points.partition_point(|p| p.t <= t);
+        if i == 0 {
+            return self.start();
+        }
+        if i >= self.points.len() {
+            return self.end();
+        }
+        let (a, b) = (&self.points[i - 1], &self.points[i]);
+        let f = if b.t > a.t {
+            (t - a.t) / (b.t - a.t)
+        } else {
+            0.0
+        };
+        Pose::new(
+            a.x + f * (b.x - a.x),
+            a.y + f * (b.y - a.y),
+            a.yaw + f * wrap_pi(b.yaw - a.yaw),
+        )
+    }
+}
+
+impl PlannedTrack {
+    /// How far behind its schedule an object was: for each `(t, x, y)` of its MONR while
+    /// moving (times from its start), its time minus the planned time of the nearest track
+    /// point (searched forwards, as an object does not drive back along its path); points
+    /// where the plan stands still say nothing about time and are skipped. Returns the lag
+    /// of the last sample and the largest one by magnitude, seconds.
+    pub fn schedule_lag(&self, monr: &[(f64, f64, f64)]) -> Option<(f64, f64)> {
+        let t0 = self.points[0].t;
+        let mut i = 0;
+        let (mut last, mut worst): (Option<f64>, f64) = (None, 0.0);
+        for &(t, x, y) in monr {
+            // Nearest point within the next stretch of the track.
+            let end = (i + 2000).min(self.points.len());
+            let (mut best, mut bi) = (f64::INFINITY, i);
+            for (k, p) in self.points[i..end].iter().enumerate() {
+                let d = (p.x - x).hypot(p.y - y);
+                if d < best {
+                    best = d;
+                    bi = i + k;
+                }
+            }
+            i = bi;
+            let p = &self.points[bi];
+            if p.v.abs() < 0.5 || best > 0.5 {
+                continue;
+            }
+            let lag = t - (p.t - t0);
+            last = Some(lag);
+            if lag.abs() > worst.abs() {
+                worst = lag;
+            }
+        }
+        last.map(|l| (l, worst))
+    }
+}
+
+/// Distance from a point to a segment.
+fn seg_distance(x: f64, y: f64, a: (f64, f64), b: (f64, f64)) -> f64 {
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let l2 = dx * dx + dy * dy;
+    let f = if l2 > 0.0 {
+        (((x - a.0) * dx + (y - a.1) * dy) / l2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (x - a.0 - f * dx).hypot(y - a.1 - f * dy)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn traj_round_trip_and_lateral() {
+        let p = DummyProfile::from_scenario(10.0, 5.0, 0.0, 1.0, 5.0);
+        let t = PlannedTrack::of_profile(&p, 0.05);
+        assert!((t.start().x - 10.0).abs() < 1e-3 && (t.start().y - 5.0).abs() < 1e-3);
+        assert!((t.duration_s() - p.duration_s()).abs() < 2e-3);
+        let back = PlannedTrack::of_traj(&t.to_traj(1, "x")).expect("points");
+        assert_eq!(back.points.len(), t.points.len());
+        // north along x = 10: a point 0.3 m east of the line is 0.3 m off
+        assert!((t.lateral_m(10.3, 8.0) - 0.3).abs() < 1e-3);
+        let mid = t.pose_at(t.duration_s() / 2.0);
+        assert!(t.lateral_m(mid.x, mid.y) < 1e-9);
+    }
+}

@@ -1,0 +1,431 @@
+//! Runs whose carriers are objects on the ground (the VUT robot and target carriers, each
+//! with `drives`): planned and armed as one when the run is armed, driven with the service's
+//! sinks, kept after the run for the drive back to the start, and the objects' last poses
+//! across runs (the next run arms only when every object stands at its start).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+
+use super::run::{lock, CarrierSpec};
+use crate::dispatch::control_centre::ControlCentreHandle;
+use crate::dispatch::ground::bench::Prepared as GroundPrepared;
+use crate::dispatch::ground::{Ground, GroundError, GroundOptions, Motion, ObjectSpec, Pose};
+use crate::dispatch::iso22133::ObjectState;
+use crate::serve::error::ApiError;
+
+/// A run's objects: the bench, its plans, and the armed motion until the start.
+pub struct GroundRun {
+    pub ground: Ground,
+    pub prepared: GroundPrepared,
+    pub motion: Option<Motion>,
+    /// The VUT robot's MONR is the run's telemetry.
+    pub monr_source: bool,
+}
+
+/// Most ended ground runs kept for their drive back.
+const KEEP_RUNS: usize = 32;
+
+/// The ground runs of this instance and the objects' last known poses and states.
+#[derive(Default)]
+pub struct Board {
+    runs: Mutex<Vec<(String, Arc<tokio::sync::Mutex<GroundRun>>)>>,
+    last: Mutex<HashMap<String, (Option<Pose>, Option<ObjectState>)>>,
+    /// Drives back under way, by run (their control centres, for ABORT).
+    pub returning: Mutex<HashMap<String, ControlCentreHandle>>,
+    /// Each run's `"objects"` as last published (read without waiting for a drive back).
+    shown: Mutex<HashMap<String, Value>>,
+    /// Control centres of runs armed or running, by run (their objects' live MONR poses).
+    pub live: Mutex<HashMap<String, ControlCentreHandle>>,
+}
+
+impl Board {
+    pub fn insert(&self, run_id: &str, g: GroundRun) -> Arc<tokio::sync::Mutex<GroundRun>> {
+        let g = Arc::new(tokio::sync::Mutex::new(g));
+        let mut runs = lock(&self.runs);
+        runs.retain(|(id, _)| id != run_id);
+        runs.push((run_id.to_string(), g.clone()));
+        if runs.len() > KEEP_RUNS {
+            runs.remove(0);
+        }
+        g
+    }
+
+    /// Publishes the run's objects for `GET /runs/{id}`.
+    pub fn publish(&self, run_id: &str, g: &GroundRun) {
+        let mut shown = lock(&self.shown);
+        if shown.len() > KEEP_RUNS * 2 {
+            shown.clear();
+        }
+        shown.insert(run_id.to_string(), objects_json(g));
+    }
+
+    /// The run's objects as last published, with the live MONR pose and state of each while
+    /// its control centre runs (`state` reads `returning` during a drive back).
+    pub fn shown(&self, run_id: &str) -> Option<Value> {
+        let mut v = lock(&self.shown).get(run_id).cloned()?;
+        let returning = lock(&self.returning).get(run_id).cloned();
+        let live = returning
+            .clone()
+            .or_else(|| lock(&self.live).get(run_id).cloned());
+        if let (Some(h), Some(a)) = (live, v.as_array_mut()) {
+            let snap = h.snapshot();
+            for o in a {
+                let Some(c) = snap.carriers.iter().find(|c| o["name"] == c.name.as_str()) else {
+                    continue;
+                };
+                if c.last_monr_s.is_some() {
+                    o["pose"] = json!({"x": c.x, "y": c.y,
+                        "heading_deg": crate::frame::yaw_to_heading(c.yaw_deg.to_radians())});
+                }
+                o["state"] = match (&returning, c.state) {
+                    (Some(_), _) => json!("returning"),
+                    (None, Some(st)) => json!(format!("{st:?}").to_lowercase()),
+                    (None, None) => json!("disconnected"),
+                };
+            }
+        }
+        Some(v)
+    }
+
+    pub fn get(&self, run_id: &str) -> Option<Arc<tokio::sync::Mutex<GroundRun>>> {
+        lock(&self.runs)
+            .iter()
+            .find(|(id, _)| id == run_id)
+            .map(|(_, g)| g.clone())
+    }
+
+    /// Remembers where each object of `g` is now.
+    pub fn remember(&self, g: &Ground) {
+        let mut last = lock(&self.last);
+        for s in g.status() {
+            last.insert(s.name.clone(), (s.pose, s.state));
+        }
+    }
+
+    /// The last known pose of each named object (for a new bench).
+    pub fn seed(&self, g: &mut Ground) {
+        let last = lock(&self.last);
+        let known: Vec<(String, Option<Pose>, Option<ObjectState>)> = g
+            .status()
+            .iter()
+            .filter_map(|s| last.get(&s.name).map(|(p, st)| (s.name.clone(), *p, *st)))
+            .collect();
+        for (name, pose, state) in known {
+            g.set_known(&name, pose, state);
+        }
+    }
+}
+
+/// Whether a run's carriers are objects on the ground (every one names what it drives; the
+/// ground layer dispatches them, not the carriers sink); a mix is refused.
+pub fn is_ground(carriers: &[CarrierSpec]) -> Result<bool, ApiError> {
+    let with = carriers.iter().filter(|c| c.drives.is_some()).count();
+    match with {
+        0 => Ok(false),
+        n if n == carriers.len() => Ok(true),
+        _ => Err(ApiError::Unprocessable(
+            "carriers: either every carrier names what it drives (\"drives\": \"vut\" or a target id) or none does".into(),
+        )),
+    }
+}
+
+pub fn object_specs(carriers: &[CarrierSpec]) -> Vec<ObjectSpec> {
+    carriers
+        .iter()
+        .filter_map(|c| {
+            c.drives.clone().map(|d| ObjectSpec {
+                name: c.name.clone(),
+                address: c.address.clone(),
+                drives: d,
+                mobility: c.mobility,
+            })
+        })
+        .collect()
+}
+
+/// The service's ground options (its `[ground]` configuration).
+pub fn options(c: &crate::serve::config::GroundConfig) -> GroundOptions {
+    let base = GroundOptions::default();
+    GroundOptions {
+        monr_miss_limit: c.monr_miss_limit,
+        heab_rate_hz: c.heab_rate_hz,
+        telemetry_stale_s: c.telemetry_stale_s,
+        link_limits: Some(crate::dispatch::link_health::LinkLimits {
+            max_monr_loss: c.max_monr_loss,
+            ..crate::dispatch::link_health::LinkLimits::for_heab_rate(c.heab_rate_hz)
+        }),
+        ..base
+    }
+}
+
+/// The engine's own stale-telemetry limit of a run: the `[ground]` one when it has objects.
+pub fn engine_stale_limit(st: &super::Supervisor, carriers: &[CarrierSpec]) -> Option<f64> {
+    match is_ground(carriers) {
+        Ok(true) => Some(st.config.ground.telemetry_stale_s),
+        _ => crate::scenario::engine::EngineConfig::default().stale_limit_s,
+    }
+}
+
+/// A ground error as the API answers it: plans are the request's fault (422), arming and
+/// starting conflicts with the objects' state (409).
+pub fn api_error(e: GroundError) -> ApiError {
+    match e {
+        GroundError::Plan(m) => ApiError::Unprocessable(m),
+        other => ApiError::Conflict(other.to_string()),
+    }
+}
+
+/// `"objects"` of a run: name, drives, state, pose, start pose, at_start.
+pub fn objects_json(g: &GroundRun) -> Value {
+    let returning = false;
+    Value::Array(
+        g.ground
+            .status()
+            .iter()
+            .map(|s| {
+                let pose = |p: Option<Pose>| {
+                    p.map(|p| {
+                        json!({"x": p.x, "y": p.y,
+                               "heading_deg": crate::frame::yaw_to_heading(p.yaw)})
+                    })
+                };
+                json!({
+                    "name": s.name,
+                    "drives": s.drives,
+                    "state": if returning { json!("returning") } else {
+                        s.state.map_or(Value::Null, |st| json!(format!("{st:?}").to_lowercase()))
+                    },
+                    "pose": pose(s.pose),
+                    "start": pose(s.start),
+                    "at_start": s.at_start,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// Plans and arms a run's objects as one (at the run's arming); refuses (409) when an object
+/// is known to stand away from its start, unless `override_start`.
+pub async fn arm_objects(
+    st: &super::Supervisor,
+    row: &crate::store::RunRow,
+    setup: &Arc<crate::run::RunSetup>,
+    carriers: &[CarrierSpec],
+    override_start: bool,
+) -> Result<(), ApiError> {
+    let stored: super::StoredSource = serde_json::from_str(&row.source).map_err(|e| {
+        ApiError::Internal(anyhow::anyhow!("stored source of run '{}': {e}", row.id))
+    })?;
+    let monr_source = matches!(stored.ins, super::RunSource::Monr { .. });
+    let mut ground = Ground::new(object_specs(carriers), options(&st.config.ground))
+        .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
+    st.ground.seed(&mut ground);
+    let prepared = ground.prepare(setup.clone()).await.map_err(api_error)?;
+    let motion = ground
+        .arm(&prepared, override_start)
+        .await
+        .map_err(api_error)?;
+    st.record_event(
+        Some(&row.id),
+        None,
+        "objects",
+        &json!({"event": "objects_armed", "objects": ground.status()}),
+    );
+    st.ground.insert(
+        &row.id,
+        GroundRun {
+            ground,
+            prepared,
+            motion: Some(motion),
+            monr_source,
+        },
+    );
+    if let Some(g) = st.ground.get(&row.id) {
+        let g = g.lock().await;
+        st.ground.publish(&row.id, &g);
+        if let Some(m) = &g.motion {
+            lock(&st.ground.live).insert(row.id.clone(), m.h.clone());
+        }
+    }
+    Ok(())
+}
+
+/// Before the start: every object ARMED in its latest MONR, fresh, at its start (409 naming
+/// the object otherwise). Runs without objects pass.
+pub async fn start_check(st: &super::Supervisor, id: &str) -> Result<(), ApiError> {
+    let Some(g) = st.ground.get(id) else {
+        return Ok(());
+    };
+    let g = g.lock().await;
+    match &g.motion {
+        Some(m) => m
+            .start_check()
+            .map_err(|r| ApiError::Conflict(format!("cannot start run '{id}': {r}"))),
+        None => Err(ApiError::Conflict(format!(
+            "cannot start run '{id}': its objects are not armed"
+        ))),
+    }
+}
+
+/// Drives a started run with its objects: the session (live, the service's sinks) beside the
+/// ground layer's, the control centre's events forwarded like a carrier run's.
+pub async fn supervise(
+    st: &super::Supervisor,
+    run: &Arc<super::ActiveRun>,
+    g: Arc<tokio::sync::Mutex<GroundRun>>,
+    feed: crate::run::Feed,
+    sinks: Vec<Box<dyn crate::run::Sink>>,
+) -> crate::run::RunReport {
+    let opts = crate::run::SessionOptions {
+        pace: crate::run::Pace::Live,
+        first_sample_timeout: Some(st.config.limits.first_sample_timeout()),
+        live: Some(run.params.clone()),
+        traces: true,
+        ..crate::run::SessionOptions::default()
+    };
+    let observer = super::sinks::dispatch_observer(st.clone(), run.clone());
+    run_objects(
+        st,
+        &run.id,
+        g,
+        feed,
+        sinks,
+        opts,
+        run.stop.clone(),
+        observer,
+    )
+    .await
+}
+
+/// Drives the run with its objects (the service's sinks beside the ground layer's).
+#[allow(clippy::too_many_arguments)]
+pub async fn run_objects(
+    st: &super::Supervisor,
+    id: &str,
+    g: Arc<tokio::sync::Mutex<GroundRun>>,
+    feed: crate::run::Feed,
+    sinks: Vec<Box<dyn crate::run::Sink>>,
+    opts: crate::run::SessionOptions,
+    stop: crate::run::StopHandle,
+    observer: crate::run::sink::carriers::DispatchObserver,
+) -> crate::run::RunReport {
+    let mut g = g.lock().await;
+    let Some(motion) = g.motion.take() else {
+        return crate::run::RunReport {
+            error: Some("objects not armed".into()),
+            ..Default::default()
+        };
+    };
+    let feed = (!g.monr_source).then_some(feed);
+    let prepared = g.prepared.clone();
+    let r = g
+        .ground
+        .run_with(
+            motion,
+            &prepared,
+            feed,
+            sinks,
+            opts,
+            Some(stop),
+            Some(observer),
+        )
+        .await;
+    st.ground.remember(&g.ground);
+    st.ground.publish(id, &g);
+    lock(&st.ground.live).remove(id);
+    match r {
+        Ok(rep) => {
+            let mut report = rep.run.clone();
+            report.ground = Some(rep.objects_json());
+            report
+        }
+        Err(e) => crate::run::RunReport {
+            error: Some(e.to_string()),
+            ..Default::default()
+        },
+    }
+}
+
+/// Stops a drive back under way (true when there was one).
+pub async fn abort_return(st: &super::Supervisor, id: &str, reason: &str) -> bool {
+    let h = lock(&st.ground.returning).get(id).cloned();
+    match h {
+        Some(h) => {
+            h.abort(reason);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Plans each object's drive from where it stands back to its start, arms them and drives
+/// them (in the background; `GET /runs/{id}` shows `returning`, then each object's
+/// `at_start`). Only after the run ended.
+pub async fn return_to_start(st: &super::Supervisor, id: &str) -> Result<Value, ApiError> {
+    if st.is_active(id) {
+        return Err(ApiError::Conflict(format!(
+            "cannot return the objects of run '{id}': the run is still active"
+        )));
+    }
+    let Some(g) = st.ground.get(id) else {
+        return Err(ApiError::Conflict(format!(
+            "run '{id}' has no objects on the ground"
+        )));
+    };
+    if lock(&st.ground.returning).contains_key(id) {
+        return Err(ApiError::Conflict(format!(
+            "the objects of run '{id}' are already driving back"
+        )));
+    }
+    let mut guard = g.lock_owned().await;
+    let prepared = guard.prepared.clone();
+    let motion = guard
+        .ground
+        .arm_return(&prepared)
+        .await
+        .map_err(api_error)?;
+    let planned: Vec<Value> = motion
+        .plans
+        .iter()
+        .map(|p| {
+            json!({"name": p.name, "drives": p.drives, "traj_points": p.track.points.len(),
+                   "length_m": p.track.length_m(), "duration_s": p.track.duration_s()})
+        })
+        .collect();
+    lock(&st.ground.returning).insert(id.to_string(), motion.h.clone());
+    st.ground.publish(id, &guard);
+    let (st2, id2) = (st.clone(), id.to_string());
+    tokio::spawn(async move {
+        let r = guard.ground.drive_back(motion).await;
+        st2.ground.remember(&guard.ground);
+        st2.ground.publish(&id2, &guard);
+        lock(&st2.ground.returning).remove(&id2);
+        let report = match r {
+            Ok(r) => serde_json::to_value(&r).unwrap_or(Value::Null),
+            Err(e) => json!({"error": e.to_string()}),
+        };
+        st2.record_event(
+            Some(&id2),
+            None,
+            "objects",
+            &json!({"event": "returned", "report": report}),
+        );
+    });
+    Ok(json!({"run_id": id, "state": "returning", "objects": planned}))
+}
+
+/// An armed run that will not start (aborted): ABORT to every object, connections closed.
+pub async fn release(st: &super::Supervisor, id: &str, reason: &str) {
+    let Some(g) = st.ground.get(id) else {
+        return;
+    };
+    let mut g = g.lock().await;
+    lock(&st.ground.live).remove(id);
+    if let Some(m) = g.motion.take() {
+        m.abort(reason);
+        let _ = m.stop().await;
+        m.shutdown().await;
+    }
+}
