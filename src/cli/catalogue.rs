@@ -274,7 +274,12 @@ fn instantiate(cat: &Catalogue, a: &InstantiateArgs) -> anyhow::Result<ExitCode>
         p.robustness = robustness(r)?;
     }
     implied.apply(&mut p);
-    let sc = row.instantiate(&p, &map).map_err(anyhow::Error::msg)?;
+    let mut sc = row.instantiate(&p, &map).map_err(anyhow::Error::msg)?;
+    // Written with as few points as the paths need (a straight by its two ends).
+    sc.vut.path = sc.vut.path.take().map(crate::scenario::PathSpec::compacted);
+    for t in &mut sc.targets {
+        t.path = t.path.take().map(crate::scenario::PathSpec::compacted);
+    }
     let text = format!(
         "# {} — instantiated from the Euro NCAP 2026 catalogue by `scil catalogue instantiate`\n{}",
         sc.name,

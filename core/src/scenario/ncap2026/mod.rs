@@ -552,11 +552,6 @@ impl Row {
             }
         };
         sc.catalogue_id = Some(self.id.clone());
-        // Written as few points as the paths need (a straight by its ends).
-        sc.vut.path = sc.vut.path.take().map(super::PathSpec::compacted);
-        for t in &mut sc.targets {
-            t.path = t.path.take().map(super::PathSpec::compacted);
-        }
         let mut name = if sc.vut.launch.is_some() {
             format!("{} from standstill", self.id)
         } else {
