@@ -274,7 +274,12 @@ fn instantiate(cat: &Catalogue, a: &InstantiateArgs) -> anyhow::Result<ExitCode>
         p.robustness = robustness(r)?;
     }
     implied.apply(&mut p);
-    let sc = row.instantiate(&p, &map).map_err(anyhow::Error::msg)?;
+    let mut sc = row.instantiate(&p, &map).map_err(anyhow::Error::msg)?;
+    // Written with as few points as the paths need (a straight by its two ends).
+    sc.vut.path = sc.vut.path.take().map(crate::scenario::PathSpec::compacted);
+    for t in &mut sc.targets {
+        t.path = t.path.take().map(crate::scenario::PathSpec::compacted);
+    }
     let text = format!(
         "# {} — instantiated from the Euro NCAP 2026 catalogue by `scil catalogue instantiate`\n{}",
         sc.name,
@@ -324,11 +329,15 @@ fn grid(cat: &Catalogue, a: &GridArgs) -> anyhow::Result<ExitCode> {
             .len(),
         out.elapsed_s
     );
+    // Cost of a simulated step: the cells' thread time (placing, setting up and running them:
+    // engine, session and simulated VUT) over their steps, beside the bare vehicle model's step.
+    let steps: u64 = out.results.iter().map(|r| r.steps).sum();
+    let cpu: f64 = out.results.iter().map(|r| r.cpu_s).sum();
+    let per_step_us = 1e6 * cpu / steps.max(1) as f64;
+    let bare_us = 1e6 / bare.max(1e-9);
     println!(
-        "baseline bare simulated-VUT step rate {:.0} steps/s (one thread); grid {:.1} runs/s = {:.2e} of it",
-        bare,
-        rate,
-        rate / bare
+        "step     {per_step_us:.2} µs per simulated step ({steps} steps, {cpu:.1} s thread time) vs {bare_us:.3} µs per bare simulated-VUT step (measured in this run): {:.0}×",
+        per_step_us / bare_us
     );
     println!("result   {hits} impacts, {valid} valid verdicts, {errors} errors");
     if let Some(p) = &a.out {

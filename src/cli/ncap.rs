@@ -397,10 +397,11 @@ fn rehearse_cmd(a: RehearseArgs) -> anyhow::Result<ExitCode> {
     print!("{}", not_written(&l.plan, &results));
     let written = results.iter().filter(|r| r.value.is_ok()).count();
     println!(
-        "{written} values written of {} points ({}); {runnable} points simulated in {:.2} s wall time on {threads} thread(s)",
+        "{written} values written of {} points ({}); {runnable} points simulated in {:.2} s wall time on {threads} thread(s): {:.1} points/s",
         l.plan.len(),
         counts(&l.plan),
-        wall.as_secs_f64()
+        wall.as_secs_f64(),
+        runnable as f64 / wall.as_secs_f64().max(1e-9)
     );
     println!("wrote {}", a.out.display());
     Ok(ExitCode::SUCCESS)

@@ -6,7 +6,7 @@
 //! simulator's built-in motion when no TRAJ was uploaded, TRAJ following and the wire yaw.
 
 use super::iso22133::{Traj, TrajPoint};
-use crate::scenario::path::{PathSpec, Polyline};
+use crate::scenario::path::Polyline;
 use crate::scenario::profile::Profile;
 use crate::scenario::{Point, TargetSpec};
 use serde::{Deserialize, Serialize};
@@ -111,11 +111,9 @@ impl DummyProfile {
     /// [`Self::DEFAULT_MAX_TRAVEL_M`].
     pub fn of_target(t: &TargetSpec) -> Self {
         let mut p = Self::new(Profile::of(t));
-        if let Some(PathSpec::Points(pp)) = &t.path {
-            if let Some(line) = Polyline::new(&pp.points) {
-                p.max_travel_m = line.length();
-                p.path = Some(Arc::new(line));
-            }
+        if let Some(line) = t.path.as_ref().and_then(|pp| pp.geometry().ok()) {
+            p.max_travel_m = line.length();
+            p.path = Some(Arc::new(line));
         }
         p
     }

@@ -24,11 +24,8 @@ fn thin(points: &[crate::scenario::Point], step: f64) -> Vec<[f64; 2]> {
     out
 }
 
-fn path_points(p: &Option<PathSpec>) -> Option<&[crate::scenario::Point]> {
-    match p {
-        Some(PathSpec::Points(pp)) => Some(&pp.points),
-        _ => None,
-    }
+fn path_points(p: &Option<PathSpec>) -> Option<Vec<crate::scenario::Point>> {
+    p.as_ref()?.points(0.25)
 }
 
 /// The plan of a scenario whose lane paths are resolved.
@@ -39,9 +36,9 @@ pub fn of(sc: &Scenario) -> Value {
         .targets
         .iter()
         .map(|t| {
-            let path = path_points(&t.path).map(|p| thin(p, 1.0));
+            let path = path_points(&t.path).map(|p| thin(&p, 1.0));
             let conflict = match (&t.conflict, path_points(&t.path)) {
-                (Some(c), Some(pts)) => Polyline::new(pts).map(|l| {
+                (Some(c), Some(pts)) => Polyline::new(&pts).map(|l| {
                     let (x, y, _) = l.pose(c.target_s);
                     json!([x, y])
                 }),
@@ -73,7 +70,7 @@ const DOOR_OPEN_RAD: f64 = 1.0;
 /// its rear edge when open, in the map frame, with the cyclist's distance that opens it.
 fn door(sc: &Scenario) -> Option<Value> {
     let d = sc.vut.door.as_ref()?;
-    let line = Polyline::new(path_points(&sc.vut.path)?)?;
+    let line = Polyline::new(&path_points(&sc.vut.path)?)?;
     let (x, y, yaw) = line.pose(0.0);
     // The INS reference point behind the control point; the door in the body frame from it.
     let a = sc.vut.control_ahead_m();

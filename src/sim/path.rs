@@ -5,11 +5,11 @@
 use crate::frame::{heading_to_yaw, wrap_pi};
 use crate::run::RunSetup;
 
-/// A polyline with cumulative arc length.
+/// The scenario geometry engine's path ([`crate::scenario::path::Path`]) with how the
+/// simulated driver reads its curvature.
 #[derive(Debug, Clone)]
 pub struct Path {
-    pts: Vec<(f64, f64)>,
-    cum: Vec<f64>,
+    geo: crate::scenario::path::Path,
     /// Where it came from (`road 0 lane -1`, `straight line`).
     pub origin: String,
     /// Half window of the curvature estimate (m): 2 m on lane centre lines, a few decimetres
@@ -20,35 +20,26 @@ pub struct Path {
 }
 
 impl Path {
-    /// A polyline (consecutive duplicates removed); `None` with fewer than two points.
+    /// A polyline (non-finite points and consecutive duplicates removed); `None` with fewer
+    /// than two points.
     pub fn from_points(points: &[(f64, f64)], origin: impl Into<String>) -> Option<Path> {
-        let mut pts: Vec<(f64, f64)> = Vec::with_capacity(points.len());
-        for &p in points {
-            if !(p.0.is_finite() && p.1.is_finite()) {
-                continue;
-            }
-            if pts
-                .last()
-                .is_none_or(|q| (p.0 - q.0).hypot(p.1 - q.1) > 1e-6)
-            {
-                pts.push(p);
-            }
-        }
-        if pts.len() < 2 {
-            return None;
-        }
-        let mut cum = vec![0.0];
-        for w in pts.windows(2) {
-            let l = cum[cum.len() - 1] + (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1);
-            cum.push(l);
-        }
-        Some(Path {
-            pts,
-            cum,
+        let finite = points
+            .iter()
+            .copied()
+            .filter(|p| p.0.is_finite() && p.1.is_finite());
+        Some(Path::of(
+            crate::scenario::path::Path::from_xy(finite, 1e-6)?,
+            origin,
+        ))
+    }
+
+    fn of(geo: crate::scenario::path::Path, origin: impl Into<String>) -> Path {
+        Path {
+            geo,
             origin: origin.into(),
             curvature_window_m: 2.0,
             curvature_causal: false,
-        })
+        }
     }
 
     /// A straight line through (x, y) heading `yaw`, `back` metres behind to `ahead` in front.
@@ -58,35 +49,17 @@ impl Path {
             &[(x - back * c, y - back * s), (x + ahead * c, y + ahead * s)],
             "straight line",
         )
-        .unwrap_or_else(|| Path {
-            pts: vec![(0.0, 0.0), (1.0, 0.0)],
-            cum: vec![0.0, 1.0],
-            origin: "straight line".into(),
-            curvature_window_m: 2.0,
-            curvature_causal: false,
-        })
+        .or_else(|| Path::from_points(&[(0.0, 0.0), (1.0, 0.0)], "straight line"))
+        .expect("two distinct finite points make a path")
     }
 
     pub fn length(&self) -> f64 {
-        self.cum[self.cum.len() - 1]
-    }
-
-    fn segment(&self, s: f64) -> usize {
-        match self.cum.binary_search_by(|c| c.total_cmp(&s)) {
-            Ok(i) => i.min(self.pts.len() - 2),
-            Err(i) => i.saturating_sub(1).min(self.pts.len() - 2),
-        }
+        self.geo.length()
     }
 
     /// Position and yaw at arc length `s` (straight extension beyond the ends).
     pub fn pose(&self, s: f64) -> (f64, f64, f64) {
-        let i = self.segment(s);
-        let (a, b) = (self.pts[i], self.pts[i + 1]);
-        let len = self.cum[i + 1] - self.cum[i];
-        let yaw = (b.1 - a.1).atan2(b.0 - a.0);
-        let u = s - self.cum[i];
-        let w = if len > 0.0 { u / len } else { 0.0 };
-        (a.0 + w * (b.0 - a.0), a.1 + w * (b.1 - a.1), yaw)
+        self.geo.pose(s)
     }
 
     /// Curvature at `s` (yaw change over ±`curvature_window_m`, 1/m, counter-clockwise
@@ -105,25 +78,10 @@ impl Path {
         wrap_pi(y1 - y0) / (2.0 * h)
     }
 
-    /// Arc length of the point of the path nearest to (x, y).
+    /// Arc length of the point of the path nearest to (x, y) (within the path: 0 before its
+    /// start, its length past its end).
     pub fn project(&self, x: f64, y: f64) -> f64 {
-        let mut best = (f64::INFINITY, 0.0);
-        for i in 0..self.pts.len() - 1 {
-            let (a, b) = (self.pts[i], self.pts[i + 1]);
-            let (dx, dy) = (b.0 - a.0, b.1 - a.1);
-            let l2 = dx * dx + dy * dy;
-            let w = if l2 > 0.0 {
-                (((x - a.0) * dx + (y - a.1) * dy) / l2).clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
-            let (px, py) = (a.0 + w * dx, a.1 + w * dy);
-            let d = (x - px).hypot(y - py);
-            if d < best.0 {
-                best = (d, self.cum[i] + w * l2.sqrt());
-            }
-        }
-        best.1
+        self.geo.project_clamped(x, y)
     }
 
     /// The scenario's planned VUT path (`vut.path`, resolved at setup) and where on it the VUT
@@ -131,9 +89,17 @@ impl Path {
     /// crossing target as in [`Path::for_scenario`].
     fn planned(setup: &RunSetup) -> Option<(Path, f64)> {
         let sc = &setup.scenario;
-        let driven = sc.vut.driven_points()?;
-        let pts: Vec<(f64, f64)> = driven.iter().map(|q| (q.x, q.y)).collect();
-        let mut path = Path::from_points(&pts, "planned path")?;
+        let mut path = match &sc.vut.path {
+            // Segments are the geometry itself.
+            Some(crate::scenario::PathSpec::Segments(_)) if sc.vut.drift.is_none() => {
+                Path::of(sc.vut.driven_path()?, "planned path")
+            }
+            _ => {
+                let driven = sc.vut.driven_points()?;
+                let pts: Vec<(f64, f64)> = driven.iter().map(|q| (q.x, q.y)).collect();
+                Path::from_points(&pts, "planned path")?
+            }
+        };
         path.curvature_window_m = 0.25;
         path.curvature_causal = true;
         let conflict = sc

@@ -122,6 +122,12 @@ pub struct CellResult {
     pub arrival_error_s: Option<f64>,
     pub valid: Option<bool>,
     pub error: Option<String>,
+    /// Simulated steps (VUT samples) of the run.
+    #[serde(skip)]
+    pub steps: u64,
+    /// Thread time of the cell: placing, setting up and running it (s).
+    #[serde(skip)]
+    pub cpu_s: f64,
 }
 
 /// Outcome of the grid: results in cell order and the wall time.
@@ -131,6 +137,13 @@ pub struct GridOutcome {
 }
 
 fn run_cell(row: &Row, p: &Params, map: &Arc<Map>, aeb: Option<AebParams>) -> CellResult {
+    let t0 = Instant::now();
+    let mut r = run_cell_inner(row, p, map, aeb);
+    r.cpu_s = t0.elapsed().as_secs_f64();
+    r
+}
+
+fn run_cell_inner(row: &Row, p: &Params, map: &Arc<Map>, aeb: Option<AebParams>) -> CellResult {
     let mut r = CellResult {
         row: row.id.clone(),
         vut_speed_kmh: p.vut_speed_kmh,
@@ -148,6 +161,8 @@ fn run_cell(row: &Row, p: &Params, map: &Arc<Map>, aeb: Option<AebParams>) -> Ce
         arrival_error_s: None,
         valid: None,
         error: None,
+        steps: 0,
+        cpu_s: 0.0,
     };
     let sc = match row.instantiate(p, &map.road_network) {
         Ok(sc) => sc,
@@ -171,6 +186,7 @@ fn run_cell(row: &Row, p: &Params, map: &Arc<Map>, aeb: Option<AebParams>) -> Ce
     };
     let rep = crate::sim::run_sim(setup, &opts);
     r.error = rep.error.clone();
+    r.steps = rep.samples;
     if let Some(i) = rep.impacts.iter().find(|i| i.time_s.is_some()) {
         r.impacted = true;
         r.location = i.location;
@@ -228,7 +244,7 @@ pub fn run(
 }
 
 /// The bare simulated-VUT step rate of this machine (steps/s): the vehicle model alone on a
-/// straight path, no engine, no session — the baseline the grid's rate is printed against.
+/// straight path, no engine, no session — the baseline a grid step's cost is printed against.
 pub fn bare_step_rate(steps: u64) -> f64 {
     use crate::sim::{Path, SimVut, VutParams};
     let p = VutParams {

@@ -282,3 +282,133 @@ fn service_catalogue_and_sync_run() {
         assert_eq!(s, 422);
     });
 }
+
+/// Splits one CSV line of `catalogue_grid::csv` (quoted fields may hold commas).
+fn csv_fields(line: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+    for ch in line.chars() {
+        match ch {
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut cur)),
+            c => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
+/// The path geometry gives the results the stored run gave (`tools/golden-paths.sh`,
+/// `tests/golden/paths/grid.csv`): same cells, impacts and verdicts, locations within 1 mm
+/// across a 2 m body, speeds within 1 mm/s, arrival errors within 1 µs (plus the CSV's 1e-6
+/// rounding). A debug build runs every fifth cell; a release build (`cargo test --release`)
+/// runs the whole grid.
+#[test]
+fn grid_matches_the_stored_run() {
+    use scil::sweep::catalogue_grid as g;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let golden = std::fs::read_to_string(root.join("tests/golden/paths/grid.csv"))
+        .expect("tests/golden/paths/grid.csv");
+    let golden: Vec<&str> = golden.lines().skip(1).collect();
+    let cat = scil::scenario::ncap2026::Catalogue::bundled();
+    let load = |p: &str| std::sync::Arc::new(scil::map::Map::load(&root.join(p)).expect(p));
+    let straight = load("data/opendrive/proving_ground.xodr");
+    let junction = load("data/osc-ncap/OpenDRIVE/NCAP/X-Intersection_NCAP.xodr");
+    let cells = g::cells(&cat);
+    assert_eq!(cells.len(), golden.len(), "the grid has the stored run's cells");
+    let step = if cfg!(debug_assertions) { 5 } else { 1 };
+    let picked: Vec<usize> = (0..cells.len()).step_by(step).collect();
+    let subset: Vec<g::Cell> = picked.iter().map(|&k| cells[k].clone()).collect();
+    let out = g::run(&cat, &subset, &straight, &junction, None, 2, &|_| {});
+    let csv = g::csv(&out.results);
+    let mut worst = [0.0f64; 4];
+    for (line, &k) in csv.lines().skip(1).zip(&picked) {
+        let (new, old) = (csv_fields(line), csv_fields(golden[k]));
+        assert_eq!(new.len(), old.len(), "cell {k}: {line}");
+        // row … impacted, valid and error exactly.
+        for c in (0..10).chain(14..16) {
+            assert_eq!(new[c], old[c], "cell {k} column {c}:\nnew {line}\nold {}", golden[k]);
+        }
+        // location (fraction of a ≤ 2 m width), impact and relative speed (km/h), arrival
+        // error (s).
+        for (i, (c, tol)) in [(10, 0.001 / 2.0), (11, 0.0036), (12, 0.0036), (13, 1e-6)]
+            .into_iter()
+            .enumerate()
+        {
+            match (new[c].parse::<f64>(), old[c].parse::<f64>()) {
+                (Ok(a), Ok(b)) => {
+                    let d = (a - b).abs();
+                    worst[i] = worst[i].max(d);
+                    assert!(
+                        d <= tol + 1.01e-6,
+                        "cell {k} column {c}: {a} vs {b}:\nnew {line}\nold {}",
+                        golden[k]
+                    );
+                }
+                _ => assert_eq!(new[c], old[c], "cell {k} column {c}"),
+            }
+        }
+    }
+    println!(
+        "{} cells compared; largest differences: location {:.2e}, impact speed {:.2e} km/h, relative speed {:.2e} km/h, arrival error {:.2e} s",
+        picked.len(),
+        worst[0],
+        worst[1],
+        worst[2],
+        worst[3]
+    );
+}
+
+/// The workbook rehearsal writes the values the stored run wrote
+/// (`tests/golden/paths/rehearsed.xlsx`, `tools/golden-paths.sh`): speeds (km/h) within
+/// 1 mm/s, TTCs within 1 µs, distances within 1 mm (plus the 1e-6 rounding of written values),
+/// everything else exactly.
+#[test]
+fn rehearsal_matches_the_stored_run() {
+    use scil::ncap::xlsx::{Cell, Workbook};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/paths");
+    let dir = tempdir("rehearse-golden");
+    let out = dir.join("rehearsed.xlsx");
+    let input = root.join("ca_preprocessed_template.xlsx");
+    let (code, text, err) = scil(&[
+        "ncap",
+        "rehearse",
+        input.to_str().expect("path"),
+        "--out",
+        out.to_str().expect("path"),
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{text}\n{err}");
+    let (new, old) = (
+        Workbook::open(&out).expect("new workbook"),
+        Workbook::open(&root.join("rehearsed.xlsx")).expect("stored workbook"),
+    );
+    let mut compared = 0;
+    for sheet in old.sheet_names.iter().filter(|s| s.ends_with("verif.")) {
+        let (a, b) = (new.grid(sheet).expect("sheet"), old.grid(sheet).expect("sheet"));
+        assert_eq!(a.rows.len(), b.rows.len(), "{sheet}");
+        for (r, (ra, rb)) in a.rows.iter().zip(&b.rows).enumerate() {
+            // The row's quantity (its `Expected value`) sets the tolerance.
+            let quantity = rb.iter().find_map(|c| match c {
+                Cell::Text(t) if t.starts_with("v_") => Some(0.0036),
+                Cell::Text(t) if t.eq_ignore_ascii_case("ttc") || t == "fcw_ttc" => Some(1e-6),
+                Cell::Text(t) if t.starts_with("dtle") => Some(1e-3),
+                _ => None,
+            });
+            let tol = quantity.map_or(1e-9, |t| t + 1.01e-6);
+            for c in 0..ra.len().max(rb.len()) {
+                match (a.get(r, c), b.get(r, c)) {
+                    (Cell::Number(x), Cell::Number(y)) => {
+                        compared += 1;
+                        assert!(
+                            (x - y).abs() <= tol,
+                            "{sheet} row {} column {c}: {x} vs {y}",
+                            r + 1
+                        );
+                    }
+                    (x, y) => assert_eq!(x, y, "{sheet} row {} column {c}", r + 1),
+                }
+            }
+        }
+    }
+    assert!(compared > 200, "{compared} numbers compared");
+}

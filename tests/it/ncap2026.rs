@@ -739,7 +739,6 @@ fn lane_departure_to_the_road_edge() {
         let (mut car, _) = scil::sim::vehicle(&setup, &elk);
         let front = sc.vut.reference_to_front_m;
         let mut closest = f64::INFINITY;
-        let mut last = f64::NAN;
         for _ in 0..(60.0 / dt) as usize {
             // The test ends at the end of the planned path.
             if car.s > car.path.length() {
@@ -753,8 +752,7 @@ fn lane_departure_to_the_road_edge() {
             if let Some(lp) = od.locate(cx, cy, Some(yaw)) {
                 let road = od.road(&lp.road_id).expect("road");
                 let (_, outer) = road.lane_span(lane, lp.s).expect("lane");
-                last = lp.t - outer;
-                closest = closest.min(last);
+                closest = closest.min(lp.t - outer);
             }
             car.step(dt, &[]);
         }

@@ -3,6 +3,7 @@
 
 pub mod catalogue;
 pub mod engine;
+pub mod geom;
 pub mod ncap2026;
 pub mod path;
 pub mod profile;
@@ -14,6 +15,9 @@ pub mod validity;
 
 pub use path::PathSpec;
 pub use target::{Activation, BrakeSpec, HeadwaySpec};
+
+/// Spacing of the points a segment path is drawn with where points are asked for (m).
+const LANE_STEP_SAMPLE_M: f64 = 0.25;
 
 use std::path::{Path, PathBuf};
 
@@ -121,13 +125,20 @@ impl VutSpec {
     /// with the lane-departure drift applied when there is one. `None` before the path is
     /// resolved or without a path.
     pub fn driven_points(&self) -> Option<Vec<Point>> {
-        let PathSpec::Points(p) = self.path.as_ref()? else {
-            return None;
-        };
-        Some(match (&self.drift, self.speed_kmh) {
-            (Some(d), Some(v)) => d.apply(&p.points, v / 3.6),
-            _ => p.points.clone(),
-        })
+        let path = self.path.as_ref()?;
+        match (&self.drift, self.speed_kmh) {
+            (Some(d), Some(v)) => Some(d.apply_path(&path.geometry().ok()?, v / 3.6)),
+            _ => path.points(LANE_STEP_SAMPLE_M),
+        }
+    }
+
+    /// [`VutSpec::driven_points`] as geometry: the planned path itself without a drift.
+    pub fn driven_path(&self) -> Option<path::Path> {
+        let path = self.path.as_ref()?;
+        match (&self.drift, self.speed_kmh) {
+            (Some(d), Some(v)) => path::Path::new(&d.apply_path(&path.geometry().ok()?, v / 3.6)),
+            _ => path.geometry().ok(),
+        }
     }
 
     /// How far the control point lies ahead of the INS reference point (m, along the body).
@@ -206,9 +217,14 @@ impl DriftSpec {
     /// The path the drifting VUT's control point follows: `pts` moved sideways by the offset,
     /// each point along the path's local normal.
     pub fn apply(&self, pts: &[Point], v_mps: f64) -> Vec<Point> {
-        let Some(line) = path::Polyline::new(pts) else {
-            return pts.to_vec();
-        };
+        match path::Polyline::new(pts) {
+            Some(line) => self.apply_path(&line, v_mps),
+            None => pts.to_vec(),
+        }
+    }
+
+    /// [`DriftSpec::apply`] on a path's geometry.
+    pub fn apply_path(&self, line: &path::Path, v_mps: f64) -> Vec<Point> {
         // Resampled every 0.5 m so that the entry is smooth whatever the input spacing.
         let n = (line.length() / 0.5).ceil().max(1.0) as usize;
         (0..=n)

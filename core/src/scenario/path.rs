@@ -1,29 +1,42 @@
-//! Target paths: a target moves along a map-frame polyline, or along the
-//! centre of an OpenDRIVE lane over an s range, instead of straight from its start along its
-//! heading.
+//! Target and VUT paths: a target moves along a path instead of straight from its start along
+//! its heading; the VUT's planned path is what its driver (robot) follows.
 //!
 //! ```toml
 //! [[targets]]
 //! id = "lead"
+//! # the centre of a lane of the map over an s range
 //! path = { road = "1", lane = -1, s_from = 150.0, s_to = 260.0, t_offset = 0.0 }
-//! # or: path = { points = [{ x = 0.0, y = 0.0 }, { x = 10.0, y = 1.0 }] }
+//! # or segments from a start pose (line, arc, clothoid; curvature 1/m, positive to the left)
+//! path = { start = { x = 0.0, y = 0.0 }, heading_deg = 90.0, segments = [
+//!     { line = 20.0 }, { clothoid = 5.0, curvature_start = 0.0, curvature_end = 0.1 },
+//!     { arc = 10.0, curvature = 0.1 } ] }
+//! # or a map-frame polyline (OpenSCENARIO Polyline, a recorded path)
+//! path = { points = [{ x = 0.0, y = 0.0 }, { x = 10.0, y = 1.0 }] }
 //! ```
 //!
-//! A lane path is resolved once, against the run's map ([`Scenario::resolve_paths`]), into a
-//! dense polyline (lane centre every [`LANE_STEP_M`] plus the exact ends) evaluated by the
-//! `opendrive` crate. The target's speed profile ([`super::profile::Profile`]) gives its travel
-//! s(τ) as before; [`Polyline::pose`] maps that arc length to a map position and heading.
-//! The direction of travel is from `s_from` to `s_to` (s_to < s_from drives against s).
+//! All three become one [`Path`] (the geometry engine of [`super::geom`]): a lane path is
+//! resolved once, against the run's map ([`Scenario::resolve_paths`]), into its lane centre
+//! every [`LANE_STEP_M`] of s plus the exact ends, evaluated by the `opendrive` crate (a lane
+//! centre is an offset of the reference line, not itself a line, arc or clothoid); segments are
+//! evaluated exactly. The target's speed profile ([`super::profile::Profile`]) gives its travel
+//! s(τ); [`Path::pose`] maps that arc length to a map position and heading. The direction of
+//! travel of a lane path is from `s_from` to `s_to` (s_to < s_from drives against s).
 
 use serde::{Deserialize, Serialize};
 
 use super::{Point, Scenario};
-use crate::frame::yaw_to_heading;
+use crate::frame::{heading_to_yaw, yaw_to_heading};
+
+pub use super::geom::{Path, Piece, Polyline};
 
 /// Resolution of a resolved lane path (m of reference-line s).
 pub const LANE_STEP_M: f64 = 0.5;
 
-/// `path` of a target.
+/// How far from a straight a point of a polyline may lie and still be dropped as on it by
+/// [`PathSpec::compacted`] (m): above the 1e-6 m rounding of written coordinates.
+pub const COLLINEAR_M: f64 = 2e-6;
+
+/// `path` of a target or of the VUT.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum PathSpec {
@@ -32,6 +45,8 @@ pub enum PathSpec {
     Lane(LanePath),
     /// Map-frame polyline (at least two distinct points).
     Points(PointsPath),
+    /// Line, arc and clothoid segments from a start pose.
+    Segments(SegmentsPath),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -49,6 +64,144 @@ pub struct LanePath {
 #[serde(deny_unknown_fields)]
 pub struct PointsPath {
     pub points: Vec<Point>,
+}
+
+/// Segments placed one after the other from `start`, heading `heading_deg` (INS convention:
+/// 0 = north, clockwise, as a target's `heading_deg`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SegmentsPath {
+    pub start: Point,
+    pub heading_deg: f64,
+    pub segments: Vec<SegmentSpec>,
+}
+
+/// One segment: `{ line = L }`, `{ arc = L, curvature = K }` or
+/// `{ clothoid = L, curvature_start = K0, curvature_end = K1 }` (L in m, K in 1/m, positive
+/// turning left; a clothoid's curvature changes linearly along it).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SegmentSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arc: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clothoid: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curvature: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curvature_start: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curvature_end: Option<f64>,
+}
+
+impl SegmentSpec {
+    pub fn line(length: f64) -> SegmentSpec {
+        SegmentSpec {
+            line: Some(length),
+            ..SegmentSpec::default()
+        }
+    }
+
+    pub fn arc(length: f64, curvature: f64) -> SegmentSpec {
+        SegmentSpec {
+            arc: Some(length),
+            curvature: Some(curvature),
+            ..SegmentSpec::default()
+        }
+    }
+
+    pub fn clothoid(length: f64, curvature_start: f64, curvature_end: f64) -> SegmentSpec {
+        SegmentSpec {
+            clothoid: Some(length),
+            curvature_start: Some(curvature_start),
+            curvature_end: Some(curvature_end),
+            ..SegmentSpec::default()
+        }
+    }
+
+    /// The segment, or why it is not one (`k`: its 1-based number).
+    pub fn piece(&self, k: usize) -> Result<Piece, String> {
+        let c = (self.curvature, self.curvature_start, self.curvature_end);
+        match (self.line, self.arc, self.clothoid, c) {
+            (Some(length), None, None, (None, None, None)) => Ok(Piece::Line { length }),
+            (None, Some(length), None, (Some(curvature), None, None)) => {
+                Ok(Piece::Arc { length, curvature })
+            }
+            (None, None, Some(length), (None, Some(a), Some(b))) => Ok(Piece::Clothoid {
+                length,
+                curvature_start: a,
+                curvature_end: b,
+            }),
+            _ => Err(format!(
+                "segments[{k}]: one of {{ line = L }}, {{ arc = L, curvature = K }}, \
+                 {{ clothoid = L, curvature_start = K0, curvature_end = K1 }}"
+            )),
+        }
+    }
+}
+
+impl SegmentsPath {
+    /// Drops the first `s0` metres: the path then starts at that point, with its heading
+    /// there (rounded to 1e-6 m and 1e-6°), and its first segment is what remained of the one
+    /// it was on.
+    pub fn cut_start(&mut self, s0: f64) -> Result<(), String> {
+        let geo = self.geometry()?;
+        if !(s0.is_finite() && s0 >= 0.0 && s0 < geo.length()) {
+            return Err(format!(
+                "cannot cut {s0} m from a path {:.3} m long",
+                geo.length()
+            ));
+        }
+        let (x, y, yaw) = geo.pose(s0);
+        let mut along = 0.0;
+        let mut out = Vec::new();
+        for (k, seg) in self.segments.iter().enumerate() {
+            let piece = seg.piece(k + 1)?;
+            let len = match piece {
+                Piece::Line { length }
+                | Piece::Arc { length, .. }
+                | Piece::Clothoid { length, .. } => length,
+            };
+            let cut = s0 - along;
+            along += len;
+            if cut <= 0.0 {
+                out.push(*seg);
+            } else if cut < len {
+                let rest = len - cut;
+                out.push(match piece {
+                    Piece::Line { .. } => SegmentSpec::line(rest),
+                    Piece::Arc { curvature, .. } => SegmentSpec::arc(rest, curvature),
+                    Piece::Clothoid {
+                        curvature_start: a,
+                        curvature_end: b,
+                        ..
+                    } => SegmentSpec::clothoid(rest, a + (b - a) * cut / len, b),
+                });
+            }
+        }
+        let r6 = |v: f64| (v * 1e6).round() / 1e6;
+        self.start = Point { x: r6(x), y: r6(y) };
+        self.heading_deg = r6(yaw_to_heading(yaw));
+        self.segments = out;
+        Ok(())
+    }
+
+    pub fn geometry(&self) -> Result<Path, String> {
+        let pieces = self
+            .segments
+            .iter()
+            .enumerate()
+            .map(|(k, s)| s.piece(k + 1))
+            .collect::<Result<Vec<_>, _>>()?;
+        Path::from_pieces(
+            self.start.x,
+            self.start.y,
+            heading_to_yaw(self.heading_deg),
+            &pieces,
+        )
+    }
 }
 
 /// Default of `start`/`heading_deg` when a target leaves them out (allowed only with a path,
@@ -72,122 +225,76 @@ impl PathSpec {
     pub fn is_lane(&self) -> bool {
         matches!(self, PathSpec::Lane(_))
     }
-}
 
-/// A polyline with cumulative arc lengths.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Polyline {
-    pts: Vec<(f64, f64)>,
-    /// Arc length at each point.
-    cum: Vec<f64>,
-}
-
-impl Polyline {
-    /// Drops repeated points; `None` with fewer than two distinct points or a non-finite one.
-    pub fn new(points: &[Point]) -> Option<Polyline> {
-        let mut pts: Vec<(f64, f64)> = Vec::with_capacity(points.len());
-        let mut cum = Vec::with_capacity(points.len());
-        for p in points {
-            if !(p.x.is_finite() && p.y.is_finite()) {
-                return None;
-            }
-            match pts.last() {
-                None => {
-                    pts.push((p.x, p.y));
-                    cum.push(0.0);
-                }
-                Some(&(x, y)) => {
-                    let d = (p.x - x).hypot(p.y - y);
-                    if d > 1e-9 {
-                        pts.push((p.x, p.y));
-                        cum.push(cum.last().copied().unwrap_or(0.0) + d);
-                    }
-                }
+    /// The same path with fewer points: a polyline keeps only the points where it bends (a
+    /// point within [`COLLINEAR_M`] of the straight line through its neighbours kept is
+    /// dropped), so a straight is its two ends. Other paths are returned as they are.
+    pub fn compacted(self) -> PathSpec {
+        let PathSpec::Points(p) = self else {
+            return self;
+        };
+        let pts = &p.points;
+        if pts.len() < 3 {
+            return PathSpec::Points(p);
+        }
+        let mut out = vec![pts[0]];
+        let mut a = 0;
+        let mut j = 1;
+        while j < pts.len() {
+            // Extend the run a..=j+1 while every point strictly inside stays on the chord.
+            let next = j + 1;
+            let straight = next < pts.len() && {
+                let (pa, pb) = (pts[a], pts[next]);
+                let (dx, dy) = (pb.x - pa.x, pb.y - pa.y);
+                let l = dx.hypot(dy);
+                l > 0.0
+                    && pts[a + 1..next].iter().all(|q| {
+                        let along = (q.x - pa.x) * dx + (q.y - pa.y) * dy;
+                        along > 0.0
+                            && along < l * l
+                            && (dx * (q.y - pa.y) - dy * (q.x - pa.x)).abs() / l <= COLLINEAR_M
+                    })
+            };
+            if straight {
+                j = next;
+            } else {
+                out.push(pts[j]);
+                a = j;
+                j += 1;
             }
         }
-        (pts.len() >= 2).then_some(Polyline { pts, cum })
+        PathSpec::Points(PointsPath { points: out })
     }
 
-    pub fn length(&self) -> f64 {
-        self.cum.last().copied().unwrap_or(0.0)
-    }
-
-    /// Arc length of the point of the polyline nearest to (x, y), searching only the segments
-    /// that overlap `[s_lo, s_hi]` (a path that crosses itself is disambiguated by where the
-    /// vehicle was); the ends are extended straight, so a point before the start or past the
-    /// end gets an s below 0 or beyond the length.
-    pub fn project_within(&self, x: f64, y: f64, s_lo: f64, s_hi: f64) -> f64 {
-        let n = self.pts.len();
-        let (i0, i1) = (self.segment(s_lo), self.segment(s_hi));
-        let mut best = (f64::INFINITY, 0.0);
-        for i in i0..=i1.min(n - 2) {
-            let (a, b) = (self.pts[i], self.pts[i + 1]);
-            let (dx, dy) = (b.0 - a.0, b.1 - a.1);
-            let l2 = dx * dx + dy * dy;
-            let mut w = ((x - a.0) * dx + (y - a.1) * dy) / l2;
-            // Only the first and last segments extend beyond their ends.
-            let lo = if i == 0 { f64::NEG_INFINITY } else { 0.0 };
-            let hi = if i == n - 2 { f64::INFINITY } else { 1.0 };
-            w = w.clamp(lo, hi);
-            let (px, py) = (a.0 + w * dx, a.1 + w * dy);
-            let d = (x - px).hypot(y - py);
-            if d < best.0 {
-                best = (d, self.cum[i] + w * l2.sqrt());
+    /// The path's geometry; a lane path must be resolved first ([`Scenario::resolve_paths`]).
+    pub fn geometry(&self) -> Result<Path, String> {
+        match self {
+            PathSpec::Points(p) => {
+                Path::new(&p.points).ok_or_else(|| "a path needs two distinct finite points".into())
             }
-        }
-        best.1
-    }
-
-    /// [`Polyline::project_within`] over the whole polyline.
-    pub fn project(&self, x: f64, y: f64) -> f64 {
-        self.project_within(x, y, f64::NEG_INFINITY, f64::INFINITY)
-    }
-
-    pub fn points(&self) -> &[(f64, f64)] {
-        &self.pts
-    }
-
-    /// Segment index containing arc length `s` (clamped to the first/last segment).
-    fn segment(&self, s: f64) -> usize {
-        let n = self.pts.len();
-        match self.cum.binary_search_by(|c| c.total_cmp(&s)) {
-            Ok(i) => i.min(n - 2),
-            Err(i) => i.saturating_sub(1).min(n - 2),
+            PathSpec::Segments(g) => g.geometry(),
+            PathSpec::Lane(l) => Err(format!(
+                "the path on road '{}' lane {} is not resolved against a map",
+                l.road, l.lane
+            )),
         }
     }
 
-    /// Position and yaw (rad, map frame) at arc length `s`; before the start and past the end
-    /// the first/last segment is extended straight.
-    pub fn pose(&self, s: f64) -> (f64, f64, f64) {
-        let i = self.segment(s);
-        let (a, b) = (self.pts[i], self.pts[i + 1]);
-        let len = self.cum[i + 1] - self.cum[i];
-        let w = (s - self.cum[i]) / len;
-        let yaw = (b.1 - a.1).atan2(b.0 - a.0);
-        (a.0 + w * (b.0 - a.0), a.1 + w * (b.1 - a.1), yaw)
-    }
-
-    /// Signed lateral offset of (x, y) from the polyline (left of its direction positive): the
-    /// nearest segment's perpendicular distance.
-    pub fn lateral(&self, x: f64, y: f64) -> f64 {
-        let mut best = (f64::INFINITY, 0.0);
-        let n = self.pts.len();
-        for i in 0..n - 1 {
-            let (a, b) = (self.pts[i], self.pts[i + 1]);
-            let (dx, dy) = (b.0 - a.0, b.1 - a.1);
-            let l2 = dx * dx + dy * dy;
-            // The first and last segments extend straight beyond the ends (as `pose` does).
-            let lo = if i == 0 { f64::NEG_INFINITY } else { 0.0 };
-            let hi = if i == n - 2 { f64::INFINITY } else { 1.0 };
-            let w = (((x - a.0) * dx + (y - a.1) * dy) / l2).clamp(lo, hi);
-            let (px, py) = (a.0 + w * dx, a.1 + w * dy);
-            let d = (x - px).hypot(y - py);
-            if d < best.0 {
-                let side = dx * (y - a.1) - dy * (x - a.0);
-                best = (d, if side < 0.0 { -d } else { d });
-            }
+    /// Points along the path: a polyline's own, or segments every `step` metres on curves
+    /// (lines by their ends); `None` for an unresolved lane path or a bad path.
+    pub fn points(&self, step: f64) -> Option<Vec<Point>> {
+        match self {
+            PathSpec::Points(p) => Some(p.points.clone()),
+            PathSpec::Segments(_) => Some(
+                self.geometry()
+                    .ok()?
+                    .sampled(step)
+                    .into_iter()
+                    .map(|(x, y)| Point { x, y })
+                    .collect(),
+            ),
+            PathSpec::Lane(_) => None,
         }
-        best.1
     }
 }
 
@@ -241,8 +348,9 @@ pub fn lane_polyline(od: &opendrive::OpenDrive, lp: &LanePath) -> Result<Vec<Poi
 
 impl Scenario {
     /// Resolves every lane path against `map` into a map-frame polyline (once, at setup), and
-    /// fills a path target's `start` and `heading_deg` from its path's start. Idempotent.
-    /// Errors name the target and the road/lane/s that does not exist, or that there is no map.
+    /// fills a path target's `start` and `heading_deg` from its path's start. Segment and
+    /// polyline paths stay as they are. Idempotent. Errors name the target and the road/lane/s
+    /// that does not exist, or that there is no map.
     pub fn resolve_paths(&mut self, map: Option<&opendrive::OpenDrive>) -> Result<(), String> {
         if let Some(PathSpec::Lane(lp)) = &self.vut.path {
             let od = map.ok_or_else(|| {
@@ -254,9 +362,12 @@ impl Scenario {
             let points = lane_polyline(od, lp).map_err(|e| format!("vut.path: {e}"))?;
             self.vut.path = Some(PathSpec::Points(PointsPath { points }));
         }
+        if let Some(p) = &self.vut.path {
+            p.geometry().map_err(|e| format!("vut.path: {e}"))?;
+        }
         for t in &mut self.targets {
             let Some(path) = &t.path else { continue };
-            let points = match path {
+            let resolved = match path {
                 PathSpec::Lane(lp) => {
                     let od = map.ok_or_else(|| {
                         format!(
@@ -264,17 +375,19 @@ impl Scenario {
                             t.id, lp.road, lp.lane
                         )
                     })?;
-                    lane_polyline(od, lp).map_err(|e| format!("target '{}': {e}", t.id))?
+                    let points =
+                        lane_polyline(od, lp).map_err(|e| format!("target '{}': {e}", t.id))?;
+                    PathSpec::Points(PointsPath { points })
                 }
-                PathSpec::Points(p) => p.points.clone(),
+                other => other.clone(),
             };
-            let line = Polyline::new(&points).ok_or_else(|| {
-                format!("target '{}': path needs two distinct finite points", t.id)
-            })?;
+            let line = resolved
+                .geometry()
+                .map_err(|e| format!("target '{}': path: {e}", t.id))?;
             let (x, y, yaw) = line.pose(0.0);
             t.start = Point { x, y };
             t.heading_deg = yaw_to_heading(yaw);
-            t.path = Some(PathSpec::Points(PointsPath { points }));
+            t.path = Some(resolved);
         }
         Ok(())
     }
@@ -283,6 +396,75 @@ impl Scenario {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn segment_paths_read_write_and_cut() {
+        let text = r#"path = { start = { x = 1.0, y = 2.0 }, heading_deg = 90.0, segments = [
+            { line = 10.0 }, { clothoid = 5.0, curvature_start = 0.0, curvature_end = 0.2 },
+            { arc = 3.0, curvature = 0.2 } ] }"#;
+        #[derive(Deserialize, Serialize)]
+        struct T {
+            path: PathSpec,
+        }
+        let t: T = toml::from_str(text).expect("parses");
+        let PathSpec::Segments(g) = &t.path else {
+            panic!("segments: {:?}", t.path)
+        };
+        let back: T = toml::from_str(&toml::to_string(&t).expect("writes")).expect("reads");
+        assert_eq!(back.path, t.path);
+        let geo = t.path.geometry().expect("geometry");
+        assert!((geo.length() - 18.0).abs() < 1e-12);
+        let (x, y, yaw) = geo.pose(4.0);
+        assert!((x - 5.0).abs() < 1e-12 && (y - 2.0).abs() < 1e-12 && yaw.abs() < 1e-12);
+        // Cut 12 m: 2 m into the clothoid, whose rest starts at curvature 0.08.
+        let mut cut = g.clone();
+        cut.cut_start(12.0).expect("cut");
+        assert_eq!(cut.segments.len(), 2);
+        assert_eq!(cut.segments[0].clothoid, Some(3.0));
+        assert!((cut.segments[0].curvature_start.unwrap_or(0.0) - 0.08).abs() < 1e-12);
+        let rest = cut.geometry().expect("geometry");
+        let (ex, ey, _) = geo.pose(18.0);
+        let (rx, ry, _) = rest.pose(6.0);
+        assert!((ex - rx).hypot(ey - ry) < 2e-6, "the same end");
+        // A segment with the wrong keys says which and what is expected.
+        let bad: T = toml::from_str(
+            "path = { start = { x = 0.0, y = 0.0 }, heading_deg = 0.0, segments = [{ arc = 1.0 }] }",
+        )
+        .expect("parses");
+        let e = bad.path.geometry().unwrap_err();
+        assert!(e.contains("segments[1]") && e.contains("curvature"), "{e}");
+    }
+
+    #[test]
+    fn compacted_polylines_keep_their_bends() {
+        let mut pts: Vec<Point> = (0..=100)
+            .map(|k| Point {
+                x: (k as f64 * 0.5 * 1e6).round() / 1e6,
+                y: 1.75,
+            })
+            .collect();
+        pts.extend((1..=10).map(|k| Point {
+            x: 50.0,
+            y: 1.75 + k as f64,
+        }));
+        let c = PathSpec::Points(PointsPath {
+            points: pts.clone(),
+        })
+        .compacted();
+        let PathSpec::Points(c) = c else {
+            panic!("points")
+        };
+        assert_eq!(
+            c.points,
+            vec![pts[0], pts[100], pts[110]],
+            "a straight by its ends, the corner kept"
+        );
+        let (a, b) = (
+            Polyline::new(&pts).expect("line"),
+            Polyline::new(&c.points).expect("line"),
+        );
+        assert_eq!(a.length(), b.length());
+    }
 
     #[test]
     fn polyline_pose_and_lateral() {

@@ -186,6 +186,37 @@ pub fn turning_path(
     pts
 }
 
+/// [`turning_path`] as the segments it is made of: the straight in, clothoid, arc, clothoid
+/// and the straight out (curvature positive to the left). The start is rounded to 1e-6 m and
+/// its heading to 1e-9°, as a scenario file writes them.
+pub fn turning_segments(
+    g: &TurnGeometry,
+    turn: Turn,
+    (x0, y0, yaw0): (f64, f64, f64),
+    straight_in: f64,
+    straight_out: f64,
+) -> super::path::SegmentsPath {
+    use super::path::SegmentSpec;
+    let sign = turn.sign();
+    let (k1, k2) = (sign / g.r1_m, sign / g.r2_m);
+    let (lc, la) = (g.clothoid_length(), g.arc_length());
+    let r = |v: f64, f: f64| (v * f).round() / f;
+    super::path::SegmentsPath {
+        start: super::Point {
+            x: r(x0 - straight_in * yaw0.cos(), 1e6),
+            y: r(y0 - straight_in * yaw0.sin(), 1e6),
+        },
+        heading_deg: r(crate::frame::yaw_to_heading(yaw0), 1e9),
+        segments: vec![
+            SegmentSpec::line(straight_in),
+            SegmentSpec::clothoid(lc, k1, k2),
+            SegmentSpec::arc(la, k2),
+            SegmentSpec::clothoid(lc, k2, k1),
+            SegmentSpec::line(straight_out),
+        ],
+    }
+}
+
 /// Where the curve ends relative to its start (start at the origin heading +x): (x, y, heading).
 pub fn curve_end(g: &TurnGeometry, turn: Turn) -> (f64, f64, f64) {
     g.curve_points(turn.sign(), 0.05)
@@ -197,6 +228,27 @@ pub fn curve_end(g: &TurnGeometry, turn: Turn) -> (f64, f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn turning_segments_are_the_turning_path() {
+        for (turn, v) in [(Turn::Farside, 10.0), (Turn::Nearside, 20.0)] {
+            let g = TurnGeometry::protocol(turn, v);
+            let q = (12.0, -3.0, 0.7);
+            let pts = turning_path(&g, turn, q, 50.0, 20.0, 0.25);
+            let path = turning_segments(&g, turn, q, 50.0, 20.0)
+                .geometry()
+                .expect("segments");
+            let line = crate::scenario::path::Path::from_xy(pts.iter().copied(), 1e-9)
+                .expect("points");
+            assert!((path.length() - line.length()).abs() < 1e-3);
+            // Every point of the polyline lies on the segments (to the rounding of the start).
+            for &(x, y) in &pts {
+                let s = path.project(x, y);
+                let (px, py, _) = path.pose(s);
+                assert!((px - x).hypot(py - y) < 1e-5, "{turn:?} {x} {y}");
+            }
+        }
+    }
 
     #[test]
     fn protocol_turns_are_right_angles() {

@@ -276,6 +276,21 @@ fn check_path_shape(key: &str, path: &PathSpec) -> Result<(), String> {
                 return Err(format!("{}: needs two distinct points", p("points")));
             }
         }
+        PathSpec::Segments(g) => {
+            within(&p("start.x"), g.start.x, -COORD_LIMIT_M, COORD_LIMIT_M, false)?;
+            within(&p("start.y"), g.start.y, -COORD_LIMIT_M, COORD_LIMIT_M, false)?;
+            within(&p("heading_deg"), g.heading_deg, -720.0, 720.0, false)?;
+            for (k, s) in g.segments.iter().enumerate() {
+                let piece = s.piece(k + 1).map_err(|e| format!("{key}.{e}"))?;
+                let len = match piece {
+                    super::path::Piece::Line { length }
+                    | super::path::Piece::Arc { length, .. }
+                    | super::path::Piece::Clothoid { length, .. } => length,
+                };
+                within(&p(&format!("segments[{}]", k + 1)), len, 0.0, 1.0e5, true)?;
+            }
+            g.geometry().map_err(|e| format!("{key}: {e}"))?;
+        }
     }
     Ok(())
 }

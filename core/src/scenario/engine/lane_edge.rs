@@ -17,7 +17,6 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::path::Polyline;
 use crate::scenario::VutSpec;
 use crate::twin::{LaneMatch, MapMatcher, RoadState, VehicleState};
 
@@ -61,10 +60,11 @@ impl LaneGauge {
     pub fn of(vut: &VutSpec, matcher: Option<&dyn MapMatcher>) -> Option<LaneGauge> {
         let drift = vut.drift?;
         let matcher = matcher?;
-        let crate::scenario::PathSpec::Points(p) = vut.path.as_ref()? else {
+        let path = vut.path.as_ref()?;
+        if path.is_lane() {
             return None;
-        };
-        let line = Polyline::new(&p.points)?;
+        }
+        let line = path.geometry().ok()?;
         let (x, y, yaw) = line.pose(drift.from_s.clamp(0.0, line.length()));
         let m = matcher.locate(x, y, yaw)?;
         Some(LaneGauge {

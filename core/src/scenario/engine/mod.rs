@@ -316,21 +316,14 @@ impl Engine {
                 closest: None,
                 arrival_error_s: None,
                 headway_seen: None,
-                path: match &t.path {
-                    Some(crate::scenario::PathSpec::Points(p)) => {
-                        crate::scenario::path::Polyline::new(&p.points)
-                    }
-                    _ => None,
-                },
+                path: t.path.as_ref().and_then(|p| p.geometry().ok()),
             })
             .collect();
         let proto = protocol::State::new(scenario, cfg.sync);
-        let vut_path = scenario.vut.driven_points().and_then(|pts| {
-            crate::scenario::path::Polyline::new(&pts).map(|line| conflict::VutPath {
-                line,
-                ahead: scenario.vut.control_ahead_m(),
-                s: None,
-            })
+        let vut_path = scenario.vut.driven_path().map(|line| conflict::VutPath {
+            line,
+            ahead: scenario.vut.control_ahead_m(),
+            s: None,
         });
         Engine {
             vut: scenario.vut.clone(),

@@ -115,12 +115,13 @@ pub(crate) fn crossing(
     if r.heading_deg == 0.0 && r.start_fraction == 0.0 {
         return Ok(());
     }
-    let vpts = match &sc.vut.path {
-        Some(PathSpec::Lane(l)) => lane_polyline(map, l)?,
-        Some(PathSpec::Points(p)) => p.points.clone(),
+    let vline = match &sc.vut.path {
+        Some(PathSpec::Lane(l)) => {
+            Polyline::new(&lane_polyline(map, l)?).ok_or("the VUT's path is too short")?
+        }
+        Some(other) => other.geometry()?,
         None => return Err(format!("{}: the VUT has no planned path", row.id)),
     };
-    let vline = Polyline::new(&vpts).ok_or("the VUT's path is too short")?;
     let vut = sc.vut.clone();
     let i = sc
         .targets

@@ -86,24 +86,30 @@ pub(crate) fn place(
     }
     let (mut sc, line, s0) = placed.ok_or("no placement")?;
     // The VUT's path from where it stands: that point, then the placed path's own vertices
-    // (not resampled, so that its curve starts exactly where it did).
-    let placed_pts = match &sc.vut.path {
-        Some(PathSpec::Points(pp)) => pp.points.clone(),
-        _ => return Err("VUT path".into()),
-    };
-    let (x0, y0, _) = line.pose(s0);
-    let mut pts = vec![Point {
-        x: round6(x0),
-        y: round6(y0),
-    }];
-    let mut along = 0.0;
-    for w in placed_pts.windows(2) {
-        along += (w[1].x - w[0].x).hypot(w[1].y - w[0].y);
-        if along > s0 + 0.01 {
-            pts.push(w[1]);
+    // (not resampled, so that its curve starts exactly where it did); segments are cut.
+    match &sc.vut.path {
+        Some(PathSpec::Points(pp)) => {
+            let (x0, y0, _) = line.pose(s0);
+            let mut pts = vec![Point {
+                x: round6(x0),
+                y: round6(y0),
+            }];
+            let mut along = 0.0;
+            for w in pp.points.windows(2) {
+                along += (w[1].x - w[0].x).hypot(w[1].y - w[0].y);
+                if along > s0 + 0.01 {
+                    pts.push(w[1]);
+                }
+            }
+            sc.vut.path = Some(PathSpec::Points(PointsPath { points: pts }));
         }
+        Some(PathSpec::Segments(g)) => {
+            let mut g = g.clone();
+            g.cut_start(s0)?;
+            sc.vut.path = Some(PathSpec::Segments(g));
+        }
+        _ => return Err("VUT path".into()),
     }
-    sc.vut.path = Some(PathSpec::Points(PointsPath { points: pts }));
     sc.vut.speed_kmh = None;
     sc.vut.launch = Some(launch);
     for t in &mut sc.targets {
@@ -125,7 +131,7 @@ pub(crate) fn place(
 
 fn vut_line(sc: &Scenario) -> Result<Polyline, String> {
     match &sc.vut.path {
-        Some(PathSpec::Points(p)) => Polyline::new(&p.points).ok_or_else(|| "VUT path".into()),
+        Some(p) if !p.is_lane() => p.geometry(),
         _ => Err("VUT path".into()),
     }
 }

@@ -1,0 +1,740 @@
+//! Path geometry: a chain of line, arc and clothoid segments (the plan-view primitives of
+//! OpenDRIVE and of OpenSCENARIO's Clothoid / ClothoidSpline), with a cumulative-length index and
+//! a tree of bounding boxes over the segments.
+//!
+//! * Pose at arc length s: a binary search on the cumulative lengths, O(log n).
+//! * Nearest point (projection, signed lateral offset): a branch-and-bound descent of the box
+//!   tree, seeded with the segment of the previous answer (a hint), so a point that moves along
+//!   the path visits a handful of boxes instead of every segment. The answer is exactly the one
+//!   a scan of every segment in index order gives (the first segment at the smallest distance).
+//! * A polyline (lane centres resolved from the map, OpenSCENARIO Polyline, recorded paths) is a
+//!   chain of line segments and gets the same index.
+//!
+//! Before the start and past the end a path extends straight along its end headings.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// One segment: where it starts and how it bends.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Seg {
+    /// From `a` to `b` (its length is the difference of the cumulative lengths; `yaw` and
+    /// `l2 = |b − a|²` are kept so that no query computes them again).
+    Line {
+        a: (f64, f64),
+        b: (f64, f64),
+        yaw: f64,
+        l2: f64,
+        len: f64,
+    },
+    /// Curvature `k0 + (k1 − k0)·u/len` from (x0, y0) heading `yaw0` (an arc when k0 = k1).
+    Curve {
+        x0: f64,
+        y0: f64,
+        yaw0: f64,
+        k0: f64,
+        k1: f64,
+        len: f64,
+        /// End point (cached).
+        end: (f64, f64),
+    },
+}
+
+/// A curved segment is split into pieces no longer than this and turning by no more than
+/// [`MAX_TURN_RAD`], so that a piece's box is tight and its projection converges at once.
+const MAX_PIECE_M: f64 = 4.0;
+const MAX_TURN_RAD: f64 = 0.25;
+
+/// 8-point Gauss–Legendre nodes and weights on [−1, 1].
+const GAUSS8: [(f64, f64); 8] = [
+    (-0.960_289_856_497_536_3, 0.101_228_536_290_376_26),
+    (-0.796_666_477_413_626_7, 0.222_381_034_453_374_47),
+    (-0.525_532_409_916_329_0, 0.313_706_645_877_887_3),
+    (-0.183_434_642_495_649_8, 0.362_683_783_378_362_0),
+    (0.183_434_642_495_649_8, 0.362_683_783_378_362_0),
+    (0.525_532_409_916_329_0, 0.313_706_645_877_887_3),
+    (0.796_666_477_413_626_7, 0.222_381_034_453_374_47),
+    (0.960_289_856_497_536_3, 0.101_228_536_290_376_26),
+];
+
+impl Seg {
+    fn curve_yaw(yaw0: f64, k0: f64, k1: f64, len: f64, u: f64) -> f64 {
+        yaw0 + k0 * u + 0.5 * (k1 - k0) * u * u / len
+    }
+
+    /// Position `u` metres into a curve piece: exact on an arc, Gauss–Legendre quadrature of
+    /// the heading on a clothoid piece (a piece turns by at most [`MAX_TURN_RAD`], where the
+    /// 8-point rule is exact to rounding).
+    fn curve_xy(x0: f64, y0: f64, yaw0: f64, k0: f64, k1: f64, len: f64, u: f64) -> (f64, f64) {
+        if k0 == k1 {
+            if k0.abs() < 1e-12 {
+                return (x0 + u * yaw0.cos(), y0 + u * yaw0.sin());
+            }
+            let r = 1.0 / k0;
+            let y1 = yaw0 + k0 * u;
+            return (x0 + r * (y1.sin() - yaw0.sin()), y0 - r * (y1.cos() - yaw0.cos()));
+        }
+        let (mut dx, mut dy) = (0.0, 0.0);
+        for (xi, wi) in GAUSS8 {
+            let v = 0.5 * u * (1.0 + xi);
+            let h = Self::curve_yaw(yaw0, k0, k1, len, v);
+            dx += wi * h.cos();
+            dy += wi * h.sin();
+        }
+        (x0 + 0.5 * u * dx, y0 + 0.5 * u * dy)
+    }
+
+    fn start(&self) -> (f64, f64) {
+        match *self {
+            Seg::Line { a, .. } => a,
+            Seg::Curve { x0, y0, .. } => (x0, y0),
+        }
+    }
+
+    fn end(&self) -> (f64, f64) {
+        match *self {
+            Seg::Line { b, .. } => b,
+            Seg::Curve { end, .. } => end,
+        }
+    }
+
+    /// Position and yaw `u` metres into the segment (`len` its length from the index).
+    fn pose(&self, u: f64, len: f64) -> (f64, f64, f64) {
+        match *self {
+            Seg::Line { a, b, yaw, .. } => {
+                let w = u / len;
+                (a.0 + w * (b.0 - a.0), a.1 + w * (b.1 - a.1), yaw)
+            }
+            Seg::Curve {
+                x0,
+                y0,
+                yaw0,
+                k0,
+                k1,
+                len,
+                ..
+            } => {
+                let (x, y) = Self::curve_xy(x0, y0, yaw0, k0, k1, len, u);
+                (x, y, Self::curve_yaw(yaw0, k0, k1, len, u))
+            }
+        }
+    }
+
+    /// Nearest point of the segment to (x, y) with its parameter clamped to [lo, hi] (in
+    /// metres into the segment; an infinite bound extends the segment straight): (distance,
+    /// metres into the segment, signed side: left of the direction positive).
+    fn nearest(&self, x: f64, y: f64, lo: f64, hi: f64) -> (f64, f64, f64) {
+        match *self {
+            Seg::Line { a, b, l2, len, .. } => {
+                let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+                let (lo, hi) = (lo / len, hi / len);
+                let w = if l2 > 0.0 {
+                    (((x - a.0) * dx + (y - a.1) * dy) / l2).clamp(lo, hi)
+                } else {
+                    0.0
+                };
+                let (px, py) = (a.0 + w * dx, a.1 + w * dy);
+                let d = (x - px).hypot(y - py);
+                let side = dx * (y - a.1) - dy * (x - a.0);
+                (d, w * l2.sqrt(), side)
+            }
+            Seg::Curve {
+                yaw0, k0, k1, len, ..
+            } => {
+                // Beyond an end that extends, the straight extension along the end heading.
+                let (sx, sy) = self.start();
+                let (ex, ey) = self.end();
+                let (c0, s0) = (yaw0.cos(), yaw0.sin());
+                let yaw1 = Self::curve_yaw(yaw0, k0, k1, len, len);
+                let (c1, s1) = (yaw1.cos(), yaw1.sin());
+                let before = (x - sx) * c0 + (y - sy) * s0;
+                if lo == f64::NEG_INFINITY && before < 0.0 {
+                    let (px, py) = (sx + before * c0, sy + before * s0);
+                    let side = c0 * (y - sy) - s0 * (x - sx);
+                    return ((x - px).hypot(y - py), before, side);
+                }
+                let after = (x - ex) * c1 + (y - ey) * s1;
+                if hi == f64::INFINITY && after > 0.0 {
+                    let (px, py) = (ex + after * c1, ey + after * s1);
+                    let side = c1 * (y - ey) - s1 * (x - ex);
+                    return ((x - px).hypot(y - py), len + after, side);
+                }
+                let (lo, hi) = (lo.max(0.0), hi.min(len));
+                // Newton on (P(u) − q)·T(u) = 0 from the chord's projection.
+                let (cx, cy) = (ex - sx, ey - sy);
+                let c2 = cx * cx + cy * cy;
+                let mut u = if c2 > 0.0 {
+                    (((x - sx) * cx + (y - sy) * cy) / c2 * len).clamp(lo, hi)
+                } else {
+                    lo
+                };
+                for _ in 0..8 {
+                    let (px, py, h) = self.pose(u, len);
+                    let (tc, ts) = (h.cos(), h.sin());
+                    let (rx, ry) = (px - x, py - y);
+                    let g = rx * tc + ry * ts;
+                    let k = k0 + (k1 - k0) * u / len;
+                    let dg = 1.0 + k * (-rx * ts + ry * tc);
+                    let step = if dg > 0.1 { g / dg } else { g };
+                    let next = (u - step).clamp(lo, hi);
+                    let done = (next - u).abs() < 1e-12;
+                    u = next;
+                    if done {
+                        break;
+                    }
+                }
+                // The piece's ends too, should the iteration have stopped on a farther point.
+                let mut best = (f64::INFINITY, u, 0.0);
+                for v in [u, lo, hi] {
+                    let (px, py, h) = self.pose(v, len);
+                    let d = (x - px).hypot(y - py);
+                    if d < best.0 {
+                        best = (d, v, h.cos() * (y - py) - h.sin() * (x - px));
+                    }
+                }
+                best
+            }
+        }
+    }
+
+    /// Axis-aligned box that holds the segment (a curve piece: its end points and middle,
+    /// widened by a bound of its bulge from them).
+    fn bbox(&self, len: f64) -> [f64; 4] {
+        let (a, b) = (self.start(), self.end());
+        // Widened by a micrometre: a computed nearest point may lie an ulp outside the box
+        // of the end points, and the box must never exclude a segment the scan would pick.
+        let e = 1e-6;
+        let mut bx = [
+            a.0.min(b.0) - e,
+            a.1.min(b.1) - e,
+            a.0.max(b.0) + e,
+            a.1.max(b.1) + e,
+        ];
+        if let Seg::Curve { k0, k1, .. } = *self {
+            let (mx, my, _) = self.pose(0.5 * len, len);
+            let pad = 0.25 * len * len * k0.abs().max(k1.abs()) + 1e-9;
+            bx = [
+                bx[0].min(mx) - pad,
+                bx[1].min(my) - pad,
+                bx[2].max(mx) + pad,
+                bx[3].max(my) + pad,
+            ];
+        }
+        bx
+    }
+}
+
+/// One segment of a path as written in a scenario file, placed after the previous one
+/// (tangent-continuous).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Piece {
+    Line { length: f64 },
+    Arc { length: f64, curvature: f64 },
+    Clothoid { length: f64, curvature_start: f64, curvature_end: f64 },
+}
+
+/// A path: segments, the arc length where each begins, and the box tree.
+#[derive(Debug)]
+pub struct Path {
+    segs: Vec<Seg>,
+    /// Arc length at the start of each segment, and the total at the end (`segs.len() + 1`).
+    cum: Vec<f64>,
+    /// Box tree over segment ranges: node 1 covers every segment, node k has children 2k and
+    /// 2k + 1; leaves from `leaf0` on (one per segment, padded to a power of two).
+    tree: Vec<[f64; 4]>,
+    leaf0: usize,
+    /// The segments' start points and the path's end point.
+    pts: Vec<(f64, f64)>,
+    /// Segment of the last nearest-point answer: where the next search starts (only the
+    /// order of the search depends on it, never the answer).
+    hint: AtomicUsize,
+}
+
+impl Clone for Path {
+    fn clone(&self) -> Path {
+        Path {
+            segs: self.segs.clone(),
+            cum: self.cum.clone(),
+            tree: self.tree.clone(),
+            leaf0: self.leaf0,
+            pts: self.pts.clone(),
+            hint: AtomicUsize::new(self.hint.load(Ordering::Relaxed)),
+        }
+    }
+}
+
+impl PartialEq for Path {
+    fn eq(&self, o: &Path) -> bool {
+        self.segs == o.segs && self.cum == o.cum
+    }
+}
+
+/// A polyline is a path of line segments.
+pub type Polyline = Path;
+
+impl Path {
+    /// Polyline through `points`, dropping a point closer than `min_gap` to the previous one;
+    /// `None` with fewer than two distinct points or a non-finite one.
+    pub fn from_xy(points: impl IntoIterator<Item = (f64, f64)>, min_gap: f64) -> Option<Path> {
+        let mut pts: Vec<(f64, f64)> = Vec::new();
+        let mut cum = Vec::new();
+        for (x, y) in points {
+            if !(x.is_finite() && y.is_finite()) {
+                return None;
+            }
+            match pts.last() {
+                None => {
+                    pts.push((x, y));
+                    cum.push(0.0);
+                }
+                Some(&(px, py)) => {
+                    let d = (x - px).hypot(y - py);
+                    if d > min_gap {
+                        pts.push((x, y));
+                        cum.push(cum.last().copied().unwrap_or(0.0) + d);
+                    }
+                }
+            }
+        }
+        if pts.len() < 2 {
+            return None;
+        }
+        let segs = pts
+            .windows(2)
+            .zip(cum.windows(2))
+            .map(|(w, c)| {
+                let (a, b) = (w[0], w[1]);
+                let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+                Seg::Line {
+                    a,
+                    b,
+                    yaw: dy.atan2(dx),
+                    l2: dx * dx + dy * dy,
+                    len: c[1] - c[0],
+                }
+            })
+            .collect();
+        Some(Path::build(segs, cum))
+    }
+
+    /// Polyline through `points` (points closer than 1 nm to the previous one dropped).
+    pub fn new(points: &[super::Point]) -> Option<Path> {
+        Path::from_xy(points.iter().map(|p| (p.x, p.y)), 1e-9)
+    }
+
+    /// Segments from (x, y) heading `yaw` (rad, map frame): each piece starts where the
+    /// previous one ends, with its end heading. `Err` names a piece that is not finite, not
+    /// longer than 0, or bends more sharply than a 0.5 m radius.
+    pub fn from_pieces(x: f64, y: f64, yaw: f64, pieces: &[Piece]) -> Result<Path, String> {
+        if !(x.is_finite() && y.is_finite() && yaw.is_finite()) {
+            return Err("the start of the path is not finite".into());
+        }
+        if pieces.is_empty() {
+            return Err("a path needs at least one segment".into());
+        }
+        let (mut x, mut y, mut yaw) = (x, y, yaw);
+        let mut segs = Vec::new();
+        let mut cum = vec![0.0];
+        for (i, p) in pieces.iter().enumerate() {
+            let (len, k0, k1) = match *p {
+                Piece::Line { length } => (length, 0.0, 0.0),
+                Piece::Arc { length, curvature } => (length, curvature, curvature),
+                Piece::Clothoid {
+                    length,
+                    curvature_start,
+                    curvature_end,
+                } => (length, curvature_start, curvature_end),
+            };
+            if !(len.is_finite() && len > 0.0 && k0.is_finite() && k1.is_finite()) {
+                return Err(format!(
+                    "segment {}: length and curvature must be finite, length above 0",
+                    i + 1
+                ));
+            }
+            if k0.abs() > 2.0 || k1.abs() > 2.0 {
+                return Err(format!(
+                    "segment {}: a curvature above 2 1/m (radius under 0.5 m)",
+                    i + 1
+                ));
+            }
+            let s0 = cum.last().copied().unwrap_or(0.0);
+            if k0 == 0.0 && k1 == 0.0 {
+                let (ex, ey) = (x + len * yaw.cos(), y + len * yaw.sin());
+                let s1 = s0 + len;
+                segs.push(Seg::Line {
+                    a: (x, y),
+                    b: (ex, ey),
+                    yaw,
+                    l2: len * len,
+                    len: s1 - s0,
+                });
+                cum.push(s1);
+                (x, y) = (ex, ey);
+                continue;
+            }
+            let turn = (k0.abs().max(k1.abs()) * len / MAX_TURN_RAD).ceil();
+            let n = turn.max((len / MAX_PIECE_M).ceil()).max(1.0) as usize;
+            for j in 0..n {
+                let (u0, u1) = (len * j as f64 / n as f64, len * (j + 1) as f64 / n as f64);
+                let (ka, kb) = (k0 + (k1 - k0) * u0 / len, k0 + (k1 - k0) * u1 / len);
+                let pl = u1 - u0;
+                let (ex, ey) = Seg::curve_xy(x, y, yaw, ka, kb, pl, pl);
+                segs.push(Seg::Curve {
+                    x0: x,
+                    y0: y,
+                    yaw0: yaw,
+                    k0: ka,
+                    k1: kb,
+                    len: pl,
+                    end: (ex, ey),
+                });
+                yaw = Seg::curve_yaw(yaw, ka, kb, pl, pl);
+                (x, y) = (ex, ey);
+                cum.push(s0 + u1);
+            }
+        }
+        Ok(Path::build(segs, cum))
+    }
+
+    fn build(segs: Vec<Seg>, cum: Vec<f64>) -> Path {
+        let n = segs.len();
+        let leaf0 = n.next_power_of_two();
+        let empty = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
+        let mut tree = vec![empty; 2 * leaf0];
+        for (i, s) in segs.iter().enumerate() {
+            tree[leaf0 + i] = s.bbox(cum[i + 1] - cum[i]);
+        }
+        for k in (1..leaf0).rev() {
+            let (a, b) = (tree[2 * k], tree[2 * k + 1]);
+            tree[k] = [a[0].min(b[0]), a[1].min(b[1]), a[2].max(b[2]), a[3].max(b[3])];
+        }
+        let mut pts: Vec<(f64, f64)> = segs.iter().map(Seg::start).collect();
+        if let Some(s) = segs.last() {
+            pts.push(s.end());
+        }
+        Path {
+            segs,
+            cum,
+            tree,
+            leaf0,
+            pts,
+            hint: AtomicUsize::new(0),
+        }
+    }
+
+    pub fn length(&self) -> f64 {
+        self.cum.last().copied().unwrap_or(0.0)
+    }
+
+    /// Number of segments.
+    pub fn segments(&self) -> usize {
+        self.segs.len()
+    }
+
+    /// The segments' start points and the end point (a polyline: its points).
+    pub fn points(&self) -> &[(f64, f64)] {
+        &self.pts
+    }
+
+    /// Points along the path: every segment's start, curves every `step` metres or closer,
+    /// and the end.
+    pub fn sampled(&self, step: f64) -> Vec<(f64, f64)> {
+        let mut v = Vec::new();
+        for (i, seg) in self.segs.iter().enumerate() {
+            let len = self.cum[i + 1] - self.cum[i];
+            match seg {
+                Seg::Line { a, .. } => v.push(*a),
+                Seg::Curve { .. } => {
+                    let n = (len / step.max(1e-3)).ceil().max(1.0) as usize;
+                    for k in 0..n {
+                        let (x, y, _) = seg.pose(len * k as f64 / n as f64, len);
+                        v.push((x, y));
+                    }
+                }
+            }
+        }
+        if let Some(s) = self.segs.last() {
+            v.push(s.end());
+        }
+        v
+    }
+
+    /// Segment containing arc length `s` (clamped to the first/last segment).
+    fn segment(&self, s: f64) -> usize {
+        let n = self.segs.len();
+        match self.cum.binary_search_by(|c| c.total_cmp(&s)) {
+            Ok(i) => i.min(n - 1),
+            Err(i) => i.saturating_sub(1).min(n - 1),
+        }
+    }
+
+    /// Position and yaw (rad, map frame) at arc length `s`; before the start and past the end
+    /// the path is extended straight.
+    pub fn pose(&self, s: f64) -> (f64, f64, f64) {
+        let i = self.segment(s);
+        let len = self.cum[i + 1] - self.cum[i];
+        let seg = &self.segs[i];
+        let u = s - self.cum[i];
+        match seg {
+            Seg::Line { .. } => seg.pose(u, len),
+            Seg::Curve { .. } if u < 0.0 || u > len => {
+                let (x, y, h) = seg.pose(u.clamp(0.0, len), len);
+                let d = u - u.clamp(0.0, len);
+                (x + d * h.cos(), y + d * h.sin(), h)
+            }
+            Seg::Curve { .. } => seg.pose(u, len),
+        }
+    }
+
+    /// The nearest point among segments `i0..=i1`: (distance, arc length, signed side), the
+    /// first segment in index order at the smallest distance. `extend`: the path's first and
+    /// last segments extend straight beyond its ends.
+    fn nearest(&self, x: f64, y: f64, i0: usize, i1: usize, extend: bool) -> (f64, f64, f64) {
+        let last = self.segs.len() - 1;
+        if i0 > i1 {
+            // An empty range (a NaN bound): nothing found, as a scan of no segment.
+            return (f64::INFINITY, 0.0, 0.0);
+        }
+        let eval = |i: usize| -> (f64, f64, f64) {
+            let len = self.cum[i + 1] - self.cum[i];
+            let lo = if extend && i == 0 { f64::NEG_INFINITY } else { 0.0 };
+            let hi = if extend && i == last { f64::INFINITY } else { len };
+            let (d, u, side) = self.segs[i].nearest(x, y, lo, hi);
+            (d, self.cum[i] + u, side)
+        };
+        // (distance, segment, arc length, side)
+        let h = self.hint.load(Ordering::Relaxed).clamp(i0, i1);
+        let (d, s, side) = eval(h);
+        let mut best = (d, h, s, side);
+        // Box distance below which a box may hold a nearer segment; extended ends are
+        // unbounded, so the end segments are always evaluated.
+        let box_d = |b: &[f64; 4]| -> f64 {
+            let dx = (b[0] - x).max(x - b[2]).max(0.0);
+            let dy = (b[1] - y).max(y - b[3]).max(0.0);
+            dx.hypot(dy)
+        };
+        if extend {
+            for i in [0, last] {
+                if (i0..=i1).contains(&i) && i != h {
+                    let (d, s, side) = eval(i);
+                    if d < best.0 || (d == best.0 && i < best.1) {
+                        best = (d, i, s, side);
+                    }
+                }
+            }
+        }
+        // Depth-first; at most two entries per level of the tree.
+        let mut stack = [(0usize, 0usize, 0usize); 2 * usize::BITS as usize + 2];
+        stack[0] = (1, 0, self.leaf0);
+        let mut top = 1;
+        while top > 0 {
+            top -= 1;
+            let (node, lo, width) = stack[top];
+            let hi = lo + width - 1;
+            if hi < i0 || lo > i1 || box_d(&self.tree[node]) > best.0 {
+                continue;
+            }
+            if width == 1 {
+                let i = lo;
+                if i == h || (extend && (i == 0 || i == last)) {
+                    continue;
+                }
+                let (d, s, side) = eval(i);
+                if d < best.0 || (d == best.0 && i < best.1) {
+                    best = (d, i, s, side);
+                }
+                continue;
+            }
+            let half = width / 2;
+            let (l, r) = ((2 * node, lo), (2 * node + 1, lo + half));
+            // Nearer child first (pushed last).
+            let (first, second) = if box_d(&self.tree[l.0]) <= box_d(&self.tree[r.0]) {
+                (l, r)
+            } else {
+                (r, l)
+            };
+            stack[top] = (second.0, second.1, half);
+            stack[top + 1] = (first.0, first.1, half);
+            top += 2;
+        }
+        self.hint.store(best.1, Ordering::Relaxed);
+        (best.0, best.2, best.3)
+    }
+
+    /// Arc length of the point of the path nearest to (x, y), searching only the segments
+    /// that overlap `[s_lo, s_hi]` (a path that crosses itself is disambiguated by where the
+    /// vehicle was); the ends are extended straight, so a point before the start or past the
+    /// end gets an s below 0 or beyond the length.
+    pub fn project_within(&self, x: f64, y: f64, s_lo: f64, s_hi: f64) -> f64 {
+        let (i0, i1) = (self.segment(s_lo), self.segment(s_hi));
+        self.nearest(x, y, i0, i1, true).1
+    }
+
+    /// [`Path::project_within`] over the whole path.
+    pub fn project(&self, x: f64, y: f64) -> f64 {
+        self.nearest(x, y, 0, self.segs.len() - 1, true).1
+    }
+
+    /// Arc length of the nearest point of the path itself (no extension beyond its ends: a
+    /// point before the start projects to 0, past the end to the length).
+    pub fn project_clamped(&self, x: f64, y: f64) -> f64 {
+        self.nearest(x, y, 0, self.segs.len() - 1, false).1
+    }
+
+    /// Signed lateral offset of (x, y) from the path (left of its direction positive): the
+    /// distance to its nearest point.
+    pub fn lateral(&self, x: f64, y: f64) -> f64 {
+        let (d, _, side) = self.nearest(x, y, 0, self.segs.len() - 1, true);
+        if side < 0.0 {
+            -d
+        } else {
+            d
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic pseudo-random numbers in [0, 1).
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self) -> f64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    /// Every segment in index order, the first at the smallest distance: the reference the
+    /// box tree must reproduce exactly.
+    fn scan(p: &Path, x: f64, y: f64, i0: usize, i1: usize, extend: bool) -> (f64, f64, f64) {
+        let last = p.segs.len() - 1;
+        let mut best = (f64::INFINITY, 0.0, 0.0);
+        for i in i0..=i1 {
+            let len = p.cum[i + 1] - p.cum[i];
+            let lo = if extend && i == 0 { f64::NEG_INFINITY } else { 0.0 };
+            let hi = if extend && i == last { f64::INFINITY } else { len };
+            let (d, u, side) = p.segs[i].nearest(x, y, lo, hi);
+            if d < best.0 {
+                best = (d, p.cum[i] + u, side);
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn tree_search_is_the_scan_exactly() {
+        let mut r = Lcg(7);
+        for case in 0..40 {
+            // A wandering polyline that folds back over itself, some with repeated points.
+            let n = 2 + (r.next() * 400.0) as usize;
+            let (mut x, mut y, mut h) = (0.0, 0.0, 0.0);
+            let mut pts = vec![(x, y)];
+            for _ in 0..n {
+                h += (r.next() - 0.5) * if case % 3 == 0 { 3.0 } else { 0.3 };
+                let l = if r.next() < 0.05 { 0.0 } else { 0.1 + r.next() };
+                x += l * f64::cos(h);
+                y += l * f64::sin(h);
+                pts.push((x, y));
+            }
+            let Some(p) = Path::from_xy(pts, 1e-9) else {
+                continue;
+            };
+            let last = p.segs.len() - 1;
+            for _ in 0..200 {
+                let (qx, qy) = (x * r.next() * 1.4 - 5.0, y * r.next() * 1.4 - 5.0 + r.next());
+                for extend in [true, false] {
+                    let want = scan(&p, qx, qy, 0, last, extend);
+                    assert_eq!(p.nearest(qx, qy, 0, last, extend), want, "case {case}");
+                }
+                let (a, b) = ((r.next() * last as f64) as usize, (r.next() * last as f64) as usize);
+                let (i0, i1) = (a.min(b), a.max(b));
+                assert_eq!(p.nearest(qx, qy, i0, i1, true), scan(&p, qx, qy, i0, i1, true));
+            }
+        }
+    }
+
+    #[test]
+    fn polyline_pose_projection_and_lateral() {
+        let p = Path::from_xy([(0.0, 0.0), (10.0, 0.0), (10.0, 10.0)], 1e-9).expect("path");
+        assert_eq!(p.length(), 20.0);
+        let (x, y, yaw) = p.pose(15.0);
+        assert!((x - 10.0).abs() < 1e-12 && (y - 5.0).abs() < 1e-12);
+        assert!((yaw - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
+        assert!((p.project(4.0, 1.0) - 4.0).abs() < 1e-12);
+        assert!((p.project(-3.0, 0.5) + 3.0).abs() < 1e-12, "extends before the start");
+        assert_eq!(p.project_clamped(-3.0, 0.5), 0.0);
+        assert!((p.project(10.2, 13.0) - 23.0).abs() < 1e-12, "extends past the end");
+        assert!((p.lateral(5.0, 0.3) - 0.3).abs() < 1e-12);
+        assert!((p.lateral(10.4, 5.0) + 0.4).abs() < 1e-12);
+        assert!(Path::from_xy([(1.0, 1.0), (1.0, 1.0)], 1e-9).is_none());
+        assert!(Path::from_xy([(1.0, 1.0), (f64::NAN, 1.0)], 1e-9).is_none());
+    }
+
+    #[test]
+    fn arc_and_clothoid_are_exact() {
+        // A quarter circle of radius 10 from the origin heading +x, turning left.
+        let r = 10.0;
+        let len = 0.5 * std::f64::consts::PI * r;
+        let p = Path::from_pieces(0.0, 0.0, 0.0, &[Piece::Arc { length: len, curvature: 0.1 }])
+            .expect("arc");
+        assert!(p.segments() > 1, "split into pieces");
+        let (x, y, h) = p.pose(len);
+        assert!((x - 10.0).abs() < 1e-12 && (y - 10.0).abs() < 1e-12, "{x} {y}");
+        assert!((h - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
+        // A point 2 m outside the circle at 30° projects to arc length r·30°, 2 m to the right.
+        let a = 30f64.to_radians();
+        let (qx, qy) = (12.0 * a.sin(), 10.0 - 12.0 * a.cos());
+        assert!((p.project(qx, qy) - r * a).abs() < 1e-9);
+        assert!((p.lateral(qx, qy) + 2.0).abs() < 1e-9);
+        // Straight on past the end.
+        let (x, y, _) = p.pose(len + 5.0);
+        assert!((x - 10.0).abs() < 1e-12 && (y - 15.0).abs() < 1e-9);
+
+        // A clothoid from curvature 0 to 0.2 over 10 m: heading k1·L/2 = 1 rad at its end,
+        // its positions the Fresnel integrals (dense midpoint sum as the reference).
+        let c = Path::from_pieces(
+            1.0,
+            2.0,
+            0.5,
+            &[Piece::Clothoid {
+                length: 10.0,
+                curvature_start: 0.0,
+                curvature_end: 0.2,
+            }],
+        )
+        .expect("clothoid");
+        let n = 200_000;
+        let (mut x, mut y) = (1.0, 2.0);
+        for i in 0..n {
+            let u = 10.0 * (i as f64 + 0.5) / n as f64;
+            let h = 0.5 + 0.01 * u * u;
+            x += 10.0 / n as f64 * h.cos();
+            y += 10.0 / n as f64 * h.sin();
+        }
+        let (ex, ey, eh) = c.pose(10.0);
+        assert!((ex - x).abs() < 1e-8 && (ey - y).abs() < 1e-8, "{ex} {ey} vs {x} {y}");
+        assert!((eh - 1.5).abs() < 1e-12);
+        // Projection of points beside the curve finds where they were placed.
+        for s in [0.3, 2.0, 5.5, 9.9] {
+            let (px, py, h) = c.pose(s);
+            let (qx, qy) = (px - 0.7 * h.sin(), py + 0.7 * h.cos());
+            assert!((c.project(qx, qy) - s).abs() < 1e-9, "{s}");
+            assert!((c.lateral(qx, qy) - 0.7).abs() < 1e-9, "{s}");
+        }
+    }
+
+    #[test]
+    fn bad_segments_are_refused() {
+        let e = Path::from_pieces(0.0, 0.0, 0.0, &[Piece::Line { length: -1.0 }]).unwrap_err();
+        assert!(e.contains("segment 1"), "{e}");
+        let e = Path::from_pieces(0.0, 0.0, 0.0, &[Piece::Arc { length: 1.0, curvature: 5.0 }])
+            .unwrap_err();
+        assert!(e.contains("radius"), "{e}");
+        assert!(Path::from_pieces(0.0, 0.0, 0.0, &[]).is_err());
+        assert!(Path::from_pieces(f64::NAN, 0.0, 0.0, &[Piece::Line { length: 1.0 }]).is_err());
+    }
+}
