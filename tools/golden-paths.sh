@@ -1,6 +1,6 @@
 #!/bin/sh
 # Stores a run of a scil binary as the reference the path-geometry comparison test
-# (tests/catalogue.rs, `grid_and_rehearsal_match_the_stored_run`) checks against:
+# (tests/it/catalogue.rs, `grid_matches_the_stored_run` and `rehearsal_matches_the_stored_run`) checks against:
 #
 #   tools/golden-paths.sh [SCIL]       (default: target/release/scil)
 #
