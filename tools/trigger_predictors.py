@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Offline analysis for issue 11 item 4 (trigger fidelity): which predictor of the VUT state
+"""Offline analysis of trigger fidelity: which predictor of the VUT state
 minimises the START error at the last sample before the TTC crossing?
 
     python3 tools/trigger_predictors.py [SHARED_DIR]      (numpy only)
