@@ -111,6 +111,9 @@ fn options() -> GroundOptions {
         telemetry_stale_s: 1.0,
         // The stock object's heartbeat timeout is 10 HEAB periods: 1 s at 10 Hz.
         heab_rate_hz: 10,
+        // A stock object that dropped its link at the end of a run (its heartbeat timeout is
+        // short) may take a while to be connected and armable again on a loaded machine.
+        connect_timeout: std::time::Duration::from_secs(30),
         link_limits: Some(scil::dispatch::link_health::LinkLimits {
             max_monr_loss: 0.75,
             max_latency_s: 0.5,
