@@ -129,7 +129,15 @@ fn parse_body(body: &Bytes) -> ApiResult<RunPoint> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(RunPoint::default());
     }
-    serde_json::from_slice(body).map_err(|e| ApiError::Unprocessable(format!("body: {e}")))
+    // A JSON object only: serde would also read a struct from an array of its fields.
+    let v: Value =
+        serde_json::from_slice(body).map_err(|e| ApiError::Unprocessable(format!("body: {e}")))?;
+    if !v.is_object() {
+        return Err(ApiError::Unprocessable(
+            "body: expected a JSON object (or no body)".into(),
+        ));
+    }
+    serde_json::from_value(v).map_err(|e| ApiError::Unprocessable(format!("body: {e}")))
 }
 
 /// The simulation options of a point's run.
