@@ -11,9 +11,9 @@ function workbook(root, tmp) {
     if (process.env.CI === 'true') throw new Error('CI=true but python module euroncap_rating_2026 is unavailable');
     return null;
   }
-  const src = fs.readFileSync(path.join(root, 'tests/support/rating_tool.rs'), 'utf8');
+  const src = fs.readFileSync(path.join(root, 'tests/it/support/rating_tool.rs'), 'utf8');
   const m = /pub const PREPARE: &str = r#"([\s\S]*?)"#;/.exec(src);
-  if (!m) throw new Error('PREPARE script not found in tests/support/rating_tool.rs');
+  if (!m) throw new Error('PREPARE script not found in tests/it/support/rating_tool.rs');
   const dir = fs.mkdtempSync(path.join(tmp, 'wb-'));
   const out = execFileSync('python3', ['-c', m[1], dir], { encoding: 'utf8' });
   return JSON.parse(out.trim()).workbook;
