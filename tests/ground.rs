@@ -288,7 +288,10 @@ async fn point(ground: &mut Ground, setup: &Arc<RunSetup>, label: &str) -> (f64,
             );
             continue;
         }
-        assert!(err.abs() <= 0.05, "{label}: impact location off by {err:.3}");
+        assert!(
+            err.abs() <= 0.05,
+            "{label}: impact location off by {err:.3}"
+        );
         worst_loc = worst_loc.max(err.abs());
     }
     // Back to the start.

@@ -155,7 +155,9 @@ async fn measure(a: &JoinBenchArgs, dir: &Path) -> anyhow::Result<String> {
             map_id: Some("proving_ground".into()),
         })
         .await?;
-    let row = st.supervisor.create(NewRun {
+    let row = st
+        .supervisor
+        .create(NewRun {
             scenario_id: "cpna75_30kmh".into(),
             map_id: None,
             source: RunSource::CsvReplay {
@@ -170,15 +172,16 @@ async fn measure(a: &JoinBenchArgs, dir: &Path) -> anyhow::Result<String> {
             record: false,
             track: None,
             demo: false,
-        },
-    )
-    .await
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let id = row.id.clone();
-    st.supervisor.arm(&id, None)
+        })
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    st.supervisor.start(&id, None)
+    let id = row.id.clone();
+    st.supervisor
+        .arm(&id, None)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    st.supervisor
+        .start(&id, None)
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let url = format!("ws://{}/api/v1/runs/{id}/live", server.addr);
@@ -212,11 +215,11 @@ async fn measure(a: &JoinBenchArgs, dir: &Path) -> anyhow::Result<String> {
         live_samples = n;
     }
     let live_bytes = payload.len();
-    let done = st.supervisor.wait_done(&id,
-        Duration::from_secs_f64(span / a.speed * 3.0 + 120.0),
-    )
-    .await
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let done = st
+        .supervisor
+        .wait_done(&id, Duration::from_secs_f64(span / a.speed * 3.0 + 120.0))
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut stored = Vec::new();
     let mut stored_bytes = 0;
     let mut stored_samples = 0;

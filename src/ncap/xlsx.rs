@@ -167,9 +167,7 @@ impl Workbook {
 fn sheet_parts(bytes: &[u8]) -> anyhow::Result<BTreeMap<String, String>> {
     // An operator who picked the wrong file gets what it is not, not the zip reader's detail.
     let mut z = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|_| {
-        anyhow::anyhow!(
-            "not an Excel workbook (.xlsx): the file is not an Office Open XML package"
-        )
+        anyhow::anyhow!("not an Excel workbook (.xlsx): the file is not an Office Open XML package")
     })?;
     let read = |z: &mut zip::ZipArchive<Cursor<&[u8]>>, n: &str| -> anyhow::Result<String> {
         let mut s = String::new();
@@ -497,7 +495,10 @@ mod tests {
     fn a_file_that_is_no_workbook_is_named_so_without_the_zip_detail() {
         for (bytes, want) in [
             (&b"run,ttc\n1,2.5\n"[..], "send the rating tool's"),
-            (&[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1][..], "old .xls file"),
+            (
+                &[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1][..],
+                "old .xls file",
+            ),
             (&b"PK\x03\x04 truncated"[..], "damaged"),
         ] {
             let e = Workbook::from_bytes(bytes.to_vec())

@@ -13,8 +13,8 @@
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 
-use super::state::AppState;
 use super::error::ApiError;
+use super::state::AppState;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Role {

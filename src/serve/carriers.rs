@@ -6,8 +6,8 @@ use axum::routing::get;
 use axum::Router;
 
 use super::auth::Reader;
-use super::state::AppState;
 use super::error::ApiResult;
+use super::state::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/carriers", get(list))

@@ -7,8 +7,8 @@ use axum::routing::get;
 use axum::Router;
 
 use super::auth::Reader;
-use super::state::AppState;
 use super::error::{ApiError, ApiResult};
+use super::state::AppState;
 use crate::scenario::ncap2026::Catalogue;
 
 pub fn router() -> Router<AppState> {

@@ -13,8 +13,8 @@ use std::time::Instant;
 use chrono::Utc;
 use serde::Serialize;
 
-use super::config::Config;
 pub use super::config::valid_id;
+use super::config::Config;
 use super::error::{ApiError, ApiResult};
 use super::hub::Hub;
 use crate::ingest::health::SourceHealth as IngestHealth;
@@ -306,7 +306,6 @@ pub fn scenario_row(
         created_at: Utc::now(),
     })
 }
-
 
 pub fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)

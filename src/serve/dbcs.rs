@@ -12,8 +12,8 @@ use serde::Deserialize;
 
 use super::auth::{Operator, Reader};
 use super::context::valid_id;
-use super::state::AppState;
 use super::error::{ApiError, ApiJson, ApiResult};
+use super::state::AppState;
 use crate::ingest::can::DbcDecoder;
 use crate::store::DbcRow;
 

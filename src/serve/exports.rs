@@ -8,8 +8,8 @@ use axum::routing::get;
 use axum::Router;
 
 use super::auth::Reader;
-use super::state::AppState;
 use super::error::{ApiError, ApiResult};
+use super::state::AppState;
 use crate::record::messages::Encoder;
 use crate::store::{EventRow, RunRow, Store, TelemetryRow};
 

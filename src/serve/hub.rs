@@ -73,7 +73,6 @@ pub fn frame(v: &Value) -> Frame {
     v.to_string().into()
 }
 
-
 /// The run JSON of the API and the WebSocket `hello`.
 pub fn run_json(r: &RunRow) -> Value {
     json!({

@@ -9,9 +9,9 @@ use serde::Deserialize;
 
 use super::auth::{Operator, Reader};
 use super::context::{stem, valid_id};
-use super::state::AppState;
 use super::error::{ApiError, ApiQuery, ApiResult};
 use super::geojson_cache::GeoCacheError;
+use super::state::AppState;
 
 pub fn router(max_map: u64) -> Router<AppState> {
     Router::new()

@@ -279,7 +279,9 @@ pub async fn demo_loop(st: AppState) {
         // Room for the run about to start: with it, at most `keep_runs` stored demo runs.
         prune_demo(&st, st.config.demo.keep_runs.saturating_sub(1)).await;
         let res = async {
-            let row = st.supervisor.create(NewRun {
+            let row = st
+                .supervisor
+                .create(NewRun {
                     scenario_id: "cpna75_30kmh".into(),
                     map_id: None,
                     source: RunSource::CsvReplay {
@@ -294,13 +296,15 @@ pub async fn demo_loop(st: AppState) {
                     record: false,
                     track: None,
                     demo: true,
-                },
-            )
-            .await?;
+                })
+                .await?;
             st.supervisor.arm(&row.id, None).await?;
             st.supervisor.start(&row.id, None).await?;
             eprintln!("demo: run {n} ({}) started", row.id);
-            let done = st.supervisor.wait_done(&row.id, Duration::from_secs(600)).await?;
+            let done = st
+                .supervisor
+                .wait_done(&row.id, Duration::from_secs(600))
+                .await?;
             let result = st.store.get_result(&row.id).await?.unwrap_or_default();
             let v: serde_json::Value = serde_json::from_str(&result).unwrap_or_default();
             let trig = &v["triggers"][0];

@@ -16,11 +16,11 @@ use serde_json::json;
 use tokio::io::AsyncWriteExt;
 
 use super::auth::{Operator, Reader};
-use super::state::AppState;
 use super::error::{ApiError, ApiResult};
-use super::supervisor::{NewRun, RunSource};
 use super::hub::run_json;
 use super::runs::SpeedArg;
+use super::state::AppState;
+use super::supervisor::{NewRun, RunSource};
 use crate::ingest::csv::{BadRowPolicy, CsvError, CsvSource};
 use crate::store::ReplayRow;
 
@@ -214,7 +214,9 @@ async fn upload(
         .map_err(|e| super::error::conflict_on_duplicate(e, "replay", &replay_id))?;
     cleanup.0 = None; // registered: keep the file
     st.metrics.uploads.fetch_add(1, Ordering::Relaxed);
-    let mut row = st.supervisor.create(NewRun {
+    let mut row = st
+        .supervisor
+        .create(NewRun {
             scenario_id,
             map_id,
             source: RunSource::CsvReplay {
@@ -229,9 +231,8 @@ async fn upload(
             record: false,
             track: None,
             demo: false,
-        },
-    )
-    .await?;
+        })
+        .await?;
     if start {
         st.supervisor.arm(&row.id, None).await?;
         row = st.supervisor.start(&row.id, None).await?;

@@ -9,8 +9,8 @@ use axum::Router;
 use serde::Deserialize;
 
 use super::auth::Reader;
-use super::state::AppState;
 use super::error::{ApiError, ApiResult};
+use super::state::AppState;
 use crate::ncap_report::{csv, html, RunInput};
 
 /// At most this many runs per report.

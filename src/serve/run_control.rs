@@ -18,9 +18,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::auth::Operator;
-use super::state::AppState;
 use super::error::{ApiError, ApiResult};
 use super::hub::run_json;
+use super::state::AppState;
 use crate::run::RunState;
 
 /// The header that carries the expected state (alternative to the body's `expect_state`).

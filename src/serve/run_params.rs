@@ -13,10 +13,10 @@ use axum::Router;
 use serde_json::{json, Value};
 
 use super::auth::{Operator, Reader};
-use super::state::AppState;
 use super::error::{ApiError, ApiResult};
-use super::supervisor::ActiveRun;
 use super::run_control::parse_expect;
+use super::state::AppState;
+use super::supervisor::ActiveRun;
 use crate::run::params::NAMES;
 use crate::run::RunState;
 
@@ -30,11 +30,10 @@ async fn running(st: &AppState, id: &str, action: &str) -> ApiResult<std::sync::
     match run {
         Some(r) => Ok(r),
         None => match st.store.get_run(id).await? {
-            Some(r) => Err(
-                super::instance::foreign_owner(&st.instance, &r, action).unwrap_or_else(|| {
+            Some(r) => Err(super::instance::foreign_owner(&st.instance, &r, action)
+                .unwrap_or_else(|| {
                     ApiError::Conflict(format!("cannot {action} run '{id}': it is {}", r.state))
-                }),
-            ),
+                })),
             None => Err(ApiError::not_found("run", id)),
         },
     }

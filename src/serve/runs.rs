@@ -10,9 +10,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::auth::{Operator, Reader};
+use super::error::{ApiError, ApiJson, ApiQuery, ApiResult};
 use super::hub::run_json;
 use super::state::AppState;
-use super::error::{ApiError, ApiJson, ApiQuery, ApiResult};
 use super::supervisor::{CarrierSpec, NewRun, RunSource};
 use crate::ingest::can::CanMapping;
 use crate::run::{CanSpec, Pace};
@@ -27,7 +27,6 @@ pub fn router() -> Router<AppState> {
         .route("/runs/{id}/results", get(results))
         .route("/runs/{id}/telemetry", get(telemetry))
 }
-
 
 /// `speed`: a positive number (real-time factor) or `"max"`; default 1 (real time).
 #[derive(Debug, Clone, Deserialize)]
@@ -296,7 +295,12 @@ async fn get_one(
 
 /// The run's row: its final state from memory while the database has not taken it.
 async fn run_row(st: &AppState, id: &str) -> ApiResult<RunRow> {
-    if let Some(r) = st.supervisor.unsaved.row(id).or_else(|| st.supervisor.aborting_view(id)) {
+    if let Some(r) = st
+        .supervisor
+        .unsaved
+        .row(id)
+        .or_else(|| st.supervisor.aborting_view(id))
+    {
         return Ok(r);
     }
     st.store
@@ -346,7 +350,10 @@ async fn results(
     let mut run = run_row(&st, &id).await?;
     if run.finished_at.is_none() && run.state == "aborted" {
         // Aborting: its result comes once its data is settled.
-        run = st.supervisor.wait_done(&id, std::time::Duration::from_secs(30)).await?;
+        run = st
+            .supervisor
+            .wait_done(&id, std::time::Duration::from_secs(30))
+            .await?;
     }
     let text = match st.supervisor.unsaved.result(&id) {
         Some(t) => Some(t),

@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use axum::extract::Multipart;
 
 use super::context::valid_id;
-use super::state::AppState;
 use super::error::{ApiError, ApiResult};
+use super::state::AppState;
 use crate::xosc::upload::{import_upload, UploadFile};
 
 /// A multipart scenario upload, read.

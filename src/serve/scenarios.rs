@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 
 use super::auth::{Operator, Reader};
 use super::context::{scenario_row, valid_id};
-use super::state::AppState;
 use super::error::{ApiError, ApiJson, ApiResult};
+use super::state::AppState;
 use crate::scenario::Scenario;
 use crate::store::ScenarioRow;
 

@@ -138,7 +138,6 @@ pub async fn recording_response(st: &Shared, run_id: &str) -> ApiResult<Option<R
     ))
 }
 
-
 /// Where a run's MCAP recording is written on this instance.
 pub fn recording_path(st: &Shared, id: &str) -> PathBuf {
     st.config

@@ -187,7 +187,6 @@ impl AppState {
         }
         Ok(())
     }
-
 }
 
 /// Records and announces runs another instance (or this one at startup) marked failed.
@@ -283,7 +282,8 @@ pub async fn migrate_local(st: &AppState) -> anyhow::Result<(usize, usize)> {
     }
     let mut replays = 0;
     for r in st.store.list_replays().await? {
-        if r.bundled || r.path.starts_with(shared_files::DB_PREFIX) || !Path::new(&r.path).is_file() {
+        if r.bundled || r.path.starts_with(shared_files::DB_PREFIX) || !Path::new(&r.path).is_file()
+        {
             continue;
         }
         let path = shared_files::share_replay(st, &r.id, Path::new(&r.path)).await?;

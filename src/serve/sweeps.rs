@@ -23,8 +23,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::auth::{Operator, Reader};
-use super::state::AppState;
 use super::error::{ApiError, ApiJson, ApiResult};
+use super::state::AppState;
 use crate::scenario::engine::EngineConfig;
 use crate::sweep::{self, Axis, Row, Source};
 

@@ -182,8 +182,10 @@ impl<'a> Ctx<'a> {
                     } else {
                         d - front(re) - rear(me)
                     };
-                    self.motion.entry(name.to_string()).or_default().placed_ahead =
-                        Some((reference.clone(), gap, line.clone()));
+                    self.motion
+                        .entry(name.to_string())
+                        .or_default()
+                        .placed_ahead = Some((reference.clone(), gap, line.clone()));
                 }
                 if *continuous {
                     self.motion.entry(name.to_string()).or_default().follow =

@@ -314,7 +314,11 @@ fn grid_matches_the_stored_run() {
     let straight = load("data/opendrive/proving_ground.xodr");
     let junction = load("data/osc-ncap/OpenDRIVE/NCAP/X-Intersection_NCAP.xodr");
     let cells = g::cells(&cat);
-    assert_eq!(cells.len(), golden.len(), "the grid has the stored run's cells");
+    assert_eq!(
+        cells.len(),
+        golden.len(),
+        "the grid has the stored run's cells"
+    );
     let step = if cfg!(debug_assertions) { 5 } else { 1 };
     let picked: Vec<usize> = (0..cells.len()).step_by(step).collect();
     let subset: Vec<g::Cell> = picked.iter().map(|&k| cells[k].clone()).collect();
@@ -326,7 +330,11 @@ fn grid_matches_the_stored_run() {
         assert_eq!(new.len(), old.len(), "cell {k}: {line}");
         // row … impacted, valid and error exactly.
         for c in (0..10).chain(14..16) {
-            assert_eq!(new[c], old[c], "cell {k} column {c}:\nnew {line}\nold {}", golden[k]);
+            assert_eq!(
+                new[c], old[c],
+                "cell {k} column {c}:\nnew {line}\nold {}",
+                golden[k]
+            );
         }
         // location (fraction of a ≤ 2 m width), impact and relative speed (km/h), arrival
         // error (s).
@@ -384,7 +392,10 @@ fn rehearsal_matches_the_stored_run() {
     );
     let mut compared = 0;
     for sheet in old.sheet_names.iter().filter(|s| s.ends_with("verif.")) {
-        let (a, b) = (new.grid(sheet).expect("sheet"), old.grid(sheet).expect("sheet"));
+        let (a, b) = (
+            new.grid(sheet).expect("sheet"),
+            old.grid(sheet).expect("sheet"),
+        );
         assert_eq!(a.rows.len(), b.rows.len(), "{sheet}");
         for (r, (ra, rb)) in a.rows.iter().zip(&b.rows).enumerate() {
             // The row's quantity (its `Expected value`) sets the tolerance.

@@ -210,11 +210,16 @@ fn rear_braking_meets_the_closed_form() {
                 };
                 let got = imp.relative_speed_kmh.unwrap_or(f64::NAN);
                 if !((got - rel * 3.6).abs() <= 0.3) {
-                    failures.push(format!("{label}: relative speed {got:.2} km/h, closed form {:.2}", rel * 3.6));
+                    failures.push(format!(
+                        "{label}: relative speed {got:.2} km/h, closed form {:.2}",
+                        rel * 3.6
+                    ));
                 }
                 let lead = imp.dummy_travel_m.unwrap_or(f64::NAN);
                 if !((lead - travel).abs() <= 0.3) {
-                    failures.push(format!("{label}: lead travel {lead:.2} m, closed form {travel:.2}"));
+                    failures.push(format!(
+                        "{label}: lead travel {lead:.2} m, closed form {travel:.2}"
+                    ));
                 }
                 let Some(val) = &rep.validity else {
                     failures.push(format!("{label}: no verdict"));
@@ -232,7 +237,10 @@ fn rear_braking_meets_the_closed_form() {
                     .find(|c| c.channel == scil::scenario::validity::Channel::Headway);
                 match hw {
                     Some(c) if c.ok && (c.worst - 1.0).abs() < 0.01 && val.valid => {}
-                    other => failures.push(format!("{label}: headway check {other:?}, valid {}", val.valid)),
+                    other => failures.push(format!(
+                        "{label}: headway check {other:?}, valid {}",
+                        val.valid
+                    )),
                 }
             }
         }
@@ -593,7 +601,9 @@ fn robustness_layers_move_the_target_and_still_meet_the_vut() {
                 || (h1.time_s - h0.time_s - r.headway_s).abs() > 1e-9
                 || b1.after_s != b0.after_s
             {
-                failures.push(format!("{id}: brake {b0:?} → {b1:?}, headway {h0:?} → {h1:?}"));
+                failures.push(format!(
+                    "{id}: brake {b0:?} → {b1:?}, headway {h0:?} → {h1:?}"
+                ));
             }
         }
         if r.lateral_away_m != 0.0 {
@@ -817,7 +827,10 @@ fn head_on_impact_location_is_vectors_target_offset() {
                 .find(|i| i.time_s.is_some())
                 .expect("impact");
             let loc = imp.location.expect("location");
-            assert!((loc - impact).abs() <= 0.05, "{id} {impact}: location {loc}");
+            assert!(
+                (loc - impact).abs() <= 0.05,
+                "{id} {impact}: location {loc}"
+            );
         }
     }
 }

@@ -673,7 +673,10 @@ async fn a_replay_that_does_not_fit_the_scenario_is_refused() {
     let c = Api::new(base, OP);
     // Fits: the replay recorded for the scenario.
     let (s, v) = c
-        .post("/runs", json!({"scenario_id": "cpna75_30kmh", "replay": "cpna75_30kmh"}))
+        .post(
+            "/runs",
+            json!({"scenario_id": "cpna75_30kmh", "replay": "cpna75_30kmh"}),
+        )
         .await;
     assert_eq!(s, StatusCode::CREATED, "{v}");
     // Another map: a crossing-path cell at the junction map.
@@ -695,7 +698,10 @@ async fn a_replay_that_does_not_fit_the_scenario_is_refused() {
         .await;
     assert_eq!(s, StatusCode::CREATED, "{v}");
     let (s, v) = c
-        .post("/runs", json!({"scenario_id": "fit_junction", "replay": "cpna75_30kmh"}))
+        .post(
+            "/runs",
+            json!({"scenario_id": "fit_junction", "replay": "cpna75_30kmh"}),
+        )
         .await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
     let e = v["detail"].as_str().unwrap_or_default().to_string();
@@ -706,7 +712,10 @@ async fn a_replay_that_does_not_fit_the_scenario_is_refused() {
     // The lap of the proving ground happens to drive along the junction map's approach lane
     // (both maps start a road at the origin): its map, not its samples, tells it apart.
     let (s, v) = c
-        .post("/runs", json!({"scenario_id": "fit_junction", "replay": "lap_50kmh"}))
+        .post(
+            "/runs",
+            json!({"scenario_id": "fit_junction", "replay": "lap_50kmh"}),
+        )
         .await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
     // The simulated VUT always fits.
@@ -723,7 +732,10 @@ async fn a_replay_that_does_not_fit_the_scenario_is_refused() {
         .await;
     assert_eq!(s, StatusCode::CREATED, "{v}");
     let (s, v) = c
-        .post("/runs", json!({"scenario_id": "fit_far", "replay": "cpna75_30kmh"}))
+        .post(
+            "/runs",
+            json!({"scenario_id": "fit_far", "replay": "cpna75_30kmh"}),
+        )
         .await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
     let e = v["detail"].as_str().unwrap_or_default().to_string();
@@ -750,7 +762,11 @@ async fn a_replay_that_does_not_fit_the_scenario_is_refused() {
     assert_eq!(s, StatusCode::OK, "{list}");
     let rows = list.as_array().expect("list");
     assert!(!rows.is_empty());
-    assert!(rows.iter().all(|r| r["fits"] == false && r["misfit"].is_string()), "{list}");
+    assert!(
+        rows.iter()
+            .all(|r| r["fits"] == false && r["misfit"].is_string()),
+        "{list}"
+    );
     let (_, list) = c.get("/replays?scenario=cpna75_30kmh").await;
     let fits = |id: &str| {
         list.as_array()

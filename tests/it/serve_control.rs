@@ -121,7 +121,10 @@ async fn a_control_for_a_run_in_another_state_is_refused() {
     // An abort is never refused for a stale view: a page that still shows `armed` aborts the
     // running run (a state name is still required of the field).
     let (s, v) = c
-        .post(&format!("/runs/{id}/abort"), json!({"expect_state": "parked"}))
+        .post(
+            &format!("/runs/{id}/abort"),
+            json!({"expect_state": "parked"}),
+        )
         .await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
     assert_eq!(c.get(&format!("/runs/{id}")).await.1["state"], "running");

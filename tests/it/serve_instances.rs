@@ -625,7 +625,11 @@ async fn one_id_two_processes(db: &str, dir: &Path) {
     // A notices within a third of the lease and leaves it to B.
     tokio::time::sleep(Duration::from_secs(3)).await;
     let (_, inst) = b.api.get("/instances").await;
-    assert!(inst.to_string().contains(&format!("\"pid\":{}", b.child.id())), "{inst}");
+    assert!(
+        inst.to_string()
+            .contains(&format!("\"pid\":{}", b.child.id())),
+        "{inst}"
+    );
     stop(a);
     stop(b);
     // Default ids: the host name and the port, distinct for two instances on one host.
@@ -633,9 +637,21 @@ async fn one_id_two_processes(db: &str, dir: &Path) {
     let d = try_start(None, db, dir, &[]).await.expect("D starts");
     let (_, ci) = c.api.get("/instances").await;
     let (_, di) = d.api.get("/instances").await;
-    let (cid, did) = (ci["this"].as_str().expect("id"), di["this"].as_str().expect("id"));
+    let (cid, did) = (
+        ci["this"].as_str().expect("id"),
+        di["this"].as_str().expect("id"),
+    );
     assert_ne!(cid, did);
-    let port = |api: &Api| api.url("").split(':').nth(2).unwrap_or("").split('/').next().unwrap_or("").to_string();
+    let port = |api: &Api| {
+        api.url("")
+            .split(':')
+            .nth(2)
+            .unwrap_or("")
+            .split('/')
+            .next()
+            .unwrap_or("")
+            .to_string()
+    };
     assert!(cid.ends_with(&format!("-{}", port(&c.api))), "{cid}");
     assert!(did.ends_with(&format!("-{}", port(&d.api))), "{did}");
     stop(c);

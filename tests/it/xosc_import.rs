@@ -458,8 +458,16 @@ fn ccfhol_keeps_the_overtaken_vehicle_at_its_distance() {
 #[test]
 fn rear_braking_files_keep_their_headway_and_final_speed() {
     for (f, h, decel) in [
-        ("CA-FC_2026/Variations/SingleExecution/CCRb_50kph.xosc", 1.0, 4.0),
-        ("CA-FC_2026/Variations/SingleExecution/CMRb_50kph.xosc", 1.0, 4.0),
+        (
+            "CA-FC_2026/Variations/SingleExecution/CCRb_50kph.xosc",
+            1.0,
+            4.0,
+        ),
+        (
+            "CA-FC_2026/Variations/SingleExecution/CMRb_50kph.xosc",
+            1.0,
+            4.0,
+        ),
         (
             "AEB_C2C_2023/Variations/NCAP_AEB_C2C_CCRb_40m_2ms2_2023.xosc",
             40.0 / (50.0 / 3.6),
@@ -481,7 +489,10 @@ fn rear_braking_files_keep_their_headway_and_final_speed() {
     }
     // Simulated: the closed form.
     let f = set_dir().join("CA-FC_2026/Variations/SingleExecution/CCRb_50kph.xosc");
-    let sc = scil::xosc::import(&f, &BTreeMap::new()).unwrap().remove(0).scenario;
+    let sc = scil::xosc::import(&f, &BTreeMap::new())
+        .unwrap()
+        .remove(0)
+        .scenario;
     let map = Arc::new(scil::map::Map::load(Path::new(sc.map.as_deref().unwrap())).unwrap());
     let setup = Arc::new(RunSetup::try_new(sc, Some(map), EngineConfig::default()).unwrap());
     let opts = scil::sim::SimOptions {

@@ -53,7 +53,9 @@ impl std::io::Write for Count {
 
 #[test]
 fn streamed_geojson_uses_a_fraction_of_the_value_tree_memory() {
-    let _alone = crate::ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _alone = crate::ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     let map = opendrive::OpenDrive::from_path(town03()).expect("Town03 parses");
     // Smallest first: memory freed by one step stays resident (the allocator keeps it), so a
     // later, smaller step would reuse it and show no growth.

@@ -22,7 +22,9 @@ fn rss_kb() -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn forty_concurrent_runs_three_times_settle() {
-    let _alone = crate::ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _alone = crate::ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     let dir = support::tempdir("memory");
     let (_server, base) = support::service::spawn(&dir, "op").await;
     let api = support::http::Api::new(base, "op");

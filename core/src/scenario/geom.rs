@@ -71,7 +71,10 @@ impl Seg {
             }
             let r = 1.0 / k0;
             let y1 = yaw0 + k0 * u;
-            return (x0 + r * (y1.sin() - yaw0.sin()), y0 - r * (y1.cos() - yaw0.cos()));
+            return (
+                x0 + r * (y1.sin() - yaw0.sin()),
+                y0 - r * (y1.cos() - yaw0.cos()),
+            );
         }
         let (mut dx, mut dy) = (0.0, 0.0);
         for (xi, wi) in GAUSS8 {
@@ -227,9 +230,18 @@ impl Seg {
 /// (tangent-continuous).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Piece {
-    Line { length: f64 },
-    Arc { length: f64, curvature: f64 },
-    Clothoid { length: f64, curvature_start: f64, curvature_end: f64 },
+    Line {
+        length: f64,
+    },
+    Arc {
+        length: f64,
+        curvature: f64,
+    },
+    Clothoid {
+        length: f64,
+        curvature_start: f64,
+        curvature_end: f64,
+    },
 }
 
 /// A path: segments, the arc length where each begins, and the box tree.
@@ -398,14 +410,24 @@ impl Path {
     fn build(segs: Vec<Seg>, cum: Vec<f64>) -> Path {
         let n = segs.len();
         let leaf0 = n.next_power_of_two();
-        let empty = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
+        let empty = [
+            f64::INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY,
+        ];
         let mut tree = vec![empty; 2 * leaf0];
         for (i, s) in segs.iter().enumerate() {
             tree[leaf0 + i] = s.bbox(cum[i + 1] - cum[i]);
         }
         for k in (1..leaf0).rev() {
             let (a, b) = (tree[2 * k], tree[2 * k + 1]);
-            tree[k] = [a[0].min(b[0]), a[1].min(b[1]), a[2].max(b[2]), a[3].max(b[3])];
+            tree[k] = [
+                a[0].min(b[0]),
+                a[1].min(b[1]),
+                a[2].max(b[2]),
+                a[3].max(b[3]),
+            ];
         }
         let mut pts: Vec<(f64, f64)> = segs.iter().map(Seg::start).collect();
         if let Some(s) = segs.last() {
@@ -496,8 +518,16 @@ impl Path {
         }
         let eval = |i: usize| -> (f64, f64, f64) {
             let len = self.cum[i + 1] - self.cum[i];
-            let lo = if extend && i == 0 { f64::NEG_INFINITY } else { 0.0 };
-            let hi = if extend && i == last { f64::INFINITY } else { len };
+            let lo = if extend && i == 0 {
+                f64::NEG_INFINITY
+            } else {
+                0.0
+            };
+            let hi = if extend && i == last {
+                f64::INFINITY
+            } else {
+                len
+            };
             let (d, u, side) = self.segs[i].nearest(x, y, lo, hi);
             (d, self.cum[i] + u, side)
         };
@@ -615,8 +645,16 @@ mod tests {
         let mut best = (f64::INFINITY, 0.0, 0.0);
         for i in i0..=i1 {
             let len = p.cum[i + 1] - p.cum[i];
-            let lo = if extend && i == 0 { f64::NEG_INFINITY } else { 0.0 };
-            let hi = if extend && i == last { f64::INFINITY } else { len };
+            let lo = if extend && i == 0 {
+                f64::NEG_INFINITY
+            } else {
+                0.0
+            };
+            let hi = if extend && i == last {
+                f64::INFINITY
+            } else {
+                len
+            };
             let (d, u, side) = p.segs[i].nearest(x, y, lo, hi);
             if d < best.0 {
                 best = (d, p.cum[i] + u, side);
@@ -645,14 +683,23 @@ mod tests {
             };
             let last = p.segs.len() - 1;
             for _ in 0..200 {
-                let (qx, qy) = (x * r.next() * 1.4 - 5.0, y * r.next() * 1.4 - 5.0 + r.next());
+                let (qx, qy) = (
+                    x * r.next() * 1.4 - 5.0,
+                    y * r.next() * 1.4 - 5.0 + r.next(),
+                );
                 for extend in [true, false] {
                     let want = scan(&p, qx, qy, 0, last, extend);
                     assert_eq!(p.nearest(qx, qy, 0, last, extend), want, "case {case}");
                 }
-                let (a, b) = ((r.next() * last as f64) as usize, (r.next() * last as f64) as usize);
+                let (a, b) = (
+                    (r.next() * last as f64) as usize,
+                    (r.next() * last as f64) as usize,
+                );
                 let (i0, i1) = (a.min(b), a.max(b));
-                assert_eq!(p.nearest(qx, qy, i0, i1, true), scan(&p, qx, qy, i0, i1, true));
+                assert_eq!(
+                    p.nearest(qx, qy, i0, i1, true),
+                    scan(&p, qx, qy, i0, i1, true)
+                );
             }
         }
     }
@@ -665,9 +712,15 @@ mod tests {
         assert!((x - 10.0).abs() < 1e-12 && (y - 5.0).abs() < 1e-12);
         assert!((yaw - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
         assert!((p.project(4.0, 1.0) - 4.0).abs() < 1e-12);
-        assert!((p.project(-3.0, 0.5) + 3.0).abs() < 1e-12, "extends before the start");
+        assert!(
+            (p.project(-3.0, 0.5) + 3.0).abs() < 1e-12,
+            "extends before the start"
+        );
         assert_eq!(p.project_clamped(-3.0, 0.5), 0.0);
-        assert!((p.project(10.2, 13.0) - 23.0).abs() < 1e-12, "extends past the end");
+        assert!(
+            (p.project(10.2, 13.0) - 23.0).abs() < 1e-12,
+            "extends past the end"
+        );
         assert!((p.lateral(5.0, 0.3) - 0.3).abs() < 1e-12);
         assert!((p.lateral(10.4, 5.0) + 0.4).abs() < 1e-12);
         assert!(Path::from_xy([(1.0, 1.0), (1.0, 1.0)], 1e-9).is_none());
@@ -679,11 +732,22 @@ mod tests {
         // A quarter circle of radius 10 from the origin heading +x, turning left.
         let r = 10.0;
         let len = 0.5 * std::f64::consts::PI * r;
-        let p = Path::from_pieces(0.0, 0.0, 0.0, &[Piece::Arc { length: len, curvature: 0.1 }])
-            .expect("arc");
+        let p = Path::from_pieces(
+            0.0,
+            0.0,
+            0.0,
+            &[Piece::Arc {
+                length: len,
+                curvature: 0.1,
+            }],
+        )
+        .expect("arc");
         assert!(p.segments() > 1, "split into pieces");
         let (x, y, h) = p.pose(len);
-        assert!((x - 10.0).abs() < 1e-12 && (y - 10.0).abs() < 1e-12, "{x} {y}");
+        assert!(
+            (x - 10.0).abs() < 1e-12 && (y - 10.0).abs() < 1e-12,
+            "{x} {y}"
+        );
         assert!((h - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
         // A point 2 m outside the circle at 30° projects to arc length r·30°, 2 m to the right.
         let a = 30f64.to_radians();
@@ -716,7 +780,10 @@ mod tests {
             y += 10.0 / n as f64 * h.sin();
         }
         let (ex, ey, eh) = c.pose(10.0);
-        assert!((ex - x).abs() < 1e-8 && (ey - y).abs() < 1e-8, "{ex} {ey} vs {x} {y}");
+        assert!(
+            (ex - x).abs() < 1e-8 && (ey - y).abs() < 1e-8,
+            "{ex} {ey} vs {x} {y}"
+        );
         assert!((eh - 1.5).abs() < 1e-12);
         // Projection of points beside the curve finds where they were placed.
         for s in [0.3, 2.0, 5.5, 9.9] {
@@ -731,8 +798,16 @@ mod tests {
     fn bad_segments_are_refused() {
         let e = Path::from_pieces(0.0, 0.0, 0.0, &[Piece::Line { length: -1.0 }]).unwrap_err();
         assert!(e.contains("segment 1"), "{e}");
-        let e = Path::from_pieces(0.0, 0.0, 0.0, &[Piece::Arc { length: 1.0, curvature: 5.0 }])
-            .unwrap_err();
+        let e = Path::from_pieces(
+            0.0,
+            0.0,
+            0.0,
+            &[Piece::Arc {
+                length: 1.0,
+                curvature: 5.0,
+            }],
+        )
+        .unwrap_err();
         assert!(e.contains("radius"), "{e}");
         assert!(Path::from_pieces(0.0, 0.0, 0.0, &[]).is_err());
         assert!(Path::from_pieces(f64::NAN, 0.0, 0.0, &[Piece::Line { length: 1.0 }]).is_err());

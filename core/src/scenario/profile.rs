@@ -166,7 +166,9 @@ impl Profile {
         if let Some((tb, dec)) = self.brake {
             if tau > tb && dec > 0.0 {
                 let vb = self.unbraked_speed(tb);
-                return (vb - dec * (tau - tb)).max(self.brake_final.min(vb)).max(0.0);
+                return (vb - dec * (tau - tb))
+                    .max(self.brake_final.min(vb))
+                    .max(0.0);
             }
         }
         self.unbraked_speed(tau)

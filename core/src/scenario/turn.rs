@@ -238,8 +238,8 @@ mod tests {
             let path = turning_segments(&g, turn, q, 50.0, 20.0)
                 .geometry()
                 .expect("segments");
-            let line = crate::scenario::path::Path::from_xy(pts.iter().copied(), 1e-9)
-                .expect("points");
+            let line =
+                crate::scenario::path::Path::from_xy(pts.iter().copied(), 1e-9).expect("points");
             assert!((path.length() - line.length()).abs() < 1e-3);
             // Every point of the polyline lies on the segments (to the rounding of the start).
             for &(x, y) in &pts {

@@ -277,8 +277,20 @@ fn check_path_shape(key: &str, path: &PathSpec) -> Result<(), String> {
             }
         }
         PathSpec::Segments(g) => {
-            within(&p("start.x"), g.start.x, -COORD_LIMIT_M, COORD_LIMIT_M, false)?;
-            within(&p("start.y"), g.start.y, -COORD_LIMIT_M, COORD_LIMIT_M, false)?;
+            within(
+                &p("start.x"),
+                g.start.x,
+                -COORD_LIMIT_M,
+                COORD_LIMIT_M,
+                false,
+            )?;
+            within(
+                &p("start.y"),
+                g.start.y,
+                -COORD_LIMIT_M,
+                COORD_LIMIT_M,
+                false,
+            )?;
             within(&p("heading_deg"), g.heading_deg, -720.0, 720.0, false)?;
             for (k, s) in g.segments.iter().enumerate() {
                 let piece = s.piece(k + 1).map_err(|e| format!("{key}.{e}"))?;
@@ -335,7 +347,11 @@ ttc_s = 4.0
     #[test]
     fn a_headway_start_needs_its_headway_and_only_it_has_one() {
         let lead = |extra: &str| {
-            BASE.replacen("ttc_s = 4.0", &format!("activation = \"headway\"\n{extra}"), 1)
+            BASE.replacen(
+                "ttc_s = 4.0",
+                &format!("activation = \"headway\"\n{extra}"),
+                1,
+            )
         };
         let e = Scenario::from_toml(&lead("")).unwrap_err().to_string();
         assert!(e.contains("needs `headway"), "{e}");

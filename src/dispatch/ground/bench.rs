@@ -473,7 +473,12 @@ impl Ground {
             .h
             .start_at(tokio::time::Instant::now() + self.opts.start_lead);
         // Until every object reported the end of its path, or an abort.
-        wait_at_ends(&motion, Duration::from_secs_f64(longest * 2.5 + 10.0), false).await;
+        wait_at_ends(
+            &motion,
+            Duration::from_secs_f64(longest * 2.5 + 10.0),
+            false,
+        )
+        .await;
         // The last MONR of the end pose lands before the stop.
         tokio::time::sleep(Duration::from_millis(100)).await;
         let snap = motion.stop().await;
@@ -646,10 +651,8 @@ fn object_reports(motion: &Motion, snap: &Snapshot, monr: &[Vec<MonrSample>]) ->
                 .filter(|m| m.state == ObjectState::Running)
                 .collect();
             let lag = running.first().and_then(|m0| {
-                let pts: Vec<(f64, f64, f64)> = running
-                    .iter()
-                    .map(|m| (m.t_s - m0.t_s, m.x, m.y))
-                    .collect();
+                let pts: Vec<(f64, f64, f64)> =
+                    running.iter().map(|m| (m.t_s - m0.t_s, m.x, m.y)).collect();
                 p.track.schedule_lag(&pts)
             });
             ObjectReport {

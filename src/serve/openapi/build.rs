@@ -27,4 +27,3 @@ pub fn op(summary: &str, tag: &str, auth: bool, ok: &str, extra: Value) -> Value
 pub fn id_param() -> Value {
     json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}])
 }
-

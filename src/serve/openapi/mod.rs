@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 
 pub mod build;
 
-use build::{id_param, op};
 use crate::serve::state::AppState;
+use build::{id_param, op};
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/openapi.json", get(|| async { axum::Json(document()) }))
@@ -201,7 +201,8 @@ fn ground_docs(doc: &mut Value) {
         "description": "how the object drives back to its start (default by what it carries)",
         "properties": {"min_turn_radius_m": {"type": "number"}, "may_reverse": {"type": "boolean"},
                        "speed_mps": {"type": "number"}, "accel_mps2": {"type": "number"}}});
-    let arm = &mut doc["paths"]["/runs/{id}/arm"]["post"]["requestBody"]["content"]["application/json"]["schema"]["properties"];
+    let arm = &mut doc["paths"]["/runs/{id}/arm"]["post"]["requestBody"]["content"]
+        ["application/json"]["schema"]["properties"];
     arm["override_start"] = json!({"type": "boolean", "description": "arm objects on the ground although one is known to stand away from its start"});
     if let Some(paths) = doc["paths"].as_object_mut() {
         paths.insert("/runs/{id}/return".into(), json!({"post": op("Drive the objects of an ended run back to their start poses (202; ABORT stops it; `GET /runs/{id}` shows `objects` with `at_start`)", "runs", true, "202", json!({"parameters": id_param()}))}));

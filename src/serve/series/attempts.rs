@@ -8,10 +8,10 @@ use std::time::Duration;
 use chrono::Utc;
 use serde_json::Value;
 
-use crate::serve::state::AppState;
-use crate::serve::error::ApiResult;
 use crate::ncap::quantity::{measure, target_for, Quantity};
 use crate::scenario::Scenario;
+use crate::serve::error::ApiResult;
+use crate::serve::state::AppState;
 use crate::store::series::{AttemptRow, PointRow, PointState};
 
 /// How an attempt ended.
@@ -264,7 +264,10 @@ pub async fn watch(st: AppState, a: AttemptRow) {
         }
         if st.supervisor.is_active(&a.run_id) {
             // Until this process ends the run (the wait returns then), or an hour.
-            let _ = st.supervisor.wait_done(&a.run_id, Duration::from_secs(3600)).await;
+            let _ = st
+                .supervisor
+                .wait_done(&a.run_id, Duration::from_secs(3600))
+                .await;
         }
         // A run of another instance, or one whose final state is still being stored.
         tokio::time::sleep(Duration::from_millis(500)).await;

@@ -21,12 +21,12 @@ pub mod run_point;
 
 pub use run_point::series_row;
 
-use crate::serve::auth::{Operator, Reader};
-use crate::serve::state::AppState;
-use crate::serve::error::{ApiError, ApiQuery, ApiResult};
 use crate::ncap::rehearse::round6;
 use crate::ncap::sheet;
 use crate::ncap::xlsx::{NewValue, Workbook};
+use crate::serve::auth::{Operator, Reader};
+use crate::serve::error::{ApiError, ApiQuery, ApiResult};
+use crate::serve::state::AppState;
 use crate::store::series::{AttemptRow, PointRow, SeriesRow};
 
 /// The map the straight rows are placed on when the upload names none.
@@ -81,8 +81,9 @@ async fn create(State(st): State<AppState>, _op: Operator, req: Request) -> ApiR
             let name = field.name().unwrap_or("").to_string();
             match name.as_str() {
                 "file" => {
-                    let fname =
-                        crate::serve::replays::display_name(field.file_name().unwrap_or("workbook.xlsx"));
+                    let fname = crate::serve::replays::display_name(
+                        field.file_name().unwrap_or("workbook.xlsx"),
+                    );
                     file = Some((fname, field.bytes().await?));
                 }
                 "map" | "junction_map" | "track" | "name" => {

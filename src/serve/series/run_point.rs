@@ -11,19 +11,19 @@ use chrono::Utc;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::serve::auth::Operator;
-use crate::serve::context::scenario_row;
-use crate::serve::state::AppState;
-use crate::serve::error::{ApiError, ApiResult};
-use crate::serve::supervisor::{NewRun, RunSource};
-use crate::serve::hub::run_json;
-use crate::serve::runs::SpeedArg;
+use super::attempts::watch;
 use crate::ncap::plan::{Function, PointParams};
 use crate::ncap::quantity::Quantity;
 use crate::ncap::rehearse::{sim_options, Systems};
 use crate::run::source::inject::Injection;
+use crate::serve::auth::Operator;
+use crate::serve::context::scenario_row;
+use crate::serve::error::{ApiError, ApiResult};
+use crate::serve::hub::run_json;
+use crate::serve::runs::SpeedArg;
+use crate::serve::state::AppState;
+use crate::serve::supervisor::{NewRun, RunSource};
 use crate::sim::{AebParams, ElkParams, FcwParams, SimOptions};
-use super::attempts::watch;
 use crate::store::series::{AttemptRow, PointRow, PointState, SeriesRow};
 
 /// The optional body of a point's run.
@@ -279,7 +279,9 @@ pub async fn run_point(
         value: p.value,
         baseline_value: p.baseline_value,
     };
-    let run = st.supervisor.create_and_start(NewRun {
+    let run = st
+        .supervisor
+        .create_and_start(NewRun {
             scenario_id: sid,
             map_id,
             source: ground.unwrap_or_else(|| RunSource::SimVut(opts.clone())),
@@ -291,9 +293,8 @@ pub async fn run_point(
             record: req.record,
             track: s.track.clone(),
             demo: false,
-        },
-    )
-    .await;
+        })
+        .await;
     let run = match run {
         Ok(r) => r,
         Err(e) => {
@@ -315,11 +316,10 @@ pub async fn run_point(
         ended_at: None,
     };
     if let Err(e) = st.store.insert_attempt(&a).await {
-        let _ = st.supervisor.abort(&run.id,
-            "the series could not record the attempt",
-            None,
-        )
-        .await;
+        let _ = st
+            .supervisor
+            .abort(&run.id, "the series could not record the attempt", None)
+            .await;
         let _ = st.store.set_point_state(&id, idx, &give_back).await;
         return Err(e.into());
     }
@@ -327,7 +327,9 @@ pub async fn run_point(
     if req.return_to_start {
         let (sup, run_id) = (st.supervisor.clone(), run.id.clone());
         tokio::spawn(async move {
-            let _ = sup.wait_done(&run_id, std::time::Duration::from_secs(3600)).await;
+            let _ = sup
+                .wait_done(&run_id, std::time::Duration::from_secs(3600))
+                .await;
             if let Err(e) = sup.return_to_start(&run_id).await {
                 tracing::warn!(run = %run_id, error = %e, "objects not driven back to the start");
             }

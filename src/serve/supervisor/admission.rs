@@ -70,13 +70,9 @@ pub(super) async fn validate(st: &Supervisor, req: &NewRun) -> ApiResult<Option<
             )));
         };
         // A replay recorded elsewhere (another map, or far from the scenario's paths).
-        if let Some(why) = crate::serve::replay_fit::check(
-            st,
-            &req.scenario_id,
-            map_id.as_deref(),
-            &replay,
-        )
-        .await?
+        if let Some(why) =
+            crate::serve::replay_fit::check(st, &req.scenario_id, map_id.as_deref(), &replay)
+                .await?
         {
             return Err(ApiError::Unprocessable(why));
         }

@@ -1,9 +1,9 @@
 //! Which carrier addresses a run claims, and the API's answer when one is taken (409 naming
 //! the run that holds it). The rule itself is the database's (`store::claims`).
 
-use crate::serve::error::{ApiError, ApiResult};
 use super::run::CarrierSpec;
 use crate::dispatch::control_centre::CarrierConfig;
+use crate::serve::error::{ApiError, ApiResult};
 use crate::store::{CarrierClaim, ClaimError};
 
 /// The addresses of a run's carriers: each carrier's TCP endpoint, the host resolved to every

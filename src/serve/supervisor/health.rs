@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::Supervisor;
 use super::run::ActiveRun;
+use super::Supervisor;
 
 /// One live source's health entry of a `health` frame.
 pub fn ingest_health_json(h: &crate::ingest::health::HealthSnapshot) -> Value {

@@ -18,11 +18,10 @@ use serde_json::json;
 
 use super::admission::{carrier_specs, ins_spec_unresolved, track_of, validate};
 use super::claims::{claim_error, claims_for};
-use super::settle::settle;
 use super::run::{
-    lock, set_state, speed_to_db, ActiveRun, CarrierSpec, NewRun, Prepared, RunSource,
-    StoredSource,
+    lock, set_state, speed_to_db, ActiveRun, CarrierSpec, NewRun, Prepared, RunSource, StoredSource,
 };
+use super::settle::settle;
 use super::sinks::{dispatch_observer, LiveSink, SimCarrierSink, StoreSink};
 use super::Supervisor;
 use crate::ingest::can::DbcDecoder;
@@ -185,13 +184,14 @@ async fn not_active_error(
     expect: Option<RunState>,
 ) -> ApiError {
     match st.store.get_run(id).await {
-        Ok(Some(r)) => crate::serve::instance::foreign_owner(&st.instance, &r, action).unwrap_or_else(|| {
-            ApiError::Conflict(format!(
-                "cannot {action} run '{id}': it is {}{}",
-                r.state,
-                expected_note(expect)
-            ))
-        }),
+        Ok(Some(r)) => crate::serve::instance::foreign_owner(&st.instance, &r, action)
+            .unwrap_or_else(|| {
+                ApiError::Conflict(format!(
+                    "cannot {action} run '{id}': it is {}{}",
+                    r.state,
+                    expected_note(expect)
+                ))
+            }),
         Ok(None) => ApiError::not_found("run", id),
         Err(e) => e.into(),
     }

@@ -212,4 +212,3 @@ pub(super) fn set_state(st: &Shared, run: &ActiveRun, row: &mut RunRow, state: R
         &json!({"event": "state", "state": state}),
     );
 }
-

@@ -9,8 +9,8 @@ use chrono::Utc;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::Supervisor;
 use super::run::{lock, set_state, ActiveRun};
+use super::Supervisor;
 use crate::run::{RunReport, RunState};
 
 /// Settles an ended run: its data first, then its result, then its terminal state.

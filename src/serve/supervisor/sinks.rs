@@ -9,15 +9,15 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::Supervisor;
-use crate::serve::history::SampleIn;
 use super::run::ActiveRun;
-use crate::serve::hub::frame;
+use super::Supervisor;
 use crate::dispatch::events::{DispatchEvent, EventKind};
 use crate::run::sink::carriers::DispatchObserver;
 use crate::run::{Sink, SinkCtx};
 use crate::sample::{InsSample, Sample};
 use crate::scenario::engine::{Command, Engine, Event, Output};
+use crate::serve::history::SampleIn;
+use crate::serve::hub::frame;
 use crate::store::TelemetryRow;
 use crate::twin::RoadState;
 
@@ -69,7 +69,12 @@ pub struct StoreSink {
 }
 
 impl StoreSink {
-    pub fn new(st: Supervisor, run: Arc<ActiveRun>, vut_id: String, target_ids: Vec<String>) -> Self {
+    pub fn new(
+        st: Supervisor,
+        run: Arc<ActiveRun>,
+        vut_id: String,
+        target_ids: Vec<String>,
+    ) -> Self {
         StoreSink {
             st,
             run,

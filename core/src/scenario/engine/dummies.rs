@@ -13,7 +13,8 @@ impl Engine {
             let (x, y, yaw) = t.pose(tau);
             // A conflict or headway target at speed from its start (no acceleration distance)
             // stands still until it is started.
-            let waits = t.is_conflict() || t.spec.activation == crate::scenario::Activation::Headway;
+            let waits =
+                t.is_conflict() || t.spec.activation == crate::scenario::Activation::Headway;
             let (speed, accel) = if started || !waits {
                 (t.profile.speed(tau), t.profile.accel(tau))
             } else {

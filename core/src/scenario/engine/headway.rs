@@ -50,7 +50,8 @@ impl Engine {
             if s_acc <= 0.0 {
                 let tol = 0.95 * speed_tolerance_mps(t.spec.kind);
                 let base = t.profile.v;
-                t.profile.set_speed_from(0.0, v_at.clamp(base - tol, base + tol));
+                t.profile
+                    .set_speed_from(0.0, v_at.clamp(base - tol, base + tol));
             }
             let (target, carrier) = (t.spec.id.clone(), t.spec.carrier.clone());
             self.out.push_back(Output::Command(Command::Start {
