@@ -85,6 +85,11 @@ pub struct VutSpec {
     /// A door of the standing VUT that is opened on a distance rule (dooring tests).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub door: Option<DoorSpec>,
+    /// The ISO 22133 object that drives the VUT on the ground (its driving robot): a run whose
+    /// carriers include one of this name drives every object it lists along its planned path,
+    /// each carrier driving the actor the scenario names it for (`targets[].carrier`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carrier: Option<String>,
 }
 
 impl VutSpec {
@@ -102,6 +107,7 @@ impl VutSpec {
             drift: None,
             launch: None,
             door: None,
+            carrier: None,
         }
     }
 

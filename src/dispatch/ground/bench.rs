@@ -128,15 +128,21 @@ pub struct GroundReport {
     pub run: RunReport,
     pub objects: Vec<ObjectReport>,
     pub impacts: Vec<ImpactCheck>,
+    /// The VUT robot's MONR against the INS, when an INS fed the run beside the robot.
+    pub vut_ins: Option<super::ins_check::InsMonrDiff>,
 }
 
 impl GroundReport {
     /// The objects' block of a run's results (`objects`, `impacts`).
     pub fn objects_json(&self) -> serde_json::Value {
-        serde_json::json!({
+        let mut v = serde_json::json!({
             "objects": self.objects,
             "impacts": self.impacts,
-        })
+        });
+        if let Some(d) = &self.vut_ins {
+            v["vut_ins"] = serde_json::to_value(d).unwrap_or_default();
+        }
+        v
     }
 }
 
@@ -349,8 +355,20 @@ impl Ground {
         }
         let setup = prepared.setup.clone();
         let vut_idx = prepared.plans.iter().position(|p| p.drives == Drives::Vut);
+        // An INS beside the VUT's robot: the robot's MONR is compared with it.
+        let mut ins_check = None;
         let (feed, pump) = match (feed, vut_idx) {
-            (Some(f), _) => (f, None),
+            (Some(f), Some(i)) => {
+                let (sink, diff) = super::ins_check::InsMonrSink::new(
+                    setup.vut_id(),
+                    &prepared.plans[i].name,
+                    i,
+                    motion.h.monr(),
+                );
+                ins_check = Some((sink, diff));
+                (f, None)
+            }
+            (Some(f), None) => (f, None),
             (None, Some(i)) => {
                 let track = &prepared.plans[i].track;
                 let (f, pump) = monr_feed(
@@ -399,6 +417,10 @@ impl Ground {
             session.add_sink(s);
         }
         session.add_sink(Box::new(sink));
+        let vut_ins = ins_check.map(|(sink, diff)| {
+            session.add_sink(Box::new(sink));
+            diff
+        });
         let run = session.run().await;
         if let Some(p) = pump {
             p.abort();
@@ -423,10 +445,12 @@ impl Ground {
         self.observe(&snap);
         self.observe_poses(&last_poses(&monr));
         motion.shutdown().await;
+        let vut_ins = vut_ins.and_then(|d| d.lock().ok().map(|d| d.clone()));
         Ok(GroundReport {
             run,
             objects,
             impacts,
+            vut_ins,
         })
     }
 

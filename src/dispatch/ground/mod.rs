@@ -13,8 +13,11 @@
 //! * [`Ground`]: the objects of a test bench across runs (their last pose, state and whether
 //!   they stand at their start), the run with the VUT robot's MONR as the run's telemetry, the
 //!   drive back, and the per-object results.
+//! * [`ins_check`]: where an INS on the VUT feeds the run beside its robot, the robot's MONR
+//!   position against the INS position.
 
 pub mod impact;
+pub mod ins_check;
 pub mod motion;
 pub mod plan;
 pub mod route;

@@ -26,8 +26,9 @@ pub(super) fn track_of(st: &Supervisor, req: &NewRun) -> ApiResult<String> {
     }
 }
 
-/// Checks a new run against the store (scenario, map, replay, DBC, carriers).
-pub(super) async fn validate(st: &Supervisor, req: &NewRun) -> ApiResult<Option<String>> {
+/// Checks a new run against the store (scenario, map, replay, DBC, carriers). Carriers that
+/// do not say what they drive take it from the scenario ([`drives_from_scenario`]).
+pub(super) async fn validate(st: &Supervisor, req: &mut NewRun) -> ApiResult<Option<String>> {
     track_of(st, req)?;
     let sc = st
         .store
@@ -36,6 +37,8 @@ pub(super) async fn validate(st: &Supervisor, req: &NewRun) -> ApiResult<Option<
         .ok_or_else(|| {
             ApiError::Unprocessable(format!("scenario '{}' does not exist", req.scenario_id))
         })?;
+    let scenario = Scenario::from_toml(&sc.toml)
+        .map_err(|e| ApiError::Unprocessable(format!("scenario '{}': {e}", req.scenario_id)))?;
     let map_id = req.map_id.clone().or(sc.map_id);
     if let Some(m) = &map_id {
         if st.store.get_map(m).await?.is_none() {
@@ -52,9 +55,6 @@ pub(super) async fn validate(st: &Supervisor, req: &NewRun) -> ApiResult<Option<
         if o.vut_speed_kmh == 0.0 {
             // 0 km/h is for a VUT that starts from standstill or stands parked; any other
             // simulated VUT would never move.
-            let scenario = Scenario::from_toml(&sc.toml).map_err(|e| {
-                ApiError::Unprocessable(format!("scenario '{}': {e}", req.scenario_id))
-            })?;
             if scenario.vut.launch.is_none() && scenario.vut.door.is_none() {
                 return Err(ApiError::Unprocessable(format!(
                     "sim_vut: vut speed 0 km/h, but the VUT of scenario '{}' neither starts from standstill (vut.launch) nor stands parked (vut.door): it would never move",
@@ -106,6 +106,7 @@ pub(super) async fn validate(st: &Supervisor, req: &NewRun) -> ApiResult<Option<
             "can_mapping needs a CAN source (can)".into(),
         ));
     }
+    drives_from_scenario(&scenario, &req.scenario_id, &mut req.carriers)?;
     let ground = super::ground::is_ground(&req.carriers)?;
     if let RunSource::Monr { carrier } = &req.source {
         let drives_vut = req
@@ -128,14 +129,62 @@ pub(super) async fn validate(st: &Supervisor, req: &NewRun) -> ApiResult<Option<
         )
         .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
     } else if !req.carriers.is_empty() {
-        let scenario = Scenario::from_toml(&sc.toml)
-            .map_err(|e| ApiError::Unprocessable(format!("scenario '{}': {e}", req.scenario_id)))?;
         let setup = RunSetup::new(scenario, None, EngineConfig::default());
         setup
             .carrier_configs(&carrier_specs(&req.carriers)?)
             .map_err(|e| ApiError::Unprocessable(format!("carriers: {e:#}")))?;
     }
     Ok(map_id)
+}
+
+/// What each object of a ground run drives, where the run body does not say (`drives`): the
+/// scenario's `vut.carrier` drives the VUT, a target's `carrier` drives that target. The run is
+/// on the ground when a carrier says what it drives or is the scenario's `vut.carrier`; other
+/// runs keep their carriers as ISO 22133 targets of the carriers sink. 422 naming a carrier the
+/// scenario does not place, or one it names for several actors.
+pub(super) fn drives_from_scenario(
+    scenario: &Scenario,
+    scenario_id: &str,
+    carriers: &mut [CarrierSpec],
+) -> ApiResult<()> {
+    use crate::dispatch::ground::Drives;
+    let vut = scenario.vut.carrier.as_deref();
+    let ground = carriers
+        .iter()
+        .any(|c| c.drives.is_some() || Some(c.name.as_str()) == vut);
+    if !ground {
+        return Ok(());
+    }
+    for c in carriers.iter_mut().filter(|c| c.drives.is_none()) {
+        let targets: Vec<&str> = scenario
+            .targets
+            .iter()
+            .filter(|t| t.carrier.as_deref() == Some(c.name.as_str()))
+            .map(|t| t.id.as_str())
+            .collect();
+        c.drives = match (Some(c.name.as_str()) == vut, targets.as_slice()) {
+            (true, []) => Some(Drives::Vut),
+            (false, [t]) => Some(Drives::Target(t.to_string())),
+            (false, []) => {
+                return Err(ApiError::Unprocessable(format!(
+                    "carrier '{}': scenario '{scenario_id}' names no actor it drives (vut.carrier, targets[].carrier); say what it drives with \"drives\"",
+                    c.name
+                )))
+            }
+            (is_vut, many) => {
+                let mut actors: Vec<&str> = many.to_vec();
+                if is_vut {
+                    actors.insert(0, "vut");
+                }
+                return Err(ApiError::Unprocessable(format!(
+                    "carrier '{}': scenario '{scenario_id}' names it for several actors ({}); say which it drives with \"drives\"",
+                    c.name,
+                    actors.join(", ")
+                )));
+            }
+        };
+    }
+    Ok(())
 }
 
 /// The INS spec of a stored source before the replay id is resolved to its file.
@@ -200,4 +249,66 @@ fn validate_sim(req: &NewRun) -> ApiResult<()> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dispatch::ground::Drives;
+
+    fn scenario(vut_carrier: Option<&str>) -> Scenario {
+        let mut s = Scenario::from_toml(include_str!("../../../data/scenarios/cpna75_30kmh.toml"))
+            .expect("bundled scenario");
+        s.vut.carrier = vut_carrier.map(String::from);
+        s
+    }
+
+    fn carrier(name: &str, drives: Option<Drives>) -> CarrierSpec {
+        CarrierSpec {
+            name: name.into(),
+            address: "127.0.0.2".into(),
+            drives,
+            mobility: None,
+        }
+    }
+
+    #[test]
+    fn the_scenario_says_what_each_object_drives() {
+        let mut c = vec![carrier("robot", None), carrier("carrier-1", None)];
+        drives_from_scenario(&scenario(Some("robot")), "s", &mut c).expect("mapped");
+        assert_eq!(c[0].drives, Some(Drives::Vut));
+        assert_eq!(c[1].drives, Some(Drives::Target("dummy".into())));
+    }
+
+    #[test]
+    fn the_run_body_wins_and_a_run_without_the_vut_robot_keeps_its_carriers() {
+        // `drives` in the body is kept; the others follow the scenario.
+        let mut c = vec![
+            carrier("robot", Some(Drives::Target("dummy".into()))),
+            carrier("carrier-1", None),
+        ];
+        drives_from_scenario(&scenario(None), "s", &mut c).expect("mapped");
+        assert_eq!(c[0].drives, Some(Drives::Target("dummy".into())));
+        assert_eq!(c[1].drives, Some(Drives::Target("dummy".into())));
+        // No `drives` and no VUT robot of the scenario among them: targets of the carriers sink.
+        let mut c = vec![carrier("carrier-1", None)];
+        drives_from_scenario(&scenario(Some("robot")), "s", &mut c).expect("unchanged");
+        assert_eq!(c[0].drives, None);
+    }
+
+    #[test]
+    fn a_carrier_the_scenario_does_not_place_is_named() {
+        let mut c = vec![carrier("robot", None), carrier("spare", None)];
+        let e = drives_from_scenario(&scenario(Some("robot")), "s", &mut c).unwrap_err();
+        assert!(
+            format!("{e:?}").contains("carrier 'spare': scenario 's' names no actor"),
+            "{e:?}"
+        );
+        let mut c = vec![carrier("carrier-1", None)];
+        let e = drives_from_scenario(&scenario(Some("carrier-1")), "s", &mut c).unwrap_err();
+        assert!(
+            format!("{e:?}").contains("several actors (vut, dummy)"),
+            "{e:?}"
+        );
+    }
 }

@@ -104,6 +104,18 @@ impl Board {
         }
     }
 
+    /// A run ended: its objects' poses remembered, its `objects` published, its control centre
+    /// no longer live. Runs without objects pass.
+    pub async fn settled(&self, run_id: &str) {
+        let Some(g) = self.get(run_id) else {
+            return;
+        };
+        let g = g.lock().await;
+        self.remember(&g.ground);
+        self.publish(run_id, &g);
+        lock(&self.live).remove(run_id);
+    }
+
     /// The last known pose of each named object (for a new bench).
     pub fn seed(&self, g: &mut Ground) {
         let last = lock(&self.last);
@@ -270,13 +282,15 @@ pub async fn start_check(st: &super::Supervisor, id: &str) -> Result<(), ApiErro
 }
 
 /// Drives a started run with its objects: the session (live, the service's sinks) beside the
-/// ground layer's, the control centre's events forwarded like a carrier run's.
-pub async fn supervise(
+/// ground layer's, the control centre's events forwarded like a carrier run's. The objects'
+/// final state goes to the board when the run is settled ([`Board::settled`]).
+pub async fn drive(
     st: &super::Supervisor,
     run: &Arc<super::ActiveRun>,
     g: Arc<tokio::sync::Mutex<GroundRun>>,
     feed: crate::run::Feed,
     sinks: Vec<Box<dyn crate::run::Sink>>,
+    observer: crate::run::sink::carriers::DispatchObserver,
 ) -> crate::run::RunReport {
     let opts = crate::run::SessionOptions {
         pace: crate::run::Pace::Live,
@@ -285,32 +299,6 @@ pub async fn supervise(
         traces: true,
         ..crate::run::SessionOptions::default()
     };
-    let observer = super::sinks::dispatch_observer(st.clone(), run.clone());
-    run_objects(
-        st,
-        &run.id,
-        g,
-        feed,
-        sinks,
-        opts,
-        run.stop.clone(),
-        observer,
-    )
-    .await
-}
-
-/// Drives the run with its objects (the service's sinks beside the ground layer's).
-#[allow(clippy::too_many_arguments)]
-pub async fn run_objects(
-    st: &super::Supervisor,
-    id: &str,
-    g: Arc<tokio::sync::Mutex<GroundRun>>,
-    feed: crate::run::Feed,
-    sinks: Vec<Box<dyn crate::run::Sink>>,
-    opts: crate::run::SessionOptions,
-    stop: crate::run::StopHandle,
-    observer: crate::run::sink::carriers::DispatchObserver,
-) -> crate::run::RunReport {
     let mut g = g.lock().await;
     let Some(motion) = g.motion.take() else {
         return crate::run::RunReport {
@@ -328,13 +316,10 @@ pub async fn run_objects(
             feed,
             sinks,
             opts,
-            Some(stop),
+            Some(run.stop.clone()),
             Some(observer),
         )
         .await;
-    st.ground.remember(&g.ground);
-    st.ground.publish(id, &g);
-    lock(&st.ground.live).remove(id);
     match r {
         Ok(rep) => {
             let mut report = rep.run.clone();

@@ -21,21 +21,14 @@ use super::claims::{claim_error, claims_for};
 use super::run::{
     lock, set_state, speed_to_db, ActiveRun, CarrierSpec, NewRun, Prepared, RunSource, StoredSource,
 };
-use super::settle::settle;
-use super::sinks::{dispatch_observer, LiveSink, SimCarrierSink, StoreSink};
 use super::Supervisor;
 use crate::ingest::can::DbcDecoder;
 use crate::ingest::csv::BadRowPolicy;
-use crate::run::sink::carriers::{CarrierOptions, CarrierSink};
-use crate::run::sink::recording::McapSink;
-use crate::run::{
-    InsSpec, OpenCtx, Pace, RunReport, RunSetup, RunState, Session, SessionOptions, SourceSpec,
-    Stopper,
-};
+use crate::run::sink::carriers::CarrierOptions;
+use crate::run::{InsSpec, OpenCtx, Pace, RunSetup, RunState, SourceSpec, Stopper};
 use crate::scenario::engine::EngineConfig;
 use crate::serve::error::{ApiError, ApiResult};
-use crate::serve::shared_files::recording_path;
-use crate::store::RunRow;
+use crate::store::{CarrierClaim, RunRow};
 
 fn speed_of(row: &RunRow) -> Pace {
     row.speed.map_or(Pace::Max, Pace::Factor)
@@ -71,9 +64,23 @@ fn new_row(st: &Supervisor, req: &NewRun, map_id: Option<String>) -> ApiResult<R
     })
 }
 
-fn register(st: &Supervisor, row: &RunRow, carriers: &[CarrierSpec]) -> Arc<ActiveRun> {
+fn register(
+    st: &Supervisor,
+    row: &RunRow,
+    req: &NewRun,
+    claims: Vec<CarrierClaim>,
+) -> Arc<ActiveRun> {
     st.metrics.runs_created.fetch_add(1, Ordering::Relaxed);
-    let run = Arc::new(ActiveRun::new(row.clone(), carriers.to_vec()));
+    let carriers = &req.carriers;
+    let recording = req
+        .record
+        .then(|| crate::serve::shared_files::recording_path(st, &row.id));
+    let run = Arc::new(ActiveRun::new(
+        row.clone(),
+        carriers.to_vec(),
+        claims,
+        recording,
+    ));
     lock(&st.runs).insert(row.id.clone(), run.clone());
     st.record_event(
         Some(&row.id),
@@ -92,41 +99,36 @@ fn register(st: &Supervisor, row: &RunRow, carriers: &[CarrierSpec]) -> Arc<Acti
     run
 }
 
-/// Inserts the run with its carrier claims (one transaction; 409 when a carrier is taken).
-async fn insert_claiming(st: &Supervisor, row: &RunRow, carriers: &[CarrierSpec]) -> ApiResult<()> {
-    let claims = claims_for(carriers).await?;
-    st.store
-        .insert_run_claiming(row, &claims)
-        .await
-        .map_err(claim_error)
-}
-
-/// The run still holds its carriers (arm and start check; a restart may have released them).
+/// The run still holds the carrier addresses it claimed when it was created (arm and start
+/// check; a restart may have released them). The addresses were resolved once, at create, so
+/// a start never waits on a name lookup.
 async fn hold_claims(st: &Supervisor, run: &ActiveRun) -> ApiResult<()> {
-    if run.carriers.is_empty() {
+    if run.claims.is_empty() {
         return Ok(());
     }
-    let claims = claims_for(&run.carriers).await?;
     st.store
-        .ensure_claims(&run.id, &claims)
+        .ensure_claims(&run.id, &run.claims)
         .await
         .map_err(claim_error)
 }
 
 /// Creates a run (state `created`).
-pub async fn create(st: &Supervisor, req: NewRun) -> ApiResult<RunRow> {
-    let map_id = validate(st, &req).await?;
+pub async fn create(st: &Supervisor, mut req: NewRun) -> ApiResult<RunRow> {
+    let map_id = validate(st, &mut req).await?;
     let row = new_row(st, &req, map_id)?;
-    insert_claiming(st, &row, &req.carriers).await?;
-    let run = register(st, &row, &req.carriers);
-    run.record.store(req.record, Ordering::Relaxed);
+    let claims = claims_for(&req.carriers).await?;
+    st.store
+        .insert_run_claiming(&row, &claims)
+        .await
+        .map_err(claim_error)?;
+    register(st, &row, &req, claims);
     Ok(row)
 }
 
 /// Creates, arms and starts a run in one step. Atomic: the source is opened (live sockets
 /// bound) before the run is stored, so a failure leaves nothing behind.
-pub async fn create_and_start(st: &Supervisor, req: NewRun) -> ApiResult<RunRow> {
-    let map_id = validate(st, &req).await?;
+pub async fn create_and_start(st: &Supervisor, mut req: NewRun) -> ApiResult<RunRow> {
+    let map_id = validate(st, &mut req).await?;
     let row = new_row(st, &req, map_id)?;
     let claims = claims_for(&req.carriers).await?;
     let prepared = prepare(st, &row, &req.carriers).await?;
@@ -134,8 +136,7 @@ pub async fn create_and_start(st: &Supervisor, req: NewRun) -> ApiResult<RunRow>
         .insert_run_claiming(&row, &claims)
         .await
         .map_err(claim_error)?;
-    let run = register(st, &row, &req.carriers);
-    run.record.store(req.record, Ordering::Relaxed);
+    let run = register(st, &row, &req, claims);
     if super::ground::is_ground(&req.carriers)? {
         super::ground::arm_objects(st, &row, &prepared.setup, &req.carriers, false).await?;
     }
@@ -405,7 +406,7 @@ pub async fn start(st: &Supervisor, id: &str, expect: Option<RunState>) -> ApiRe
     let speed = speed_of(&row);
     let out = row.clone();
     drop(row);
-    tokio::spawn(supervise(st.clone(), run, prepared, speed));
+    tokio::spawn(super::drive::supervise(st.clone(), run, prepared, speed));
     Ok(out)
 }
 
@@ -506,94 +507,4 @@ pub async fn wait_done(st: &Supervisor, id: &str, timeout: Duration) -> ApiResul
         .get_run(id)
         .await?
         .ok_or_else(|| ApiError::not_found("run", id))
-}
-
-/// Runs the session and a health ticker, then settles the run: its data first, then its
-/// result, then its terminal state.
-async fn supervise(st: Supervisor, run: Arc<ActiveRun>, p: Prepared, speed: Pace) {
-    let ticker = tokio::spawn(super::health::ticker(st.clone(), run.clone()));
-    let live = p.feed.is_live();
-    let (feed, vehicle) = super::vehicle::with_params(&run.params, p.feed, p.vehicle);
-    let mut session = Session::new(
-        p.setup.clone(),
-        feed,
-        SessionOptions {
-            pace: if live { Pace::Live } else { speed },
-            strt_lead: if live || p.carriers.is_none() {
-                Duration::ZERO
-            } else {
-                Duration::from_millis(5)
-            },
-            first_sample_timeout: live.then_some(st.config.limits.first_sample_timeout()),
-            live: Some(run.params.clone()),
-            // Results are stored and reported: keep the plots' time series.
-            traces: true,
-        },
-    )
-    .with_stop(run.stop.clone());
-    let setup = p.setup.clone();
-    let real_carriers = p.carriers.is_some();
-    let recording = run
-        .record
-        .load(Ordering::Relaxed)
-        .then(|| recording_path(&st, &run.id));
-    if let Some(opts) = p.carriers {
-        let observer = dispatch_observer(st.clone(), run.clone());
-        match CarrierSink::new(&setup, opts) {
-            Ok(c) => {
-                session.add_sink(Box::new(c.with_observer(observer)));
-            }
-            Err(e) => {
-                ticker.abort();
-                let report = RunReport {
-                    error: Some(format!("carriers: {e:#}")),
-                    ..RunReport::default()
-                };
-                settle(&st, &run, report, real_carriers).await;
-                return;
-            }
-        }
-    }
-    let (vut, targets) = (setup.vut_id().to_string(), setup.target_ids());
-    let store = StoreSink::new(st.clone(), run.clone(), vut.clone(), targets.clone());
-    let live = LiveSink::new(run.clone(), vut, targets);
-    let mut sinks: Vec<Box<dyn crate::run::Sink>> = vec![Box::new(store), Box::new(live)];
-    if let Some(hub) = &st.foxglove {
-        sinks.push(Box::new(crate::serve::foxglove::FoxgloveSink::new(hub)));
-    }
-    if let Some(path) = recording {
-        sinks.push(Box::new(McapSink::new(path)));
-    }
-    if let Some(g) = st.ground.get(&run.id) {
-        let report = super::ground::supervise(&st, &run, g, session.into_feed(), sinks).await;
-        ticker.abort();
-        settle(&st, &run, report, true).await;
-        return;
-    }
-    for s in sinks {
-        session.add_sink(s);
-    }
-    if !real_carriers {
-        let sim: Vec<(String, String)> = setup
-            .scenario
-            .targets
-            .iter()
-            .filter_map(|t| t.carrier.clone().map(|c| (t.id.clone(), c)))
-            .collect();
-        session.add_sink(Box::new(SimCarrierSink::new(st.clone(), run.clone(), sim)));
-    }
-    // The simulated VUT steps beside the session (it ends when the session drops its feed).
-    let vehicle = vehicle.map(|v| v.spawn(&mut session));
-    // Its own task, so a panic fails the run instead of leaving it running.
-    let joined = tokio::spawn(session.run()).await;
-    ticker.abort();
-    let mut report = joined.unwrap_or_else(|e| RunReport {
-        error: Some(format!("run task panicked: {e}")),
-        ..RunReport::default()
-    });
-    if let Some((v, warning)) = vehicle {
-        v.abort();
-        warning.fill(&mut report);
-    }
-    settle(&st, &run, report, real_carriers).await;
 }

@@ -10,6 +10,7 @@
 
 mod admission;
 mod claims;
+mod drive;
 pub mod ground;
 mod health;
 pub mod lifecycle;

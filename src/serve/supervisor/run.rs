@@ -119,8 +119,11 @@ pub struct ActiveRun {
     pub ingest_health: Mutex<Vec<IngestHealth>>,
     /// Real carriers (ISO 22133) of the run.
     pub carriers: Vec<CarrierSpec>,
-    /// Record the run to MCAP (see [`recording_path`]).
-    pub record: std::sync::atomic::AtomicBool,
+    /// The carrier addresses the run claimed at create (held until it is terminal).
+    pub claims: Vec<crate::store::CarrierClaim>,
+    /// Where the run is recorded to MCAP, when it is
+    /// ([`crate::serve::shared_files::recording_path`]).
+    pub recording: Option<std::path::PathBuf>,
     /// Set when the run reaches a terminal state (tests and the demo wait on it).
     pub done: tokio::sync::watch::Sender<bool>,
     /// Live parameters (`PATCH …/parameters`), in the session's options.
@@ -133,7 +136,12 @@ pub struct ActiveRun {
 }
 
 impl ActiveRun {
-    pub fn new(row: RunRow, carriers: Vec<CarrierSpec>) -> ActiveRun {
+    pub fn new(
+        row: RunRow,
+        carriers: Vec<CarrierSpec>,
+        claims: Vec<crate::store::CarrierClaim>,
+        recording: Option<std::path::PathBuf>,
+    ) -> ActiveRun {
         ActiveRun {
             id: row.id.clone(),
             row: tokio::sync::Mutex::new(row),
@@ -143,7 +151,8 @@ impl ActiveRun {
             health: Mutex::new(SourceHealth::default()),
             ingest_health: Mutex::new(Vec::new()),
             carriers,
-            record: std::sync::atomic::AtomicBool::new(false),
+            claims,
+            recording,
             done: tokio::sync::watch::channel(false).0,
             params: crate::run::LiveParams::new(),
             history: Mutex::new(History::default()),

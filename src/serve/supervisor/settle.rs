@@ -21,6 +21,8 @@ pub(super) async fn settle(
     real_carriers: bool,
 ) {
     let outcome = crate::run::session::outcome_of(&report);
+    // The objects on the ground: where each ended, before the run is seen ended.
+    st.ground.settled(&run.id).await;
     // Telemetry and events first: a run is marked finished only once every row it sent is
     // committed (the writer keeps retrying through a full disk or a database restart, for
     // `telemetry.settle_timeout_s` at most).
@@ -43,7 +45,7 @@ pub(super) async fn settle(
         );
     }
     // The recording goes into the database before the run is seen finished.
-    if run.record.load(Ordering::Relaxed) {
+    if run.recording.is_some() {
         crate::serve::shared_files::share_recording(st, &run.id).await;
     }
     let storage = telemetry_accounting(st, run, committed).await;

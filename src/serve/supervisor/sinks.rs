@@ -13,7 +13,8 @@ use super::run::ActiveRun;
 use super::Supervisor;
 use crate::dispatch::events::{DispatchEvent, EventKind};
 use crate::run::sink::carriers::DispatchObserver;
-use crate::run::{Sink, SinkCtx};
+use crate::run::sink::recording::McapSink;
+use crate::run::{RunSetup, Sink, SinkCtx};
 use crate::sample::{InsSample, Sample};
 use crate::scenario::engine::{Command, Engine, Event, Output};
 use crate::serve::history::SampleIn;
@@ -294,6 +295,22 @@ impl Sink for SimCarrierSink {
 /// Real carriers' control-centre events as the run shows them: every event to the events
 /// table; carrier states, connections and aborts also as live `event` frames and in
 /// `/carriers`.
+/// What every service run records and streams: its telemetry and events to the store, the live
+/// stream, Foxglove when it is served, and the MCAP recording when one was asked for.
+pub fn for_run(st: &Supervisor, run: &Arc<ActiveRun>, setup: &RunSetup) -> Vec<Box<dyn Sink>> {
+    let (vut, targets) = (setup.vut_id().to_string(), setup.target_ids());
+    let store = StoreSink::new(st.clone(), run.clone(), vut.clone(), targets.clone());
+    let live = LiveSink::new(run.clone(), vut, targets);
+    let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(store), Box::new(live)];
+    if let Some(hub) = &st.foxglove {
+        sinks.push(Box::new(crate::serve::foxglove::FoxgloveSink::new(hub)));
+    }
+    if let Some(path) = &run.recording {
+        sinks.push(Box::new(McapSink::new(path.clone())));
+    }
+    sinks
+}
+
 pub fn dispatch_observer(st: Supervisor, run: Arc<ActiveRun>) -> DispatchObserver {
     Arc::new(move |e: &DispatchEvent| forward_dispatch_event(&st, &run, e))
 }
