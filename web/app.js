@@ -409,10 +409,18 @@ function frame(now, fromTimer = false) {
 }
 setInterval(() => { if (performance.now() - lastFrame > 250) frame(performance.now(), true); }, 250);
 // objects on the ground: their MONR poses, states and start poses from the run (twice a second)
-setInterval(async () => {
+async function pollObjects() {
   if (L.runId == null) { L.objects = null; return; }
-  try { const r = await get(`/runs/${encodeURIComponent(L.runId)}`); L.objects = r.objects || null; if (L.objects) L.dirty.map = true; } catch { /* the next poll */ }
-}, 500);
+  try {
+    const r = await get(`/runs/${encodeURIComponent(L.runId)}`);
+    const before = JSON.stringify((L.objects || []).map((o) => [o.state, o.at_start]));
+    L.objects = r.objects || null;
+    if (L.objects) L.dirty.map = true;
+    // the controls follow the objects (back to start, ABORT while they drive back)
+    if (JSON.stringify((L.objects || []).map((o) => [o.state, o.at_start])) !== before) renderState();
+  } catch { /* the next poll */ }
+}
+setInterval(pollObjects, 500);
 
 function renderHud() {
   // a preview shows no run: no values of the run the page follows
@@ -499,15 +507,25 @@ function renderState() {
   el.textContent = L.state ? L.state : 'no run';
   L.dirty.tables = true;
   $('#run-info').textContent = L.runId != null ? `run ${L.runId} · track ${L.track ?? '?'} · ${L.scenarioId ?? '?'} · map ${L.mapId ?? '?'}` : 'waiting for a run';
-  // ABORT shows for a created, armed or running run (the server aborts all three)
-  const active = ACTIVE.includes(L.state) || L.state === 'created';
+  // ABORT shows for a created, armed or running run (the server aborts all three), and while
+  // the run's objects drive back to their starts (it stops them)
+  const returning = (L.objects || []).some((o) => o.state === 'returning');
+  const active = ACTIVE.includes(L.state) || L.state === 'created' || returning;
   $('#estop').hidden = !active;
   $('#estop').title = L.runId != null ? `Abort run ${L.runId} (track ${L.track ?? '?'}): stop every carrier` : '';
   // enabled only where the server accepts them: arm a created run, start an armed one
   $('#btn-arm').disabled = L.runId == null || L.state !== 'created';
   $('#btn-start').disabled = L.runId == null || L.state !== 'armed';
+  // back to start: an ended run with objects on the ground, not all at their start
+  const objects = L.objects || [];
+  const ended = L.state != null && !ACTIVE.includes(L.state) && L.state !== 'created';
+  $('#btn-return').hidden = objects.length === 0;
+  $('#btn-return').disabled = !ended || returning || objects.every((o) => o.at_start === true);
+  $('#btn-return').title = returning ? 'The objects are driving back to their starts (ABORT stops them)'
+    : objects.every((o) => o.at_start === true) ? 'Every object stands at its start'
+    : `Drive the objects of run ${L.runId} back to their start poses`;
   $('#btn-create').disabled = !!$('#btn-create').dataset.busy;
-  for (const b of ['#btn-arm', '#btn-start']) if ($(b).dataset.busy) $(b).disabled = true;
+  for (const b of ['#btn-arm', '#btn-start', '#btn-return']) if ($(b).dataset.busy) $(b).disabled = true;
   showParams(L.state);
   showValidityWhy();
   strip.render();
@@ -727,6 +745,15 @@ async function control(action, next) {
 }
 busy('#btn-arm', () => op(() => control('arm', 'armed')));
 busy('#btn-start', () => op(() => control('start', 'running')));
+// Back to start: the objects of the shown (ended) run drive to their start poses; the map shows
+// them moving, ABORT stops them.
+busy('#btn-return', () => op(async () => {
+  const id = L.runId;
+  if (id == null) return;
+  await post(`/runs/${encodeURIComponent(id)}/return`);
+  toast(`run ${id}: objects driving back to their starts`);
+  await pollObjects();
+}));
 initParams(() => L.runId, () => L.state, toast, (id, seen) => refreshState(id, 'parameter change', seen));
 // ABORT acts on the run shown whatever state the page last saw: the server aborts a created,
 // armed or running run alike. Never disabled, never busy: every press is sent.

@@ -3,6 +3,7 @@
 //   - messages never lie over ABORT / ABORT ALL (boxes, and what a click at ABORT's centre hits);
 //   - ABORT from a page with a stale state aborts; Arm on a stale page refreshes and says so;
 //     a double click arms once; New run twice quickly makes one run;
+//   - objects on the ground: Back to start for an ended run, ABORT shown while they drive back;
 //   - events in time order, each with its time; every number with its unit;
 //   - the HUD of a page loaded from the store shows the lane; TTC plot scale and off-scale mark;
 //     plot labels never overlap; validity says why it is grey; the active-runs strip follows
@@ -143,6 +144,44 @@ export async function operatorTest({ ctx, base, root, token, test, assert, sleep
     assert(/is armed, not created/.test(msg) && /page updated/.test(msg), `message '${msg}'`);
     assert(await page.isDisabled('#btn-arm') && !(await page.isDisabled('#btn-start')), 'controls not following the refreshed state');
     await api('POST', `/runs/${id}/abort`, {});
+  });
+
+  await test('objects on the ground: Back to start for an ended run, ABORT while they drive back', async () => {
+    // The service's answers for a finished run with two objects (the stock objects of a ground
+    // run are not part of this test): away from their starts, then driving back.
+    let phase = 'away', returns = 0;
+    const objects = () => [['robot', 'vut'], ['ped', 'dummy']].map(([name, drives]) => ({
+      name, drives, state: phase === 'returning' ? 'returning' : 'disarmed',
+      pose: { x: 10, y: 2, heading_deg: 90 }, start: { x: 0, y: 0, heading_deg: 90 }, at_start: false }));
+    const runUrl = new RegExp(`/api/v1/runs/${finishedRun}$`);
+    await page.route(runUrl, async (route) => {
+      if (route.request().method() !== 'GET') return route.continue();
+      const res = await route.fetch();
+      const body = await res.json();
+      return route.fulfill({ response: res, json: { ...body, objects: objects() } });
+    });
+    const actUrl = new RegExp(`/api/v1/runs/${finishedRun}/(return|abort)$`);
+    await page.route(actUrl, (route) => {
+      const ret = route.request().url().endsWith('/return');
+      if (ret) { returns++; phase = 'returning'; } else phase = 'away';
+      return route.fulfill({ status: ret ? 202 : 200, json: ret ? { run_id: finishedRun } : { id: finishedRun, state: 'finished' } });
+    });
+    try {
+      await open(`?run=${finishedRun}`);
+      await page.waitForSelector('#btn-return:visible:not([disabled])', { timeout: 5000 });
+      assert(!(await page.isVisible('#estop')), 'ABORT shown for a finished run before any drive back');
+      await page.click('#btn-return');
+      await page.waitForSelector('#estop:visible', { timeout: 3000 });
+      assert(returns === 1, `${returns} return requests`);
+      assert(await page.isDisabled('#btn-return'), 'Back to start enabled while the objects drive back');
+      const c = await L(abortCover);
+      assert(c.hits.length === 0, `ABORT covered while the objects drive back: ${c.hits.join('; ')}`);
+      await page.click('#estop');
+      await page.waitForSelector('#estop', { state: 'hidden', timeout: 3000 });
+    } finally {
+      await page.unroute(runUrl);
+      await page.unroute(actUrl);
+    }
   });
 
   await test('messages never cover ABORT or ABORT ALL (both sizes); a click at ABORT reaches it', async () => {
