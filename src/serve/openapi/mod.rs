@@ -163,10 +163,15 @@ pub fn document() -> Value {
                     {"type": "object", "title": "ncom", "required": ["kind", "bind"], "description": "OxTS NCOM over UDP, bound when the run is armed; samples are applied from the start on", "properties": {
                         "kind": {"type": "string", "enum": ["ncom"]}, "bind": {"type": "string", "example": "0.0.0.0:3000"}}},
                     {"type": "object", "title": "json", "required": ["kind", "transport", "bind"], "description": "JSON lines (one sample per line) over UDP, a TCP server or a WebSocket server", "properties": {
-                        "kind": {"type": "string", "enum": ["json"]}, "transport": {"type": "string", "enum": ["udp", "tcp", "ws"]}, "bind": {"type": "string", "example": "0.0.0.0:5000"}}}]},
-                "CarrierSpec": {"type": "object", "required": ["name", "address"], "properties": {
+                        "kind": {"type": "string", "enum": ["json"]}, "transport": {"type": "string", "enum": ["udp", "tcp", "ws"]}, "bind": {"type": "string", "example": "0.0.0.0:5000"}}},
+                    {"type": "object", "title": "monr", "required": ["kind", "carrier"], "description": "the VUT's robot's MONR (an object of the run's carriers with drives vut) as the VUT's telemetry", "properties": {
+                        "kind": {"type": "string", "enum": ["monr"]}, "carrier": {"type": "string"}}}]},
+                "CarrierSpec": {"type": "object", "required": ["name", "address"], "additionalProperties": false, "properties": {
                     "name": {"type": "string", "description": "the scenario's carrier name", "example": "carrier-1"},
-                    "address": {"type": "string", "description": "HOST[:TCP_PORT] (UDP port = TCP − 1) or HOST:TCP_PORT:UDP_PORT", "example": "127.0.0.1:53241"}}},
+                    "address": {"type": "string", "description": "HOST[:TCP_PORT] (UDP port = TCP − 1) or HOST:TCP_PORT:UDP_PORT", "example": "127.0.0.1:53241"},
+                    "drives": {"type": "string", "description": "an object on the ground: \"vut\" (the VUT's robot) or a target id; without it the scenario's vut.carrier / targets[].carrier say, when the run is on the ground", "example": "vut"},
+                    "mobility": {"type": "object", "description": "how the object drives back to its start", "required": ["min_turn_radius_m", "may_reverse", "speed_mps", "accel_mps2"], "additionalProperties": false, "properties": {
+                        "min_turn_radius_m": {"type": "number"}, "may_reverse": {"type": "boolean"}, "speed_mps": {"type": "number"}, "accel_mps2": {"type": "number"}}}}},
                 "RunResponse": run_ref
             }
         }

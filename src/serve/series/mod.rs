@@ -461,7 +461,9 @@ pub fn openapi_paths() -> serde_json::Map<String, Value> {
         "source": {"type": "object", "required": ["kind"], "properties": {"kind": {"type": "string"}}, "description": "on the ground: the real VUT's live source, as for a run ({\"kind\":\"ncom\",\"bind\":\"0.0.0.0:3000\"} or json); not with the simulated VUT's options"},
         "carriers": {"type": "array", "items": {"type": "object"}, "description": "on the ground: the real carriers, as for a run"},
         "can": {"type": "object", "required": ["kind"], "properties": {"kind": {"type": "string"}}, "description": "on the ground: live CAN fused with the source, as for a run"},
-        "can_mapping": {"type": "object"}}});
+        "can_mapping": {"type": "object"},
+        "return_to_start": {"type": "boolean", "description": "on the ground with objects (carriers with drives): drive them back to their start poses when the run has ended"},
+        "start": {"type": "boolean", "default": true, "description": "false: create and arm the run, the operator starts it (POST /runs/{id}/start)"}}});
     let mut m = serde_json::Map::new();
     m.insert("/series".into(), json!({
         "get": op("Test series, newest first, with their points per state", "series", false, "200", json!({})),

@@ -76,6 +76,10 @@ pub struct RunPoint {
     /// poses when the run has ended.
     #[serde(default)]
     pub return_to_start: bool,
+    /// `false`: create and arm the point's run, and leave its start to the operator
+    /// (`POST /runs/{id}/start`), as on the ground between two points. Default: start at once.
+    #[serde(default)]
+    pub start: Option<bool>,
 }
 
 impl RunPoint {
@@ -117,6 +121,22 @@ impl RunPoint {
             ));
         }
         Ok(Some(src))
+    }
+}
+
+/// Creates and arms a point's run for the operator to start; a run that does not arm is
+/// aborted (its point is given back by the caller).
+async fn create_armed(st: &AppState, req: NewRun) -> ApiResult<crate::store::RunRow> {
+    let row = st.supervisor.create(req).await?;
+    match st.supervisor.arm(&row.id, None).await {
+        Ok(r) => Ok(r),
+        Err(e) => {
+            let _ = st
+                .supervisor
+                .abort(&row.id, "the point's run did not arm", None)
+                .await;
+            Err(e)
+        }
     }
 }
 
@@ -279,22 +299,24 @@ pub async fn run_point(
         value: p.value,
         baseline_value: p.baseline_value,
     };
-    let run = st
-        .supervisor
-        .create_and_start(NewRun {
-            scenario_id: sid,
-            map_id,
-            source: ground.unwrap_or_else(|| RunSource::SimVut(opts.clone())),
-            can: req.can.clone(),
-            can_mapping: req.can_mapping.clone(),
-            speed,
-            carriers: req.carriers.clone(),
-            sync: false,
-            record: req.record,
-            track: s.track.clone(),
-            demo: false,
-        })
-        .await;
+    let new_run = NewRun {
+        scenario_id: sid,
+        map_id,
+        source: ground.unwrap_or_else(|| RunSource::SimVut(opts.clone())),
+        can: req.can.clone(),
+        can_mapping: req.can_mapping.clone(),
+        speed,
+        carriers: req.carriers.clone(),
+        sync: false,
+        record: req.record,
+        track: s.track.clone(),
+        demo: false,
+    };
+    let run = if req.start.unwrap_or(true) {
+        st.supervisor.create_and_start(new_run).await
+    } else {
+        create_armed(&st, new_run).await
+    };
     let run = match run {
         Ok(r) => r,
         Err(e) => {
