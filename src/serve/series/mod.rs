@@ -463,7 +463,7 @@ pub fn openapi_paths() -> serde_json::Map<String, Value> {
         "can": {"type": "object", "required": ["kind"], "properties": {"kind": {"type": "string"}}, "description": "on the ground: live CAN fused with the source, as for a run"},
         "can_mapping": {"type": "object"},
         "return_to_start": {"type": "boolean", "description": "on the ground with objects (carriers with drives): drive them back to their start poses when the run has ended"},
-        "start": {"type": "boolean", "default": true, "description": "false: create and arm the run, the operator starts it (POST /runs/{id}/start)"}}});
+        "start": {"type": "boolean", "default": true, "description": "false: create the run and leave arming and starting it to the operator (POST /runs/{id}/arm, …/start); on the ground its objects that stand elsewhere first drive to its start poses (`objects` of the answer)"}}});
     let mut m = serde_json::Map::new();
     m.insert("/series".into(), json!({
         "get": op("Test series, newest first, with their points per state", "series", false, "200", json!({})),

@@ -76,8 +76,10 @@ pub struct RunPoint {
     /// poses when the run has ended.
     #[serde(default)]
     pub return_to_start: bool,
-    /// `false`: create and arm the point's run, and leave its start to the operator
-    /// (`POST /runs/{id}/start`), as on the ground between two points. Default: start at once.
+    /// `false`: create the point's run and leave arming and starting it to the operator
+    /// (`POST /runs/{id}/arm`, `…/start`), as on the ground between two points; its objects
+    /// that stand elsewhere (their last positions known) first drive to its start poses.
+    /// Default: arm and start at once.
     #[serde(default)]
     pub start: Option<bool>,
 }
@@ -121,22 +123,6 @@ impl RunPoint {
             ));
         }
         Ok(Some(src))
-    }
-}
-
-/// Creates and arms a point's run for the operator to start; a run that does not arm is
-/// aborted (its point is given back by the caller).
-async fn create_armed(st: &AppState, req: NewRun) -> ApiResult<crate::store::RunRow> {
-    let row = st.supervisor.create(req).await?;
-    match st.supervisor.arm(&row.id, None).await {
-        Ok(r) => Ok(r),
-        Err(e) => {
-            let _ = st
-                .supervisor
-                .abort(&row.id, "the point's run did not arm", None)
-                .await;
-            Err(e)
-        }
     }
 }
 
@@ -312,10 +298,25 @@ pub async fn run_point(
         track: s.track.clone(),
         demo: false,
     };
+    let mut positioning = None;
     let run = if req.start.unwrap_or(true) {
         st.supervisor.create_and_start(new_run).await
     } else {
-        create_armed(&st, new_run).await
+        let ground = !new_run.carriers.is_empty();
+        let created = st.supervisor.create(new_run).await;
+        if let (true, Ok(r)) = (ground, &created) {
+            // Objects elsewhere drive to this run's starts; without known positions (the first
+            // run of the day) they are placed by hand and the arm checks them.
+            positioning = Some(match st.supervisor.return_to_start(&r.id).await {
+                Ok(v) => v,
+                Err(e) if e.status().is_server_error() => {
+                    tracing::warn!(run = %r.id, error = %e, "objects not driven to their starts");
+                    json!({"state": "not_driven", "reason": "internal error (see the service log)"})
+                }
+                Err(e) => json!({"state": "not_driven", "reason": e.to_string()}),
+            });
+        }
+        created
     };
     let run = match run {
         Ok(r) => r,
@@ -365,6 +366,7 @@ pub async fn run_point(
             "attempt": a.attempt,
             "kind": a.kind,
             "run": run_json(&run),
+            "objects": positioning,
         })),
     )
         .into_response())

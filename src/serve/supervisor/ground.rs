@@ -231,6 +231,12 @@ pub async fn arm_objects(
         ApiError::Internal(anyhow::anyhow!("stored source of run '{}': {e}", row.id))
     })?;
     let monr_source = matches!(stored.ins, super::RunSource::Monr { .. });
+    if lock(&st.ground.returning).contains_key(&row.id) {
+        return Err(ApiError::Conflict(format!(
+            "cannot arm run '{}': its objects are driving to their starts (arm it when they stand)",
+            row.id
+        )));
+    }
     let mut ground = Ground::new(object_specs(carriers), options(&st.config.ground))
         .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
     st.ground.seed(&mut ground);
@@ -345,9 +351,8 @@ pub async fn abort_return(st: &super::Supervisor, id: &str, reason: &str) -> boo
     }
 }
 
-/// Plans each object's drive from where it stands back to its start, arms them and drives
-/// them (in the background; `GET /runs/{id}` shows `returning`, then each object's
-/// `at_start`). Only after the run ended.
+/// Drives the objects of an ended run back to their start poses (202: under way; `returned`
+/// in the run's events when they stand).
 pub async fn return_to_start(st: &super::Supervisor, id: &str) -> Result<Value, ApiError> {
     if st.is_active(id) {
         return Err(ApiError::Conflict(format!(
@@ -359,6 +364,58 @@ pub async fn return_to_start(st: &super::Supervisor, id: &str) -> Result<Value, 
             "run '{id}' has no objects on the ground"
         )));
     };
+    drive_to_start(st, id, g).await
+}
+
+/// Drives the objects of a run that is not armed yet to its start poses, from wherever they
+/// stand (their last MONR poses): the next test's start, before it is armed.
+pub async fn position(
+    st: &super::Supervisor,
+    row: &crate::store::RunRow,
+    setup: &Arc<crate::run::RunSetup>,
+    carriers: &[CarrierSpec],
+) -> Result<Value, ApiError> {
+    if lock(&st.ground.returning).contains_key(&row.id) {
+        return Err(ApiError::Conflict(format!(
+            "the objects of run '{}' are already driving to their starts",
+            row.id
+        )));
+    }
+    let stored: super::StoredSource = serde_json::from_str(&row.source).map_err(|e| {
+        ApiError::Internal(anyhow::anyhow!("stored source of run '{}': {e}", row.id))
+    })?;
+    let mut ground = Ground::new(object_specs(carriers), options(&st.config.ground))
+        .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
+    st.ground.seed(&mut ground);
+    let prepared = ground.prepare(setup.clone()).await.map_err(api_error)?;
+    if let Some(o) = ground.status().iter().find(|o| o.pose.is_none()) {
+        return Err(ApiError::Conflict(format!(
+            "cannot drive the objects of run '{}' to their starts: object {} has reported no position yet (place it at its start and arm)",
+            row.id, o.name
+        )));
+    }
+    if ground.status().iter().all(|o| o.at_start == Some(true)) {
+        return Ok(json!({"run_id": row.id, "state": "at_start", "objects": ground.status()}));
+    }
+    let g = st.ground.insert(
+        &row.id,
+        GroundRun {
+            ground,
+            prepared,
+            motion: None,
+            monr_source: matches!(stored.ins, super::RunSource::Monr { .. }),
+        },
+    );
+    drive_to_start(st, &row.id, g).await
+}
+
+/// Plans, uploads, arms and runs each object's drive from its last pose to its start pose in
+/// the background; the run's `objects` read `returning` meanwhile, ABORT stops it.
+async fn drive_to_start(
+    st: &super::Supervisor,
+    id: &str,
+    g: Arc<tokio::sync::Mutex<GroundRun>>,
+) -> Result<Value, ApiError> {
     if lock(&st.ground.returning).contains_key(id) {
         return Err(ApiError::Conflict(format!(
             "the objects of run '{id}' are already driving back"

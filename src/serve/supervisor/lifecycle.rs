@@ -174,6 +174,11 @@ pub fn is_active(st: &Supervisor, id: &str) -> bool {
     active(st, id).is_some()
 }
 
+/// The active run `id`, if this instance holds it.
+pub(super) fn active_run(st: &Supervisor, id: &str) -> Option<Arc<ActiveRun>> {
+    active(st, id)
+}
+
 fn active(st: &Supervisor, id: &str) -> Option<Arc<ActiveRun>> {
     lock(&st.runs).get(id).cloned()
 }
@@ -261,12 +266,36 @@ pub async fn arm_with(
 }
 
 /// The setup, the opened source and the carrier options of a run.
-async fn prepare(st: &Supervisor, row: &RunRow, carriers: &[CarrierSpec]) -> ApiResult<Prepared> {
+/// The run's setup: its scenario on its map, with the engine options of its source and
+/// carriers.
+pub(super) async fn setup_of(
+    st: &Supervisor,
+    row: &RunRow,
+    carriers: &[CarrierSpec],
+) -> ApiResult<Arc<RunSetup>> {
     let (_, scenario) = st
         .load_scenario(&row.scenario_id, "no longer exists")
         .await?;
     let map = st.map_opt(row.map_id.as_deref()).await?;
-    let stale_limit_s = super::ground::engine_stale_limit(st, carriers);
+    let stored = stored_source(row)?;
+    let engine = EngineConfig {
+        sync: stored.sync,
+        stale_limit_s: super::ground::engine_stale_limit(st, carriers),
+        ..EngineConfig::default()
+    };
+    Ok(Arc::new(RunSetup::try_new(scenario, map, engine).map_err(
+        |e| ApiError::Unprocessable(format!("scenario: {e:#}")),
+    )?))
+}
+
+fn stored_source(row: &RunRow) -> ApiResult<StoredSource> {
+    serde_json::from_str(&row.source)
+        .map_err(|e| ApiError::Internal(anyhow::anyhow!("stored source of run '{}': {e}", row.id)))
+}
+
+async fn prepare(st: &Supervisor, row: &RunRow, carriers: &[CarrierSpec]) -> ApiResult<Prepared> {
+    let setup = setup_of(st, row, carriers).await?;
+    let stored = stored_source(row)?;
     let carriers = if carriers.is_empty() || super::ground::is_ground(carriers)? {
         None
     } else {
@@ -275,18 +304,6 @@ async fn prepare(st: &Supervisor, row: &RunRow, carriers: &[CarrierSpec]) -> Api
             ..CarrierOptions::default()
         })
     };
-    let stored: StoredSource = serde_json::from_str(&row.source).map_err(|e| {
-        ApiError::Internal(anyhow::anyhow!("stored source of run '{}': {e}", row.id))
-    })?;
-    let engine = EngineConfig {
-        sync: stored.sync,
-        stale_limit_s,
-        ..EngineConfig::default()
-    };
-    let setup = Arc::new(
-        RunSetup::try_new(scenario, map, engine)
-            .map_err(|e| ApiError::Unprocessable(format!("scenario: {e:#}")))?,
-    );
     if let RunSource::Monr { carrier } = &stored.ins {
         return Ok(Prepared {
             setup,
@@ -441,8 +458,10 @@ pub async fn abort(
             Ok(row.clone())
         }
         Some(RunState::Created | RunState::Armed) => {
-            // Closes a bound live source; armed objects on the ground get ABORT.
+            // Closes a bound live source; armed objects on the ground get ABORT, and so do
+            // objects driving to the run's start poses (at once: before any lock is awaited).
             lock(&run.prepared).take();
+            super::ground::abort_return(st, id, &reason).await;
             super::ground::release(st, id, &reason).await;
             row.finished_at = Some(Utc::now());
             row.error = Some(reason);

@@ -112,8 +112,25 @@ impl Supervisor {
         lifecycle::finish(self, id, expect).await
     }
 
-    /// Drives the objects of run `id` back to their starts (202: under way).
+    /// Drives the objects of run `id` to its start poses (202: under way): back after the run
+    /// has ended, or, for a run not armed yet, from wherever they stand (the next test's start).
     pub async fn return_to_start(&self, id: &str) -> ApiResult<serde_json::Value> {
+        if let Some(run) = lifecycle::active_run(self, id) {
+            let row = run.row.lock().await.clone();
+            if row.state != RunState::Created.to_string() || !ground::is_ground(&run.carriers)? {
+                return Err(crate::serve::error::ApiError::Conflict(format!(
+                    "cannot drive the objects of run '{id}' to their starts: the run is {}{}",
+                    row.state,
+                    if row.state == RunState::Created.to_string() {
+                        " and has no objects on the ground"
+                    } else {
+                        " (abort it first)"
+                    }
+                )));
+            }
+            let setup = lifecycle::setup_of(self, &row, &run.carriers).await?;
+            return ground::position(self, &row, &setup, &run.carriers).await;
+        }
         ground::return_to_start(self, id).await
     }
 
