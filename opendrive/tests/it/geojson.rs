@@ -2,7 +2,7 @@
 //! cloverleaf.xodr (shared/opendrive/maliput/cloverleaf.xodr.geojson, lon/lat lane polylines
 //! from another tool: `LaneBoundary` features are lane borders, `Lane` features centre lines).
 
-mod common;
+use crate::common;
 
 use opendrive::geo::GeoFrame;
 use opendrive::geojson::{lanes, lanes_with_step, Coords};

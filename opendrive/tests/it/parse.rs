@@ -1,6 +1,6 @@
 //! Parser robustness: malformed shared maps, edge cases, the API surface, and fuzzing.
 
-mod common;
+use crate::common;
 
 use opendrive::{Error, GeometryKind, OpenDrive};
 use proptest::prelude::*;
@@ -208,7 +208,7 @@ fn exercise(xml: &str) {
     }
 }
 
-const SEED: &str = include_str!("../../../shared/opendrive/synthetic/sg_mixed_geometry.xodr");
+const SEED: &str = include_str!("../../../../shared/opendrive/synthetic/sg_mixed_geometry.xodr");
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, .. ProptestConfig::default() })]

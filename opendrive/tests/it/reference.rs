@@ -2,7 +2,7 @@
 //! samples in shared/opendrive/reference/*.ref.csv. Run with `--nocapture` to see the per-map
 //! maximum deviations.
 
-mod common;
+use crate::common;
 
 use opendrive::{wrap_angle, GeometryKind, OpenDrive};
 

@@ -8,7 +8,7 @@
 //! points because sidewalks and shoulders of the approaches run under the junctions' driving
 //! lanes; cloverleaf's ramps overlap their neighbours where they merge.
 
-mod common;
+use crate::common;
 
 use opendrive::OpenDrive;
 
