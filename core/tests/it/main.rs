@@ -1,0 +1,8 @@
+//! The integration tests of the scil-core crate, one module per area, in one binary.
+
+mod paths;
+mod protocol;
+mod traces;
+mod trigger_noise;
+mod turn_path;
+mod validity_rules;
