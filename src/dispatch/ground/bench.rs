@@ -485,7 +485,7 @@ impl Ground {
         tick.abort();
         let monr = motion.monr();
         let objects = object_reports(&motion, &snap, &monr);
-        let aborted = snap.events.iter().find_map(|e| match &e.kind {
+        let aborted = motion.events(&snap).iter().find_map(|e| match &e.kind {
             EventKind::Abort { reason } => {
                 Some(serde_json::to_string(reason).unwrap_or_else(|_| format!("{reason:?}")))
             }
@@ -636,6 +636,7 @@ fn object_reports(motion: &Motion, snap: &Snapshot, monr: &[Vec<MonrSample>]) ->
         .enumerate()
         .map(|(i, p)| {
             let c = snap.carriers.get(i);
+            let w = &motion.window;
             let track = monr.get(i).map(Vec::as_slice).unwrap_or(&[]);
             let max_lateral_m = track
                 .iter()
@@ -658,17 +659,32 @@ fn object_reports(motion: &Motion, snap: &Snapshot, monr: &[Vec<MonrSample>]) ->
             ObjectReport {
                 name: p.name.clone(),
                 drives: p.drives.clone(),
+                // This motion's: its state when it began, then each change since.
                 states_seen: c
                     .map(|c| {
-                        c.states_seen
-                            .iter()
-                            .map(|(t, s)| StateAt { t_s: *t, state: *s })
+                        let first = w
+                            .states
+                            .get(i)
+                            .copied()
+                            .flatten()
+                            .map(|state| StateAt { t_s: w.t_s, state });
+                        first
+                            .into_iter()
+                            .chain(
+                                c.states_seen
+                                    .iter()
+                                    .filter(|(t, _)| *t > w.t_s)
+                                    .map(|(t, s)| StateAt { t_s: *t, state: *s }),
+                            )
                             .collect()
                     })
                     .unwrap_or_default(),
                 traj_points: p.track.points.len(),
                 traj_duration_s: p.track.duration_s(),
-                monr_count: c.map_or(0, |c| c.monr_count),
+                monr_count: c.map_or(0, |c| {
+                    c.monr_count
+                        .saturating_sub(w.monr_counts.get(i).copied().unwrap_or(0))
+                }),
                 max_lateral_m,
                 final_pose,
                 start_pose: p.track.start(),

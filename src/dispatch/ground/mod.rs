@@ -15,6 +15,7 @@
 //!   drive back, and the per-object results.
 
 pub mod impact;
+pub mod links;
 pub mod motion;
 pub mod plan;
 pub mod route;
