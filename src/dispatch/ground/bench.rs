@@ -387,7 +387,8 @@ impl Ground {
             ..CarrierOptions::default()
         };
         let start_on_arm = vut_idx.map(|i| (prepared.plans[i].name.clone(), self.opts.start_lead));
-        let mut sink = CarrierSink::attached(motion.h.clone(), copts, targets_of, start_on_arm);
+        let mut sink = CarrierSink::attached(motion.h.clone(), copts, targets_of, start_on_arm)
+            .with_events_from(motion.window.events);
         if let Some(o) = observer {
             sink = sink.with_observer(o);
         }
