@@ -293,6 +293,7 @@ enum Cmd {
     AllClear,
     Telemetry(Instant),
     Traj(usize, Arc<Traj>),
+    HeabReady,
     Shutdown,
 }
 
@@ -525,6 +526,11 @@ impl ControlCentreHandle {
         self.send(Cmd::Finish);
     }
 
+    /// HEAB READY while the run stays aborted (before [`Self::all_clear`]).
+    pub fn heab_ready(&self) {
+        self.send(Cmd::HeabReady);
+    }
+
     /// ALL_CLEAR after an abort or a finished run.
     pub fn all_clear(&self) {
         self.send(Cmd::AllClear);
@@ -659,6 +665,7 @@ async fn central_task(
                     Some(Cmd::Finish) => sup.finish(now),
                     Some(Cmd::AllClear) => sup.all_clear(now),
                     Some(Cmd::Telemetry(t)) => sup.on_sample(secs(t)),
+                    Some(Cmd::HeabReady) => sup.heab_ready(),
                     Some(Cmd::Traj(i, t)) => if let Some(c) = carriers.get(i) {
                         let _ = c.send(CarrierCmd::Traj(t));
                     },

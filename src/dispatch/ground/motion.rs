@@ -191,7 +191,7 @@ impl Motion {
             Phase::Armed | Phase::Arming => h.disarm(),
             _ => {}
         }
-        let settle = self.opts.stop_timeout.min(Duration::from_secs(1));
+        let settle = self.opts.stop_timeout.min(Duration::from_millis(500));
         h.wait_for(settle, all_disarmed).await;
         for attempt in 1..=3 {
             let s = h.snapshot();
@@ -216,6 +216,11 @@ impl Motion {
                 })
             })
             .await;
+            // The heartbeat back to READY first, ALL_CLEAR a few HEAB periods later: the stock
+            // object handles a HEAB ABORT arriving with the ALL_CLEAR on two threads at once.
+            h.heab_ready();
+            let period = 1.0 / self.opts.heab_rate_hz.max(1) as f64;
+            tokio::time::sleep(Duration::from_secs_f64((3.0 * period).clamp(0.03, 0.3))).await;
             h.all_clear();
             h.wait_for(Duration::from_secs(2), all_disarmed).await;
         }
