@@ -92,9 +92,11 @@ pub struct ObjectReport {
     pub name: String,
     pub drives: Drives,
     pub states_seen: Vec<StateAt>,
-    /// TRAJ uploaded: points and duration.
+    /// TRAJ uploaded: points and duration of its path (the TRAJ then holds the end pose for
+    /// `traj_hold_s` more, so that the motion ends inside it).
     pub traj_points: usize,
     pub traj_duration_s: f64,
+    pub traj_hold_s: f64,
     pub monr_count: u64,
     /// Largest distance of a MONR position while RUNNING from the planned path, m.
     pub max_lateral_m: Option<f64>,
@@ -423,6 +425,7 @@ impl Ground {
         let impacts = impact_checks(prepared, &monr);
         self.observe(&snap);
         self.observe_poses(&last_poses(&monr));
+        motion.reset_objects().await;
         motion.shutdown().await;
         Ok(GroundReport {
             run,
@@ -448,7 +451,11 @@ impl Ground {
                 .ok_or_else(|| {
                     GroundError::Plan(format!("object {}: no route back to its start", s.name))
                 })?;
-            plans.push(ObjectPlan { track, ..p.clone() });
+            plans.push(ObjectPlan {
+                track,
+                start_s: 0.0,
+                ..p.clone()
+            });
         }
         self.arm_plans(plans, prepared).await
     }
@@ -494,6 +501,7 @@ impl Ground {
         });
         self.observe(&snap);
         self.observe_poses(&last_poses(&monr));
+        motion.reset_objects().await;
         motion.shutdown().await;
         let at_start = self.status.iter().all(|s| s.at_start == Some(true));
         Ok(ReturnReport {
@@ -682,6 +690,7 @@ fn object_reports(motion: &Motion, snap: &Snapshot, monr: &[Vec<MonrSample>]) ->
                     .unwrap_or_default(),
                 traj_points: p.track.points.len(),
                 traj_duration_s: p.track.duration_s(),
+                traj_hold_s: motion.holds_s.get(i).copied().unwrap_or(0.0),
                 monr_count: c.map_or(0, |c| {
                     c.monr_count
                         .saturating_sub(w.monr_counts.get(i).copied().unwrap_or(0))

@@ -24,6 +24,9 @@ struct Session {
     endpoints: Vec<String>,
     h: ControlCentreHandle,
     in_use: bool,
+    /// Not before this may the objects take the next motion's TRAJ (their last TRAJ holds
+    /// its end pose until then).
+    ready_at: Option<tokio::time::Instant>,
 }
 
 /// What makes two configurations one session: the objects (name, address, ports, id) and
@@ -99,6 +102,7 @@ pub async fn take(cfg: ControlCentreConfig) -> Result<Taken, String> {
             endpoints,
             h: h.clone(),
             in_use: true,
+            ready_at: None,
         });
     Ok(Taken { h, fresh: true })
 }
@@ -109,6 +113,20 @@ pub fn release(h: &ControlCentreHandle) {
     if let Some(s) = all.iter_mut().find(|s| same(&s.h, h)) {
         s.in_use = false;
     }
+}
+
+/// The objects of `h` take the next motion's TRAJ from `at` on.
+pub fn set_ready_at(h: &ControlCentreHandle, at: tokio::time::Instant) {
+    let mut all = sessions().lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(s) = all.iter_mut().find(|s| same(&s.h, h)) {
+        s.ready_at = Some(at);
+    }
+}
+
+/// When the objects of `h` take the next motion's TRAJ (none: now).
+pub fn ready_at(h: &ControlCentreHandle) -> Option<tokio::time::Instant> {
+    let all = sessions().lock().unwrap_or_else(|e| e.into_inner());
+    all.iter().find(|s| same(&s.h, h)).and_then(|s| s.ready_at)
 }
 
 /// Closes a session (its objects were lost or the day is over) and forgets it.

@@ -45,6 +45,45 @@ pub struct Motion {
     opts: GroundOptions,
     /// Where this motion starts in the session's record (events, states, MONR count).
     pub window: Window,
+    /// How long each object's TRAJ holds its end pose after its path, s.
+    pub holds_s: Vec<f64>,
+}
+
+/// How long every object's TRAJ holds its end pose after the motion's last path is planned to
+/// end, s: the stop and the reset to DISARMED ([`Motion::reset_objects`]) happen inside it.
+pub const END_HOLD_S: f64 = 3.0;
+
+/// Each object's hold: all of them end together, [`END_HOLD_S`] after the last planned end
+/// (start + duration). A stock isoObject steps through its TRAJ on a sleeping thread and
+/// changes state under the loop that reads it while that loop spins (standing at the end of
+/// its TRAJ, armed, stopped, aborting): a NORMAL_STOP, ABORT or ALL_CLEAR that reaches it while
+/// it still steps through the hold cannot crash it.
+fn holds_s(plans: &[ObjectPlan]) -> Vec<f64> {
+    let end = |p: &ObjectPlan| p.start_s + p.track.duration_s();
+    let last = plans.iter().map(end).fold(0.0, f64::max);
+    plans.iter().map(|p| END_HOLD_S + last - end(p)).collect()
+}
+
+/// `traj` with its last point held for `hold_s` more (points every 0.1 s, at rest).
+fn with_hold(
+    mut traj: crate::dispatch::iso22133::Traj,
+    hold_s: f64,
+) -> crate::dispatch::iso22133::Traj {
+    let Some(last) = traj.points.last().copied() else {
+        return traj;
+    };
+    let n = (hold_s / 0.1).ceil().max(0.0) as u32;
+    for k in 1..=n {
+        traj.points.push(crate::dispatch::iso22133::TrajPoint {
+            rel_time_ms: last.rel_time_ms.saturating_add(k * 100),
+            speed_lon_cm_s: 0,
+            speed_lat_cm_s: 0,
+            acc_lon_mm_s2: 0,
+            acc_lat_mm_s2: 0,
+            ..last
+        });
+    }
+    traj
 }
 
 /// Where a motion starts in its session's record: the session stays open across motions.
@@ -88,14 +127,13 @@ impl Motion {
     ) -> Result<Motion, String> {
         let mut carriers = Vec::new();
         let mut trajectories = std::collections::BTreeMap::new();
+        let holds = holds_s(&plans);
         for (i, (p, addr)) in plans.iter().zip(addresses).enumerate() {
             let mut c = CarrierConfig::parse_spec(&format!("{}={addr}", p.name), i as u32 + 1)
                 .map_err(|e| format!("object {}: {e}", p.name))?;
             c.mode = CarrierMode::Trajectory;
-            trajectories.insert(
-                p.name.clone(),
-                Arc::new(p.track.to_traj(i as u16 + 1, &p.name)),
-            );
+            let traj = with_hold(p.track.to_traj(i as u16 + 1, &p.name), holds[i]);
+            trajectories.insert(p.name.clone(), Arc::new(traj));
             carriers.push(c);
         }
         let cfg = ControlCentreConfig {
@@ -148,6 +186,7 @@ impl Motion {
             recorder,
             opts: opts.clone(),
             window: Window::default(),
+            holds_s: holds,
         };
         let ready = if taken.fresh {
             Ok(())
@@ -185,6 +224,36 @@ impl Motion {
         &self,
         trajs: &[Arc<crate::dispatch::iso22133::Traj>],
     ) -> Result<(), String> {
+        // Until the previous motion's TRAJ have run out (their end pose held).
+        if let Some(at) = links::ready_at(&self.h) {
+            tokio::time::sleep_until(at).await;
+        }
+        self.to_disarmed().await?;
+        for (i, t) in trajs.iter().enumerate() {
+            self.h.upload_traj(i, t.clone());
+        }
+        // The stock object reads a new TRAJ while DISARMED every 200 ms: a little time before
+        // arming, as on a fresh connection (whose link is measured for half a second).
+        tokio::time::sleep(TRAJ_SETTLE).await;
+        Ok(())
+    }
+
+    /// After the motion (its results taken): every object back to DISARMED — by itself after
+    /// NORMAL_STOP, else reset with ABORT and ALL_CLEAR — while its TRAJ still holds its end
+    /// pose; the next motion of these objects waits for that hold to run out.
+    pub async fn reset_objects(&self) {
+        let t0 = tokio::time::Instant::now();
+        if let Err(e) = self.to_disarmed().await {
+            tracing::warn!(error = %e, "objects not back to DISARMED after the motion");
+        }
+        links::set_ready_at(
+            &self.h,
+            t0 + Duration::from_secs_f64(END_HOLD_S) + TRAJ_SETTLE,
+        );
+    }
+
+    /// Every connected object DISARMED and the session idle (see [`Self::reset_objects`]).
+    async fn to_disarmed(&self) -> Result<(), String> {
         let h = &self.h;
         match h.snapshot().phase {
             Phase::Running => h.finish(),
@@ -238,12 +307,6 @@ impl Motion {
                 self.describe()
             ));
         }
-        for (i, t) in trajs.iter().enumerate() {
-            h.upload_traj(i, t.clone());
-        }
-        // The stock object reads a new TRAJ while DISARMED every 200 ms: a little time before
-        // arming, as on a fresh connection (whose link is measured for half a second).
-        tokio::time::sleep(TRAJ_SETTLE).await;
         Ok(())
     }
 
