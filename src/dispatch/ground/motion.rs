@@ -51,7 +51,7 @@ pub struct Motion {
 
 /// How long every object's TRAJ holds its end pose after the motion's last path is planned to
 /// end, s: the stop and the reset to DISARMED ([`Motion::reset_objects`]) happen inside it.
-pub const END_HOLD_S: f64 = 3.0;
+pub const END_HOLD_S: f64 = 2.0;
 
 /// Each object's hold: all of them end together, [`END_HOLD_S`] after the last planned end
 /// (start + duration). A stock isoObject steps through its TRAJ on a sleeping thread and
@@ -246,10 +246,8 @@ impl Motion {
         if let Err(e) = self.to_disarmed().await {
             tracing::warn!(error = %e, "objects not back to DISARMED after the motion");
         }
-        links::set_ready_at(
-            &self.h,
-            t0 + Duration::from_secs_f64(END_HOLD_S) + TRAJ_SETTLE,
-        );
+        // The holds end END_HOLD_S after the last object reached its end, which was before t0.
+        links::set_ready_at(&self.h, t0 + Duration::from_secs_f64(END_HOLD_S));
     }
 
     /// Every connected object DISARMED and the session idle (see [`Self::reset_objects`]).
@@ -260,7 +258,7 @@ impl Motion {
             Phase::Armed | Phase::Arming => h.disarm(),
             _ => {}
         }
-        let settle = self.opts.stop_timeout.min(Duration::from_millis(500));
+        let settle = self.opts.stop_timeout.min(Duration::from_millis(300));
         h.wait_for(settle, all_disarmed).await;
         for attempt in 1..=3 {
             let s = h.snapshot();
