@@ -21,6 +21,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use scil::dispatch::ground::bench::Prepared;
 use scil::dispatch::ground::{Drives, Ground, GroundError, GroundOptions, Mobility, ObjectSpec};
 use scil::dispatch::iso22133::ObjectState;
 use scil::map::Map;
@@ -178,7 +179,11 @@ fn objects(setup: &RunSetup, ips: &[&str]) -> Vec<ObjectSpec> {
 
 /// One point of a test day: arm as one, start, check tracks and impacts, drive back, check
 /// the start poses; returns the worst lateral distance and impact-location error.
-async fn point(ground: &mut Ground, setup: &Arc<RunSetup>, label: &str) -> (f64, f64) {
+async fn point(
+    ground: &mut Ground,
+    setup: &Arc<RunSetup>,
+    label: &str,
+) -> (f64, Option<f64>, Prepared) {
     let prepared = ground.prepare(setup.clone()).await.expect("planned");
     let motion = ground.arm(&prepared, false).await.expect("armed as one");
     let snap = motion.h.snapshot();
@@ -241,7 +246,8 @@ async fn point(ground: &mut Ground, setup: &Arc<RunSetup>, label: &str) -> (f64,
         assert!(lat <= 0.05, "{label}: {} {lat:.3} m off its path", o.name);
         worst_lat = worst_lat.max(lat);
     }
-    let mut worst_loc = 0.0f64;
+    // The largest impact-location error judged (none when no location could be judged).
+    let mut worst_loc: Option<f64> = None;
     assert!(!rep.impacts.is_empty(), "{label}: no moving target");
     for i in &rep.impacts {
         let Some(planned) = i.planned_location else {
@@ -295,7 +301,7 @@ async fn point(ground: &mut Ground, setup: &Arc<RunSetup>, label: &str) -> (f64,
             err.abs() <= 0.05,
             "{label}: impact location off by {err:.3}"
         );
-        worst_loc = worst_loc.max(err.abs());
+        worst_loc = Some(worst_loc.unwrap_or(0.0).max(err.abs()));
     }
     // Back to the start.
     let back = ground.arm_return(&prepared).await.expect("return armed");
@@ -325,7 +331,7 @@ async fn point(ground: &mut Ground, setup: &Arc<RunSetup>, label: &str) -> (f64,
     }
     assert!(ret.at_start, "{label}: {:?}", ground.status());
     assert!(ret.aborted.is_none());
-    (worst_lat, worst_loc)
+    (worst_lat, worst_loc, prepared)
 }
 
 /// An object's states in a motion, for the log.
@@ -348,12 +354,11 @@ fn pose(p: Option<scil::dispatch::ground::Pose>) -> String {
     })
 }
 
-/// The next run of the same scenario: every object at its start, armed as one and started
-/// (the VUT robot drives off along its path); stopped after a second of driving (the full
-/// run was judged by the first point).
-async fn next_run_starts(ground: &mut Ground, setup: &Arc<RunSetup>, label: &str) {
-    let prepared = ground.prepare(setup.clone()).await.expect("planned");
-    let motion = ground.arm(&prepared, false).await.expect("armed as one");
+/// The next run of the same scenario (its plan): every object at its start, armed as one and
+/// started (the VUT robot drives off along its path); stopped after a second of driving (the
+/// full run was judged by the first point).
+async fn next_run_starts(ground: &mut Ground, prepared: &Prepared, label: &str) {
+    let motion = ground.arm(prepared, false).await.expect("armed as one");
     motion.start_check().expect("start check passes");
     let vut = motion
         .plans
@@ -378,7 +383,7 @@ async fn next_run_starts(ground: &mut Ground, setup: &Arc<RunSetup>, label: &str
         ..scil::run::SessionOptions::default()
     };
     let rep = ground
-        .run_with(motion, &prepared, None, Vec::new(), opts, Some(stop), None)
+        .run_with(motion, prepared, None, Vec::new(), opts, Some(stop), None)
         .await
         .expect("started");
     for o in &rep.objects {
@@ -412,9 +417,12 @@ async fn day(setup: Arc<RunSetup>, ips: &[&str], label: &str) {
     let mut procs = demos(&bin, ips);
     let mut ground = Ground::new(objects(&setup, ips), options()).expect("objects");
     let r = tokio::time::timeout(Duration::from_secs(150), async {
-        let (lat, loc) = point(&mut ground, &setup, label).await;
-        println!("{label}: max lateral {lat:.4} m, impact error {loc:.3}");
-        next_run_starts(&mut ground, &setup, &format!("{label} (next)")).await;
+        let (lat, loc, prepared) = point(&mut ground, &setup, label).await;
+        println!(
+            "{label}: max lateral {lat:.4} m, impact location error {}",
+            loc.map_or("not judged".into(), |e| format!("{e:.3}"))
+        );
+        next_run_starts(&mut ground, &prepared, &format!("{label} (next)")).await;
     })
     .await;
     if r.is_err() {
