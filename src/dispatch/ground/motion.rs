@@ -246,8 +246,24 @@ impl Motion {
         if let Err(e) = self.to_disarmed().await {
             tracing::warn!(error = %e, "objects not back to DISARMED after the motion");
         }
-        // The holds end END_HOLD_S after the last object reached its end, which was before t0.
-        links::set_ready_at(&self.h, t0 + Duration::from_secs_f64(END_HOLD_S));
+        // The holds end END_HOLD_S after the last object reached its end, which was before t0
+        // when the motion ran to its end. An aborted motion ends early, but the stock object
+        // steps through its whole TRAJ anyway: from each object's STRT, its path and hold (and
+        // 2 % for running late).
+        let s = self.h.snapshot();
+        let last_end_s = s
+            .carriers
+            .iter()
+            .zip(&self.plans)
+            .zip(&self.holds_s)
+            .filter_map(|((c, p), hold)| {
+                c.strt_written_s
+                    .map(|t| t + 1.02 * p.track.duration_s() + hold)
+            })
+            .fold(0.0, f64::max);
+        let ready = (self.h.epoch() + Duration::from_secs_f64(last_end_s))
+            .max(t0 + Duration::from_secs_f64(END_HOLD_S));
+        links::set_ready_at(&self.h, ready);
     }
 
     /// Every connected object DISARMED and the session idle (see [`Self::reset_objects`]).
