@@ -1,14 +1,16 @@
 //! Every object on the ground, on stock RI-SE isoObjects (`ISO_objectDemo -i 127.0.0.N`, its
 //! default `follow-trajectory` behaviour: it follows the TRAJ it is sent and reports MONR
 //! along it): the VUT's robot and the target carriers of Euro NCAP 2026 rows, each its own
-//! process on its own loopback address. Runs with SCIL_GROUND_TESTS=1 when SCIL_ISOOBJECT_DEMO
-//! names the built binary (`.ci/run` builds it from third_party/isoObject); otherwise prints
-//! why it skips.
+//! process on its own loopback address. Runs whenever SCIL_ISOOBJECT_DEMO names the built
+//! binary (`.ci/run` builds it from third_party/isoObject); otherwise prints why it skips (and
+//! fails on CI, CI=true).
 //!
 //! Each row: armed as one, started; each object's MONR track on its planned path (the maximum
 //! lateral distance is printed); the impact location from MONR within ±0.05 of the planned
-//! one; back to the start within 0.5 m and 5°; a second run starts. And an object killed while
-//! armed: the run is no longer armed and the start is refused, naming it.
+//! one; back to the start within 0.5 m and 5°; the next run armed as one and started. And an
+//! object killed while armed: the run is no longer armed and the start is refused, naming it.
+//! The control centre keeps one session per object for the whole test (see
+//! `scil::dispatch::ground::links`).
 
 #[path = "it/support/mod.rs"]
 mod support;
@@ -19,6 +21,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use scil::dispatch::ground::bench::Prepared;
 use scil::dispatch::ground::{Drives, Ground, GroundError, GroundOptions, Mobility, ObjectSpec};
 use scil::dispatch::iso22133::ObjectState;
 use scil::map::Map;
@@ -40,12 +43,6 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn demo_bin() -> Option<PathBuf> {
-    // The stock object sometimes stays unconnected after a run ended (it closes its link and
-    // is slow to take a new one), so these tests run when asked: SCIL_GROUND_TESTS=1.
-    if std::env::var("SCIL_GROUND_TESTS").as_deref() != Ok("1") {
-        println!("skip: SCIL_GROUND_TESTS=1 not set (a test day on stock isoObjects)");
-        return None;
-    }
     match std::env::var_os("SCIL_ISOOBJECT_DEMO") {
         Some(p) => {
             let p = PathBuf::from(p);
@@ -67,6 +64,7 @@ fn demo_bin() -> Option<PathBuf> {
 struct Demo {
     child: Child,
     log: PathBuf,
+    ip: String,
 }
 
 impl Demo {
@@ -79,7 +77,22 @@ impl Demo {
             .stderr(Stdio::from(out))
             .spawn()
             .expect("ISO_objectDemo starts");
-        Demo { child, log }
+        Demo {
+            child,
+            log,
+            ip: ip.to_string(),
+        }
+    }
+
+    /// How the process died, if a signal ended it (the stock object's own crash).
+    fn crashed(&mut self) -> Option<String> {
+        use std::os::unix::process::ExitStatusExt;
+        match self.child.try_wait() {
+            Ok(Some(st)) => st
+                .signal()
+                .map(|sig| format!("{} (pid {}) died of signal {sig}", self.ip, self.child.id())),
+            _ => None,
+        }
     }
 
     fn kill(&mut self) {
@@ -117,9 +130,7 @@ fn options() -> GroundOptions {
         telemetry_stale_s: 1.0,
         // The stock object's heartbeat timeout is 10 HEAB periods: 1 s at 10 Hz.
         heab_rate_hz: 10,
-        // A stock object that dropped its link at the end of a run (its heartbeat timeout is
-        // short) may take a while to be connected and armable again on a loaded machine.
-        connect_timeout: std::time::Duration::from_secs(30),
+        connect_timeout: std::time::Duration::from_secs(15),
         link_limits: Some(scil::dispatch::link_health::LinkLimits {
             max_monr_loss: 0.75,
             max_latency_s: 0.5,
@@ -169,8 +180,8 @@ fn objects(setup: &RunSetup, ips: &[&str]) -> Vec<ObjectSpec> {
             },
             address: ip.to_string(),
             mobility: Some(Mobility {
-                speed_mps: 12.0,
-                accel_mps2: 4.0,
+                speed_mps: 20.0,
+                accel_mps2: 5.0,
                 ..if d == Drives::Vut {
                     Mobility::CAR
                 } else {
@@ -184,7 +195,11 @@ fn objects(setup: &RunSetup, ips: &[&str]) -> Vec<ObjectSpec> {
 
 /// One point of a test day: arm as one, start, check tracks and impacts, drive back, check
 /// the start poses; returns the worst lateral distance and impact-location error.
-async fn point(ground: &mut Ground, setup: &Arc<RunSetup>, label: &str) -> (f64, f64) {
+async fn point(
+    ground: &mut Ground,
+    setup: &Arc<RunSetup>,
+    label: &str,
+) -> (f64, Option<f64>, Prepared) {
     let prepared = ground.prepare(setup.clone()).await.expect("planned");
     let motion = ground.arm(&prepared, false).await.expect("armed as one");
     let snap = motion.h.snapshot();
@@ -224,21 +239,31 @@ async fn point(ground: &mut Ground, setup: &Arc<RunSetup>, label: &str) -> (f64,
         );
         let lat = o.max_lateral_m.expect("MONR while running");
         println!(
-            "{label}: {} ({}) TRAJ {} points {:.1} s, MONR {}, max lateral {:.4} m, end {:.3} m, schedule lag {:+.0} ms (max {:+.0})",
+            "{label}: {} ({}) states {}, TRAJ {} points {:.1} s, MONR {}, max lateral {:.4} m, final pose {}, end {:.3} m, schedule lag {:+.0} ms (max {:+.0})",
             o.name,
             o.drives,
+            states(o),
             o.traj_points,
             o.traj_duration_s,
             o.monr_count,
             lat,
+            pose(o.final_pose),
             o.end_distance_m.unwrap_or(f64::NAN),
             o.schedule_lag_s.unwrap_or(f64::NAN) * 1e3,
             o.max_schedule_lag_s.unwrap_or(f64::NAN) * 1e3
         );
+        assert!(
+            o.monr_count > 100,
+            "{label}: {} MONR {}",
+            o.name,
+            o.monr_count
+        );
+        assert!(o.final_pose.is_some(), "{label}: {} no final pose", o.name);
         assert!(lat <= 0.05, "{label}: {} {lat:.3} m off its path", o.name);
         worst_lat = worst_lat.max(lat);
     }
-    let mut worst_loc = 0.0f64;
+    // The largest impact-location error judged (none when no location could be judged).
+    let mut worst_loc: Option<f64> = None;
     assert!(!rep.impacts.is_empty(), "{label}: no moving target");
     for i in &rep.impacts {
         let Some(planned) = i.planned_location else {
@@ -292,18 +317,21 @@ async fn point(ground: &mut Ground, setup: &Arc<RunSetup>, label: &str) -> (f64,
             err.abs() <= 0.05,
             "{label}: impact location off by {err:.3}"
         );
-        worst_loc = worst_loc.max(err.abs());
+        worst_loc = Some(worst_loc.unwrap_or(0.0).max(err.abs()));
     }
     // Back to the start.
     let back = ground.arm_return(&prepared).await.expect("return armed");
     let ret = ground.drive_back(back).await.expect("return driven");
     for o in &ret.objects {
         println!(
-            "{label}: return {} {} points {:.1} s, max lateral {:.4} m, at start {:.3} m {:.2}°",
+            "{label}: return {} states {}, TRAJ {} points {:.1} s, MONR {}, max lateral {:.4} m, final pose {}, at start {:.3} m {:.2}°",
             o.name,
+            states(o),
             o.traj_points,
             o.traj_duration_s,
+            o.monr_count,
             o.max_lateral_m.unwrap_or(f64::NAN),
+            pose(o.final_pose),
             o.end_distance_m.unwrap_or(f64::NAN),
             o.end_heading_deg.unwrap_or(f64::NAN)
         );
@@ -319,31 +347,143 @@ async fn point(ground: &mut Ground, setup: &Arc<RunSetup>, label: &str) -> (f64,
     }
     assert!(ret.at_start, "{label}: {:?}", ground.status());
     assert!(ret.aborted.is_none());
-    (worst_lat, worst_loc)
+    (worst_lat, worst_loc, prepared)
 }
 
-/// A point, back to the start, and the next run starts.
-async fn day(setup: Arc<RunSetup>, ips: &[&str], label: &str) {
+/// An object's states in a motion, for the log.
+fn states(o: &scil::dispatch::ground::ObjectReport) -> String {
+    o.states_seen
+        .iter()
+        .map(|s| format!("{:?}", s.state))
+        .collect::<Vec<_>>()
+        .join(">")
+}
+
+fn pose(p: Option<scil::dispatch::ground::Pose>) -> String {
+    p.map_or("none".into(), |p| {
+        format!(
+            "({:.2}, {:.2}, {:.1}°)",
+            p.x,
+            p.y,
+            scil::frame::yaw_to_heading(p.yaw)
+        )
+    })
+}
+
+/// The next run of the same scenario (its plan): every object at its start, armed as one and
+/// started (the VUT robot drives off along its path); stopped after a second of driving (the
+/// full run was judged by the first point).
+async fn next_run_starts(ground: &mut Ground, prepared: &Prepared, label: &str) {
+    let motion = ground.arm(prepared, false).await.expect("armed as one");
+    motion.start_check().expect("start check passes");
+    let vut = motion
+        .plans
+        .iter()
+        .find(|p| p.drives == Drives::Vut)
+        .map(|p| p.name.clone())
+        .expect("a VUT robot");
+    let stop = scil::run::StopHandle::new();
+    let (h, stopper) = (motion.h.clone(), stop.clone());
+    tokio::spawn(async move {
+        h.wait_carrier_state(&vut, ObjectState::Running, Duration::from_secs(10))
+            .await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        stopper.abort(
+            "the next run started: stopped by the test",
+            scil::run::Stopper::Operator,
+        );
+    });
+    let opts = scil::run::SessionOptions {
+        pace: scil::run::Pace::Live,
+        first_sample_timeout: Some(Duration::from_secs(10)),
+        ..scil::run::SessionOptions::default()
+    };
+    let rep = ground
+        .run_with(motion, prepared, None, Vec::new(), opts, Some(stop), None)
+        .await
+        .expect("started");
+    for o in &rep.objects {
+        println!(
+            "{label}: {} ({}) states {}, MONR {}, max lateral {:.4} m",
+            o.name,
+            o.drives,
+            states(o),
+            o.monr_count,
+            o.max_lateral_m.unwrap_or(f64::NAN)
+        );
+        if o.drives == Drives::Vut {
+            assert!(
+                o.states_seen
+                    .iter()
+                    .any(|s| s.state == ObjectState::Running),
+                "{label}: the VUT robot never ran: {:?}",
+                o.states_seen
+            );
+            let lat = o.max_lateral_m.expect("MONR while running");
+            assert!(lat <= 0.05, "{label}: {} {lat:.3} m off its path", o.name);
+        }
+    }
+}
+
+/// Runs `body` (a test day) against fresh stand-in objects on `ips`. The stock isoObject can
+/// crash by itself (a segmentation fault in its own main loop when its state changes under it,
+/// see docs/ground.md); when the day failed and one of its objects died of a signal, the day
+/// runs once more with fresh objects, saying so. Any other failure fails at once.
+async fn stand_in_day<F, Fut>(bin: &Path, ips: &[&str], label: &str, body: F)
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    for attempt in 1..=2 {
+        let t0 = std::time::Instant::now();
+        let mut procs = demos(bin, ips);
+        let r = tokio::spawn(tokio::time::timeout(Duration::from_secs(170), body())).await;
+        scil::dispatch::ground::links::close_all().await;
+        let crashed: Vec<String> = procs.iter_mut().filter_map(|d| d.crashed()).collect();
+        let failed = !matches!(r, Ok(Ok(())));
+        if failed {
+            for d in &procs {
+                eprintln!("--- {} ---\n{}", d.ip, d.log());
+            }
+        }
+        for d in procs.iter_mut() {
+            d.kill();
+        }
+        match r {
+            Ok(Ok(())) => {
+                println!("{label}: {:.0} s", t0.elapsed().as_secs_f64());
+                return;
+            }
+            _ if attempt == 1 && !crashed.is_empty() => {
+                println!(
+                    "{label}: STAND-IN OBJECT CRASHED ({}): the stock isoObject's own fault, not scil's; the test day once more with fresh objects",
+                    crashed.join("; ")
+                );
+            }
+            Ok(Err(_)) => panic!("{label}: timed out"),
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => panic!("{label}: {e}"),
+        }
+    }
+}
+
+/// A point, back to the start, and the next run armed as one and started.
+async fn day(setup: Arc<RunSetup>, ips: &'static [&'static str], label: &'static str) {
     let Some(bin) = demo_bin() else { return };
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let mut procs = demos(&bin, ips);
-    let mut ground = Ground::new(objects(&setup, ips), options()).expect("objects");
-    let r = tokio::time::timeout(Duration::from_secs(240), async {
-        point(&mut ground, &setup, label).await;
-        // The next run of the same scenario: every object at its start, armed, started.
-        let (lat, loc) = point(&mut ground, &setup, &format!("{label} (2nd)")).await;
-        println!("{label}: second run max lateral {lat:.4} m, impact error {loc:.3}");
+    stand_in_day(&bin, ips, label, || {
+        let setup = setup.clone();
+        async move {
+            let mut ground = Ground::new(objects(&setup, ips), options()).expect("objects");
+            let (lat, loc, prepared) = point(&mut ground, &setup, label).await;
+            println!(
+                "{label}: max lateral {lat:.4} m, impact location error {}",
+                loc.map_or("not judged".into(), |e| format!("{e:.3}"))
+            );
+            next_run_starts(&mut ground, &prepared, &format!("{label} (next)")).await;
+        }
     })
     .await;
-    if r.is_err() {
-        for d in &procs {
-            eprintln!("{}", d.log());
-        }
-        panic!("{label}: timed out");
-    }
-    for d in procs.iter_mut() {
-        d.kill();
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -442,16 +582,20 @@ async fn an_object_killed_while_armed_refuses_the_start_naming_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_point_through_the_service_then_back_to_start_and_the_next() {
     let _alone = one_at_a_time();
-    use reqwest::StatusCode;
-    use serde_json::json;
     let Some(bin) = demo_bin() else { return };
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let ips = ["127.0.0.51", "127.0.0.52"];
+    stand_in_day(&bin, &ips, "service", move || service_day(ips)).await;
+}
+
+/// The service test's day on the objects at `ips` (the robot's and the dummy's).
+async fn service_day(ips: [&'static str; 2]) {
+    use reqwest::StatusCode;
+    use serde_json::json;
     let mut p = Params::new(20.0);
     p.impact = Some(0.5);
     let s = setup("CPNCO", p, "opendrive/proving_ground.xodr");
     let toml = toml::to_string(&s.scenario).expect("scenario toml");
-    let ips = ["127.0.0.51", "127.0.0.52"];
-    let _procs = demos(&bin, &ips);
     let dir = support::tempdir("ground");
     // The service as `support::service::spawn` starts it, with the `[ground]` limits of a
     // shared machine (see `options`).
@@ -522,6 +666,9 @@ async fn a_point_through_the_service_then_back_to_start_and_the_next() {
         let imp = &ground["impacts"][0];
         println!("service round {round}: impact {imp}");
         assert!(imp["monr"]["location"].is_number(), "{ground}");
+        if round == 1 {
+            break; // the next run armed, started and finished
+        }
         // Back to the start; the next run needs it.
         let (st, v) = c.post_empty(&format!("/runs/{id}/return")).await;
         assert_eq!(st, StatusCode::ACCEPTED, "{v}");

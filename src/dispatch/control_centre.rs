@@ -247,32 +247,6 @@ impl CarrierSnapshot {
                 _ => false,
             }
     }
-
-    /// Distance travelled from the start position at time `t_s` (interpolated MONR track,
-    /// carrier-stamped times).
-    pub fn travel_at(&self, t_s: f64) -> Option<f64> {
-        // From where the carrier stood before it ran (its last MONR before RUNNING): the first
-        // RUNNING MONR is already under way when STRT took a while to arrive.
-        let first = self
-            .track
-            .iter()
-            .position(|p| p.4 == ObjectState::Running)?;
-        let p0 = self.track[first.saturating_sub(1)];
-        let (x0, y0) = (p0.1, p0.2);
-        let i = self.track.partition_point(|p| p.0 <= t_s);
-        if i == 0 {
-            return None;
-        }
-        let a = self.track[i - 1];
-        let (x, y) = match self.track.get(i) {
-            Some(b) if b.0 > a.0 => {
-                let f = (t_s - a.0) / (b.0 - a.0);
-                (a.1 + f * (b.1 - a.1), a.2 + f * (b.2 - a.2))
-            }
-            _ => (a.1, a.2),
-        };
-        Some(((x - x0).powi(2) + (y - y0).powi(2)).sqrt())
-    }
 }
 
 /// One MONR as it arrived, for consumers that follow an object live (the VUT robot's MONR
@@ -318,6 +292,8 @@ enum Cmd {
     Finish,
     AllClear,
     Telemetry(Instant),
+    Traj(usize, Arc<Traj>),
+    HeabReady,
     Shutdown,
 }
 
@@ -344,6 +320,7 @@ enum CarrierCmd {
     Ostm(OstmCommand),
     Strt { at: Instant },
     Mtsp { origin: Instant },
+    Traj(Arc<Traj>),
     Shutdown,
 }
 
@@ -549,6 +526,11 @@ impl ControlCentreHandle {
         self.send(Cmd::Finish);
     }
 
+    /// HEAB READY while the run stays aborted (before [`Self::all_clear`]).
+    pub fn heab_ready(&self) {
+        self.send(Cmd::HeabReady);
+    }
+
     /// ALL_CLEAR after an abort or a finished run.
     pub fn all_clear(&self) {
         self.send(Cmd::AllClear);
@@ -557,6 +539,22 @@ impl ControlCentreHandle {
     /// A new VUT telemetry sample arrived now (feeds the stale-telemetry rule).
     pub fn telemetry(&self) {
         self.send(Cmd::Telemetry(Instant::now()));
+    }
+
+    /// Uploads `traj` to carrier `carrier` (index) on its open link; it is also the TRAJ
+    /// sent when the link is made again.
+    pub fn upload_traj(&self, carrier: usize, traj: Arc<Traj>) {
+        self.send(Cmd::Traj(carrier, traj));
+    }
+
+    /// Whether `other` is a handle of the same control centre.
+    pub fn same_session(&self, other: &ControlCentreHandle) -> bool {
+        self.cmd.same_channel(&other.cmd)
+    }
+
+    /// Whether the control centre's tasks have ended (shut down, or their runtime is gone).
+    pub fn is_closed(&self) -> bool {
+        self.cmd.is_closed()
     }
 
     pub fn events(&self) -> broadcast::Receiver<DispatchEvent> {
@@ -667,6 +665,10 @@ async fn central_task(
                     Some(Cmd::Finish) => sup.finish(now),
                     Some(Cmd::AllClear) => sup.all_clear(now),
                     Some(Cmd::Telemetry(t)) => sup.on_sample(secs(t)),
+                    Some(Cmd::HeabReady) => sup.heab_ready(),
+                    Some(Cmd::Traj(i, t)) => if let Some(c) = carriers.get(i) {
+                        let _ = c.send(CarrierCmd::Traj(t));
+                    },
                     Some(Cmd::Shutdown) | None => {
                         for c in &carriers {
                             let _ = c.send(CarrierCmd::Shutdown);

@@ -496,6 +496,14 @@ impl Supervisor {
         }
     }
 
+    /// After an abort: HEAB back to READY while still aborted (before ALL_CLEAR, so that no
+    /// HEAB ABORT reaches an object after its ALL_CLEAR).
+    pub fn heab_ready(&mut self) {
+        if self.phase == Phase::Aborted {
+            self.actions.push_back(Action::HeabStatus(CcStatus::Ready));
+        }
+    }
+
     /// After an abort or a finished run: ALL_CLEAR to every carrier, back to Idle.
     pub fn all_clear(&mut self, now: f64) {
         if matches!(self.phase, Phase::Aborted | Phase::Finished) {

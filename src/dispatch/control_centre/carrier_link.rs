@@ -13,6 +13,34 @@ pub(super) fn signed_secs(epoch: Instant, t: Instant) -> f64 {
     }
 }
 
+impl CarrierSnapshot {
+    /// Distance travelled from the start position at time `t_s` (interpolated MONR track,
+    /// carrier-stamped times).
+    pub fn travel_at(&self, t_s: f64) -> Option<f64> {
+        // From where the carrier stood before it ran (its last MONR before RUNNING): the first
+        // RUNNING MONR is already under way when STRT took a while to arrive.
+        let first = self
+            .track
+            .iter()
+            .position(|p| p.4 == ObjectState::Running)?;
+        let p0 = self.track[first.saturating_sub(1)];
+        let (x0, y0) = (p0.1, p0.2);
+        let i = self.track.partition_point(|p| p.0 <= t_s);
+        if i == 0 {
+            return None;
+        }
+        let a = self.track[i - 1];
+        let (x, y) = match self.track.get(i) {
+            Some(b) if b.0 > a.0 => {
+                let f = (t_s - a.0) / (b.0 - a.0);
+                (a.1 + f * (b.1 - a.1), a.2 + f * (b.2 - a.2))
+            }
+            _ => (a.1, a.2),
+        };
+        Some(((x - x0).powi(2) + (y - y0).powi(2)).sqrt())
+    }
+}
+
 /// `epoch` + `s` seconds (`s` may be negative).
 pub(super) fn at_signed(epoch: Instant, s: f64) -> Instant {
     if s >= 0.0 {
@@ -162,6 +190,8 @@ pub(super) async fn carrier_task(
     let max = Duration::from_millis(cfg.reconnect_max_ms.max(cfg.reconnect_initial_ms.max(1)));
     let mut backoff = initial;
     let heab_period = Duration::from_secs_f64(1.0 / cfg.heab_rate_hz.max(1) as f64);
+    // The TRAJ sent on every (re)connection: the configured one until another is uploaded.
+    let mut current_traj: Option<Arc<Traj>> = cfg.trajectories.get(&c.name).cloned();
 
     loop {
         // --- connect (with exponential backoff), still obeying Shutdown --------------------
@@ -185,6 +215,7 @@ pub(super) async fn carrier_task(
                         _ = &mut sleep => break,
                         m = rx.recv() => match m {
                             Some(CarrierCmd::Shutdown) | None => return,
+                            Some(CarrierCmd::Traj(t)) => current_traj = Some(t),
                             Some(_) => {} // commands while disconnected are dropped
                         }
                     }
@@ -221,7 +252,7 @@ pub(super) async fn carrier_task(
             carrier: c.name.clone(),
         }));
         if c.mode == CarrierMode::Trajectory {
-            let traj = match (cfg.trajectories.get(&c.name), &c.profile) {
+            let traj = match (&current_traj, &c.profile) {
                 (Some(t), _) => Some(Traj::clone(t)),
                 (None, Some(p)) => Some(p.to_traj(idx as u16 + 1, &c.name, cfg.traj_dt_s)),
                 (None, None) => None,
@@ -291,7 +322,18 @@ pub(super) async fn carrier_task(
                             break "write OSTM failed".into();
                         }
                     }
-                    Some(CarrierCmd::Shutdown) | None => return,
+                    Some(CarrierCmd::Traj(traj)) => {
+                        let points = traj.points.len();
+                        if stream.write_all(wire.encode(&Message::Traj(Traj::clone(&traj)))).await.is_err() {
+                            break "write TRAJ failed".into();
+                        }
+                        current_traj = Some(traj);
+                        let _ = obs.send(Obs::Sent(EventKind::TrajUploaded { carrier: c.name.clone(), points }));
+                    }
+                    Some(CarrierCmd::Shutdown) | None => {
+                        quiet_close(stream, heab_period).await;
+                        return;
+                    }
                 },
                 r = heab_status.changed() => {
                     if r.is_ok() {
@@ -333,6 +375,18 @@ pub(super) async fn carrier_task(
         let _ = obs.send(Obs::Disconnected(idx, reason));
         tokio::time::sleep(backoff).await;
     }
+}
+
+/// Closes a link the way an object can take a new one: the heartbeat stops first and the TCP
+/// connection is closed a few HEAB periods later (well inside the object's heartbeat timeout
+/// of 10 periods). A HEAB that reaches an object after it saw its TCP connection close
+/// re-arms its heartbeat check on a dead link: the stock isoObject then "times out" about a
+/// second later and drops the next session, or — when that session has not been made yet —
+/// cancels its own pending accept and exits (`remote_endpoint: Bad file descriptor`).
+async fn quiet_close(mut stream: TcpStream, heab_period: Duration) {
+    let quiet = (heab_period * 3).clamp(Duration::from_millis(30), Duration::from_millis(300));
+    tokio::time::sleep(quiet).await;
+    let _ = stream.shutdown().await;
 }
 
 pub(super) async fn send_mtsp(

@@ -92,9 +92,11 @@ pub struct ObjectReport {
     pub name: String,
     pub drives: Drives,
     pub states_seen: Vec<StateAt>,
-    /// TRAJ uploaded: points and duration.
+    /// TRAJ uploaded: points and duration of its path (the TRAJ then holds the end pose for
+    /// `traj_hold_s` more, so that the motion ends inside it).
     pub traj_points: usize,
     pub traj_duration_s: f64,
+    pub traj_hold_s: f64,
     pub monr_count: u64,
     /// Largest distance of a MONR position while RUNNING from the planned path, m.
     pub max_lateral_m: Option<f64>,
@@ -405,7 +407,8 @@ impl Ground {
             ..CarrierOptions::default()
         };
         let start_on_arm = vut_idx.map(|i| (prepared.plans[i].name.clone(), self.opts.start_lead));
-        let mut sink = CarrierSink::attached(motion.h.clone(), copts, targets_of, start_on_arm);
+        let mut sink = CarrierSink::attached(motion.h.clone(), copts, targets_of, start_on_arm)
+            .with_events_from(motion.window.events);
         if let Some(o) = observer {
             sink = sink.with_observer(o);
         }
@@ -444,6 +447,7 @@ impl Ground {
         let impacts = impact_checks(prepared, &monr);
         self.observe(&snap);
         self.observe_poses(&last_poses(&monr));
+        motion.reset_objects().await;
         motion.shutdown().await;
         let vut_ins = vut_ins.and_then(|d| d.lock().ok().map(|d| d.clone()));
         Ok(GroundReport {
@@ -471,7 +475,11 @@ impl Ground {
                 .ok_or_else(|| {
                     GroundError::Plan(format!("object {}: no route back to its start", s.name))
                 })?;
-            plans.push(ObjectPlan { track, ..p.clone() });
+            plans.push(ObjectPlan {
+                track,
+                start_s: 0.0,
+                ..p.clone()
+            });
         }
         self.arm_plans(plans, prepared).await
     }
@@ -509,7 +517,7 @@ impl Ground {
         tick.abort();
         let monr = motion.monr();
         let objects = object_reports(&motion, &snap, &monr);
-        let aborted = snap.events.iter().find_map(|e| match &e.kind {
+        let aborted = motion.events(&snap).iter().find_map(|e| match &e.kind {
             EventKind::Abort { reason } => {
                 Some(serde_json::to_string(reason).unwrap_or_else(|_| format!("{reason:?}")))
             }
@@ -517,6 +525,7 @@ impl Ground {
         });
         self.observe(&snap);
         self.observe_poses(&last_poses(&monr));
+        motion.reset_objects().await;
         motion.shutdown().await;
         let at_start = self.status.iter().all(|s| s.at_start == Some(true));
         Ok(ReturnReport {
@@ -660,6 +669,7 @@ fn object_reports(motion: &Motion, snap: &Snapshot, monr: &[Vec<MonrSample>]) ->
         .enumerate()
         .map(|(i, p)| {
             let c = snap.carriers.get(i);
+            let w = &motion.window;
             let track = monr.get(i).map(Vec::as_slice).unwrap_or(&[]);
             let max_lateral_m = track
                 .iter()
@@ -682,17 +692,33 @@ fn object_reports(motion: &Motion, snap: &Snapshot, monr: &[Vec<MonrSample>]) ->
             ObjectReport {
                 name: p.name.clone(),
                 drives: p.drives.clone(),
+                // This motion's: its state when it began, then each change since.
                 states_seen: c
                     .map(|c| {
-                        c.states_seen
-                            .iter()
-                            .map(|(t, s)| StateAt { t_s: *t, state: *s })
+                        let first = w
+                            .states
+                            .get(i)
+                            .copied()
+                            .flatten()
+                            .map(|state| StateAt { t_s: w.t_s, state });
+                        first
+                            .into_iter()
+                            .chain(
+                                c.states_seen
+                                    .iter()
+                                    .filter(|(t, _)| *t > w.t_s)
+                                    .map(|(t, s)| StateAt { t_s: *t, state: *s }),
+                            )
                             .collect()
                     })
                     .unwrap_or_default(),
                 traj_points: p.track.points.len(),
                 traj_duration_s: p.track.duration_s(),
-                monr_count: c.map_or(0, |c| c.monr_count),
+                traj_hold_s: motion.holds_s.get(i).copied().unwrap_or(0.0),
+                monr_count: c.map_or(0, |c| {
+                    c.monr_count
+                        .saturating_sub(w.monr_counts.get(i).copied().unwrap_or(0))
+                }),
                 max_lateral_m,
                 final_pose,
                 start_pose: p.track.start(),

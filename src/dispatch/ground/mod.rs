@@ -18,6 +18,7 @@
 
 pub mod impact;
 pub mod ins_check;
+pub mod links;
 pub mod motion;
 pub mod plan;
 pub mod route;

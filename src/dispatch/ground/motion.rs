@@ -8,11 +8,12 @@ use std::time::Duration;
 use serde::Serialize;
 use tokio::sync::broadcast;
 
+use super::links;
 use super::plan::{GroundOptions, ObjectPlan};
 use super::track::Pose;
 use crate::dispatch::control_centre::{
-    CarrierConfig, CarrierMode, ControlCentre, ControlCentreConfig, ControlCentreHandle, GeoOrigin,
-    MonrSample, Snapshot,
+    CarrierConfig, CarrierMode, ControlCentreConfig, ControlCentreHandle, GeoOrigin, MonrSample,
+    Snapshot,
 };
 use crate::dispatch::events::{AbortReason, EventKind, Phase};
 use crate::dispatch::iso22133::ObjectState;
@@ -20,6 +21,9 @@ use crate::dispatch::safety::SafetyConfig;
 
 /// How long after ARMED the objects may take to report their start poses.
 const ARM_SETTLE: Duration = Duration::from_millis(1000);
+
+/// After a TRAJ upload on an open link, before arming.
+const TRAJ_SETTLE: Duration = Duration::from_millis(500);
 
 /// Why the start was refused, naming the object.
 #[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]
@@ -39,11 +43,82 @@ pub struct Motion {
     pub log: MonrLog,
     recorder: tokio::task::JoinHandle<()>,
     opts: GroundOptions,
+    /// Where this motion starts in the session's record (events, states, MONR count).
+    pub window: Window,
+    /// How long each object's TRAJ holds its end pose after its path, s.
+    pub holds_s: Vec<f64>,
+}
+
+/// How long every object's TRAJ holds its end pose after the motion's last path is planned to
+/// end, s: the stop and the reset to DISARMED ([`Motion::reset_objects`]) happen inside it.
+pub const END_HOLD_S: f64 = 2.0;
+
+/// Each object's hold: all of them end together, [`END_HOLD_S`] after the last planned end
+/// (start + duration). A stock isoObject steps through its TRAJ on a sleeping thread and
+/// changes state under the loop that reads it while that loop spins (standing at the end of
+/// its TRAJ, armed, stopped, aborting): a NORMAL_STOP, ABORT or ALL_CLEAR that reaches it while
+/// it still steps through the hold cannot crash it.
+fn holds_s(plans: &[ObjectPlan]) -> Vec<f64> {
+    let end = |p: &ObjectPlan| p.start_s + p.track.duration_s();
+    let last = plans.iter().map(end).fold(0.0, f64::max);
+    plans.iter().map(|p| END_HOLD_S + last - end(p)).collect()
+}
+
+/// `traj` with its last point held for `hold_s` more (points every 0.1 s, at rest).
+fn with_hold(
+    mut traj: crate::dispatch::iso22133::Traj,
+    hold_s: f64,
+) -> crate::dispatch::iso22133::Traj {
+    let Some(last) = traj.points.last().copied() else {
+        return traj;
+    };
+    let n = (hold_s / 0.1).ceil().max(0.0) as u32;
+    for k in 1..=n {
+        traj.points.push(crate::dispatch::iso22133::TrajPoint {
+            rel_time_ms: last.rel_time_ms.saturating_add(k * 100),
+            speed_lon_cm_s: 0,
+            speed_lat_cm_s: 0,
+            acc_lon_mm_s2: 0,
+            acc_lat_mm_s2: 0,
+            ..last
+        });
+    }
+    traj
+}
+
+/// Where a motion starts in its session's record: the session stays open across motions.
+#[derive(Debug, Clone, Default)]
+pub struct Window {
+    /// Control-centre seconds.
+    pub t_s: f64,
+    pub events: usize,
+    pub monr_counts: Vec<u64>,
+    pub states: Vec<Option<ObjectState>>,
+}
+
+impl Window {
+    fn now(h: &ControlCentreHandle) -> Window {
+        let s = h.snapshot();
+        Window {
+            t_s: h.epoch().elapsed().as_secs_f64(),
+            events: s.events.len(),
+            monr_counts: s.carriers.iter().map(|c| c.monr_count).collect(),
+            states: s.carriers.iter().map(|c| c.state).collect(),
+        }
+    }
+}
+
+/// Every connected object reports DISARMED.
+fn all_disarmed(s: &Snapshot) -> bool {
+    s.carriers
+        .iter()
+        .all(|c| c.connected && c.state == Some(ObjectState::Disarmed))
 }
 
 impl Motion {
-    /// Spawns the control centre for `plans` (each object's address from `addresses`, in the
-    /// same order) and waits until every object is connected, DISARMED and armable.
+    /// Takes the objects' open session ([`links`]; a first motion connects them) for `plans`
+    /// (each object's address from `addresses`, in the same order), uploads each object's TRAJ
+    /// and waits until every object is connected, DISARMED and armable.
     pub async fn connect(
         plans: Vec<ObjectPlan>,
         addresses: &[String],
@@ -52,14 +127,13 @@ impl Motion {
     ) -> Result<Motion, String> {
         let mut carriers = Vec::new();
         let mut trajectories = std::collections::BTreeMap::new();
+        let holds = holds_s(&plans);
         for (i, (p, addr)) in plans.iter().zip(addresses).enumerate() {
             let mut c = CarrierConfig::parse_spec(&format!("{}={addr}", p.name), i as u32 + 1)
                 .map_err(|e| format!("object {}: {e}", p.name))?;
             c.mode = CarrierMode::Trajectory;
-            trajectories.insert(
-                p.name.clone(),
-                Arc::new(p.track.to_traj(i as u16 + 1, &p.name)),
-            );
+            let traj = with_hold(p.track.to_traj(i as u16 + 1, &p.name), holds[i]);
+            trajectories.insert(p.name.clone(), Arc::new(traj));
             carriers.push(c);
         }
         let cfg = ControlCentreConfig {
@@ -78,7 +152,13 @@ impl Motion {
             link_limits: opts.link_limits,
             ..ControlCentreConfig::default()
         };
-        let h = ControlCentre::spawn(cfg).map_err(|e| e.to_string())?;
+        let trajs: Vec<Arc<crate::dispatch::iso22133::Traj>> = cfg
+            .carriers
+            .iter()
+            .filter_map(|c| cfg.trajectories.get(&c.name).cloned())
+            .collect();
+        let taken = links::take(cfg).await?;
+        let h = taken.h;
         let log: MonrLog = Arc::new(Mutex::new(vec![Vec::new(); plans.len()]));
         let mut rx = h.monr();
         let sink = log.clone();
@@ -99,22 +179,149 @@ impl Motion {
                 }
             }
         });
-        let m = Motion {
+        let mut m = Motion {
             h,
             plans,
             log,
             recorder,
             opts: opts.clone(),
+            window: Window::default(),
+            holds_s: holds,
         };
-        if !m.h.wait_armable(opts.connect_timeout).await {
-            let why = m.describe();
-            m.shutdown().await;
+        let ready = if taken.fresh {
+            Ok(())
+        } else {
+            m.next_motion(&trajs).await
+        };
+        let ready = match ready {
+            Ok(()) if m.h.wait_armable(opts.connect_timeout).await => Ok(()),
+            Ok(()) => Err(format!(
+                "objects not connected, DISARMED and armable within {:.1} s: {}",
+                opts.connect_timeout.as_secs_f64(),
+                m.describe()
+            )),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = ready {
+            // A session that could not be made ready is not handed to the next motion.
+            links::close(&m.h).await;
+            m.recorder.abort();
+            return Err(e);
+        }
+        m.window = Window::now(&m.h);
+        Ok(m)
+    }
+
+    /// The session was open already (the previous motion of the same objects): every object
+    /// back to DISARMED, then this motion's TRAJ uploaded on the open link.
+    ///
+    /// After NORMAL_STOP an ISO 22133 object goes to DISARMED by itself once it stands; one
+    /// that stays in NORMAL_STOP (the stock isoObject never leaves it) is reset the way the
+    /// protocol offers on an open link: HEAB ABORT, then OSTM ALL_CLEAR (ABORTING →
+    /// DISARMED). The previous motion's results were taken before; this motion's events and
+    /// states start after the reset.
+    async fn next_motion(
+        &self,
+        trajs: &[Arc<crate::dispatch::iso22133::Traj>],
+    ) -> Result<(), String> {
+        // Until the previous motion's TRAJ have run out (their end pose held).
+        if let Some(at) = links::ready_at(&self.h) {
+            tokio::time::sleep_until(at).await;
+        }
+        self.to_disarmed().await?;
+        for (i, t) in trajs.iter().enumerate() {
+            self.h.upload_traj(i, t.clone());
+        }
+        // The stock object reads a new TRAJ while DISARMED every 200 ms: a little time before
+        // arming, as on a fresh connection (whose link is measured for half a second).
+        tokio::time::sleep(TRAJ_SETTLE).await;
+        Ok(())
+    }
+
+    /// After the motion (its results taken): every object back to DISARMED — by itself after
+    /// NORMAL_STOP, else reset with ABORT and ALL_CLEAR — while its TRAJ still holds its end
+    /// pose; the next motion of these objects waits for that hold to run out.
+    pub async fn reset_objects(&self) {
+        let t0 = tokio::time::Instant::now();
+        if let Err(e) = self.to_disarmed().await {
+            tracing::warn!(error = %e, "objects not back to DISARMED after the motion");
+        }
+        // The holds end END_HOLD_S after the last object reached its end, which was before t0
+        // when the motion ran to its end. An aborted motion ends early, but the stock object
+        // steps through its whole TRAJ anyway: from each object's STRT, its path and hold (and
+        // 2 % for running late).
+        let s = self.h.snapshot();
+        let last_end_s = s
+            .carriers
+            .iter()
+            .zip(&self.plans)
+            .zip(&self.holds_s)
+            .filter_map(|((c, p), hold)| {
+                c.strt_written_s
+                    .map(|t| t + 1.02 * p.track.duration_s() + hold)
+            })
+            .fold(0.0, f64::max);
+        let ready = (self.h.epoch() + Duration::from_secs_f64(last_end_s))
+            .max(t0 + Duration::from_secs_f64(END_HOLD_S));
+        links::set_ready_at(&self.h, ready);
+    }
+
+    /// Every connected object DISARMED and the session idle (see [`Self::reset_objects`]).
+    async fn to_disarmed(&self) -> Result<(), String> {
+        let h = &self.h;
+        match h.snapshot().phase {
+            Phase::Running => h.finish(),
+            Phase::Armed | Phase::Arming => h.disarm(),
+            _ => {}
+        }
+        let settle = self.opts.stop_timeout.min(Duration::from_millis(300));
+        h.wait_for(settle, all_disarmed).await;
+        for attempt in 1..=3 {
+            let s = h.snapshot();
+            // A lost object is reported by the wait for armable objects.
+            if all_disarmed(&s) || s.carriers.iter().any(|c| !c.connected) {
+                break;
+            }
+            let stuck = h
+                .snapshot()
+                .carriers
+                .iter()
+                .filter(|c| c.connected && c.state != Some(ObjectState::Disarmed))
+                .map(|c| format!("{} {:?}", c.name, c.state))
+                .collect::<Vec<_>>()
+                .join(", ");
+            tracing::info!(%stuck, attempt, "objects not DISARMED after the motion: ABORT, ALL_CLEAR");
+            h.abort(&format!("reset before the next motion ({stuck})"));
+            h.wait_for(Duration::from_secs(2), |s| {
+                s.carriers.iter().all(|c| {
+                    !c.connected
+                        || matches!(c.state, Some(ObjectState::Aborting | ObjectState::Disarmed))
+                })
+            })
+            .await;
+            // The heartbeat back to READY first, ALL_CLEAR a few HEAB periods later: the stock
+            // object handles a HEAB ABORT arriving with the ALL_CLEAR on two threads at once.
+            h.heab_ready();
+            let period = 1.0 / self.opts.heab_rate_hz.max(1) as f64;
+            tokio::time::sleep(Duration::from_secs_f64((3.0 * period).clamp(0.03, 0.3))).await;
+            h.all_clear();
+            h.wait_for(Duration::from_secs(2), all_disarmed).await;
+        }
+        match h.snapshot().phase {
+            Phase::Finished | Phase::Aborted => h.all_clear(),
+            Phase::Armed | Phase::Arming => h.disarm(),
+            _ => {}
+        }
+        if !h
+            .wait_for(Duration::from_secs(2), |s| s.phase == Phase::Idle)
+            .await
+        {
             return Err(format!(
-                "objects not connected, DISARMED and armable within {:.1} s: {why}",
-                opts.connect_timeout.as_secs_f64()
+                "the objects' session did not come back to idle: {}",
+                self.describe()
             ));
         }
-        Ok(m)
+        Ok(())
     }
 
     /// Each object's connection and latest state, for messages.
@@ -248,10 +455,15 @@ impl Motion {
         crate::run::sink::carriers::stop_carriers(&self.h, aborted, self.opts.stop_timeout).await
     }
 
-    /// Closes the connections.
+    /// Ends the motion: the links stay open for the next motion of the same objects.
     pub async fn shutdown(self) {
-        self.h.shutdown().await;
         self.recorder.abort();
+        links::release(&self.h);
+    }
+
+    /// This motion's events (the session's record holds the motions before it too).
+    pub fn events(&self, s: &Snapshot) -> Vec<crate::dispatch::events::DispatchEvent> {
+        s.events.get(self.window.events..).unwrap_or(&[]).to_vec()
     }
 
     pub fn options(&self) -> &GroundOptions {

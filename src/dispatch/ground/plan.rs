@@ -130,6 +130,10 @@ pub struct ObjectPlan {
     pub drives: Drives,
     pub track: PlannedTrack,
     pub mobility: Mobility,
+    /// When the object is planned to start after the motion's first STRT, s: a target when
+    /// the rehearsal triggers it (on the VUT robot's track time), 0 for the robot and for a
+    /// drive back.
+    pub start_s: f64,
 }
 
 /// The default mobility of an object by what it carries.
@@ -182,12 +186,12 @@ impl Sink for Recorder {
 
 /// The VUT's planned track: the engine's rehearsal of the scenario with the simulated VUT
 /// (no AEB), its samples as timed poses (speed signed by the direction of motion, so a
-/// reversing VUT's TRAJ says so), the rehearsal's report (the planned impacts) and the sample
-/// time of its last sample.
+/// reversing VUT's TRAJ says so), the rehearsal's report (the planned impacts), the sample
+/// time of its last sample and the offset from rehearsal time to the track's time.
 pub async fn vut_track(
     setup: &Arc<RunSetup>,
     sim: &SimOptions,
-) -> Result<(PlannedTrack, RunReport, f64), String> {
+) -> Result<(PlannedTrack, RunReport, f64, f64), String> {
     let mut opts = sim.clone();
     opts.aeb = None;
     opts.fcw = None;
@@ -244,9 +248,11 @@ pub async fn vut_track(
             pts[i].curvature = crate::frame::wrap_pi(pts[i].yaw - pts[i - 1].yaw) / ds;
         }
     }
+    // The launch before the first sample: from standstill to its speed at ROBOT_ACCEL_MPS2.
+    let launch_s = pts[0].v.abs() / ROBOT_ACCEL_MPS2;
     let pts = with_launch_and_stop(pts, ROBOT_ACCEL_MPS2, ROBOT_DECEL_MPS2, 0.01);
     let track = PlannedTrack::new(pts).ok_or("rehearsal samples not finite")?;
-    Ok((track, report, end_t))
+    Ok((track, report, end_t, launch_s - t0))
 }
 
 /// How the VUT robot gets up to the rehearsal's speed before its first sample, m/s².
@@ -317,7 +323,7 @@ pub async fn plan_objects(
     opts: &GroundOptions,
 ) -> Result<(Vec<ObjectPlan>, Option<RunReport>), String> {
     // The rehearsal plans the VUT's path and tells when each target starts and the run ends.
-    let (vut, rehearsal, run_end_s) = vut_track(setup, &opts.sim).await?;
+    let (vut, rehearsal, run_end_s, to_track_s) = vut_track(setup, &opts.sim).await?;
     let mut plans = Vec::new();
     for (i, o) in objects.iter().enumerate() {
         if objects[..i].iter().any(|p| p.drives == o.drives) {
@@ -329,6 +335,7 @@ pub async fn plan_objects(
         mobility
             .validate()
             .map_err(|e| format!("object {}: {e}", o.name))?;
+        let mut start_s = 0.0;
         let track = match &o.drives {
             Drives::Vut => vut.clone(),
             Drives::Target(id) => {
@@ -353,6 +360,7 @@ pub async fn plan_objects(
                     .iter()
                     .find(|r| &r.target == id)
                     .map_or(0.0, |r| r.fired_at_s);
+                start_s = (origin + to_track_s).max(0.0);
                 truncate_with_stop(
                     full,
                     run_end_s - origin + 1.0,
@@ -366,6 +374,7 @@ pub async fn plan_objects(
             drives: o.drives.clone(),
             track,
             mobility,
+            start_s,
         });
     }
     for t in &setup.scenario.targets {

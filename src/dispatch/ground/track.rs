@@ -206,6 +206,10 @@ impl PlannedTrack {
                 }
             }
             i = bi;
+            // Standing at the end of its path (its TRAJ may hold the end pose a while).
+            if bi + 1 == self.points.len() && last.is_some() {
+                break;
+            }
             let p = &self.points[bi];
             if p.v.abs() < 0.5 || best > 0.5 {
                 continue;

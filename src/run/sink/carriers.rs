@@ -214,6 +214,9 @@ pub struct CarrierSink {
     owned: bool,
     /// Started when the run arms: an object that is not a scenario target (the VUT robot).
     start_on_arm: Option<(String, Duration)>,
+    /// The run's events start at this index of the control centre's record (a session kept
+    /// open across runs holds the runs before it too).
+    events_from: usize,
 }
 
 impl CarrierSink {
@@ -238,6 +241,7 @@ impl CarrierSink {
             sim_travel: Vec::new(),
             owned: true,
             start_on_arm: None,
+            events_from: 0,
         })
     }
 
@@ -269,7 +273,15 @@ impl CarrierSink {
             sim_travel: Vec::new(),
             owned: false,
             start_on_arm,
+            events_from: 0,
         }
+    }
+
+    /// The run's events are those from index `n` of the control centre's record on (the
+    /// ground layer's session stays open across runs).
+    pub fn with_events_from(mut self, n: usize) -> Self {
+        self.events_from = n;
+        self
     }
 
     /// Every control-centre event also goes to `f` (from before arming on).
@@ -309,7 +321,7 @@ impl CarrierSink {
                 // Armed by the caller: it must still be, every object ARMED.
                 let h = h.clone();
                 if let Some(obs) = self.observer.clone() {
-                    self.tasks.push(spawn_observer(&h, obs));
+                    self.tasks.push(spawn_observer(&h, obs, self.events_from));
                 }
                 if h.snapshot().phase != Phase::Armed {
                     anyhow::bail!("not armed: {}", Self::describe(&h));
@@ -323,7 +335,7 @@ impl CarrierSink {
                     .ok_or_else(|| anyhow::anyhow!("carriers armed twice"))?;
                 let h = ControlCentre::spawn(cfg)?;
                 if let Some(obs) = self.observer.clone() {
-                    self.tasks.push(spawn_observer(&h, obs));
+                    self.tasks.push(spawn_observer(&h, obs, self.events_from));
                 }
                 self.h = Some(h.clone());
                 // Connected and DISARMED with readiness that allows arming (readyToArm 1, or
@@ -476,9 +488,13 @@ impl CarrierSink {
 
 /// Forwards every control-centre event to `obs` (those before the subscription from the
 /// snapshot).
-fn spawn_observer(h: &ControlCentreHandle, obs: DispatchObserver) -> tokio::task::JoinHandle<()> {
+fn spawn_observer(
+    h: &ControlCentreHandle,
+    obs: DispatchObserver,
+    from: usize,
+) -> tokio::task::JoinHandle<()> {
     let mut rx = h.events();
-    let seen = h.snapshot().events;
+    let seen: Vec<DispatchEvent> = h.snapshot().events.get(from..).unwrap_or(&[]).to_vec();
     for e in &seen {
         obs(e);
     }
@@ -627,11 +643,13 @@ impl Sink for CarrierSink {
             }
             // The caller that keeps the control centre also stops it (its objects may still be
             // finishing their paths); an abort goes out here either way.
-            let snap = if self.owned {
+            let mut snap = if self.owned {
                 stop_carriers(&h, aborted, self.opts.stop_timeout).await
             } else {
                 h.snapshot()
             };
+            // This run's events only.
+            snap.events.drain(..self.events_from.min(snap.events.len()));
             let epoch = h.epoch();
             let abort_event = snap.events.iter().find_map(|e| match &e.kind {
                 EventKind::Abort { reason } => Some((e.t_s, reason.clone())),
