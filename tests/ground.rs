@@ -597,25 +597,7 @@ async fn service_day(ips: [&'static str; 2]) {
     let s = setup("CPNCO", p, "opendrive/proving_ground.xodr");
     let toml = toml::to_string(&s.scenario).expect("scenario toml");
     let dir = support::tempdir("ground");
-    // The service as `support::service::spawn` starts it, with the `[ground]` limits of a
-    // shared machine (see `options`).
-    let mut config = scil::serve::Config {
-        bind: "127.0.0.1:0".into(),
-        database_url: format!("sqlite://{}?mode=rwc", dir.join("scil.db").display()),
-        storage_dir: dir.join("storage"),
-        data_dir: Some(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data"))),
-        ground: scil::serve::config::GroundConfig {
-            monr_miss_limit: 50,
-            heab_rate_hz: 10,
-            telemetry_stale_s: 1.0,
-            max_monr_loss: 0.75,
-        },
-        ..scil::serve::Config::default()
-    };
-    config.auth.operator_tokens = vec!["op".into()];
-    let _server = scil::serve::spawn(config).await.expect("server starts");
-    let base = format!("http://{}/api/v1", _server.addr);
-    let c = support::http::Api::new(base, "op");
+    let (_server, c) = ground_service(&dir).await;
     let (st, v) = c
         .post(
             "/scenarios",
@@ -685,5 +667,229 @@ async fn service_day(ips: [&'static str; 2]) {
             assert!(t0.elapsed() < Duration::from_secs(90), "not back: {v}");
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
+    }
+}
+
+/// The service as `support::service::spawn` starts it, with the `[ground]` limits of a shared
+/// machine (see `options`), and an operator's client.
+async fn ground_service(dir: &Path) -> (scil::serve::Server, support::http::Api) {
+    let mut config = scil::serve::Config {
+        bind: "127.0.0.1:0".into(),
+        database_url: format!("sqlite://{}?mode=rwc", dir.join("scil.db").display()),
+        storage_dir: dir.join("storage"),
+        data_dir: Some(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data"))),
+        ground: scil::serve::config::GroundConfig {
+            monr_miss_limit: 50,
+            heab_rate_hz: 10,
+            telemetry_stale_s: 1.0,
+            max_monr_loss: 0.75,
+        },
+        ..scil::serve::Config::default()
+    };
+    config.auth.operator_tokens = vec!["op".into()];
+    let server = scil::serve::spawn(config).await.expect("server starts");
+    let base = format!("http://{}/api/v1", server.addr);
+    (server, support::http::Api::new(base, "op"))
+}
+
+/// A test day through the service from Euro NCAP's rating-tool workbook: a turn-across point
+/// (the VUT's robot turns, its telemetry from its MONR; the target's carrier is synchronised)
+/// is created for the operator, armed as one, started, hits at the planned location and drives
+/// back to its start by itself (`return_to_start`); then the next point of the row: its objects
+/// drive to its start, it is armed and started.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_series_point_with_a_turning_vut_then_back_to_start_and_the_next_point() {
+    let _alone = one_at_a_time();
+    let Some(bin) = demo_bin() else { return };
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let ips = ["127.0.0.61", "127.0.0.62"];
+    stand_in_day(&bin, &ips, "series", move || series_day(ips)).await;
+}
+
+/// The series test's day on the objects at `ips` (the robot's and the target's).
+async fn series_day(ips: [&'static str; 2]) {
+    use reqwest::StatusCode;
+    use serde_json::{json, Value};
+    let dir = support::tempdir("ground-series");
+    let (_server, c) = ground_service(&dir).await;
+    let form = reqwest::multipart::Form::new()
+        .text("id", "x_intersection")
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(
+                std::fs::read(shared("osc-ncap/OpenDRIVE/NCAP/X-Intersection_NCAP.xodr"))
+                    .expect("junction map"),
+            )
+            .file_name("junction.xodr"),
+        );
+    let r = c
+        .http
+        .post(c.url("/maps"))
+        .bearer_auth(&c.token)
+        .multipart(form)
+        .send()
+        .await
+        .expect("upload map");
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let wb = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/golden/paths/ca_preprocessed_template.xlsx"
+    ));
+    let form = reqwest::multipart::Form::new()
+        .text("junction_map", "x_intersection")
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(std::fs::read(&wb).expect("workbook"))
+                .file_name("ca_preprocessed_template.xlsx"),
+        );
+    let r = c
+        .http
+        .post(c.url("/series"))
+        .bearer_auth(&c.token)
+        .multipart(form)
+        .send()
+        .await
+        .expect("upload workbook");
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let series: Value = r.json().await.expect("series");
+    let sid = series["id"].as_str().expect("series id").to_string();
+    // The pedestrian turn-across row at its lowest VUT speeds: two points of one row.
+    let mut points: Vec<Value> = series["points"]
+        .as_array()
+        .expect("points")
+        .iter()
+        .filter(|p| {
+            p["runnable"] == true
+                && p["junction"] == true
+                && p["baseline_expected"].is_null()
+                && p["catalogue_row"]
+                    .as_str()
+                    .is_some_and(|r| r.starts_with("CPTA"))
+        })
+        .cloned()
+        .collect();
+    points.sort_by(|a, b| {
+        let v = |p: &Value| p["params"]["vut_speed_kmh"].as_f64().unwrap_or(f64::MAX);
+        v(a).total_cmp(&v(b))
+    });
+    assert!(points.len() >= 2, "turn-across points: {}", points.len());
+    let mobility = json!({"min_turn_radius_m": 5.5, "may_reverse": true,
+                          "speed_mps": 12.0, "accel_mps2": 4.0});
+    for p in &points[..2] {
+        let idx = p["point"].as_i64().expect("point");
+        let label = format!("point {idx} ({} row {})", p["sheet"], p["row"]);
+        // What each object drives: the VUT, and each moving target of the point's scenario.
+        let (_, sc) = c.get(&format!("/scenarios/{sid}.p{idx:03}")).await;
+        let toml = sc["toml"].as_str().expect("scenario toml");
+        let scenario = scil::scenario::Scenario::from_toml(toml).expect("scenario");
+        let moving: Vec<&str> = scenario
+            .targets
+            .iter()
+            .filter(|t| t.activation != scil::scenario::Activation::Static)
+            .map(|t| t.id.as_str())
+            .collect();
+        assert_eq!(moving.len(), 1, "{label}: moving targets {moving:?}");
+        let body = json!({
+            "source": {"kind": "monr", "carrier": "robot"},
+            "carriers": [
+                {"name": "robot", "address": ips[0], "drives": "vut", "mobility": mobility},
+                {"name": "target", "address": ips[1], "drives": moving[0], "mobility": mobility}
+            ],
+            "return_to_start": true,
+            "start": false
+        });
+        let (st, v) = c
+            .post(&format!("/series/{sid}/points/{idx}/run"), body)
+            .await;
+        assert_eq!(st, StatusCode::CREATED, "{label}: {v}");
+        let id = v["run"]["id"].as_str().expect("run id").to_string();
+        assert_eq!(v["run"]["state"], "created", "{label}: {v}");
+        // The objects drive to this point's start when they stand elsewhere (not on the first
+        // point: no position is known yet), then the operator arms.
+        println!("{label}: objects {}", v["objects"]);
+        if v["objects"]["state"] == "returning" {
+            wait_at_start(&c, &id, &label).await;
+        }
+        let (st, v) = c.post_empty(&format!("/runs/{id}/arm")).await;
+        assert_eq!(st, StatusCode::OK, "{label}: {v}");
+        // Armed as one, for the operator to start.
+        let (_, run) = c.get(&format!("/runs/{id}")).await;
+        assert_eq!(run["state"], "armed", "{label}: {run}");
+        let objects = run["objects"].as_array().expect("objects");
+        assert_eq!(objects.len(), 2, "{label}: {run}");
+        assert!(
+            objects.iter().all(|o| o["state"] == "armed"),
+            "{label}: {run}"
+        );
+        let (st, v) = c.post_empty(&format!("/runs/{id}/start")).await;
+        assert_eq!(st, StatusCode::OK, "{label}: {v}");
+        let run = c.wait_terminal(&id, Duration::from_secs(120)).await;
+        assert_eq!(run["state"], "finished", "{label}: {run}");
+        let (_, res) = c.get(&format!("/runs/{id}/results")).await;
+        let ground = &res["ground"];
+        for o in ground["objects"].as_array().expect("ground objects") {
+            println!(
+                "{label}: {} ({}) MONR {}, max lateral {} m, schedule lag max {} s",
+                o["name"],
+                o["drives"],
+                o["monr_count"],
+                o["max_lateral_m"],
+                o["max_schedule_lag_s"]
+            );
+            assert!(o["monr_count"].as_u64().unwrap_or(0) > 100, "{label}: {o}");
+            assert!(
+                o["max_lateral_m"].as_f64().is_some_and(|d| d <= 0.05),
+                "{label}: {o}"
+            );
+        }
+        let imp = &ground["impacts"][0];
+        println!("{label}: impact {imp}");
+        let lag = ground["objects"]
+            .as_array()
+            .expect("objects")
+            .iter()
+            .filter_map(|o| o["max_schedule_lag_s"].as_f64())
+            .fold(0.0f64, |m, l| m.max(l.abs()));
+        let err = imp["error"].as_f64().expect("impact location error");
+        // The stock object follows its TRAJ on a sleeping thread: its impact location is
+        // judged when it kept its schedule (a shared machine may make it late).
+        if lag <= 0.02 {
+            assert!(
+                err.abs() <= 0.05,
+                "{label}: impact location error {err:+.3}"
+            );
+        } else {
+            println!(
+                "{label}: objects {:.0} ms off their schedule: location not judged",
+                lag * 1e3
+            );
+        }
+        // Back to the start by itself (`return_to_start`).
+        wait_at_start(&c, &id, &label).await;
+    }
+}
+
+/// Waits until every object of run `id` stands at its start (90 s at most).
+async fn wait_at_start(c: &support::http::Api, id: &str, label: &str) {
+    let t0 = std::time::Instant::now();
+    loop {
+        let (_, v) = c.get(&format!("/runs/{id}")).await;
+        let objs = v["objects"].as_array().cloned().unwrap_or_default();
+        if !objs.is_empty()
+            && objs
+                .iter()
+                .all(|o| o["at_start"] == true && o["state"] != "returning")
+        {
+            println!(
+                "{label}: at the start after {:.1} s",
+                t0.elapsed().as_secs_f64()
+            );
+            return;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(90),
+            "{label}: not at the start: {v}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
