@@ -129,15 +129,9 @@ impl Seg {
     /// metres into the segment, signed side: left of the direction positive).
     fn nearest(&self, x: f64, y: f64, lo: f64, hi: f64) -> (f64, f64, f64) {
         match *self {
-            Seg::Line { a, b, l2, len, .. } => {
+            Seg::Line { a, b, l2, .. } => {
                 let (dx, dy) = (b.0 - a.0, b.1 - a.1);
-                let (lo, hi) = (lo / len, hi / len);
-                let w = if l2 > 0.0 {
-                    (((x - a.0) * dx + (y - a.1) * dy) / l2).clamp(lo, hi)
-                } else {
-                    0.0
-                };
-                let (px, py) = (a.0 + w * dx, a.1 + w * dy);
+                let (w, px, py) = self.foot(x, y, lo, hi);
                 let d = (x - px).hypot(y - py);
                 let side = dx * (y - a.1) - dy * (x - a.0);
                 (d, w * l2.sqrt(), side)
@@ -198,6 +192,24 @@ impl Seg {
                 }
                 best
             }
+        }
+    }
+
+    /// A line segment's nearest point to (x, y) as in [`Seg::nearest`]: (fraction of the
+    /// segment, x, y); NaN for a curve.
+    fn foot(&self, x: f64, y: f64, lo: f64, hi: f64) -> (f64, f64, f64) {
+        match *self {
+            Seg::Line { a, b, l2, len, .. } => {
+                let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+                let (lo, hi) = (lo / len, hi / len);
+                let w = if l2 > 0.0 {
+                    (((x - a.0) * dx + (y - a.1) * dy) / l2).clamp(lo, hi)
+                } else {
+                    0.0
+                };
+                (w, a.0 + w * dx, a.1 + w * dy)
+            }
+            Seg::Curve { .. } => (f64::NAN, f64::NAN, f64::NAN),
         }
     }
 
@@ -593,8 +605,7 @@ impl Path {
             // An empty range (a NaN bound): nothing found, as a scan of no segment.
             return (f64::INFINITY, 0.0, 0.0);
         }
-        let eval = |i: usize| -> (f64, f64, f64) {
-            let len = self.cum[i + 1] - self.cum[i];
+        let bounds = |i: usize| -> (f64, f64) {
             let lo = if extend && i == 0 {
                 f64::NEG_INFINITY
             } else {
@@ -603,41 +614,65 @@ impl Path {
             let hi = if extend && i == last {
                 f64::INFINITY
             } else {
-                len
+                self.cum[i + 1] - self.cum[i]
             };
+            (lo, hi)
+        };
+        let eval = |i: usize| -> (f64, f64, f64) {
+            let (lo, hi) = bounds(i);
             let (d, u, side) = self.segs[i].nearest(x, y, lo, hi);
             (d, self.cum[i] + u, side)
+        };
+        // Whether a squared distance is surely beyond `d` (distances compared squared, with a
+        // margin far above their rounding, so that nothing the exact comparison keeps is
+        // dropped; hypot only for what may win).
+        let beyond = |d2: f64, d: f64| d2 > d * d * (1.0 + 1e-12);
+        // A line segment that surely lies farther than the best so far is not evaluated.
+        let evaluate = |i: usize, best: f64| -> Option<(f64, f64, f64)> {
+            if let Seg::Line { .. } = self.segs[i] {
+                let (lo, hi) = bounds(i);
+                let (_, px, py) = self.segs[i].foot(x, y, lo, hi);
+                if beyond((x - px) * (x - px) + (y - py) * (y - py), best) {
+                    return None;
+                }
+            }
+            Some(eval(i))
         };
         // (distance, segment, arc length, side)
         let h = self.hint.load(Ordering::Relaxed).clamp(i0, i1);
         let (d, s, side) = eval(h);
         let mut best = (d, h, s, side);
-        // Box distance below which a box may hold a nearer segment; extended ends are
-        // unbounded, so the end segments are always evaluated.
-        let box_d = |b: &[f64; 4]| -> f64 {
+        // Squared distance to a box; a box beyond the best may hold no nearer segment.
+        // Extended ends are unbounded, so the end segments are always considered.
+        let box_d2 = |b: &[f64; 4]| -> f64 {
             let dx = (b[0] - x).max(x - b[2]).max(0.0);
             let dy = (b[1] - y).max(y - b[3]).max(0.0);
-            dx.hypot(dy)
+            dx * dx + dy * dy
         };
         if extend {
             for i in [0, last] {
                 if (i0..=i1).contains(&i) && i != h {
-                    let (d, s, side) = eval(i);
-                    if d < best.0 || (d == best.0 && i < best.1) {
-                        best = (d, i, s, side);
+                    if let Some((d, s, side)) = evaluate(i, best.0) {
+                        if d < best.0 || (d == best.0 && i < best.1) {
+                            best = (d, i, s, side);
+                        }
                     }
                 }
             }
         }
-        // Depth-first; at most two entries per level of the tree.
-        let mut stack = [(0usize, 0usize, 0usize); 2 * usize::BITS as usize + 2];
-        stack[0] = (1, 0, self.leaf0);
+        // Depth-first; at most two entries per level of the tree (a path has far fewer than
+        // 2^31 segments). Node k at depth ⌊log2 k⌋ covers `leaf0 >> depth` segments.
+        let mut stack = [0u32; 2 * 32 + 2];
+        stack[0] = 1;
         let mut top = 1;
         while top > 0 {
             top -= 1;
-            let (node, lo, width) = stack[top];
+            let node = stack[top] as usize;
+            let depth = node.ilog2();
+            let width = self.leaf0 >> depth;
+            let lo = (node - (1 << depth)) * width;
             let hi = lo + width - 1;
-            if hi < i0 || lo > i1 || box_d(&self.tree[node]) > best.0 {
+            if hi < i0 || lo > i1 || beyond(box_d2(&self.tree[node]), best.0) {
                 continue;
             }
             if width == 1 {
@@ -645,22 +680,22 @@ impl Path {
                 if i == h || (extend && (i == 0 || i == last)) {
                     continue;
                 }
-                let (d, s, side) = eval(i);
-                if d < best.0 || (d == best.0 && i < best.1) {
-                    best = (d, i, s, side);
+                if let Some((d, s, side)) = evaluate(i, best.0) {
+                    if d < best.0 || (d == best.0 && i < best.1) {
+                        best = (d, i, s, side);
+                    }
                 }
                 continue;
             }
-            let half = width / 2;
-            let (l, r) = ((2 * node, lo), (2 * node + 1, lo + half));
+            let (l, r) = (2 * node, 2 * node + 1);
             // Nearer child first (pushed last).
-            let (first, second) = if box_d(&self.tree[l.0]) <= box_d(&self.tree[r.0]) {
+            let (first, second) = if box_d2(&self.tree[l]) <= box_d2(&self.tree[r]) {
                 (l, r)
             } else {
                 (r, l)
             };
-            stack[top] = (second.0, second.1, half);
-            stack[top + 1] = (first.0, first.1, half);
+            stack[top] = second as u32;
+            stack[top + 1] = first as u32;
             top += 2;
         }
         self.hint.store(best.1, Ordering::Relaxed);
