@@ -660,43 +660,49 @@ impl Path {
                 }
             }
         }
-        // Depth-first; at most two entries per level of the tree (a path has far fewer than
-        // 2^31 segments). Node k at depth ⌊log2 k⌋ covers `leaf0 >> depth` segments.
+        // From the hint's leaf up to the root, each sibling's subtree, depth-first: every other
+        // segment lies in one of them, and the near ones come first. At most two stack entries
+        // per level of the tree (a path has far fewer than 2^31 segments); node k at depth
+        // ⌊log2 k⌋ covers `leaf0 >> depth` segments.
         let mut stack = [0u32; 2 * 32 + 2];
-        stack[0] = 1;
-        let mut top = 1;
-        while top > 0 {
-            top -= 1;
-            let node = stack[top] as usize;
-            let depth = node.ilog2();
-            let width = self.leaf0 >> depth;
-            let lo = (node - (1 << depth)) * width;
-            let hi = lo + width - 1;
-            if hi < i0 || lo > i1 || beyond(box_d2(&self.tree[node]), best.0) {
-                continue;
-            }
-            if width == 1 {
-                let i = lo;
-                if i == h || (extend && (i == 0 || i == last)) {
+        let mut up = self.leaf0 + h;
+        while up > 1 {
+            stack[0] = (up ^ 1) as u32;
+            up >>= 1;
+            let mut top = 1;
+            while top > 0 {
+                top -= 1;
+                let node = stack[top] as usize;
+                let depth = node.ilog2();
+                let width = self.leaf0 >> depth;
+                let lo = (node - (1 << depth)) * width;
+                let hi = lo + width - 1;
+                if hi < i0 || lo > i1 || beyond(box_d2(&self.tree[node]), best.0) {
                     continue;
                 }
-                if let Some((d, s, side)) = evaluate(i, best.0) {
-                    if d < best.0 || (d == best.0 && i < best.1) {
-                        best = (d, i, s, side);
+                if width == 1 {
+                    let i = lo;
+                    if extend && (i == 0 || i == last) {
+                        continue;
                     }
+                    if let Some((d, s, side)) = evaluate(i, best.0) {
+                        if d < best.0 || (d == best.0 && i < best.1) {
+                            best = (d, i, s, side);
+                        }
+                    }
+                    continue;
                 }
-                continue;
+                let (l, r) = (2 * node, 2 * node + 1);
+                // Nearer child first (pushed last).
+                let (first, second) = if box_d2(&self.tree[l]) <= box_d2(&self.tree[r]) {
+                    (l, r)
+                } else {
+                    (r, l)
+                };
+                stack[top] = second as u32;
+                stack[top + 1] = first as u32;
+                top += 2;
             }
-            let (l, r) = (2 * node, 2 * node + 1);
-            // Nearer child first (pushed last).
-            let (first, second) = if box_d2(&self.tree[l]) <= box_d2(&self.tree[r]) {
-                (l, r)
-            } else {
-                (r, l)
-            };
-            stack[top] = second as u32;
-            stack[top + 1] = first as u32;
-            top += 2;
         }
         self.hint.store(best.1, Ordering::Relaxed);
         (best.0, best.2, best.3)
