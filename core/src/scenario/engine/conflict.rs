@@ -31,6 +31,10 @@ pub(super) struct VutPath {
     pub(super) ahead: f64,
     /// Arc length of the control point at the last VUT sample (search hint).
     pub(super) s: Option<f64>,
+    /// The last answer of [`VutPath::s_at`] and what it was asked (the bits of x, y, yaw and
+    /// `s`, and whether there is an `s`): one sample's pose is asked for several times (the trigger, the TTC of each
+    /// target, the protocol), and the same question has the same answer.
+    pub(super) last: std::cell::Cell<Option<([u64; 5], f64)>>,
 }
 
 /// How far around the last position a projection searches (m of arc length): far more than a
@@ -40,11 +44,25 @@ const SEARCH_M: f64 = 40.0;
 impl VutPath {
     /// Arc length of the control point of a VUT at (x, y, yaw).
     pub(super) fn s_at(&self, x: f64, y: f64, yaw: f64) -> f64 {
+        let key = [
+            x.to_bits(),
+            y.to_bits(),
+            yaw.to_bits(),
+            self.s.map_or(0, f64::to_bits),
+            self.s.is_some() as u64,
+        ];
+        if let Some((k, at)) = self.last.get() {
+            if k == key {
+                return at;
+            }
+        }
         let (cx, cy) = (x + self.ahead * yaw.cos(), y + self.ahead * yaw.sin());
-        match self.s {
+        let at = match self.s {
             Some(h) => self.line.project_within(cx, cy, h - SEARCH_M, h + SEARCH_M),
             None => self.line.project(cx, cy),
-        }
+        };
+        self.last.set(Some((key, at)));
+        at
     }
 }
 
@@ -93,7 +111,7 @@ pub struct Rect {
 /// How two rectangles that do not overlap lie apart.
 #[derive(Debug, Clone, Copy)]
 pub struct Apart {
-    /// The smallest distance between them.
+    /// The smallest distance between them (as [`Rect::gap`], to rounding).
     pub distance: f64,
     /// The first rectangle's length and width directions, then the second's (unit vectors),
     /// each with the gap between the rectangles' projections on it (positive: the direction
@@ -243,8 +261,23 @@ impl Rect {
             separated |= a1 < b0 || b1 < a0;
             axes[k] = ((ax, ay), (b0 - a1).max(a0 - b1));
         }
-        separated.then(|| Apart {
-            distance: Self::distance(self, o, &a, &b, ca, cb),
+        if !separated {
+            return None;
+        }
+        // Corner to rectangle both ways, as Rect::gap, compared squared.
+        let d2 = |r: &Rect, (c, s): (f64, f64), (px, py): (f64, f64)| {
+            let (dx, dy) = (px - r.cx, py - r.cy);
+            let lx = ((dx * c + dy * s).abs() - r.hl).max(0.0);
+            let ly = ((-dx * s + dy * c).abs() - r.hw).max(0.0);
+            lx * lx + ly * ly
+        };
+        let near = b
+            .iter()
+            .map(|&p| d2(self, ca, p))
+            .chain(a.iter().map(|&p| d2(o, cb, p)))
+            .fold(f64::INFINITY, f64::min);
+        Some(Apart {
+            distance: near.sqrt(),
             axes,
         })
     }
