@@ -297,6 +297,37 @@ fn csv_fields(line: &str) -> Vec<String> {
     out
 }
 
+/// A scenario instantiated from the catalogue is the one its file reads back as: written as
+/// TOML and loaded again, every grid cell's scenario is unchanged (instantiate checks it with
+/// the loader's own checks, without the round trip). A debug build takes every seventh cell.
+#[test]
+fn instantiated_scenarios_read_back_unchanged() {
+    use scil::sweep::catalogue_grid as g;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cat = scil::scenario::ncap2026::Catalogue::bundled();
+    let load = |p: &str| scil::map::Map::load(&root.join(p)).expect(p);
+    let straight = load("data/opendrive/proving_ground.xodr");
+    let junction = load("data/osc-ncap/OpenDRIVE/NCAP/X-Intersection_NCAP.xodr");
+    let step = if cfg!(debug_assertions) { 7 } else { 1 };
+    let mut checked = 0;
+    for c in g::cells(&cat).iter().step_by(step) {
+        let row = &cat.row[c.row];
+        let map = if row.family.needs_junction() {
+            &junction
+        } else {
+            &straight
+        };
+        let Ok(sc) = row.instantiate(&c.params, &map.road_network) else {
+            continue;
+        };
+        let text = toml::to_string(&sc).expect("TOML");
+        let back = scil::scenario::Scenario::from_toml(&text).expect("loads");
+        assert_eq!(back, sc, "{}", sc.name);
+        checked += 1;
+    }
+    assert!(checked > 2237 / step - 10, "{checked} scenarios");
+}
+
 /// The path geometry gives the results the stored run gave (`tools/golden-paths.sh`,
 /// `tests/golden/paths/grid.csv`): same cells, impacts and verdicts, locations within 1 mm
 /// across a 2 m body, speeds within 1 mm/s, arrival errors within 1 µs (plus the CSV's 1e-6

@@ -14,6 +14,8 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::frame::wrap_pi;
+
 /// One segment: where it starts and how it bends.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Seg {
@@ -127,15 +129,9 @@ impl Seg {
     /// metres into the segment, signed side: left of the direction positive).
     fn nearest(&self, x: f64, y: f64, lo: f64, hi: f64) -> (f64, f64, f64) {
         match *self {
-            Seg::Line { a, b, l2, len, .. } => {
+            Seg::Line { a, b, l2, .. } => {
                 let (dx, dy) = (b.0 - a.0, b.1 - a.1);
-                let (lo, hi) = (lo / len, hi / len);
-                let w = if l2 > 0.0 {
-                    (((x - a.0) * dx + (y - a.1) * dy) / l2).clamp(lo, hi)
-                } else {
-                    0.0
-                };
-                let (px, py) = (a.0 + w * dx, a.1 + w * dy);
+                let (w, px, py) = self.foot(x, y, lo, hi);
                 let d = (x - px).hypot(y - py);
                 let side = dx * (y - a.1) - dy * (x - a.0);
                 (d, w * l2.sqrt(), side)
@@ -199,6 +195,24 @@ impl Seg {
         }
     }
 
+    /// A line segment's nearest point to (x, y) as in [`Seg::nearest`]: (fraction of the
+    /// segment, x, y); NaN for a curve.
+    fn foot(&self, x: f64, y: f64, lo: f64, hi: f64) -> (f64, f64, f64) {
+        match *self {
+            Seg::Line { a, b, l2, len, .. } => {
+                let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+                let (lo, hi) = (lo / len, hi / len);
+                let w = if l2 > 0.0 {
+                    (((x - a.0) * dx + (y - a.1) * dy) / l2).clamp(lo, hi)
+                } else {
+                    0.0
+                };
+                (w, a.0 + w * dx, a.1 + w * dy)
+            }
+            Seg::Curve { .. } => (f64::NAN, f64::NAN, f64::NAN),
+        }
+    }
+
     /// Axis-aligned box that holds the segment (a curve piece: its end points and middle,
     /// widened by a bound of its bulge from them).
     fn bbox(&self, len: f64) -> [f64; 4] {
@@ -256,9 +270,17 @@ pub struct Path {
     leaf0: usize,
     /// The segments' start points and the path's end point.
     pts: Vec<(f64, f64)>,
+    /// A bound of the heading's total variation from the start to the end of each segment
+    /// (`segs.len() + 1`, from 0): the turns inside segments and at the joints between them.
+    turn: Vec<f64>,
     /// Segment of the last nearest-point answer: where the next search starts (only the
     /// order of the search depends on it, never the answer).
     hint: AtomicUsize,
+    /// Whether the cumulative lengths strictly increase (every segment longer than the
+    /// rounding of its start), so that the segment at an arc length is unique.
+    increasing: bool,
+    /// Segment of the last lookup, where the next one starts (never changes the answer).
+    at: AtomicUsize,
 }
 
 impl Clone for Path {
@@ -269,7 +291,10 @@ impl Clone for Path {
             tree: self.tree.clone(),
             leaf0: self.leaf0,
             pts: self.pts.clone(),
+            turn: self.turn.clone(),
+            increasing: self.increasing,
             hint: AtomicUsize::new(self.hint.load(Ordering::Relaxed)),
+            at: AtomicUsize::new(self.at.load(Ordering::Relaxed)),
         }
     }
 }
@@ -433,13 +458,31 @@ impl Path {
         if let Some(s) = segs.last() {
             pts.push(s.end());
         }
+        // A joint between segments may turn (a polyline's vertex); a curve turns by at most
+        // its length times its largest curvature.
+        let mut turn = vec![0.0];
+        let mut end_yaw: Option<f64> = None;
+        for (i, s) in segs.iter().enumerate() {
+            let len = cum[i + 1] - cum[i];
+            let joint = end_yaw.map_or(0.0, |y| wrap_pi(s.pose(0.0, len).2 - y).abs());
+            let inside = match *s {
+                Seg::Line { .. } => 0.0,
+                Seg::Curve { k0, k1, .. } => len * k0.abs().max(k1.abs()),
+            };
+            turn.push(turn[i] + joint + inside);
+            end_yaw = Some(s.pose(len, len).2);
+        }
+        let increasing = cum.windows(2).all(|w| w[0] < w[1]);
         Path {
             segs,
             cum,
             tree,
             leaf0,
             pts,
+            turn,
+            increasing,
             hint: AtomicUsize::new(0),
+            at: AtomicUsize::new(0),
         }
     }
 
@@ -483,10 +526,56 @@ impl Path {
     /// Segment containing arc length `s` (clamped to the first/last segment).
     fn segment(&self, s: f64) -> usize {
         let n = self.segs.len();
+        if self.increasing && self.cum[0] <= s && s < self.cum[n] {
+            // Within the path there is one segment with cum[i] ≤ s < cum[i + 1], the binary
+            // search's answer; searched for outwards from the last answer (a point moving
+            // along the path is found in a step or two).
+            let h = self.at.load(Ordering::Relaxed).min(n - 1);
+            // cum[lo] ≤ s < cum[hi] throughout.
+            let (mut lo, mut hi);
+            let mut w = 1;
+            if self.cum[h] <= s {
+                lo = h;
+                loop {
+                    hi = (lo + w).min(n);
+                    if s < self.cum[hi] {
+                        break;
+                    }
+                    (lo, w) = (hi, 2 * w);
+                }
+            } else {
+                hi = h;
+                loop {
+                    lo = hi.saturating_sub(w);
+                    if self.cum[lo] <= s {
+                        break;
+                    }
+                    (hi, w) = (lo, 2 * w);
+                }
+            }
+            while hi - lo > 1 {
+                let mid = (lo + hi) / 2;
+                if self.cum[mid] <= s {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            self.at.store(lo, Ordering::Relaxed);
+            return lo;
+        }
         match self.cum.binary_search_by(|c| c.total_cmp(&s)) {
             Ok(i) => i.min(n - 1),
             Err(i) => i.saturating_sub(1).min(n - 1),
         }
+    }
+
+    /// An upper bound of how far the heading turns between arc lengths `a` and `b` (rad, the
+    /// total variation: every turn counted positive; straight beyond the ends).
+    pub fn turn_between(&self, a: f64, b: f64) -> f64 {
+        let (a, b) = if a <= b { (a, b) } else { (b, a) };
+        let (i, j) = (self.segment(a), self.segment(b));
+        self.turn[j + 1] - self.turn[i]
     }
 
     /// Position and yaw (rad, map frame) at arc length `s`; before the start and past the end
@@ -516,8 +605,7 @@ impl Path {
             // An empty range (a NaN bound): nothing found, as a scan of no segment.
             return (f64::INFINITY, 0.0, 0.0);
         }
-        let eval = |i: usize| -> (f64, f64, f64) {
-            let len = self.cum[i + 1] - self.cum[i];
+        let bounds = |i: usize| -> (f64, f64) {
             let lo = if extend && i == 0 {
                 f64::NEG_INFINITY
             } else {
@@ -526,65 +614,95 @@ impl Path {
             let hi = if extend && i == last {
                 f64::INFINITY
             } else {
-                len
+                self.cum[i + 1] - self.cum[i]
             };
+            (lo, hi)
+        };
+        let eval = |i: usize| -> (f64, f64, f64) {
+            let (lo, hi) = bounds(i);
             let (d, u, side) = self.segs[i].nearest(x, y, lo, hi);
             (d, self.cum[i] + u, side)
+        };
+        // Whether a squared distance is surely beyond `d` (distances compared squared, with a
+        // margin far above their rounding, so that nothing the exact comparison keeps is
+        // dropped; hypot only for what may win).
+        let beyond = |d2: f64, d: f64| d2 > d * d * (1.0 + 1e-12);
+        // A line segment that surely lies farther than the best so far is not evaluated.
+        let evaluate = |i: usize, best: f64| -> Option<(f64, f64, f64)> {
+            if let Seg::Line { .. } = self.segs[i] {
+                let (lo, hi) = bounds(i);
+                let (_, px, py) = self.segs[i].foot(x, y, lo, hi);
+                if beyond((x - px) * (x - px) + (y - py) * (y - py), best) {
+                    return None;
+                }
+            }
+            Some(eval(i))
         };
         // (distance, segment, arc length, side)
         let h = self.hint.load(Ordering::Relaxed).clamp(i0, i1);
         let (d, s, side) = eval(h);
         let mut best = (d, h, s, side);
-        // Box distance below which a box may hold a nearer segment; extended ends are
-        // unbounded, so the end segments are always evaluated.
-        let box_d = |b: &[f64; 4]| -> f64 {
+        // Squared distance to a box; a box beyond the best may hold no nearer segment.
+        // Extended ends are unbounded, so the end segments are always considered.
+        let box_d2 = |b: &[f64; 4]| -> f64 {
             let dx = (b[0] - x).max(x - b[2]).max(0.0);
             let dy = (b[1] - y).max(y - b[3]).max(0.0);
-            dx.hypot(dy)
+            dx * dx + dy * dy
         };
         if extend {
             for i in [0, last] {
                 if (i0..=i1).contains(&i) && i != h {
-                    let (d, s, side) = eval(i);
-                    if d < best.0 || (d == best.0 && i < best.1) {
-                        best = (d, i, s, side);
+                    if let Some((d, s, side)) = evaluate(i, best.0) {
+                        if d < best.0 || (d == best.0 && i < best.1) {
+                            best = (d, i, s, side);
+                        }
                     }
                 }
             }
         }
-        // Depth-first; at most two entries per level of the tree.
-        let mut stack = [(0usize, 0usize, 0usize); 2 * usize::BITS as usize + 2];
-        stack[0] = (1, 0, self.leaf0);
-        let mut top = 1;
-        while top > 0 {
-            top -= 1;
-            let (node, lo, width) = stack[top];
-            let hi = lo + width - 1;
-            if hi < i0 || lo > i1 || box_d(&self.tree[node]) > best.0 {
-                continue;
-            }
-            if width == 1 {
-                let i = lo;
-                if i == h || (extend && (i == 0 || i == last)) {
+        // From the hint's leaf up to the root, each sibling's subtree, depth-first: every other
+        // segment lies in one of them, and the near ones come first. At most two stack entries
+        // per level of the tree (a path has far fewer than 2^31 segments); node k at depth
+        // ⌊log2 k⌋ covers `leaf0 >> depth` segments.
+        let mut stack = [0u32; 2 * 32 + 2];
+        let mut up = self.leaf0 + h;
+        while up > 1 {
+            stack[0] = (up ^ 1) as u32;
+            up >>= 1;
+            let mut top = 1;
+            while top > 0 {
+                top -= 1;
+                let node = stack[top] as usize;
+                let depth = node.ilog2();
+                let width = self.leaf0 >> depth;
+                let lo = (node - (1 << depth)) * width;
+                let hi = lo + width - 1;
+                if hi < i0 || lo > i1 || beyond(box_d2(&self.tree[node]), best.0) {
                     continue;
                 }
-                let (d, s, side) = eval(i);
-                if d < best.0 || (d == best.0 && i < best.1) {
-                    best = (d, i, s, side);
+                if width == 1 {
+                    let i = lo;
+                    if extend && (i == 0 || i == last) {
+                        continue;
+                    }
+                    if let Some((d, s, side)) = evaluate(i, best.0) {
+                        if d < best.0 || (d == best.0 && i < best.1) {
+                            best = (d, i, s, side);
+                        }
+                    }
+                    continue;
                 }
-                continue;
+                let (l, r) = (2 * node, 2 * node + 1);
+                // Nearer child first (pushed last).
+                let (first, second) = if box_d2(&self.tree[l]) <= box_d2(&self.tree[r]) {
+                    (l, r)
+                } else {
+                    (r, l)
+                };
+                stack[top] = second as u32;
+                stack[top + 1] = first as u32;
+                top += 2;
             }
-            let half = width / 2;
-            let (l, r) = ((2 * node, lo), (2 * node + 1, lo + half));
-            // Nearer child first (pushed last).
-            let (first, second) = if box_d(&self.tree[l.0]) <= box_d(&self.tree[r.0]) {
-                (l, r)
-            } else {
-                (r, l)
-            };
-            stack[top] = (second.0, second.1, half);
-            stack[top + 1] = (first.0, first.1, half);
-            top += 2;
         }
         self.hint.store(best.1, Ordering::Relaxed);
         (best.0, best.2, best.3)
@@ -623,193 +741,5 @@ impl Path {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Deterministic pseudo-random numbers in [0, 1).
-    struct Lcg(u64);
-    impl Lcg {
-        fn next(&mut self) -> f64 {
-            self.0 = self
-                .0
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (self.0 >> 11) as f64 / (1u64 << 53) as f64
-        }
-    }
-
-    /// Every segment in index order, the first at the smallest distance: the reference the
-    /// box tree must reproduce exactly.
-    fn scan(p: &Path, x: f64, y: f64, i0: usize, i1: usize, extend: bool) -> (f64, f64, f64) {
-        let last = p.segs.len() - 1;
-        let mut best = (f64::INFINITY, 0.0, 0.0);
-        for i in i0..=i1 {
-            let len = p.cum[i + 1] - p.cum[i];
-            let lo = if extend && i == 0 {
-                f64::NEG_INFINITY
-            } else {
-                0.0
-            };
-            let hi = if extend && i == last {
-                f64::INFINITY
-            } else {
-                len
-            };
-            let (d, u, side) = p.segs[i].nearest(x, y, lo, hi);
-            if d < best.0 {
-                best = (d, p.cum[i] + u, side);
-            }
-        }
-        best
-    }
-
-    #[test]
-    fn tree_search_is_the_scan_exactly() {
-        let mut r = Lcg(7);
-        for case in 0..40 {
-            // A wandering polyline that folds back over itself, some with repeated points.
-            let n = 2 + (r.next() * 400.0) as usize;
-            let (mut x, mut y, mut h) = (0.0, 0.0, 0.0);
-            let mut pts = vec![(x, y)];
-            for _ in 0..n {
-                h += (r.next() - 0.5) * if case % 3 == 0 { 3.0 } else { 0.3 };
-                let l = if r.next() < 0.05 { 0.0 } else { 0.1 + r.next() };
-                x += l * f64::cos(h);
-                y += l * f64::sin(h);
-                pts.push((x, y));
-            }
-            let Some(p) = Path::from_xy(pts, 1e-9) else {
-                continue;
-            };
-            let last = p.segs.len() - 1;
-            for _ in 0..200 {
-                let (qx, qy) = (
-                    x * r.next() * 1.4 - 5.0,
-                    y * r.next() * 1.4 - 5.0 + r.next(),
-                );
-                for extend in [true, false] {
-                    let want = scan(&p, qx, qy, 0, last, extend);
-                    assert_eq!(p.nearest(qx, qy, 0, last, extend), want, "case {case}");
-                }
-                let (a, b) = (
-                    (r.next() * last as f64) as usize,
-                    (r.next() * last as f64) as usize,
-                );
-                let (i0, i1) = (a.min(b), a.max(b));
-                assert_eq!(
-                    p.nearest(qx, qy, i0, i1, true),
-                    scan(&p, qx, qy, i0, i1, true)
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn polyline_pose_projection_and_lateral() {
-        let p = Path::from_xy([(0.0, 0.0), (10.0, 0.0), (10.0, 10.0)], 1e-9).expect("path");
-        assert_eq!(p.length(), 20.0);
-        let (x, y, yaw) = p.pose(15.0);
-        assert!((x - 10.0).abs() < 1e-12 && (y - 5.0).abs() < 1e-12);
-        assert!((yaw - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
-        assert!((p.project(4.0, 1.0) - 4.0).abs() < 1e-12);
-        assert!(
-            (p.project(-3.0, 0.5) + 3.0).abs() < 1e-12,
-            "extends before the start"
-        );
-        assert_eq!(p.project_clamped(-3.0, 0.5), 0.0);
-        assert!(
-            (p.project(10.2, 13.0) - 23.0).abs() < 1e-12,
-            "extends past the end"
-        );
-        assert!((p.lateral(5.0, 0.3) - 0.3).abs() < 1e-12);
-        assert!((p.lateral(10.4, 5.0) + 0.4).abs() < 1e-12);
-        assert!(Path::from_xy([(1.0, 1.0), (1.0, 1.0)], 1e-9).is_none());
-        assert!(Path::from_xy([(1.0, 1.0), (f64::NAN, 1.0)], 1e-9).is_none());
-    }
-
-    #[test]
-    fn arc_and_clothoid_are_exact() {
-        // A quarter circle of radius 10 from the origin heading +x, turning left.
-        let r = 10.0;
-        let len = 0.5 * std::f64::consts::PI * r;
-        let p = Path::from_pieces(
-            0.0,
-            0.0,
-            0.0,
-            &[Piece::Arc {
-                length: len,
-                curvature: 0.1,
-            }],
-        )
-        .expect("arc");
-        assert!(p.segments() > 1, "split into pieces");
-        let (x, y, h) = p.pose(len);
-        assert!(
-            (x - 10.0).abs() < 1e-12 && (y - 10.0).abs() < 1e-12,
-            "{x} {y}"
-        );
-        assert!((h - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
-        // A point 2 m outside the circle at 30° projects to arc length r·30°, 2 m to the right.
-        let a = 30f64.to_radians();
-        let (qx, qy) = (12.0 * a.sin(), 10.0 - 12.0 * a.cos());
-        assert!((p.project(qx, qy) - r * a).abs() < 1e-9);
-        assert!((p.lateral(qx, qy) + 2.0).abs() < 1e-9);
-        // Straight on past the end.
-        let (x, y, _) = p.pose(len + 5.0);
-        assert!((x - 10.0).abs() < 1e-12 && (y - 15.0).abs() < 1e-9);
-
-        // A clothoid from curvature 0 to 0.2 over 10 m: heading k1·L/2 = 1 rad at its end,
-        // its positions the Fresnel integrals (dense midpoint sum as the reference).
-        let c = Path::from_pieces(
-            1.0,
-            2.0,
-            0.5,
-            &[Piece::Clothoid {
-                length: 10.0,
-                curvature_start: 0.0,
-                curvature_end: 0.2,
-            }],
-        )
-        .expect("clothoid");
-        let n = 200_000;
-        let (mut x, mut y) = (1.0, 2.0);
-        for i in 0..n {
-            let u = 10.0 * (i as f64 + 0.5) / n as f64;
-            let h = 0.5 + 0.01 * u * u;
-            x += 10.0 / n as f64 * h.cos();
-            y += 10.0 / n as f64 * h.sin();
-        }
-        let (ex, ey, eh) = c.pose(10.0);
-        assert!(
-            (ex - x).abs() < 1e-8 && (ey - y).abs() < 1e-8,
-            "{ex} {ey} vs {x} {y}"
-        );
-        assert!((eh - 1.5).abs() < 1e-12);
-        // Projection of points beside the curve finds where they were placed.
-        for s in [0.3, 2.0, 5.5, 9.9] {
-            let (px, py, h) = c.pose(s);
-            let (qx, qy) = (px - 0.7 * h.sin(), py + 0.7 * h.cos());
-            assert!((c.project(qx, qy) - s).abs() < 1e-9, "{s}");
-            assert!((c.lateral(qx, qy) - 0.7).abs() < 1e-9, "{s}");
-        }
-    }
-
-    #[test]
-    fn bad_segments_are_refused() {
-        let e = Path::from_pieces(0.0, 0.0, 0.0, &[Piece::Line { length: -1.0 }]).unwrap_err();
-        assert!(e.contains("segment 1"), "{e}");
-        let e = Path::from_pieces(
-            0.0,
-            0.0,
-            0.0,
-            &[Piece::Arc {
-                length: 1.0,
-                curvature: 5.0,
-            }],
-        )
-        .unwrap_err();
-        assert!(e.contains("radius"), "{e}");
-        assert!(Path::from_pieces(0.0, 0.0, 0.0, &[]).is_err());
-        assert!(Path::from_pieces(f64::NAN, 0.0, 0.0, &[Piece::Line { length: 1.0 }]).is_err());
-    }
-}
+#[path = "geom_tests.rs"]
+mod tests;

@@ -257,22 +257,28 @@ fn check_path_shape(key: &str, path: &PathSpec) -> Result<(), String> {
         }
         PathSpec::Points(pts) => {
             for (k, q) in pts.points.iter().enumerate() {
-                within(
-                    &p(&format!("points[{k}].x")),
-                    q.x,
-                    -COORD_LIMIT_M,
-                    COORD_LIMIT_M,
-                    false,
-                )?;
-                within(
-                    &p(&format!("points[{k}].y")),
-                    q.y,
-                    -COORD_LIMIT_M,
-                    COORD_LIMIT_M,
-                    false,
-                )?;
+                for (axis, v) in [("x", q.x), ("y", q.y)] {
+                    // The point's key is spelt out only for the message.
+                    within("", v, -COORD_LIMIT_M, COORD_LIMIT_M, false).or_else(|_| {
+                        within(
+                            &p(&format!("points[{k}].{axis}")),
+                            v,
+                            -COORD_LIMIT_M,
+                            COORD_LIMIT_M,
+                            false,
+                        )
+                    })?;
+                }
             }
-            if super::path::Polyline::new(&pts.points).is_none() {
+            // Two distinct points (as a polyline through them needs), all finite above.
+            let distinct = match pts.points.first() {
+                Some(a) => pts
+                    .points
+                    .iter()
+                    .any(|b| (b.x - a.x).hypot(b.y - a.y) > 1e-9),
+                None => false,
+            };
+            if !distinct {
                 return Err(format!("{}: needs two distinct points", p("points")));
             }
         }

@@ -31,6 +31,10 @@ pub(super) struct VutPath {
     pub(super) ahead: f64,
     /// Arc length of the control point at the last VUT sample (search hint).
     pub(super) s: Option<f64>,
+    /// The last answer of [`VutPath::s_at`] and what it was asked (the bits of x, y, yaw and
+    /// `s`, and whether there is an `s`): one sample's pose is asked for several times (the trigger, the TTC of each
+    /// target, the protocol), and the same question has the same answer.
+    pub(super) last: std::cell::Cell<Option<([u64; 5], f64)>>,
 }
 
 /// How far around the last position a projection searches (m of arc length): far more than a
@@ -40,11 +44,25 @@ const SEARCH_M: f64 = 40.0;
 impl VutPath {
     /// Arc length of the control point of a VUT at (x, y, yaw).
     pub(super) fn s_at(&self, x: f64, y: f64, yaw: f64) -> f64 {
+        let key = [
+            x.to_bits(),
+            y.to_bits(),
+            yaw.to_bits(),
+            self.s.map_or(0, f64::to_bits),
+            self.s.is_some() as u64,
+        ];
+        if let Some((k, at)) = self.last.get() {
+            if k == key {
+                return at;
+            }
+        }
         let (cx, cy) = (x + self.ahead * yaw.cos(), y + self.ahead * yaw.sin());
-        match self.s {
+        let at = match self.s {
             Some(h) => self.line.project_within(cx, cy, h - SEARCH_M, h + SEARCH_M),
             None => self.line.project(cx, cy),
-        }
+        };
+        self.last.set(Some((key, at)));
+        at
     }
 }
 
@@ -90,22 +108,53 @@ pub struct Rect {
     pub hw: f64,
 }
 
+/// How two rectangles that do not overlap lie apart.
+#[derive(Debug, Clone, Copy)]
+pub struct Apart {
+    /// The smallest distance between them (as [`Rect::gap`], to rounding).
+    pub distance: f64,
+    /// The first rectangle's length and width directions, then the second's (unit vectors),
+    /// each with the gap between the rectangles' projections on it (positive: the direction
+    /// separates them).
+    pub axes: [((f64, f64), f64); 4],
+}
+
 impl Rect {
     /// The VUT's footprint for its INS reference point at (x, y, yaw).
     pub fn vut(vut: &VutSpec, x: f64, y: f64, yaw: f64) -> Rect {
+        Rect::body(
+            vut.reference_to_front_m,
+            vut.length_m,
+            vut.width_m,
+            x,
+            y,
+            yaw,
+        )
+    }
+
+    /// A vehicle's footprint from its dimensions (as [`Rect::vut`]).
+    fn body(reference_to_front: f64, length: f64, width: f64, x: f64, y: f64, yaw: f64) -> Rect {
         // Centre: from the reference point, forward to the front, back half the length.
-        let ahead = vut.reference_to_front_m - 0.5 * vut.length_m;
+        let ahead = reference_to_front - 0.5 * length;
         Rect {
             cx: x + ahead * yaw.cos(),
             cy: y + ahead * yaw.sin(),
             yaw,
-            hl: 0.5 * vut.length_m,
-            hw: 0.5 * vut.width_m,
+            hl: 0.5 * length,
+            hw: 0.5 * width,
         }
     }
 
+    /// Cosine and sine of the yaw, computed once per test.
+    fn cs(&self) -> (f64, f64) {
+        (self.yaw.cos(), self.yaw.sin())
+    }
+
     fn corners(&self) -> [(f64, f64); 4] {
-        let (c, s) = (self.yaw.cos(), self.yaw.sin());
+        self.corners_cs(self.cs())
+    }
+
+    fn corners_cs(&self, (c, s): (f64, f64)) -> [(f64, f64); 4] {
         let mut out = [(0.0, 0.0); 4];
         for (k, (a, b)) in [(1.0, 1.0), (1.0, -1.0), (-1.0, -1.0), (-1.0, 1.0)]
             .into_iter()
@@ -119,7 +168,10 @@ impl Rect {
 
     /// Distance from a point to the rectangle (0 inside).
     fn distance_to(&self, px: f64, py: f64) -> f64 {
-        let (c, s) = (self.yaw.cos(), self.yaw.sin());
+        self.distance_cs(self.cs(), px, py)
+    }
+
+    fn distance_cs(&self, (c, s): (f64, f64), px: f64, py: f64) -> f64 {
         let (dx, dy) = (px - self.cx, py - self.cy);
         let lx = (dx * c + dy * s).abs() - self.hl;
         let ly = (-dx * s + dy * c).abs() - self.hw;
@@ -128,9 +180,19 @@ impl Rect {
 
     /// Whether two rectangles overlap (separating-axis test).
     pub fn overlaps(&self, o: &Rect) -> bool {
-        let (a, b) = (self.corners(), o.corners());
-        for yaw in [self.yaw, o.yaw] {
-            for (ax, ay) in [(yaw.cos(), yaw.sin()), (-yaw.sin(), yaw.cos())] {
+        let (ca, cb) = (self.cs(), o.cs());
+        let (a, b) = (self.corners_cs(ca), o.corners_cs(cb));
+        Self::overlap_axes(&a, &b, ca, cb)
+    }
+
+    fn overlap_axes(
+        a: &[(f64, f64); 4],
+        b: &[(f64, f64); 4],
+        ca: (f64, f64),
+        cb: (f64, f64),
+    ) -> bool {
+        for (c, s) in [ca, cb] {
+            for (ax, ay) in [(c, s), (-s, c)] {
                 let proj = |p: &[(f64, f64); 4]| {
                     p.iter()
                         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), q| {
@@ -138,13 +200,86 @@ impl Rect {
                             (lo.min(d), hi.max(d))
                         })
                 };
-                let ((a0, a1), (b0, b1)) = (proj(&a), proj(&b));
+                let ((a0, a1), (b0, b1)) = (proj(a), proj(b));
                 if a1 < b0 || b1 < a0 {
                     return false;
                 }
             }
         }
         true
+    }
+
+    /// `None` when the rectangles overlap, else the smallest distance between them (as
+    /// [`Rect::gap`]).
+    pub fn separation(&self, o: &Rect) -> Option<f64> {
+        let (ca, cb) = (self.cs(), o.cs());
+        let (a, b) = (self.corners_cs(ca), o.corners_cs(cb));
+        if Self::overlap_axes(&a, &b, ca, cb) {
+            return None;
+        }
+        Some(Self::distance(self, o, &a, &b, ca, cb))
+    }
+
+    /// Corner to rectangle both ways.
+    fn distance(
+        ra: &Rect,
+        rb: &Rect,
+        a: &[(f64, f64); 4],
+        b: &[(f64, f64); 4],
+        ca: (f64, f64),
+        cb: (f64, f64),
+    ) -> f64 {
+        let d1 = b
+            .iter()
+            .map(|p| ra.distance_cs(ca, p.0, p.1))
+            .fold(f64::INFINITY, f64::min);
+        let d2 = a
+            .iter()
+            .map(|p| rb.distance_cs(cb, p.0, p.1))
+            .fold(f64::INFINITY, f64::min);
+        d1.min(d2)
+    }
+
+    /// How two rectangles lie apart: `None` when they overlap (as [`Rect::overlaps`]).
+    pub fn apart(&self, o: &Rect) -> Option<Apart> {
+        let (ca, cb) = (self.cs(), o.cs());
+        let (a, b) = (self.corners_cs(ca), o.corners_cs(cb));
+        let mut axes = [((0.0, 0.0), 0.0); 4];
+        let mut separated = false;
+        for (k, (ax, ay)) in [ca, (-ca.1, ca.0), cb, (-cb.1, cb.0)]
+            .into_iter()
+            .enumerate()
+        {
+            let proj = |p: &[(f64, f64); 4]| {
+                p.iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), q| {
+                        let d = q.0 * ax + q.1 * ay;
+                        (lo.min(d), hi.max(d))
+                    })
+            };
+            let ((a0, a1), (b0, b1)) = (proj(&a), proj(&b));
+            separated |= a1 < b0 || b1 < a0;
+            axes[k] = ((ax, ay), (b0 - a1).max(a0 - b1));
+        }
+        if !separated {
+            return None;
+        }
+        // Corner to rectangle both ways, as Rect::gap, compared squared.
+        let d2 = |r: &Rect, (c, s): (f64, f64), (px, py): (f64, f64)| {
+            let (dx, dy) = (px - r.cx, py - r.cy);
+            let lx = ((dx * c + dy * s).abs() - r.hl).max(0.0);
+            let ly = ((-dx * s + dy * c).abs() - r.hw).max(0.0);
+            lx * lx + ly * ly
+        };
+        let near = b
+            .iter()
+            .map(|&p| d2(self, ca, p))
+            .chain(a.iter().map(|&p| d2(o, cb, p)))
+            .fold(f64::INFINITY, f64::min);
+        Some(Apart {
+            distance: near.sqrt(),
+            axes,
+        })
     }
 
     /// Where `self` (the VUT) and `o` (a target) touch at first contact, as `on` measures it.
@@ -190,20 +325,7 @@ impl Rect {
     /// Smallest distance between two rectangles (0 when they overlap): corner to rectangle
     /// both ways (exact for convex rectangles that do not overlap).
     pub fn gap(&self, o: &Rect) -> f64 {
-        if self.overlaps(o) {
-            return 0.0;
-        }
-        let d1 = o
-            .corners()
-            .iter()
-            .map(|p| self.distance_to(p.0, p.1))
-            .fold(f64::INFINITY, f64::min);
-        let d2 = self
-            .corners()
-            .iter()
-            .map(|p| o.distance_to(p.0, p.1))
-            .fold(f64::INFINITY, f64::min);
-        d1.min(d2)
+        self.separation(o).unwrap_or(0.0)
     }
 }
 
@@ -256,12 +378,17 @@ impl Engine {
 
     /// Contact between the VUT and a conflict target between the previous and this sample.
     pub(super) fn check_conflict_impact(&mut self, i: usize, snap: &Snap) {
-        let vut = self.vut.clone();
+        // The body's dimensions only: the spec holds the planned path.
+        let (front, length, width) = (
+            self.vut.reference_to_front_m,
+            self.vut.length_m,
+            self.vut.width_m,
+        );
         let rect_at = |e: &Engine, a: &Snap, b: &Snap, w: f64| {
             let (x, y, yaw, _) = Snap::lerp(a, b, w);
             let time = a.t + w * (b.t - a.t);
             (
-                Rect::vut(&vut, x, y, yaw),
+                Rect::body(front, length, width, x, y, yaw),
                 target_rect(&e.tracks[i], &e.twin, time),
             )
         };
@@ -306,12 +433,12 @@ impl Engine {
         let rel = (v * c - tvx).hypot(v * s - tvy);
         let t = &self.tracks[i];
         let travel = t.origin().map(|o| t.profile.travel(time - o));
-        let nominal_kmh = vut.speed_kmh;
+        let nominal_kmh = self.vut.speed_kmh;
         let rec = ImpactRecord {
             target: t.spec.id.clone(),
             time_s: Some(time),
             dummy_travel_m: travel,
-            nominal_travel_m: ttc::nominal_travel_m(&t.spec, &vut),
+            nominal_travel_m: ttc::nominal_travel_m(&t.spec, &self.vut),
             overlap: Some(location),
             stopped_short_m: None,
             note: if travel.is_none() {

@@ -324,6 +324,7 @@ impl Engine {
             line,
             ahead: scenario.vut.control_ahead_m(),
             s: None,
+            last: std::cell::Cell::new(None),
         });
         Engine {
             vut: scenario.vut.clone(),

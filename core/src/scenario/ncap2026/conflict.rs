@@ -4,7 +4,8 @@
 //! Both move at constant speed along their paths, synchronised (the target's arc length is
 //! `q0 + (v_target / v_vut)·(s − s_ref)` when the VUT's control point is at `s`). For a given
 //! `q0` the first contact is found by marching the VUT forward (2 cm steps, then bisection)
-//! and testing the footprints with the engine's own contact test; its location is the
+//! and testing the footprints with the engine's own contact test (steps that the footprints'
+//! distance at an earlier step proves apart are not tested); its location is the
 //! target's reference point across the VUT front. `q0` is then chosen by a scan and bisection
 //! so that the location is the requested one. The result is the pair (VUT s, target s) at
 //! first contact: the scenario's `conflict`.
@@ -43,59 +44,119 @@ impl Setup<'_> {
         )
     }
 
-    /// A lower bound of how far apart the two footprints are at (s, q): the distance between
-    /// the discs around the VUT's control point and the target's centre that hold them
-    /// whatever their headings (≤ 0: they may touch).
-    fn clearance(&self, s: f64, q: f64) -> f64 {
-        let (px, py, _) = self.vpath.pose(s);
-        let (a, b) = self.rects(s, q);
-        let r_vut = (a.cx - px).hypot(a.cy - py) + a.hl.hypot(a.hw);
-        let r_target = b.hl.hypot(b.hw);
-        (px - b.cx).hypot(py - b.cy) - r_vut - r_target
-    }
-
     fn q_of(&self, q0: f64, s_ref: f64, s: f64) -> f64 {
         q0 + self.v_target / self.v_vut * (s - s_ref)
     }
 
-    /// First contact for offset `q0`: (s, q, location), searching s in [from, to].
-    fn first_contact(&self, q0: f64, s_ref: f64, from: f64, to: f64) -> Option<(f64, f64, f64)> {
+    /// The VUT positions first contact is searched at: from `from` in 2 cm steps (each the
+    /// previous plus the step) to the first at or beyond `to`.
+    fn steps(from: f64, to: f64) -> Vec<f64> {
+        let mut s = vec![from];
+        let mut last = from;
+        while last < to {
+            last += 0.02;
+            s.push(last);
+        }
+        s
+    }
+
+    /// First contact for offset `q0`: (s, q, location), the first of the positions `steps`
+    /// (see [`Setup::steps`]) where the footprints overlap, refined by bisection from the
+    /// position before it.
+    ///
+    /// A position that cannot touch is skipped untested. From a tested position where the
+    /// footprints are apart — by a distance, or by a gap along a direction that separates
+    /// them — they close by at most how far their points move (towards each other along that
+    /// direction): the control point and the target's centre along their paths' tangents there
+    /// (off them by at most the arc length times the paths' turn), the corners also their
+    /// distance from those points times the turn. Every position until that bound reaches
+    /// the gap keeps them apart.
+    fn first_contact(&self, q0: f64, s_ref: f64, steps: &[f64]) -> Option<(f64, f64, f64)> {
         let touch = |s: f64| {
             let (a, b) = self.rects(s, self.q_of(q0, s_ref, s));
             a.overlaps(&b)
         };
-        if touch(from) {
-            return None; // already touching where the search starts: not an approach
-        }
-        let step = 0.02;
-        // Both points move at most their arc length (the VUT's control point 1 m per metre of
-        // s, the target's |v_target / v_vut|): while that cannot close the clearance, a step
-        // cannot touch and is taken without testing it (the same steps, fewer tests).
-        let rate = 1.0 + (self.v_target / self.v_vut).abs();
-        let mut s = from;
-        let mut anchor = (s, self.clearance(s, self.q_of(q0, s_ref, s)));
-        while s < to {
-            let s1 = s + step;
-            if (s1 - anchor.0) * rate < 0.999 * anchor.1 - 1e-6 {
-                s = s1;
-                continue;
+        let ratio = self.v_target / self.v_vut;
+        let (&from, &end) = (steps.first()?, steps.last()?);
+        let (a, b) = self.rects(from, self.q_of(q0, s_ref, from));
+        // Farthest a footprint point lies from the point that follows the path.
+        let (px, py, _) = self.vpath.pose(from);
+        let r_vut = (a.cx - px).hypot(a.cy - py) + a.hl.hypot(a.hw);
+        let r_target = b.hl.hypot(b.hw);
+        // already touching where the search starts: not an approach
+        let mut apart = a.apart(&b)?;
+        let mut k = 0;
+        while k + 1 < steps.len() {
+            let (sa, qa) = (steps[k], self.q_of(q0, s_ref, steps[k]));
+            let (tv, tt) = (apart.axes[0].0, apart.axes[2].0);
+            // Relative motion of the two points per metre of s, were the paths straight.
+            let rel = (tv.0 - ratio * tt.0, tv.1 - ratio * tt.1);
+            // (gap, closing per metre) for the distance and each separating direction.
+            let mut bounds = [(0.0, 0.0); 5];
+            bounds[0] = (apart.distance, rel.0.hypot(rel.1));
+            for (i, &((nx, ny), g)) in apart.axes.iter().enumerate() {
+                bounds[i + 1] = (g, (rel.0 * nx + rel.1 * ny).abs());
             }
-            anchor = (s1, self.clearance(s1, self.q_of(q0, s_ref, s1)));
-            if anchor.1 <= 1e-6 && touch(s1) {
-                let (mut lo, mut hi) = (s, s1);
-                for _ in 0..30 {
-                    let mid = 0.5 * (lo + hi);
-                    if touch(mid) {
-                        hi = mid;
-                    } else {
-                        lo = mid;
-                    }
+            let reach = |turn_v: f64, turn_t: f64, cap: f64| {
+                let rot = r_vut * turn_v + r_target * turn_t;
+                let lin = turn_v + ratio.abs() * turn_t;
+                bounds
+                    .iter()
+                    .map(|&(g, w)| {
+                        let room = 0.999 * g - 1e-6 - rot;
+                        if room <= 0.0 {
+                            0.0
+                        } else if room < cap * (w + lin) {
+                            room / (w + lin)
+                        } else {
+                            cap
+                        }
+                    })
+                    .fold(0.0, f64::max)
+            };
+            // As far as straight paths would allow, then shorter stretches: the paths' turn
+            // over a stretch bounds it over any part of it.
+            let mut cap = reach(0.0, 0.0, end - sa);
+            let mut best = 0.0;
+            for _ in 0..4 {
+                let far = sa + cap;
+                let r = reach(
+                    self.vpath.turn_between(sa, far),
+                    self.tpath.turn_between(qa, self.q_of(q0, s_ref, far)),
+                    cap,
+                );
+                best = f64::max(best, r);
+                cap *= 0.25;
+                if r >= cap || cap < 0.02 {
+                    break;
                 }
-                let q = self.q_of(q0, s_ref, hi);
-                let (v, t) = self.rects(hi, q);
-                return Some((hi, q, v.impact_location(&t, self.on)));
             }
-            s = s1;
+            let reach = best;
+            // The next position not within reach of this one.
+            let k1 =
+                (k + 1 + steps[k + 1..].partition_point(|&s| s - sa < reach)).min(steps.len() - 1);
+            let s1 = steps[k1];
+            let (v, t) = self.rects(s1, self.q_of(q0, s_ref, s1));
+            match v.apart(&t) {
+                Some(next) => {
+                    apart = next;
+                    k = k1;
+                }
+                None => {
+                    let (mut lo, mut hi) = (steps[k1 - 1], s1);
+                    for _ in 0..30 {
+                        let mid = 0.5 * (lo + hi);
+                        if touch(mid) {
+                            hi = mid;
+                        } else {
+                            lo = mid;
+                        }
+                    }
+                    let q = self.q_of(q0, s_ref, hi);
+                    let (v, t) = self.rects(hi, q);
+                    return Some((hi, q, v.impact_location(&t, self.on)));
+                }
+            }
         }
         None
     }
@@ -104,6 +165,7 @@ impl Setup<'_> {
     /// point (s_ref on the VUT path, q_ref on the target's).
     pub fn solve(&self, location: f64, s_ref: f64, q_ref: f64) -> Result<(f64, f64), String> {
         let (from, to) = (s_ref - 25.0, s_ref + 25.0);
+        let steps = Self::steps(from, to);
         let span = 15.0_f64
             .max(3.0 * self.footprint.0)
             .max(15.0 * self.v_target / self.v_vut);
@@ -112,7 +174,7 @@ impl Setup<'_> {
         let mut best: Option<(f64, f64)> = None;
         for k in 0..=n {
             let q0 = q_ref - span + 2.0 * span * k as f64 / n as f64;
-            let Some((_, _, loc)) = self.first_contact(q0, s_ref, from, to) else {
+            let Some((_, _, loc)) = self.first_contact(q0, s_ref, &steps) else {
                 prev = None;
                 continue;
             };
@@ -125,13 +187,13 @@ impl Setup<'_> {
                     let (mut lo, mut hi, llo) = (pq, q0, pl);
                     for _ in 0..40 {
                         let mid = 0.5 * (lo + hi);
-                        match self.first_contact(mid, s_ref, from, to) {
+                        match self.first_contact(mid, s_ref, &steps) {
                             Some((_, _, l)) if (l - location) * (llo - location) > 0.0 => lo = mid,
                             Some(_) => hi = mid,
                             None => break,
                         }
                     }
-                    if let Some((s, q, _)) = self.first_contact(hi, s_ref, from, to) {
+                    if let Some((s, q, _)) = self.first_contact(hi, s_ref, &steps) {
                         return Ok((s, q));
                     }
                 }
@@ -148,7 +210,7 @@ impl Setup<'_> {
         };
         match best {
             Some((q0, loc)) if (loc - location).abs() < tol => self
-                .first_contact(q0, s_ref, from, to)
+                .first_contact(q0, s_ref, &steps)
                 .map(|(s, q, _)| (s, q))
                 .ok_or_else(|| "no contact".to_string()),
             Some((_, loc)) => Err(format!(
