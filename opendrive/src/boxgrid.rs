@@ -52,12 +52,30 @@ impl BoxGrid {
             return BoxGrid::default();
         }
         let (w, h) = ((all[2] - all[0]).max(1e-9), (all[3] - all[1]).max(1e-9));
-        // About one cell per box; at most 4 n + 16 cells whatever the shape.
+        // About one cell per box; at most 4 n + 16 cells whatever the shape, and at most
+        // 16 n + 64 listings in all: boxes much larger than the cell (a lane offset polynomial
+        // running away on a long road) would otherwise be listed in millions of cells each. A
+        // single cell lists every box once, so growing the cell always ends.
         let mut cell = (w * h / n as f64).sqrt().max(1e-6);
         let dims = |c: f64| ((w / c).floor() as usize + 1, (h / c).floor() as usize + 1);
+        let listings = |c: f64| -> usize {
+            let per_axis = |lo: f64, hi: f64, origin: f64| {
+                let a = ((lo - origin) / c).floor().max(0.0);
+                let b = ((hi - origin) / c).floor().max(0.0);
+                // Cells overlapped along one axis (saturating: a count, not an index).
+                (b - a + 1.0).min(usize::MAX as f64) as usize
+            };
+            boxes
+                .iter()
+                .filter(|b| finite(b))
+                .map(|b| {
+                    per_axis(b[0], b[2], all[0]).saturating_mul(per_axis(b[1], b[3], all[1]))
+                })
+                .fold(0usize, usize::saturating_add)
+        };
         while {
             let (c, r) = dims(cell);
-            c.saturating_mul(r) > 4 * n + 16
+            c.saturating_mul(r) > 4 * n + 16 || listings(cell) > 16 * n + 64
         } {
             cell *= 1.5;
         }
@@ -164,6 +182,32 @@ impl BoxGrid {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn huge_boxes_among_small_ones_keep_the_table_small() {
+        // Thousands of small boxes along a line, and boxes a million times larger: every box
+        // is still found, and the table stays within its bound.
+        let mut boxes: Vec<Aabb> = (0..5000)
+            .map(|i| {
+                let x = i as f64 * 2.0;
+                [x, 0.0, x + 2.0, 3.0]
+            })
+            .collect();
+        for k in 0..200 {
+            let e = 1e7 + k as f64;
+            boxes.push([-e, -e, e, e]);
+        }
+        let grid = BoxGrid::build(&boxes);
+        assert!(grid.items.len() <= 16 * boxes.len() + 64, "{}", grid.items.len());
+        let mut got = Vec::new();
+        grid.query(&[101.0, 1.0, 101.0, 1.0], |d| got.push(d));
+        got.sort_unstable();
+        let want: Vec<u32> = [50u32]
+            .into_iter()
+            .chain((5000..5200).map(|i| i as u32))
+            .collect();
+        assert_eq!(got, want);
+    }
 
     #[test]
     fn query_finds_exactly_the_intersecting_boxes() {
