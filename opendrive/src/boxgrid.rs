@@ -57,7 +57,10 @@ impl BoxGrid {
         // running away on a long road) would otherwise be listed in millions of cells each. A
         // single cell lists every box once, so growing the cell always ends.
         let mut cell = (w * h / n as f64).sqrt().max(1e-6);
-        let dims = |c: f64| ((w / c).floor() as usize + 1, (h / c).floor() as usize + 1);
+        // Cells along each side (capped well below usize::MAX: a 1e300 m map in µm cells must
+        // not wrap to zero columns).
+        let side = |len: f64, c: f64| (len / c).floor().clamp(0.0, 1e15) as usize + 1;
+        let dims = |c: f64| (side(w, c), side(h, c));
         let listings = |c: f64| -> usize {
             let per_axis = |lo: f64, hi: f64, origin: f64| {
                 let a = ((lo - origin) / c).floor().max(0.0);
@@ -94,7 +97,9 @@ impl BoxGrid {
             let (c0, r0, c1, r1) = grid.span(b);
             for r in r0..=r1 {
                 for c in c0..=c1 {
-                    grid.start[r * cols + c + 1] += 1;
+                    if let Some(n) = grid.start.get_mut(r * cols + c + 1) {
+                        *n += 1;
+                    }
                 }
             }
         }
@@ -199,6 +204,26 @@ mod tests {
         }
         let grid = BoxGrid::build(&boxes);
         assert!(grid.items.len() <= 16 * boxes.len() + 64, "{}", grid.items.len());
+        // Boxes at the ends of the f64 range, with small ones between.
+        let far = [
+            [-1e300, -1e300, -1e300, -1e300],
+            [1e300, 1e300, 1e300, 1e300],
+            [0.0, 0.0, 1.0, 1.0],
+        ];
+        let g = BoxGrid::build(&far);
+        let mut got = Vec::new();
+        g.query(&[0.5, 0.5, 0.5, 0.5], |d| got.push(d));
+        assert_eq!(got, vec![2]);
+        // A flat map 1e30 m wide: its first cell guess is over 2^64 cells across.
+        let far = [
+            [1e30, 0.0, 1e30, 0.0],
+            [1e30, 0.0, 1e30, 0.0],
+            [0.0, 0.0, 1.0, 0.0],
+        ];
+        let g = BoxGrid::build(&far);
+        let mut got = Vec::new();
+        g.query(&[0.5, 0.0, 0.5, 0.0], |d| got.push(d));
+        assert_eq!(got, vec![2]);
         let mut got = Vec::new();
         grid.query(&[101.0, 1.0, 101.0, 1.0], |d| got.push(d));
         got.sort_unstable();
