@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use serde::{Serialize, Serializer};
 
-use super::impact::{monr_impact, MonrImpact};
+use super::impact::{drift_between, monr_impact, timing_corrected, MonrImpact};
 use super::motion::{Motion, StartRefused};
 use super::plan::{plan_objects, Drives, GroundOptions, ObjectPlan, ObjectSpec};
 use super::route::plan_route;
-use super::track::Pose;
+use super::track::{PlannedTrack, Pose};
 use crate::dispatch::control_centre::{GeoOrigin, MonrSample, Snapshot};
 use crate::dispatch::events::{EventKind, Phase};
 use crate::dispatch::iso22133::ObjectState;
@@ -122,6 +122,12 @@ pub struct ImpactCheck {
     pub monr: Option<MonrImpact>,
     /// MONR location − planned location.
     pub error: Option<f64>,
+    /// How much further the target object drifted off its own schedule than the VUT robot
+    /// between the target's start and the impact, s (positive: the target fell behind).
+    pub relative_drift_s: Option<f64>,
+    /// The impact from MONR with that drift taken out, and its location − planned location.
+    pub corrected: Option<MonrImpact>,
+    pub corrected_error: Option<f64>,
 }
 
 /// A run on the ground.
@@ -680,14 +686,13 @@ fn object_reports(motion: &Motion, snap: &Snapshot, monr: &[Vec<MonrSample>]) ->
                 .last()
                 .map(|m| Pose::new(m.x, m.y, m.yaw_deg.to_radians()));
             let off = final_pose.map(|f| f.offset_to(&p.track.end()));
-            let running: Vec<&MonrSample> = track
-                .iter()
-                .filter(|m| m.state == ObjectState::Running)
-                .collect();
-            let lag = running.first().and_then(|m0| {
-                let pts: Vec<(f64, f64, f64)> =
-                    running.iter().map(|m| (m.t_s - m0.t_s, m.x, m.y)).collect();
-                p.track.schedule_lag(&pts)
+            let lag = running_lags(&p.track, track).and_then(|(_, lags)| {
+                let last = lags.last()?.1;
+                let worst = lags
+                    .iter()
+                    .map(|l| l.1)
+                    .fold(0.0f64, |w, l| if l.abs() > w.abs() { l } else { w });
+                Some((last, worst))
             });
             ObjectReport {
                 name: p.name.clone(),
@@ -731,8 +736,21 @@ fn object_reports(motion: &Motion, snap: &Snapshot, monr: &[Vec<MonrSample>]) ->
         .collect()
 }
 
+/// An object's lags behind its plan while RUNNING ([`PlannedTrack::schedule_lags`], times
+/// from its first RUNNING MONR) with that MONR's control-centre time.
+fn running_lags(track: &PlannedTrack, monr: &[MonrSample]) -> Option<(f64, Vec<(f64, f64)>)> {
+    let running: Vec<&MonrSample> = monr
+        .iter()
+        .filter(|m| m.state == ObjectState::Running)
+        .collect();
+    let t0 = running.first()?.t_s;
+    let pts: Vec<(f64, f64, f64)> = running.iter().map(|m| (m.t_s - t0, m.x, m.y)).collect();
+    Some((t0, track.schedule_lags(&pts)))
+}
+
 /// Each moving target driven by an object, with the VUT robot among them: its impact from
-/// MONR against the rehearsal's.
+/// MONR against the rehearsal's, as driven and with the objects' own drift off their
+/// schedules taken out.
 fn impact_checks(prepared: &Prepared, monr: &[Vec<MonrSample>]) -> Vec<ImpactCheck> {
     let Some(vi) = prepared.plans.iter().position(|p| p.drives == Drives::Vut) else {
         return Vec::new();
@@ -759,15 +777,33 @@ fn impact_checks(prepared: &Prepared, monr: &[Vec<MonrSample>]) -> Vec<ImpactChe
                     .find(|m| &m.target == id && m.time_s.is_some())
                     .and_then(|m| m.location)
             });
-            let got = monr_impact(vut, spec, monr.get(vi)?, monr.get(i)?);
+            let (vt, tt) = (monr.get(vi)?, monr.get(i)?);
+            let got = monr_impact(vut, spec, vt, tt);
+            // Each object's drift from the target's start to the impact.
+            let target_lags = running_lags(&prepared.plans.get(i)?.track, tt);
+            let vut_lags = running_lags(&prepared.plans.get(vi)?.track, vt);
+            let relative_drift_s = got.zip(target_lags).and_then(|(g, (t0, lags))| {
+                let target = drift_between(&lags, t0, t0, g.t_s)?;
+                let vut = vut_lags
+                    .as_ref()
+                    .and_then(|(v0, vl)| drift_between(vl, *v0, t0, g.t_s))
+                    .unwrap_or(0.0);
+                Some(target - vut)
+            });
+            let corrected =
+                relative_drift_s.and_then(|d| timing_corrected(vut, spec, vt, tt, d));
+            let error = |g: Option<MonrImpact>| match (g, planned) {
+                (Some(g), Some(p)) => Some(g.location - p),
+                _ => None,
+            };
             Some(ImpactCheck {
                 target: id.clone(),
                 planned_location: planned,
-                error: match (got, planned) {
-                    (Some(g), Some(p)) => Some(g.location - p),
-                    _ => None,
-                },
+                error: error(got),
                 monr: got,
+                relative_drift_s,
+                corrected_error: error(corrected),
+                corrected,
             })
         })
         .collect()

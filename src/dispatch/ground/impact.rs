@@ -1,14 +1,23 @@
-//! The impact as the objects drove it: the VUT's footprint on its robot's MONR and a target's
-//! on its carrier's MONR, first contact located between MONR samples by bisection on the
-//! positions interpolated in the objects' own time stamps, and the location measured as the
-//! engine measures it ([`Rect::impact_location`]).
+//! The impact as the objects drove it: the VUT on its robot's MONR and a target on its
+//! carrier's MONR, positions interpolated in the objects' own time stamps, the impact located
+//! between MONR samples by bisection and defined and measured as the engine does for that
+//! kind of target (a crossing dummy at the VUT's front reaching its path line; others at the
+//! first contact of the footprints, [`Rect::impact_location`]).
+//!
+//! A carrier that drifts off its own TRAJ schedule while it drives (a stand-in object that
+//! sleeps once per TRAJ point runs about 1 % slow) moves the impact with it, whatever scil
+//! sent. [`timing_corrected`] takes that drift out: each object's lag behind its TRAJ at the
+//! impact, less its lag when the target started (until then scil follows the VUT live and
+//! starts the target from where it actually is), measured from their own MONR. The target's
+//! track is shifted by the difference and the contact found again on the MONR positions. The
+//! start instants stay as driven, so a late start is still seen.
 
 use serde::Serialize;
 
 use crate::dispatch::control_centre::MonrSample;
 use crate::dispatch::iso22133::ObjectState;
 use crate::scenario::engine::Rect;
-use crate::scenario::{TargetSpec, VutSpec};
+use crate::scenario::{Activation, TargetSpec, VutSpec};
 
 /// The impact of one target, from MONR.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -65,8 +74,10 @@ fn rects(
     ))
 }
 
-/// First contact between the VUT (`vut_track`, its robot's MONR) and `target` (its carrier's
-/// MONR) while both moved, with its location; `None` without contact.
+/// The impact of `target` as the engine defines it for its kind of test, from MONR: a crossing
+/// dummy (TTC-triggered) is hit when the VUT's front bumper reaches the dummy's path line, at
+/// the dummy's place across the front (as the engine's impact check); any other target at the
+/// first contact of the two footprints. `None` without an impact while both moved.
 pub fn monr_impact(
     vut: &VutSpec,
     target: &TargetSpec,
@@ -82,6 +93,85 @@ pub fn monr_impact(
             .collect()
     };
     let (vut_track, target_track) = (&running(vut_track)[..], &running(target_track)[..]);
+    if target.activation == Activation::Ttc {
+        path_line_impact(vut, vut_track, target_track)
+    } else {
+        first_contact(vut, target, vut_track, target_track)
+    }
+}
+
+/// A crossing dummy's impact: the first time the VUT's front bumper centre reaches the line
+/// the dummy moves along (through its first RUNNING pose, along its heading there), found by
+/// bisection between MONR samples; the location is the dummy's place across the VUT's front,
+/// 0 at its right edge.
+fn path_line_impact(
+    vut: &VutSpec,
+    vut_track: &[MonrSample],
+    target_track: &[MonrSample],
+) -> Option<MonrImpact> {
+    let first = target_track.first()?;
+    let (px, py) = (first.x, first.y);
+    let (dc, ds) = {
+        let y = first.yaw_deg.to_radians();
+        (y.cos(), y.sin())
+    };
+    // Distance along the VUT's heading from its front bumper to the path line (positive
+    // before it); `None` when it runs parallel to it.
+    let gap = |t: f64| -> Option<f64> {
+        let (x, y, yaw) = pose_at(vut_track, t)?;
+        let (uc, us) = (yaw.cos(), yaw.sin());
+        let (fx, fy) = (
+            x + vut.reference_to_front_m * uc,
+            y + vut.reference_to_front_m * us,
+        );
+        let denom = uc * ds - us * dc;
+        if denom.abs() < 1e-6 {
+            return None;
+        }
+        Some(((px - fx) * ds - (py - fy) * dc) / denom)
+    };
+    let t_first = first.t_s;
+    let mut prev: Option<(f64, f64)> = None;
+    for m in vut_track.iter().filter(|m| m.t_s >= t_first) {
+        let Some(g) = gap(m.t_s) else {
+            prev = None;
+            continue;
+        };
+        if let Some((t0, g0)) = prev {
+            if g0 > 0.0 && g <= 0.0 {
+                let (mut lo, mut hi) = (t0, m.t_s);
+                for _ in 0..50 {
+                    let mid = 0.5 * (lo + hi);
+                    match gap(mid) {
+                        Some(gm) if gm > 0.0 => lo = mid,
+                        _ => hi = mid,
+                    }
+                }
+                let (x, y, yaw) = pose_at(vut_track, hi)?;
+                let (tx, ty, _) = pose_at(target_track, hi)?;
+                let (c, s) = (yaw.cos(), yaw.sin());
+                // Across the VUT's heading, positive to its left.
+                let cross = c * (ty - y) - s * (tx - x);
+                return Some(MonrImpact {
+                    t_s: hi,
+                    location: 0.5 + cross / vut.width_m,
+                    x: tx,
+                    y: ty,
+                });
+            }
+        }
+        prev = Some((m.t_s, g));
+    }
+    None
+}
+
+/// First contact of the VUT's and the target's footprints.
+fn first_contact(
+    vut: &VutSpec,
+    target: &TargetSpec,
+    vut_track: &[MonrSample],
+    target_track: &[MonrSample],
+) -> Option<MonrImpact> {
     let mut prev: Option<f64> = None;
     for m in vut_track {
         let t = m.t_s;
@@ -110,4 +200,82 @@ pub fn monr_impact(
         prev = Some(t);
     }
     None
+}
+
+/// How much an object drifted off its schedule between control-centre times `from_s` and
+/// `to_s`: its lag behind the plan at its last judged MONR sample up to `to_s`, less its lag
+/// at the last one up to `from_s` (its first one when none). `lags` are `(t from the object's
+/// first RUNNING MONR, lag)` ([`PlannedTrack::schedule_lags`]), `t0_s` that first RUNNING
+/// MONR's control-centre time.
+///
+/// [`PlannedTrack::schedule_lags`]: super::track::PlannedTrack::schedule_lags
+pub fn drift_between(lags: &[(f64, f64)], t0_s: f64, from_s: f64, to_s: f64) -> Option<f64> {
+    let at = |t: f64| {
+        let k = lags.partition_point(|l| l.0 <= t - t0_s);
+        k.checked_sub(1).and_then(|k| lags.get(k))
+    };
+    let from = at(from_s).or(lags.first())?.1;
+    Some(at(to_s)?.1 - from)
+}
+
+/// The impact with the target's MONR track shifted by `relative_drift_s` (the target's drift
+/// less the VUT's, s): where the objects would have met had each kept its own schedule.
+pub fn timing_corrected(
+    vut: &VutSpec,
+    target: &TargetSpec,
+    vut_track: &[MonrSample],
+    target_track: &[MonrSample],
+    relative_drift_s: f64,
+) -> Option<MonrImpact> {
+    let shifted: Vec<MonrSample> = target_track
+        .iter()
+        .map(|m| MonrSample {
+            t_s: m.t_s - relative_drift_s,
+            ..*m
+        })
+        .collect();
+    monr_impact(vut, target, vut_track, &shifted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn track(n: usize, dt: f64, f: impl Fn(f64) -> (f64, f64, f64)) -> Vec<MonrSample> {
+        (0..n)
+            .map(|k| {
+                let t = k as f64 * dt;
+                let (x, y, yaw_deg) = f(t);
+                MonrSample {
+                    carrier: 0,
+                    t_s: t,
+                    x,
+                    y,
+                    yaw_deg,
+                    speed_mps: 0.0,
+                    state: ObjectState::Running,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_crossing_dummy_is_hit_where_the_front_reaches_its_path_line() {
+        // VUT east along y = 0 at 5 m/s, front 3 m ahead of its reference point; a dummy north
+        // along x = 20 at 1.5 m/s. The front reaches x = 20 at t = 3.4 s; the dummy is then at
+        // y = -6 + 1.5 (3.4 - t0).
+        let vut = VutSpec::new(1.8, 4.5, 3.0);
+        let v = track(500, 0.01, |t| (5.0 * t, 0.0, 0.0));
+        for (t0, want_y) in [(-0.6, 0.0), (-0.3, -0.45), (-0.9, 0.45)] {
+            let d = track(500, 0.01, |t| (20.0, -6.0 + 1.5 * (t - t0), 90.0));
+            let got = path_line_impact(&vut, &v, &d).expect("impact");
+            assert!((got.t_s - 3.4).abs() < 1e-6, "{got:?}");
+            assert!((got.y - want_y).abs() < 1e-6, "{got:?}");
+            // 0 at the VUT's right edge (y = -0.9), 1 at its left (y = 0.9).
+            assert!((got.location - (0.5 + want_y / 1.8)).abs() < 1e-6, "{got:?}");
+        }
+        // A dummy that crosses no line ahead of the VUT (beside it, parallel): no impact.
+        let d = track(500, 0.01, |t| (20.0 + t, 5.0, 0.0));
+        assert!(path_line_impact(&vut, &v, &d).is_none());
+    }
 }

@@ -186,14 +186,15 @@ impl PlannedTrack {
 
 impl PlannedTrack {
     /// How far behind its schedule an object was: for each `(t, x, y)` of its MONR while
-    /// moving (times from its start), its time minus the planned time of the nearest track
-    /// point (searched forwards, as an object does not drive back along its path); points
-    /// where the plan stands still say nothing about time and are skipped. Returns the lag
-    /// of the last sample and the largest one by magnitude, seconds.
-    pub fn schedule_lag(&self, monr: &[(f64, f64, f64)]) -> Option<(f64, f64)> {
+    /// moving (times from its start), its time minus the planned time of the same place (the
+    /// nearest track point, searched forwards as an object does not drive back along its
+    /// path, refined on the segment either side of it); places where the plan stands still
+    /// say nothing about time and are skipped. Returns `(t, lag)` per judged sample, seconds
+    /// (positive = late), ending where the object stands at its path end.
+    pub fn schedule_lags(&self, monr: &[(f64, f64, f64)]) -> Vec<(f64, f64)> {
         let t0 = self.points[0].t;
         let mut i = 0;
-        let (mut last, mut worst): (Option<f64>, f64) = (None, 0.0);
+        let mut out = Vec::new();
         for &(t, x, y) in monr {
             // Nearest point within the next stretch of the track.
             let end = (i + 2000).min(self.points.len());
@@ -207,20 +208,50 @@ impl PlannedTrack {
             }
             i = bi;
             // Standing at the end of its path (its TRAJ may hold the end pose a while).
-            if bi + 1 == self.points.len() && last.is_some() {
+            if bi + 1 == self.points.len() && !out.is_empty() {
                 break;
             }
             let p = &self.points[bi];
             if p.v.abs() < 0.5 || best > 0.5 {
                 continue;
             }
-            let lag = t - (p.t - t0);
-            last = Some(lag);
-            if lag.abs() > worst.abs() {
-                worst = lag;
-            }
+            let planned = self.planned_time_near(bi, x, y);
+            out.push((t, t - (planned - t0)));
         }
-        last.map(|l| (l, worst))
+        out
+    }
+
+    /// The planned time of (x, y) on the segment before or after point `k`, whichever is
+    /// nearer (time linear along a segment).
+    fn planned_time_near(&self, k: usize, x: f64, y: f64) -> f64 {
+        let on = |a: &TrackPoint, b: &TrackPoint| {
+            let (dx, dy) = (b.x - a.x, b.y - a.y);
+            let l2 = dx * dx + dy * dy;
+            let f = if l2 > 0.0 {
+                (((x - a.x) * dx + (y - a.y) * dy) / l2).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let d = (x - a.x - f * dx).hypot(y - a.y - f * dy);
+            (d, a.t + f * (b.t - a.t))
+        };
+        let p = &self.points[k];
+        let before = k
+            .checked_sub(1)
+            .and_then(|j| self.points.get(j))
+            .map(|a| on(a, p));
+        let after = self.points.get(k + 1).map(|b| on(p, b));
+        match (before, after) {
+            (Some(a), Some(b)) => {
+                if a.0 <= b.0 {
+                    a.1
+                } else {
+                    b.1
+                }
+            }
+            (Some(a), None) | (None, Some(a)) => a.1,
+            (None, None) => p.t,
+        }
     }
 }
 
@@ -252,5 +283,25 @@ mod tests {
         assert!((t.lateral_m(10.3, 8.0) - 0.3).abs() < 1e-3);
         let mid = t.pose_at(t.duration_s() / 2.0);
         assert!(t.lateral_m(mid.x, mid.y) < 1e-9);
+    }
+
+    #[test]
+    fn schedule_lags_of_a_slow_object() {
+        // An object 1 % slow on its track, sampled every 10 ms off the track's own points:
+        // its lag grows as 1 % of its time, to well under a millisecond.
+        let p = DummyProfile::from_scenario(0.0, 0.0, 0.0, 2.0, 8.0);
+        let t = PlannedTrack::of_profile(&p, 0.05);
+        let monr: Vec<(f64, f64, f64)> = (0..400)
+            .map(|k| {
+                let at = k as f64 * 0.01 + 0.003;
+                let q = t.pose_at(at / 1.01);
+                (at, q.x, q.y)
+            })
+            .collect();
+        let lags = t.schedule_lags(&monr);
+        assert!(lags.len() > 300, "{}", lags.len());
+        for &(at, lag) in &lags {
+            assert!((lag - (at - at / 1.01)).abs() < 5e-4, "at {at}: lag {lag}");
+        }
     }
 }
