@@ -7,8 +7,10 @@
 //!
 //! Each row: armed as one, started; each object's MONR track on its planned path (the maximum
 //! lateral distance is printed); the impact location from MONR within ±0.05 of the planned
-//! one; back to the start within 0.5 m and 5°; the next run armed as one and started. And an
-//! object killed while armed: the run is no longer armed and the start is refused, naming it.
+//! one (see `judge_location`); back to the start within 0.5 m and 5°; the next run armed as
+//! one and started. The crossing row's VUT telemetry is an INS beside the robot, and the
+//! robot's MONR is checked against it. And an object killed while armed: the run is no longer
+//! armed and the start is refused, naming it.
 //! The control centre keeps one session per object for the whole test (see
 //! `scil::dispatch::ground::links`).
 
@@ -25,7 +27,8 @@ use scil::dispatch::ground::bench::Prepared;
 use scil::dispatch::ground::{Drives, Ground, GroundError, GroundOptions, Mobility, ObjectSpec};
 use scil::dispatch::iso22133::ObjectState;
 use scil::map::Map;
-use scil::run::RunSetup;
+use scil::run::{Feed, RunSetup};
+use scil::sample::{InsPosition, InsSample};
 use scil::scenario::engine::EngineConfig;
 use scil::scenario::ncap2026::{Catalogue, Params};
 use scil::scenario::turn::Turn;
@@ -195,13 +198,17 @@ fn objects(setup: &RunSetup, ips: &[&str]) -> Vec<ObjectSpec> {
 
 /// One point of a test day: arm as one, start, check tracks and impacts, drive back, check
 /// the start poses; returns the worst lateral distance and impact-location error.
+/// With `ins_cross_m`, the run's VUT telemetry is an INS beside the robot (see [`ins_feed`])
+/// and the robot's MONR is checked against it.
 async fn point(
     ground: &mut Ground,
     setup: &Arc<RunSetup>,
     label: &str,
+    ins_cross_m: Option<f64>,
 ) -> (f64, Option<f64>, Prepared) {
     let prepared = ground.prepare(setup.clone()).await.expect("planned");
     let motion = ground.arm(&prepared, false).await.expect("armed as one");
+    let feed = ins_cross_m.map(|d| ins_feed(&motion, &prepared, d));
     let snap = motion.h.snapshot();
     assert!(
         snap.carriers
@@ -212,7 +219,7 @@ async fn point(
     );
     motion.start_check().expect("start check passes");
     let rep = ground
-        .run(motion, &prepared, None, Vec::new())
+        .run(motion, &prepared, feed, Vec::new())
         .await
         .expect("started");
     assert!(
@@ -221,6 +228,16 @@ async fn point(
         rep.run.error,
         rep.run.aborted
     );
+    if let Some(d) = ins_cross_m {
+        let diff = rep.vut_ins.as_ref().expect("MONR against the INS");
+        println!("{label}: VUT robot's MONR against its INS: {diff:?}");
+        assert!(diff.samples > 100, "{label}: {diff:?}");
+        // The robot is where the INS is, less the mounting offset across; along, at most the
+        // distance driven between two MONR (the INS sample and the robot's latest MONR).
+        assert!((diff.mean_cross_m + d).abs() < 0.005, "{label}: {diff:?}");
+        assert!((diff.max_abs_cross_m - d.abs()).abs() < 0.01, "{label}: {diff:?}");
+        assert!(diff.mean_along_m.abs() < 0.1, "{label}: {diff:?}");
+    }
     println!(
         "{label}: triggers {} starts {} impacts {}",
         serde_json::to_string(&rep.run.triggers).unwrap_or_default(),
@@ -441,15 +458,81 @@ where
     }
 }
 
+/// An INS in the VUT beside its robot: a map-frame feed of the robot's RUNNING MONR moved
+/// `cross_m` to the left of its heading (an antenna offset the survey missed), time-stamped as
+/// the MONR; it ends when the robot stops or reaches the end of its path.
+fn ins_feed(motion: &scil::dispatch::ground::Motion, prepared: &Prepared, cross_m: f64) -> Feed {
+    let idx = prepared
+        .plans
+        .iter()
+        .position(|p| p.drives == Drives::Vut)
+        .expect("a VUT robot");
+    let end = prepared.plans[idx].track.end();
+    let vut = prepared.setup.vut_id().to_string();
+    let mut monr = motion.h.monr();
+    let (tx, rx) = tokio::sync::mpsc::channel(4096);
+    tokio::spawn(async move {
+        let mut running = false;
+        loop {
+            let m = match monr.recv().await {
+                Ok(m) => m,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(_) => return,
+            };
+            if m.carrier != idx {
+                continue;
+            }
+            if m.state != ObjectState::Running {
+                if running {
+                    return;
+                }
+                continue;
+            }
+            running = true;
+            let yaw = m.yaw_deg.to_radians();
+            let s = InsSample {
+                time_s: m.t_s,
+                vehicle: vut.as_str().into(),
+                position: InsPosition::Local {
+                    x: m.x - cross_m * yaw.sin(),
+                    y: m.y + cross_m * yaw.cos(),
+                },
+                heading_deg: scil::frame::yaw_to_heading(yaw),
+                speed_mps: m.speed_mps.abs(),
+                steering_wheel_deg: None,
+                brake_light: None,
+                accel_mps2: None,
+                yaw_rate_rps: None,
+                wheel_speed_mps: None,
+                fcw: None,
+            };
+            if tx.send(s).await.is_err() || (m.x - end.x).hypot(m.y - end.y) <= 0.02 {
+                return;
+            }
+        }
+    });
+    Feed::from_channel("ins", rx).with_map_frame()
+}
+
 /// A point, back to the start, and the next run armed as one and started.
 async fn day(setup: Arc<RunSetup>, ips: &'static [&'static str], label: &'static str) {
+    day_with(setup, ips, label, None).await
+}
+
+/// [`day`], the point's VUT telemetry from an INS beside the robot when `ins_cross_m` is given.
+async fn day_with(
+    setup: Arc<RunSetup>,
+    ips: &'static [&'static str],
+    label: &'static str,
+    ins_cross_m: Option<f64>,
+) {
     let Some(bin) = demo_bin() else { return };
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     stand_in_day(&bin, ips, label, || {
         let setup = setup.clone();
         async move {
             let mut ground = Ground::new(objects(&setup, ips), options()).expect("objects");
-            let (lat, loc, prepared) = point(&mut ground, &setup, label).await;
+            let (lat, loc, prepared) = point(&mut ground, &setup, label, ins_cross_m).await;
             println!(
                 "{label}: max lateral {lat:.4} m, impact location error {}",
                 loc.map_or("not judged".into(), |e| format!("{e:.3}"))
@@ -504,7 +587,9 @@ async fn crossing_behind_static_obstructions() {
         .filter(|t| t.activation == scil::scenario::Activation::Static)
         .count();
     assert!(statics >= 1, "obstructions: {:?}", s.scenario.targets);
-    day(s, &["127.0.0.31", "127.0.0.32"], "CPNCO").await;
+    // The VUT's telemetry from an INS 0.15 m to the left of where its robot reports (across a
+    // perpendicular crossing: the trigger and the impact do not move).
+    day_with(s, &["127.0.0.31", "127.0.0.32"], "CPNCO", Some(0.15)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -203,20 +203,30 @@ fn first_contact(
 }
 
 /// How much an object drifted off its schedule between control-centre times `from_s` and
-/// `to_s`: its lag behind the plan at its last judged MONR sample up to `to_s`, less its lag
-/// at the last one up to `from_s` (its first one when none). `lags` are `(t from the object's
-/// first RUNNING MONR, lag)` ([`PlannedTrack::schedule_lags`]), `t0_s` that first RUNNING
-/// MONR's control-centre time.
+/// `to_s`: its lag behind the plan around `to_s` less its lag around `from_s` (around its
+/// first judged sample when that is later). `lags` are `(t from the object's first RUNNING
+/// MONR, lag)` ([`PlannedTrack::schedule_lags`]), `t0_s` that first RUNNING MONR's
+/// control-centre time. Each lag is the mean over [`LAG_WINDOW_S`] either side: an object that
+/// steps through its TRAJ reports each point for a whole step, so one sample's lag is off by
+/// up to a step.
 ///
 /// [`PlannedTrack::schedule_lags`]: super::track::PlannedTrack::schedule_lags
 pub fn drift_between(lags: &[(f64, f64)], t0_s: f64, from_s: f64, to_s: f64) -> Option<f64> {
-    let at = |t: f64| {
-        let k = lags.partition_point(|l| l.0 <= t - t0_s);
-        k.checked_sub(1).and_then(|k| lags.get(k))
+    let near = |t: f64| -> Option<f64> {
+        let (lo, hi) = (
+            lags.partition_point(|l| l.0 < t - LAG_WINDOW_S),
+            lags.partition_point(|l| l.0 <= t + LAG_WINDOW_S),
+        );
+        let w = lags.get(lo..hi).filter(|w| !w.is_empty())?;
+        Some(w.iter().map(|l| l.1).sum::<f64>() / w.len() as f64)
     };
-    let from = at(from_s).or(lags.first())?.1;
-    Some(at(to_s)?.1 - from)
+    let first = lags.first()?.0;
+    let from = near((from_s - t0_s).max(first))?;
+    Some(near(to_s - t0_s)? - from)
 }
+
+/// Half the window a lag is averaged over, s.
+pub const LAG_WINDOW_S: f64 = 0.25;
 
 /// The impact with the target's MONR track shifted by `relative_drift_s` (the target's drift
 /// less the VUT's, s): where the objects would have met had each kept its own schedule.
