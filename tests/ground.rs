@@ -838,8 +838,12 @@ async fn series_day(ips: [&'static str; 2]) {
     for p in &points[..2] {
         let idx = p["point"].as_i64().expect("point");
         let label = format!("point {idx} ({} row {})", p["sheet"], p["row"]);
-        // The turn-across rows' pedestrian target (the catalogue names a target by its kind).
-        let moving = ["pedestrian"];
+        // What the point's objects drive, as the series lists it: the VUT and one moving target.
+        let actors = p["actors"].as_array().expect("actors");
+        assert_eq!(actors.len(), 2, "{label}: {p}");
+        assert_eq!(actors[0]["drives"], "vut", "{label}: {p}");
+        let moving = [actors[1]["drives"].as_str().expect("target id")];
+        assert_eq!(actors[1]["kind"], "pedestrian", "{label}: {p}");
         let body = json!({
             "source": {"kind": "monr", "carrier": "robot"},
             "carriers": [

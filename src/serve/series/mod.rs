@@ -272,6 +272,23 @@ fn attempt_json(a: &AttemptRow) -> Value {
     })
 }
 
+/// What objects a point's run on the ground drives: the VUT, then each moving target, each
+/// with the value a carrier's `drives` takes for it (static obstructions are not objects).
+/// Empty for a point that is not runnable.
+fn actors(scenario_toml: Option<&str>) -> Value {
+    let Some(sc) = scenario_toml.and_then(|t| crate::scenario::Scenario::from_toml(t).ok()) else {
+        return json!([]);
+    };
+    let mut v = vec![json!({"drives": "vut", "kind": "vut"})];
+    v.extend(
+        sc.targets
+            .iter()
+            .filter(|t| t.activation != crate::scenario::Activation::Static)
+            .map(|t| json!({"drives": t.id, "kind": t.kind})),
+    );
+    json!(v)
+}
+
 fn point_json(p: &PointRow, attempts: &[&AttemptRow]) -> Value {
     json!({
         "point": p.idx,
@@ -287,6 +304,7 @@ fn point_json(p: &PointRow, attempts: &[&AttemptRow]) -> Value {
         "params": serde_json::from_str::<Value>(&p.params).unwrap_or(Value::Null),
         "junction": p.junction,
         "runnable": p.scenario_toml.is_some(),
+        "actors": actors(p.scenario_toml.as_deref()),
         "state": p.state,
         "reason": p.reason,
         "value": p.value,
@@ -468,7 +486,7 @@ pub fn openapi_paths() -> serde_json::Map<String, Value> {
     m.insert("/series".into(), json!({
         "get": op("Test series, newest first, with their points per state", "series", false, "200", json!({})),
         "post": op("Create a test series from a rating-tool workbook: every verification point planned (as `scil ncap plan`), the workbook and the points stored; 422 naming the file and sheet when it is not a preprocessed workbook", "series", true, "201", upload)}));
-    m.insert("/series/{id}".into(), json!({"get": op("A series: every point with its state (planned, running, valid, invalid, done, not_runnable with `reason`), prediction, measured `value` and its attempts (runs)", "series", false, "200", json!({"parameters": id_param()}))}));
+    m.insert("/series/{id}".into(), json!({"get": op("A series: every point with its state (planned, running, valid, invalid, done, not_runnable with `reason`), prediction, measured `value`, its attempts (runs) and its `actors` (what objects a run on the ground drives: each with the `drives` value of its carrier)", "series", false, "200", json!({"parameters": id_param()}))}));
     m.insert("/series/{id}/workbook.xlsx".into(), json!({"get": {"summary": "The workbook with the measured values of done points in their Value cells, everything else as uploaded (for the rating tool's compute-score)", "tags": ["series"],
         "parameters": [id_param()[0].clone(), {"name": "assess", "in": "query", "schema": {"type": "string", "enum": ["PASS", "FAIL"]}, "description": "also write this into the assessment rows left empty"}],
         "responses": {"200": {"description": "OK", "content": {XLSX: {}}}, "default": {"description": "Error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}}));
