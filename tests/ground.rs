@@ -235,7 +235,10 @@ async fn point(
         // The robot is where the INS is, less the mounting offset across; along, at most the
         // distance driven between two MONR (the INS sample and the robot's latest MONR).
         assert!((diff.mean_cross_m + d).abs() < 0.005, "{label}: {diff:?}");
-        assert!((diff.max_abs_cross_m - d.abs()).abs() < 0.01, "{label}: {diff:?}");
+        assert!(
+            (diff.max_abs_cross_m - d.abs()).abs() < 0.01,
+            "{label}: {diff:?}"
+        );
         assert!(diff.mean_along_m.abs() < 0.1, "{label}: {diff:?}");
     }
     println!(

@@ -71,9 +71,7 @@ impl BoxGrid {
             boxes
                 .iter()
                 .filter(|b| finite(b))
-                .map(|b| {
-                    per_axis(b[0], b[2], all[0]).saturating_mul(per_axis(b[1], b[3], all[1]))
-                })
+                .map(|b| per_axis(b[0], b[2], all[0]).saturating_mul(per_axis(b[1], b[3], all[1])))
                 .fold(0usize, usize::saturating_add)
         };
         while {
@@ -203,7 +201,11 @@ mod tests {
             boxes.push([-e, -e, e, e]);
         }
         let grid = BoxGrid::build(&boxes);
-        assert!(grid.items.len() <= 16 * boxes.len() + 64, "{}", grid.items.len());
+        assert!(
+            grid.items.len() <= 16 * boxes.len() + 64,
+            "{}",
+            grid.items.len()
+        );
         // Boxes at the ends of the f64 range, with small ones between.
         let far = [
             [-1e300, -1e300, -1e300, -1e300],

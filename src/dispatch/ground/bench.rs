@@ -688,10 +688,10 @@ fn object_reports(motion: &Motion, snap: &Snapshot, monr: &[Vec<MonrSample>]) ->
             let off = final_pose.map(|f| f.offset_to(&p.track.end()));
             let lag = running_lags(&p.track, track).and_then(|(_, lags)| {
                 let last = lags.last()?.1;
-                let worst = lags
-                    .iter()
-                    .map(|l| l.1)
-                    .fold(0.0f64, |w, l| if l.abs() > w.abs() { l } else { w });
+                let worst =
+                    lags.iter()
+                        .map(|l| l.1)
+                        .fold(0.0f64, |w, l| if l.abs() > w.abs() { l } else { w });
                 Some((last, worst))
             });
             ObjectReport {
@@ -790,8 +790,7 @@ fn impact_checks(prepared: &Prepared, monr: &[Vec<MonrSample>]) -> Vec<ImpactChe
                     .unwrap_or(0.0);
                 Some(target - vut)
             });
-            let corrected =
-                relative_drift_s.and_then(|d| timing_corrected(vut, spec, vt, tt, d));
+            let corrected = relative_drift_s.and_then(|d| timing_corrected(vut, spec, vt, tt, d));
             let error = |g: Option<MonrImpact>| match (g, planned) {
                 (Some(g), Some(p)) => Some(g.location - p),
                 _ => None,

@@ -282,7 +282,10 @@ mod tests {
             assert!((got.t_s - 3.4).abs() < 1e-6, "{got:?}");
             assert!((got.y - want_y).abs() < 1e-6, "{got:?}");
             // 0 at the VUT's right edge (y = -0.9), 1 at its left (y = 0.9).
-            assert!((got.location - (0.5 + want_y / 1.8)).abs() < 1e-6, "{got:?}");
+            assert!(
+                (got.location - (0.5 + want_y / 1.8)).abs() < 1e-6,
+                "{got:?}"
+            );
         }
         // A dummy that crosses no line ahead of the VUT (beside it, parallel): no impact.
         let d = track(500, 0.01, |t| (20.0 + t, 5.0, 0.0));
