@@ -22,6 +22,43 @@ export function nextPoint(points) {
     || points.find((p) => p.runnable && p.state === 'valid') || null;
 }
 
+/** `name=HOST[:PORT][@ACTOR], …` → [{name, address, actor}]. */
+export function carriersOf(text) {
+  return String(text || '').split(',').map((c) => c.trim()).filter(Boolean).map((c) => {
+    const at = c.lastIndexOf('@');
+    const actor = at > 0 ? c.slice(at + 1).trim() : null;
+    const spec = at > 0 ? c.slice(0, at).trim() : c;
+    const i = spec.indexOf('=');
+    return i > 0 ? { name: spec.slice(0, i).trim(), address: spec.slice(i + 1).trim(), actor } : { name: spec, address: spec, actor };
+  });
+}
+
+/**
+ * The objects of a point's run on the ground: the VUT robot (drives `vut`), then each carrier,
+ * driving the actor it names (`@ACTOR`) or else the point's next undriven moving target.
+ * Throws naming what is missing or unknown.
+ */
+export function groundObjects(p, robotText, carriersText) {
+  const actors = (p && p.actors) || [];
+  const moving = actors.filter((a) => a.drives !== 'vut').map((a) => a.drives);
+  const [robot] = carriersOf(robotText);
+  if (!robot) throw new Error('name the VUT robot (name=HOST)');
+  const carriers = carriersOf(carriersText);
+  const named = new Set(carriers.map((c) => c.actor).filter(Boolean));
+  for (const a of named) {
+    if (!moving.includes(a)) throw new Error(`carrier for '${a}': point ${p && p.point} has no such moving actor (${moving.join(', ') || 'none'})`);
+  }
+  const free = moving.filter((a) => !named.has(a));
+  const out = [{ name: robot.name, address: robot.address, drives: 'vut' }];
+  for (const c of carriers) {
+    const drives = c.actor || free.shift();
+    if (!drives) throw new Error(`carrier '${c.name}': point ${p && p.point} has no moving actor left for it (${moving.join(', ') || 'none'})`);
+    out.push({ name: c.name, address: c.address, drives });
+  }
+  if (free.length) throw new Error(`point ${p && p.point}: no carrier for ${free.join(', ')}`);
+  return out;
+}
+
 function label(p) {
   return `point ${p.point} (${short(p.sheet)} row ${p.row}, ${p.scenario} ${p.test_point || ''})`;
 }
@@ -37,7 +74,11 @@ export class TestDay {
       const ground = e.target.value !== 'sim';
       $('#td-ground').hidden = !ground;
       $('#td-speed').disabled = ground;
+      $('#td-bind-label').hidden = e.target.value !== 'ncom';
+      $('#td-robot-label').hidden = e.target.value !== 'robot';
+      this.renderPoint();
     });
+    for (const id of ['#td-robot', '#td-carriers']) $(id).addEventListener('input', () => this.renderPoint());
     $('#td-refresh').addEventListener('click', () => this.refresh());
     $('#td-list').addEventListener('change', (e) => { if (e.target.value) this.show(e.target.value); });
     $('#td-next').addEventListener('click', () => {
@@ -102,18 +143,34 @@ export class TestDay {
   async run(seriesId, point, state) {
     const speed = $('#td-speed').value;
     const body = { expect_state: state, speed: speed === 'max' ? 'max' : Number(speed) };
-    if ($('#td-vut').value === 'ncom') {
+    const mode = $('#td-vut').value;
+    if (mode === 'ncom') {
       // On the ground: the real VUT's NCOM and the carriers named here, in real time.
       body.source = { kind: 'ncom', bind: $('#td-bind').value.trim() };
       delete body.speed;
-      body.carriers = $('#td-carriers').value.split(',').map((c) => c.trim()).filter(Boolean).map((c) => {
-        const i = c.indexOf('=');
-        return i > 0 ? { name: c.slice(0, i).trim(), address: c.slice(i + 1).trim() } : { name: c, address: c };
-      });
+      body.carriers = carriersOf($('#td-carriers').value).map(({ name, address }) => ({ name, address }));
+    } else if (mode === 'robot') {
+      // Every object on the ground: the VUT's robot (its MONR is the telemetry) and a carrier
+      // per moving target. The run is created and its objects drive to its start; the operator
+      // arms and starts it in the Runs view, and it drives back to its start when it ends.
+      const p = this.series && this.series.points.find((x) => x.point === point);
+      let objects;
+      try { objects = groundObjects(p, $('#td-robot').value, $('#td-carriers').value); } catch (e) { this.toast(e.message, true); return; }
+      delete body.speed;
+      body.source = { kind: 'monr', carrier: objects[0].name };
+      body.carriers = objects;
+      body.return_to_start = true;
+      body.start = false;
     }
     try {
       const r = await post(`/series/${encodeURIComponent(seriesId)}/points/${point}/run`, body);
-      this.toast(`series ${seriesId} point ${point}: attempt ${r.attempt} (${r.kind}) run ${r.run.id}`);
+      if (mode === 'robot') {
+        const o = r.objects || {};
+        const driving = o.state === 'returning' ? 'its objects drive to its start, then ' : '';
+        this.toast(`series ${seriesId} point ${point}: run ${r.run.id} created: ${driving}arm and start it in the Runs view`);
+      } else {
+        this.toast(`series ${seriesId} point ${point}: attempt ${r.attempt} (${r.kind}) run ${r.run.id}`);
+      }
       this.selected = point;
       await this.show(seriesId);
     } catch (e) { this.toast(e.message, true); await this.show(seriesId); }
@@ -170,6 +227,15 @@ export class TestDay {
     this.renderPoint();
   }
 
+  /** With the VUT robot: which object drives which of the point's actors (or why none can). */
+  objectsLine(p) {
+    if ($('#td-vut').value !== 'robot' || !p.runnable) return '';
+    try {
+      const objs = groundObjects(p, $('#td-robot').value, $('#td-carriers').value);
+      return `<div id="td-objects">objects: ${objs.map((o) => `${esc(o.name)} → ${esc(o.drives)}`).join(', ')}</div>`;
+    } catch (e) { return `<div id="td-objects" class="warn">${esc(e.message)}</div>`; }
+  }
+
   renderPoint() {
     const s = this.series;
     const box = $('#td-point');
@@ -184,6 +250,7 @@ export class TestDay {
     box.innerHTML = `<div><b>${esc(label(p))}</b></div>
       <div>predicted <span class="td-chip td-${esc(p.predicted_colour || 'none')}">${esc(p.prediction || '—')}</span> · measures ${esc(p.expected)}${p.baseline_expected ? ` and ${esc(p.baseline_expected)}` : ''} · state <b id="td-point-state">${esc(p.state)}</b>${p.value != null ? ` · value <b>${fmt(p.value)}</b>` : ''}${p.baseline_value != null ? ` · baseline ${fmt(p.baseline_value)}` : ''}</div>
       ${p.reason ? `<div class="muted">not runnable: ${esc(p.reason)}</div>` : ''}
+      ${this.objectsLine(p)}
       <div>${action}</div>
       ${attempts ? `<table class="dense" id="td-attempts"><thead><tr><th>#</th><th>kind</th><th>verdict</th><th>value</th><th>run</th><th>note</th></tr></thead><tbody>${attempts}</tbody></table>` : ''}`;
   }

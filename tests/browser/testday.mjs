@@ -66,4 +66,39 @@ export async function testdayTest({ page, base, root, tmp, token, test, assert, 
     const r = await fetch(new URL(href, base));
     assert(r.ok && /spreadsheetml/.test(r.headers.get('content-type') || ''), `download ${r.status}`);
   });
+  await test('test day on the ground: the VUT robot and a carrier per moving actor; the run is created for the operator to arm', async () => {
+    const s = await page.evaluate(() => window.__scil.testday.series);
+    const p = s.points.find((x) => x.runnable && x.state === 'planned' && (x.actors || []).length === 2);
+    assert(p, 'a planned point with the VUT and one moving target');
+    const actor = p.actors[1].drives;
+    await page.selectOption('#td-vut', 'robot');
+    assert(await page.isVisible('#td-robot') && !(await page.isVisible('#td-bind')), 'robot address shown, NCOM bind hidden');
+    await page.fill('#td-robot', 'robot=127.0.0.2');
+    await page.fill('#td-carriers', 'target=127.0.0.3');
+    await page.click(`#td-grids .td-cell[data-point="${p.point}"]`);
+    let line = await page.textContent('#td-objects');
+    assert(line.includes('robot → vut') && line.includes(`target → ${actor}`), `objects line '${line}'`);
+    // A carrier naming an actor the point does not have: said before anything is sent.
+    await page.fill('#td-carriers', 'target=127.0.0.3@nobody');
+    line = await page.textContent('#td-objects');
+    assert(/no such moving actor/.test(line), `objects line '${line}'`);
+    await page.fill('#td-carriers', `target=127.0.0.3@${actor}`);
+    // The request the page sends (answered here: no objects run in the browser test).
+    let sent = null;
+    const route = `**/api/v1/series/${s.id}/points/${p.point}/run`;
+    await page.route(route, async (r) => {
+      sent = JSON.parse(r.request().postData() || 'null');
+      await r.fulfill({ status: 201, contentType: 'application/json', body: JSON.stringify({ run: { id: 'run-ground-1', state: 'created' }, objects: { state: 'returning' } }) });
+    });
+    try {
+      await page.click('#td-point button[data-action=run]');
+      await page.waitForFunction(() => /run-ground-1 created/.test(document.querySelector('#toast').textContent), null, { timeout: 10000 });
+    } finally { await page.unroute(route); }
+    assert(sent && sent.source.kind === 'monr' && sent.source.carrier === 'robot', `source ${JSON.stringify(sent && sent.source)}`);
+    assert(sent.carriers.length === 2 && sent.carriers[0].drives === 'vut' && sent.carriers[1].drives === actor && sent.carriers[1].address === '127.0.0.3', `carriers ${JSON.stringify(sent.carriers)}`);
+    assert(sent.start === false && sent.return_to_start === true && sent.speed === undefined, `body ${JSON.stringify(sent)}`);
+    const toast = await page.textContent('#toast');
+    assert(/drive to its start, then arm and start it/.test(toast), `toast '${toast}'`);
+    await page.selectOption('#td-vut', 'sim');
+  });
 }
