@@ -8,6 +8,7 @@
 //! the sweeps call [`run_sim`].
 
 pub mod elk;
+mod executor;
 pub mod ins;
 pub mod path;
 pub mod peers;
@@ -218,15 +219,16 @@ pub fn end_s(setup: &RunSetup, car: &SimVut, s_line: f64) -> f64 {
 }
 
 pub fn targets_of(o: &StepOutputs) -> Vec<TargetView> {
-    o.targets
-        .iter()
-        .map(|t| TargetView {
-            x: t.x,
-            y: t.y,
-            yaw_rad: t.yaw_rad,
-            speed_mps: t.speed_mps,
-        })
-        .collect()
+    target_views(o).collect()
+}
+
+fn target_views(o: &StepOutputs) -> impl Iterator<Item = TargetView> + '_ {
+    o.targets.iter().map(|t| TargetView {
+        x: t.x,
+        y: t.y,
+        yaw_rad: t.yaw_rad,
+        speed_mps: t.speed_mps,
+    })
 }
 
 /// A simulated VUT ready to drive a session: the feed to run the session on, the sink the
@@ -256,15 +258,22 @@ pub fn drive(setup: &Arc<RunSetup>, opts: &SimOptions) -> SimDrive {
     let parked = setup.scenario.vut.door.is_some() && setup.scenario.vut.launch.is_none();
     let vehicle = async move {
         let mut standing = 0u64;
+        // The session's answer and the targets the vehicle sees, refilled every step.
+        let mut outputs = link.outputs();
+        let mut targets = Vec::new();
         for k in 0..=max_steps {
-            let reply = link.step(car.sample(k as f64 * dt, &vut_id)).await;
-            if reply.ended {
+            if link
+                .step_into(car.sample(k as f64 * dt, &vut_id), &mut outputs)
+                .await
+            {
                 break;
             }
-            if let (Some(l), Some(go)) = (car.launch.as_mut(), reply.outputs.vut_launch_s) {
+            if let (Some(l), Some(go)) = (car.launch.as_mut(), outputs.vut_launch_s) {
                 l.go_s.get_or_insert(go);
             }
-            car.step(dt, &targets_of(&reply.outputs));
+            targets.clear();
+            targets.extend(target_views(&outputs));
+            car.step(dt, &targets);
             // Known as soon as it happens: a service run's session may end before this task.
             if let Some((t, ttc)) = car.fcw_warned {
                 if let Ok(mut w) = warning_out.lock() {
@@ -280,8 +289,7 @@ pub fn drive(setup: &Arc<RunSetup>, opts: &SimOptions) -> SimDrive {
                 0
             };
             let door_done = parked
-                && reply
-                    .outputs
+                && outputs
                     .door_opened_s
                     .is_some_and(|t| k as f64 * dt >= t + 3.0);
             if standing as f64 * dt >= 1.0 || car.s >= s_end || door_done {
@@ -338,7 +346,7 @@ pub async fn run_sim_session(
     (report, handle)
 }
 
-/// Runs a simulated session synchronously on its own single-threaded runtime (what sweeps
+/// Runs a simulated session synchronously on the calling thread (what sweeps
 /// call). Deterministic: same setup and options, same report.
 pub fn run_sim(setup: Arc<RunSetup>, opts: &SimOptions) -> RunReport {
     if let Err(e) = opts.validate() {
@@ -347,21 +355,9 @@ pub fn run_sim(setup: Arc<RunSetup>, opts: &SimOptions) -> RunReport {
             ..RunReport::default()
         };
     }
-    // Timers only: the simulated VUT talks to its session over channels, and a runtime
-    // without an I/O driver yields between steps without polling for I/O (a system call).
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            return RunReport {
-                error: Some(format!("runtime: {e}")),
-                ..RunReport::default()
-            }
-        }
-    };
-    rt.block_on(run_sim_session(
+    // The simulated VUT and the session step each other over channels at `Max` pace: no
+    // timer and no socket, so the future runs on this thread without a runtime.
+    executor::block_on(run_sim_session(
         setup,
         opts,
         SessionOptions::default(),

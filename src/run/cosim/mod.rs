@@ -91,36 +91,54 @@ impl StepOutputs {
 
     /// The engine's state after a sample.
     pub fn of_engine(engine: &Engine, t: f64, prev: &StepOutputs) -> StepOutputs {
-        let status = engine.targets();
+        let mut n = prev.clone();
+        n.update(engine, t);
+        n
+    }
+
+    /// Becomes a copy of `o`, reusing its own allocations.
+    pub fn copy_from(&mut self, o: &StepOutputs) {
+        if self.targets.len() == o.targets.len() {
+            for (a, b) in self.targets.iter_mut().zip(&o.targets) {
+                a.id.clone_from(&b.id);
+                a.active = b.active;
+                a.x = b.x;
+                a.y = b.y;
+                a.yaw_rad = b.yaw_rad;
+                a.speed_mps = b.speed_mps;
+                a.ttc_s = b.ttc_s;
+            }
+        } else {
+            self.targets = o.targets.clone();
+        }
+        self.t = o.t;
+        self.vut_ttc_s = o.vut_ttc_s;
+        self.vut_launch_s = o.vut_launch_s;
+        self.door_opened_s = o.door_opened_s;
+    }
+
+    /// [`StepOutputs::of_engine`] in place (no allocation: this runs after every sample).
+    pub fn update(&mut self, engine: &Engine, t: f64) {
         let twin = engine.twin();
-        let targets = prev
+        for o in self.targets.iter_mut() {
+            let st = engine.target_states().find(|s| s.0 == o.id);
+            if let Some(v) = twin.get(&o.id) {
+                o.x = v.x;
+                o.y = v.y;
+                o.yaw_rad = v.yaw_rad;
+                o.speed_mps = v.speed_mps;
+            }
+            o.active = st.is_some_and(|s| s.1);
+            o.ttc_s = st.and_then(|s| s.2);
+        }
+        self.vut_ttc_s = self
             .targets
-            .iter()
-            .map(|o| {
-                let st = status.iter().find(|s| s.target == o.id);
-                let mut n = o.clone();
-                if let Some(v) = twin.get(&o.id) {
-                    n.x = v.x;
-                    n.y = v.y;
-                    n.yaw_rad = v.yaw_rad;
-                    n.speed_mps = v.speed_mps;
-                }
-                n.active = st.is_some_and(|s| s.triggered);
-                n.ttc_s = st.and_then(|s| s.ttc_s);
-                n
-            })
-            .collect::<Vec<_>>();
-        let vut_ttc_s = targets
             .iter()
             .filter_map(|t| t.ttc_s)
             .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.min(v))));
-        StepOutputs {
-            t: Some(t),
-            targets,
-            vut_ttc_s,
-            vut_launch_s: engine.vut_launch_s(),
-            door_opened_s: engine.door_opened_s(),
-        }
+        self.t = Some(t);
+        self.vut_launch_s = engine.vut_launch_s();
+        self.door_opened_s = engine.door_opened_s();
     }
 }
 
@@ -136,8 +154,7 @@ impl Sink for OutputsSink {
 
     fn sample(&mut self, _ctx: &SinkCtx<'_>, engine: &Engine, s: &Sample) {
         let mut g = self.slot.lock().unwrap_or_else(|p| p.into_inner());
-        let n = StepOutputs::of_engine(engine, s.time_s, &g);
-        *g = n;
+        g.update(engine, s.time_s);
     }
 }
 
@@ -177,6 +194,24 @@ impl Link {
     /// The outputs after the last applied sample.
     pub fn outputs(&self) -> StepOutputs {
         self.slot.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// [`Link::step`] answering into `out` (its allocations reused: a peer that steps every
+    /// few milliseconds of sample time need not allocate per step); true once the session
+    /// has ended.
+    pub async fn step_into(&mut self, sample: InsSample, out: &mut StepOutputs) -> bool {
+        let mut ended = true;
+        if let Some(tx) = &self.tx {
+            let (done, rx) = oneshot::channel();
+            if tx.send(Step { sample, done }).await.is_ok() {
+                ended = rx.await.is_err();
+            }
+        }
+        if ended {
+            self.tx = None;
+        }
+        out.copy_from(&self.slot.lock().unwrap_or_else(|p| p.into_inner()));
+        ended
     }
 
     /// Ends the source: the session finishes after the last step.

@@ -399,6 +399,14 @@ impl Engine {
         self.samples
     }
 
+    /// Per target, without allocating: its id, whether its trigger fired, and the VUT's TTC
+    /// to it (what a co-simulation peer is told after each step).
+    pub fn target_states(&self) -> impl Iterator<Item = (&str, bool, Option<f64>)> + '_ {
+        self.tracks
+            .iter()
+            .map(|t| (t.spec.id.as_str(), t.trigger.is_some(), t.ttc))
+    }
+
     pub fn targets(&self) -> Vec<TargetStatus> {
         self.tracks
             .iter()
