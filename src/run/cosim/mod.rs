@@ -175,20 +175,9 @@ pub struct StepReply {
 impl Link {
     /// Pushes one step and waits until the session is done with it (see the module doc).
     pub async fn step(&mut self, sample: InsSample) -> StepReply {
-        let mut ended = true;
-        if let Some(tx) = &self.tx {
-            let (done, rx) = oneshot::channel();
-            if tx.send(Step { sample, done }).await.is_ok() {
-                ended = rx.await.is_err();
-            }
-        }
-        if ended {
-            self.tx = None;
-        }
-        StepReply {
-            outputs: self.outputs(),
-            ended,
-        }
+        let mut outputs = self.outputs();
+        let ended = self.step_into(sample, &mut outputs).await;
+        StepReply { outputs, ended }
     }
 
     /// The outputs after the last applied sample.
