@@ -449,8 +449,12 @@ impl Ground {
         }
         let snap = motion.stop().await;
         let monr = motion.monr();
-        let objects = object_reports(&motion, &snap, &monr);
-        let impacts = impact_checks(prepared, &monr);
+        let (objects, impacts) = off_workers(|| {
+            (
+                object_reports(&motion, &snap, &monr),
+                impact_checks(prepared, &monr),
+            )
+        });
         self.observe(&snap);
         self.observe_poses(&last_poses(&monr));
         motion.reset_objects().await;
@@ -522,7 +526,7 @@ impl Ground {
         let snap = motion.stop().await;
         tick.abort();
         let monr = motion.monr();
-        let objects = object_reports(&motion, &snap, &monr);
+        let objects = off_workers(|| object_reports(&motion, &snap, &monr));
         let aborted = motion.events(&snap).iter().find_map(|e| match &e.kind {
             EventKind::Abort { reason } => {
                 Some(serde_json::to_string(reason).unwrap_or_else(|_| format!("{reason:?}")))
@@ -677,11 +681,12 @@ fn object_reports(motion: &Motion, snap: &Snapshot, monr: &[Vec<MonrSample>]) ->
             let c = snap.carriers.get(i);
             let w = &motion.window;
             let track = monr.get(i).map(Vec::as_slice).unwrap_or(&[]);
-            let max_lateral_m = track
-                .iter()
-                .filter(|m| m.state == ObjectState::Running)
-                .map(|m| p.track.lateral_m(m.x, m.y))
-                .fold(None, |a: Option<f64>, d| Some(a.map_or(d, |a| a.max(d))));
+            let max_lateral_m = p.track.max_lateral_m(
+                track
+                    .iter()
+                    .filter(|m| m.state == ObjectState::Running)
+                    .map(|m| (m.x, m.y)),
+            );
             let final_pose = track
                 .last()
                 .map(|m| Pose::new(m.x, m.y, m.yaw_deg.to_radians()));
@@ -734,6 +739,17 @@ fn object_reports(motion: &Motion, snap: &Snapshot, monr: &[Vec<MonrSample>]) ->
             }
         })
         .collect()
+}
+
+/// Runs `f` (the analysis of a motion's tracks: tens of thousands of MONR against their
+/// paths) off the runtime's workers where the runtime allows it: a worker busy with it holds
+/// the tasks queued on it, the heartbeat among them, and an object whose heartbeat lapses
+/// for a second drops its link.
+fn off_workers<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
+        _ => f(),
+    }
 }
 
 /// An object's lags behind its plan while RUNNING ([`PlannedTrack::schedule_lags`], times

@@ -160,6 +160,41 @@ impl PlannedTrack {
             .fold(f64::INFINITY, f64::min)
     }
 
+    /// The largest distance of `pts` (positions that move along the track) from its
+    /// polyline: each point's nearest segment is looked for within 200 points either side of
+    /// the previous point's, and over the whole polyline when that is more than 1 mm away, so
+    /// the answer is exact whenever it exceeds 1 mm. `None` without points.
+    pub fn max_lateral_m(&self, pts: impl Iterator<Item = (f64, f64)>) -> Option<f64> {
+        const NEAR: usize = 200;
+        let n = self.points.len();
+        let mut hint = 0usize;
+        let mut out: Option<f64> = None;
+        for (x, y) in pts {
+            let d = if n == 1 {
+                self.lateral_m(x, y)
+            } else {
+                let (lo, hi) = (hint.saturating_sub(NEAR), (hint + NEAR).min(n - 1));
+                let (mut best, mut at) = (f64::INFINITY, hint);
+                for k in lo..hi {
+                    let (a, b) = (&self.points[k], &self.points[k + 1]);
+                    let d = seg_distance(x, y, (a.x, a.y), (b.x, b.y));
+                    if d < best {
+                        best = d;
+                        at = k;
+                    }
+                }
+                hint = at;
+                if best > 1e-3 {
+                    self.lateral_m(x, y)
+                } else {
+                    best
+                }
+            };
+            out = Some(out.map_or(d, |m: f64| m.max(d)));
+        }
+        out
+    }
+
     /// Pose at time `t` from the first point (linear between points, held beyond the ends).
     pub fn pose_at(&self, t: f64) -> Pose {
         let t = t + self.points[0].t;
@@ -283,6 +318,23 @@ mod tests {
         assert!((t.lateral_m(10.3, 8.0) - 0.3).abs() < 1e-3);
         let mid = t.pose_at(t.duration_s() / 2.0);
         assert!(t.lateral_m(mid.x, mid.y) < 1e-9);
+        // Along the track, with one point 0.2 m off: the same maximum as a full scan.
+        let pts: Vec<(f64, f64)> = (0..200)
+            .map(|k| {
+                let q = t.pose_at(k as f64 * 0.02);
+                (q.x + if k == 120 { 0.2 } else { 0.0 }, q.y)
+            })
+            .collect();
+        let full = pts
+            .iter()
+            .map(|&(x, y)| t.lateral_m(x, y))
+            .fold(0.0f64, f64::max);
+        let got = t.max_lateral_m(pts.iter().copied()).expect("points");
+        assert!(
+            (got - full).abs() < 1e-12 && (got - 0.2).abs() < 1e-3,
+            "{got} {full}"
+        );
+        assert_eq!(t.max_lateral_m(std::iter::empty()), None);
     }
 
     #[test]
