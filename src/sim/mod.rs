@@ -218,10 +218,7 @@ pub fn end_s(setup: &RunSetup, car: &SimVut, s_line: f64) -> f64 {
         + if vs.path.is_some() { vs.length_m } else { 0.0 }
 }
 
-pub fn targets_of(o: &StepOutputs) -> Vec<TargetView> {
-    target_views(o).collect()
-}
-
+/// What the vehicle sees of the targets after a step (positions and speeds, map frame).
 fn target_views(o: &StepOutputs) -> impl Iterator<Item = TargetView> + '_ {
     o.targets.iter().map(|t| TargetView {
         x: t.x,

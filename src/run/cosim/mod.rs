@@ -89,13 +89,6 @@ impl StepOutputs {
         }
     }
 
-    /// The engine's state after a sample.
-    pub fn of_engine(engine: &Engine, t: f64, prev: &StepOutputs) -> StepOutputs {
-        let mut n = prev.clone();
-        n.update(engine, t);
-        n
-    }
-
     /// Becomes a copy of `o`, reusing its own allocations.
     pub fn copy_from(&mut self, o: &StepOutputs) {
         if self.targets.len() == o.targets.len() {
@@ -117,7 +110,8 @@ impl StepOutputs {
         self.door_opened_s = o.door_opened_s;
     }
 
-    /// [`StepOutputs::of_engine`] in place (no allocation: this runs after every sample).
+    /// The engine's state after a sample, in place (no allocation: this runs after every
+    /// sample).
     pub fn update(&mut self, engine: &Engine, t: f64) {
         let twin = engine.twin();
         for o in self.targets.iter_mut() {
