@@ -1,6 +1,6 @@
-//! Startup of the service: the store, the writer, this instance's lease and the recovery of
-//! what a previous process left (runs, carrier claims, files, test series), the bundled data,
-//! and the heartbeat that keeps the lease and fails the runs of instances that are gone.
+//! Startup of the service: the store, the writer, the run supervisor's recovery of what a
+//! previous process left (runs, carrier claims) and its lease keeper, the files and test
+//! series a previous process left, and the bundled data.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -8,7 +8,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use chrono::Utc;
-use serde_json::json;
 
 use super::auth::{generate_token, Tokens};
 use super::config::Config;
@@ -17,13 +16,13 @@ use super::dbcs::dbc_row;
 use super::foxglove::FoxgloveHub;
 use super::geojson_cache::GeoCache;
 use super::hub::Hub;
-use super::instance::{ms, now_ms, Instance};
+use super::instance::Instance;
 use super::series::attempts;
 use super::shared_files;
 use super::state::{AppState, Inner};
 use super::supervisor::Supervisor;
 use crate::store::writer::Writer;
-use crate::store::{InstanceRow, ReplayRow, Store};
+use crate::store::{ReplayRow, Store};
 
 impl AppState {
     /// Connects the store, starts the writer, registers the bundled data and fails runs left
@@ -86,27 +85,20 @@ impl AppState {
             upload_dir,
             sweeps: Default::default(),
         }));
-        // Runs of this instance's previous process and of instances whose lease expired; a
-        // live instance's runs are left alone.
-        let failed = state
-            .instance
-            .claim(&state.store, state.config.take_over_instance)
-            .await?;
-        report_failed(
-            &state,
-            &failed,
-            "left active by a stopped process (this instance's previous one, or one whose lease expired)",
-        );
-        spawn_heartbeat(&state);
+        // Runs a stopped process left; test series give their points back.
+        let failed = state.supervisor.recover().await?;
+        give_back_points(&state, failed);
+        let weak = Arc::downgrade(&state.0);
+        state.supervisor.keep_lease(Arc::new(move |failed| {
+            if let Some(inner) = weak.upgrade() {
+                give_back_points(&AppState(inner), failed);
+            }
+        }));
         let (replays, recordings) = migrate_local(&state).await?;
         if replays + recordings > 0 {
             tracing::warn!(
                 "moved {replays} uploaded replay(s) and {recordings} recording(s) from the local storage directory into the database"
             );
-        }
-        let n = state.store.release_stale_claims().await?;
-        if n > 0 {
-            tracing::warn!("{n} carrier claim(s) of ended runs released");
         }
         state.register_bundled().await?;
         state.refresh_carriers().await?;
@@ -189,86 +181,11 @@ impl AppState {
     }
 }
 
-/// Records and announces runs another instance (or this one at startup) marked failed.
-pub fn report_failed(st: &AppState, failed: &[(String, Option<String>)], why: &str) {
-    for (id, owner) in failed {
-        let owner = owner.as_deref().unwrap_or("(none)");
-        tracing::warn!("run {id} (instance {owner}) marked failed: {why}");
-        st.record_event(
-            Some(id),
-            None,
-            "state",
-            &json!({"event": "state", "state": "failed", "instance": owner, "reason": why}),
-        );
-    }
+/// Test series whose point was being run by one of the failed runs give the point back.
+fn give_back_points(st: &AppState, failed: Vec<String>) {
     if !failed.is_empty() {
-        // Test series whose point was being run by one of them give the point back.
-        let ids: Vec<String> = failed.iter().map(|(id, _)| id.clone()).collect();
-        tokio::spawn(attempts::settle_runs(st.clone(), ids));
+        tokio::spawn(attempts::settle_runs(st.clone(), failed));
     }
-}
-
-/// The heartbeat: renews this instance's lease every third of it and fails other instances'
-/// runs whose lease has expired. Ends when the service's state is dropped.
-pub fn spawn_heartbeat(st: &AppState) -> tokio::task::JoinHandle<()> {
-    let weak = Arc::downgrade(&st.0);
-    let period = st.instance.lease / 3;
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(period);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        tick.tick().await;
-        loop {
-            tick.tick().await;
-            let Some(inner) = weak.upgrade() else { return };
-            let st = AppState(inner);
-            let me = &st.instance;
-            let now = now_ms();
-            let pid = i64::from(std::process::id());
-            match st
-                .store
-                .renew_instance(&me.id, (&me.host, pid), now, now + ms(me.lease))
-                .await
-            {
-                Ok(true) => {}
-                Ok(false) => {
-                    let row = InstanceRow {
-                        id: me.id.clone(),
-                        host: me.host.clone(),
-                        pid,
-                        started_ms: now,
-                        heartbeat_ms: now,
-                        lease_until_ms: now + ms(me.lease),
-                    };
-                    match st.store.claim_instance(&row, false).await {
-                        Ok(true) => {
-                            tracing::warn!("instance {}: lease row missing; taken again", me.id)
-                        }
-                        Ok(false) => {
-                            let holder = st.store.get_instance(&me.id).await.ok().flatten();
-                            tracing::error!(
-                                "instance {}: its lease was taken over by {}; this process stops renewing it and its runs are the other process's to clean up",
-                                me.id,
-                                holder.map_or("another process".into(), |h| format!(
-                                    "host {} (pid {})",
-                                    h.host, h.pid
-                                ))
-                            );
-                            return;
-                        }
-                        Err(e) => tracing::error!("instance {}: cannot take the lease again ({e})", me.id),
-                    }
-                }
-                Err(e) => tracing::error!(
-                    "instance {}: cannot renew the lease ({e}); other instances fail this instance's runs once it expires",
-                    me.id
-                ),
-            }
-            match st.store.fail_expired_runs(&me.id, now, Utc::now()).await {
-                Ok(failed) => report_failed(&st, &failed, "its instance's lease expired"),
-                Err(e) => tracing::warn!("instance {}: lease sweep: {e}", me.id),
-            }
-        }
-    })
 }
 
 /// At startup with PostgreSQL: local files from before the database held them (or from a

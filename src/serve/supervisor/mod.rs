@@ -2,8 +2,9 @@
 //! result. It holds the active runs and the ended runs whose data is not stored yet, and it
 //! does everything a run's life needs: carrier claims ([`claims`]), arming and starting
 //! ([`lifecycle`]), the session with the service's sinks ([`sinks`]), health frames
-//! ([`health`]), the simulated VUT beside a session ([`vehicle`]), and settling the result
-//! ([`settle`], [`unsaved`]).
+//! ([`health`]), the simulated VUT beside a session ([`vehicle`]), settling the result
+//! ([`settle`], [`unsaved`]), and the runs a stopped process left, at startup and while this
+//! instance keeps its lease ([`recovery`]).
 //!
 //! It is given the shared context ([`Ctx`]: store, writer, live hub, instance, maps, carrier
 //! board) and knows nothing of HTTP routes; every handler is a thin adapter calling it.
@@ -14,6 +15,7 @@ mod drive;
 pub mod ground;
 mod health;
 pub mod lifecycle;
+mod recovery;
 mod run;
 mod settle;
 mod sinks;
