@@ -2,7 +2,7 @@
 //! operators `+ - * / %`, unary minus, parentheses, `pi`, the functions `round floor ceil sqrt
 //! pow sin cos tan asin acos atan sign abs min max`, and `not`/`and`/`or` with `true`/`false`.
 
-use crate::params::Value;
+use crate::value::Value;
 
 /// Evaluates the inside of `${…}`; `lookup` resolves `$name`.
 pub fn eval(src: &str, lookup: &dyn Fn(&str) -> Option<Value>) -> Result<Value, String> {

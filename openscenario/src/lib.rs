@@ -15,6 +15,7 @@ pub mod model;
 pub mod params;
 pub mod read;
 pub mod storyboard;
+pub mod value;
 pub mod variation;
 pub mod write;
 pub mod xml;
@@ -23,7 +24,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use model::Scenario;
-pub use params::Value;
+pub use value::Value;
 pub use variation::{read_variation, Variation};
 
 #[derive(Debug, thiserror::Error)]

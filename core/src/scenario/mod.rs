@@ -346,6 +346,19 @@ pub enum TargetKind {
     Motorcycle,
 }
 
+impl TargetKind {
+    /// Euro NCAP target speed tolerance, m/s (pedestrian ±0.2, cyclist ±0.5, car and
+    /// motorcycle ±1.0 km/h).
+    pub fn speed_tolerance_mps(self) -> f64 {
+        let kmh = match self {
+            TargetKind::Pedestrian => 0.2,
+            TargetKind::Cyclist => 0.5,
+            TargetKind::Vehicle | TargetKind::Motorcycle => 1.0,
+        };
+        kmh / 3.6
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Point {

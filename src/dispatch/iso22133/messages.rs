@@ -1,6 +1,6 @@
 //! Message payloads (TLV sequences) and their encoders/decoders.
 
-use super::frame::DecodeError;
+use super::error::DecodeError;
 use serde::{Deserialize, Serialize};
 
 pub mod id {

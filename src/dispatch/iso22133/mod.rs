@@ -9,13 +9,15 @@
 //!   garbage). Decoders return [`DecodeError`]; they never panic on any input.
 
 mod crc;
+mod error;
 mod frame;
 mod messages;
 
 pub use crc::crc16_xmodem;
+pub use error::DecodeError;
 pub use frame::{
-    decode_frame, encode_frame, encode_frame_into, DecodeError, Frame, Header, StreamFramer,
-    FOOTER_LEN, HEADER_LEN, MAX_PAYLOAD_LEN, PROTOCOL_VERSION, SYNC_WORD,
+    decode_frame, encode_frame, encode_frame_into, Frame, Header, StreamFramer, FOOTER_LEN,
+    HEADER_LEN, MAX_PAYLOAD_LEN, PROTOCOL_VERSION, SYNC_WORD,
 };
 pub use messages::*;
 

@@ -13,7 +13,6 @@
 //!   to the deceleration onset; the verdict checks it against `time_s` … `time_s + band_s`
 //!   (Euro NCAP: 1.0 s [+0.1]) with [`BELOW_ALLOWANCE_S`] below for the measurement.
 
-use super::protocol::speed_tolerance_mps;
 use super::{Command, Engine, Event, Output, Snap};
 use crate::scenario::Activation;
 
@@ -48,7 +47,7 @@ impl Engine {
             let t = &mut self.tracks[i];
             t.started_s = Some(at);
             if s_acc <= 0.0 {
-                let tol = 0.95 * speed_tolerance_mps(t.spec.kind);
+                let tol = 0.95 * t.spec.kind.speed_tolerance_mps();
                 let base = t.profile.v;
                 t.profile
                     .set_speed_from(0.0, v_at.clamp(base - tol, base + tol));
@@ -82,7 +81,7 @@ impl Engine {
                 None => (hw, hw),
             });
         }
-        let tol = 0.95 * speed_tolerance_mps(t.spec.kind);
+        let tol = 0.95 * t.spec.kind.speed_tolerance_mps();
         let base = t.profile.v;
         let want = (snap.v + GAIN_PER_S * (gap - h.time_s * snap.v)).clamp(base - tol, base + tol);
         if (want - t.profile.speed(tau)).abs() < 1e-4 {

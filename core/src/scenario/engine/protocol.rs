@@ -44,16 +44,6 @@ impl State {
     }
 }
 
-/// Euro NCAP target speed tolerance, m/s.
-pub(crate) fn speed_tolerance_mps(kind: TargetKind) -> f64 {
-    let kmh = match kind {
-        TargetKind::Pedestrian => 0.2,
-        TargetKind::Cyclist => 0.5,
-        TargetKind::Vehicle | TargetKind::Motorcycle => 1.0,
-    };
-    kmh / 3.6
-}
-
 fn half_width(kind: TargetKind) -> f64 {
     match kind {
         TargetKind::Pedestrian => 0.25,
@@ -206,7 +196,7 @@ impl Engine {
                 let remaining = nominal - t.profile.travel(tau);
                 // 5 % inside the tolerance: a correction at the limit must not read as a
                 // violation after rounding.
-                let tol = 0.95 * speed_tolerance_mps(t.spec.kind);
+                let tol = 0.95 * t.spec.kind.speed_tolerance_mps();
                 let want = (remaining / (t_hit - now_s)).clamp(base.v - tol, base.v + tol);
                 (None, Some(want.max(0.0)))
             };
