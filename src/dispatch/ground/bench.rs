@@ -450,9 +450,10 @@ impl Ground {
         let snap = motion.stop().await;
         let monr = motion.monr();
         let (objects, impacts) = off_workers(|| {
+            let lags = lags_of(&motion.plans, &monr);
             (
-                object_reports(&motion, &snap, &monr),
-                impact_checks(prepared, &monr),
+                object_reports(&motion, &snap, &monr, &lags),
+                impact_checks(prepared, &monr, &lags),
             )
         });
         self.observe(&snap);
@@ -526,7 +527,8 @@ impl Ground {
         let snap = motion.stop().await;
         tick.abort();
         let monr = motion.monr();
-        let objects = off_workers(|| object_reports(&motion, &snap, &monr));
+        let objects =
+            off_workers(|| object_reports(&motion, &snap, &monr, &lags_of(&motion.plans, &monr)));
         let aborted = motion.events(&snap).iter().find_map(|e| match &e.kind {
             EventKind::Abort { reason } => {
                 Some(serde_json::to_string(reason).unwrap_or_else(|_| format!("{reason:?}")))
@@ -672,7 +674,12 @@ fn monr_feed(
 }
 
 /// Per object: states, TRAJ, MONR count, lateral deviation while RUNNING, final pose.
-fn object_reports(motion: &Motion, snap: &Snapshot, monr: &[Vec<MonrSample>]) -> Vec<ObjectReport> {
+fn object_reports(
+    motion: &Motion,
+    snap: &Snapshot,
+    monr: &[Vec<MonrSample>],
+    lags: &[Lags],
+) -> Vec<ObjectReport> {
     motion
         .plans
         .iter()
@@ -691,7 +698,7 @@ fn object_reports(motion: &Motion, snap: &Snapshot, monr: &[Vec<MonrSample>]) ->
                 .last()
                 .map(|m| Pose::new(m.x, m.y, m.yaw_deg.to_radians()));
             let off = final_pose.map(|f| f.offset_to(&p.track.end()));
-            let lag = running_lags(&p.track, track).and_then(|(_, lags)| {
+            let lag = lags.get(i).and_then(Option::as_ref).and_then(|(_, lags)| {
                 let last = lags.last()?.1;
                 let worst =
                     lags.iter()
@@ -754,7 +761,19 @@ fn off_workers<T>(f: impl FnOnce() -> T) -> T {
 
 /// An object's lags behind its plan while RUNNING ([`PlannedTrack::schedule_lags`], times
 /// from its first RUNNING MONR) with that MONR's control-centre time.
-fn running_lags(track: &PlannedTrack, monr: &[MonrSample]) -> Option<(f64, Vec<(f64, f64)>)> {
+type Lags = Option<(f64, Vec<(f64, f64)>)>;
+
+/// Every object's [`Lags`], computed once for the reports and the impact checks.
+fn lags_of(plans: &[ObjectPlan], monr: &[Vec<MonrSample>]) -> Vec<Lags> {
+    plans
+        .iter()
+        .zip(monr)
+        .map(|(p, m)| running_lags(&p.track, m))
+        .collect()
+}
+
+/// One object's [`Lags`] from its MONR.
+fn running_lags(track: &PlannedTrack, monr: &[MonrSample]) -> Lags {
     let running: Vec<&MonrSample> = monr
         .iter()
         .filter(|m| m.state == ObjectState::Running)
@@ -767,7 +786,7 @@ fn running_lags(track: &PlannedTrack, monr: &[MonrSample]) -> Option<(f64, Vec<(
 /// Each moving target driven by an object, with the VUT robot among them: its impact from
 /// MONR against the rehearsal's, as driven and with the objects' own drift off their
 /// schedules taken out.
-fn impact_checks(prepared: &Prepared, monr: &[Vec<MonrSample>]) -> Vec<ImpactCheck> {
+fn impact_checks(prepared: &Prepared, monr: &[Vec<MonrSample>], lags: &[Lags]) -> Vec<ImpactCheck> {
     let Some(vi) = prepared.plans.iter().position(|p| p.drives == Drives::Vut) else {
         return Vec::new();
     };
@@ -796,13 +815,12 @@ fn impact_checks(prepared: &Prepared, monr: &[Vec<MonrSample>]) -> Vec<ImpactChe
             let (vt, tt) = (monr.get(vi)?, monr.get(i)?);
             let got = monr_impact(vut, spec, vt, tt);
             // Each object's drift from the target's start to the impact.
-            let target_lags = running_lags(&prepared.plans.get(i)?.track, tt);
-            let vut_lags = running_lags(&prepared.plans.get(vi)?.track, vt);
-            let relative_drift_s = got.zip(target_lags).and_then(|(g, (t0, lags))| {
-                let target = drift_between(&lags, t0, t0, g.t_s)?;
+            let (target_lags, vut_lags) = (lags.get(i)?, lags.get(vi)?);
+            let relative_drift_s = got.zip(target_lags.as_ref()).and_then(|(g, (t0, lags))| {
+                let target = drift_between(lags, *t0, *t0, g.t_s)?;
                 let vut = vut_lags
                     .as_ref()
-                    .and_then(|(v0, vl)| drift_between(vl, *v0, t0, g.t_s))
+                    .and_then(|(v0, vl)| drift_between(vl, *v0, *t0, g.t_s))
                     .unwrap_or(0.0);
                 Some(target - vut)
             });
