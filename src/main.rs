@@ -17,6 +17,8 @@ struct Cli {
     command: Option<Command>,
 }
 
+// Parsed once per process and matched at once: the size of its largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Replay a recorded CSV through the twin and the scenario engine.

@@ -13,6 +13,9 @@
 //! armed and the start is refused, naming it.
 //! The control centre keeps one session per object for the whole test (see
 //! `scil::dispatch::ground::links`).
+// The stock-object tests run one at a time: each holds the process-wide SERIAL guard for its
+// whole run, awaits included (a plain mutex: it only orders tests, no task waits on it).
+#![allow(clippy::await_holding_lock)]
 
 #[path = "it/support/mod.rs"]
 mod support;

@@ -467,10 +467,13 @@ pub(crate) fn locate_hinted(
     })
 }
 
+/// Per-thread buffers of [`locate_with`] (see `SCRATCH`).
+type Scratch = (Vec<u32>, Vec<Candidate>, Vec<(i32, f64)>);
+
 thread_local! {
     /// Per-thread buffers of [`locate_with`]: map matching runs per sample and must not
     /// allocate.
-    static SCRATCH: std::cell::RefCell<(Vec<u32>, Vec<Candidate>, Vec<(i32, f64)>)> =
+    static SCRATCH: std::cell::RefCell<Scratch> =
         const { std::cell::RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
 }
 

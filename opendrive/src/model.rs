@@ -329,6 +329,8 @@ impl Road {
     /// border) record stay the same one over that stretch, and each is a constant (b, c and d
     /// zero). `a + ds·(b + ds·(c + ds·d))` is then exactly `a` for any finite ds ≥ 0 (the
     /// product is a signed zero, and `a + ±0 = a` — except for `a = −0`, which is refused).
+    // `!(a >= b)` on purpose: a NaN end is refused too.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     pub(crate) fn spans_constant(&self, sec: usize, end: f64) -> bool {
         let Some(ls) = self.lane_sections.get(sec) else {
             return false;

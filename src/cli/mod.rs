@@ -66,6 +66,15 @@ pub fn default_sigpipe() {
     }
 }
 
+/// The database a command reads: `--database-url`, else `$DATABASE_URL`, else the service's
+/// default (the embedded SQLite file).
+pub(crate) fn database_url(given: &Option<String>) -> String {
+    given
+        .clone()
+        .or_else(|| std::env::var("DATABASE_URL").ok())
+        .unwrap_or_else(|| crate::serve::Config::default().database_url)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,13 +92,4 @@ mod tests {
         let e = anyhow::anyhow!("inner").context("outer");
         assert_eq!(error_message(&e), "outer: inner");
     }
-}
-
-/// The database a command reads: `--database-url`, else `$DATABASE_URL`, else the service's
-/// default (the embedded SQLite file).
-pub(crate) fn database_url(given: &Option<String>) -> String {
-    given
-        .clone()
-        .or_else(|| std::env::var("DATABASE_URL").ok())
-        .unwrap_or_else(|| crate::serve::Config::default().database_url)
 }

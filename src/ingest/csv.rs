@@ -255,7 +255,7 @@ impl ColumnMapping {
         if !has(Field::Time) {
             missing.push("time");
         }
-        if !(has(Field::X) && has(Field::Y)) && !(has(Field::Lat) && has(Field::Lon)) {
+        if !(has(Field::X) && has(Field::Y) || has(Field::Lat) && has(Field::Lon)) {
             missing.push("position (PosX+PosY or Latitude+Longitude)");
         }
         if !has(Field::Heading) {
@@ -719,8 +719,8 @@ impl<R: Read> CsvSource<R> {
         }
         let brake_light = match get(Field::Brake)? {
             None => None,
-            Some(v) if v == 0.0 => Some(false),
-            Some(v) if v == 1.0 => Some(true),
+            Some(0.0) => Some(false),
+            Some(1.0) => Some(true),
             Some(v) => {
                 return Err(RowFault::Other(format!(
                     "brake light must be 0 or 1, got {v}"
@@ -729,8 +729,8 @@ impl<R: Read> CsvSource<R> {
         };
         let fcw = match get(Field::Fcw)? {
             None => None,
-            Some(v) if v == 0.0 => Some(false),
-            Some(v) if v == 1.0 => Some(true),
+            Some(0.0) => Some(false),
+            Some(1.0) => Some(true),
             Some(v) => return Err(RowFault::Other(format!("FCW must be 0 or 1, got {v}"))),
         };
         Ok(InsSample {

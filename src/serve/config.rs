@@ -333,9 +333,10 @@ impl Config {
             );
         }
         let g = &self.ground;
+        let stale_ok = g.telemetry_stale_s.is_finite() && g.telemetry_stale_s > 0.0;
         if g.monr_miss_limit == 0
             || !(1..=255).contains(&g.heab_rate_hz)
-            || !(g.telemetry_stale_s.is_finite() && g.telemetry_stale_s > 0.0)
+            || !stale_ok
             || !(0.0..=1.0).contains(&g.max_monr_loss)
         {
             anyhow::bail!(
@@ -364,6 +365,16 @@ impl Config {
     pub fn data_dir(&self) -> PathBuf {
         self.data_dir.clone().unwrap_or_else(crate::data_dir)
     }
+}
+
+/// Ids are what users type in URLs: letters, digits, `_`, `-`, `.` (not leading), ≤ 64 chars.
+pub fn valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && !id.starts_with('.')
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
 #[cfg(test)]
@@ -416,14 +427,4 @@ mod tests {
             assert!(c.validate().is_err(), "{bad}");
         }
     }
-}
-
-/// Ids are what users type in URLs: letters, digits, `_`, `-`, `.` (not leading), ≤ 64 chars.
-pub fn valid_id(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= 64
-        && !id.starts_with('.')
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }

@@ -63,6 +63,9 @@ pub struct Plan {
 
 /// Checks the grid, the keys' availability and the sources (replays are read once here):
 /// every error comes before anything runs.
+// Each argument is its own part of a sweep request (scenario, grid, sources, options); a struct
+// holding them would only rename them.
+#[allow(clippy::too_many_arguments)]
 pub fn plan(
     scenario: Scenario,
     map: Option<Arc<Map>>,

@@ -15,7 +15,7 @@ fn fresnel(x: f64) -> (f64, f64) {
         }
         let n = k / 2;
         let sign = if n % 2 == 0 { 1.0 } else { -1.0 };
-        let term = sign * h.powi(k as i32) * x.powi(2 * k as i32 + 1) / (fact * (2 * k + 1) as f64);
+        let term = sign * h.powi(k) * x.powi(2 * k + 1) / (fact * (2 * k + 1) as f64);
         if k % 2 == 0 {
             c += term;
         } else {

@@ -11,7 +11,7 @@ use super::motion::{Motion, StartRefused};
 use super::plan::{plan_objects, Drives, GroundOptions, ObjectPlan, ObjectSpec};
 use super::route::plan_route;
 use super::track::{PlannedTrack, Pose};
-use crate::dispatch::control_centre::{GeoOrigin, MonrSample, Snapshot};
+use crate::dispatch::control_centre::{MonrSample, Snapshot};
 use crate::dispatch::events::{EventKind, Phase};
 use crate::dispatch::iso22133::ObjectState;
 use crate::run::report::RunReport;
@@ -292,7 +292,7 @@ impl Ground {
         plans: Vec<ObjectPlan>,
         prepared: &Prepared,
     ) -> Result<Motion, GroundError> {
-        let origin = prepared.setup.osem_origin().unwrap_or(GeoOrigin::default());
+        let origin = prepared.setup.osem_origin().unwrap_or_default();
         let m = Motion::connect(plans, &self.addresses(), origin, &self.opts)
             .await
             .map_err(GroundError::Connect)?;

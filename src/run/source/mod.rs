@@ -235,6 +235,8 @@ pub struct Feed {
     map_frame: bool,
 }
 
+// One per run, moved once onto its reader: boxing the recorded source would save nothing.
+#[allow(clippy::large_enum_variant)]
 enum FeedKind {
     Recorded(recorded::Recorded),
     /// The same, read ahead on its own thread (see `prefetch`).

@@ -74,6 +74,8 @@ pub(super) struct Prefetched {
 impl Prefetched {
     /// Moves `r` onto a reader thread. Falls back to `Err(r)` when no thread can be spawned (the
     /// caller then reads in place).
+    // The Err hands the source back unchanged, once per run: its size costs nothing.
+    #[allow(clippy::result_large_err)]
     pub(super) fn start(r: Recorded) -> Result<Prefetched, Recorded> {
         let name = r.name();
         let health = r.health();

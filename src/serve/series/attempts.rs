@@ -153,8 +153,7 @@ pub fn derive_state(p: &PointRow, attempts: &[AttemptRow]) -> PointState {
         "valid"
     } else if attempts
         .iter()
-        .filter(|a| a.kind == "test" && a.state != "running")
-        .next_back()
+        .rfind(|a| a.kind == "test" && a.state != "running")
         .is_some_and(|a| a.state == "invalid")
     {
         "invalid"
@@ -377,7 +376,10 @@ mod tests {
         let p = point(false);
         assert_eq!(derive_state(&p, &[]).state, "planned");
         let inv = attempt(1, "test", "invalid", None);
-        assert_eq!(derive_state(&p, &[inv.clone()]).state, "invalid");
+        assert_eq!(
+            derive_state(&p, std::slice::from_ref(&inv)).state,
+            "invalid"
+        );
         let run = attempt(2, "test", "running", None);
         assert_eq!(
             derive_state(&p, &[inv.clone(), run]).state,
@@ -395,7 +397,7 @@ mod tests {
         assert_eq!((s.state.as_str(), s.value), ("done", Some(3.5)));
         // With a baseline: valid until the baseline run counts.
         let pb = point(true);
-        assert_eq!(derive_state(&pb, &[ok.clone()]).state, "valid");
+        assert_eq!(derive_state(&pb, std::slice::from_ref(&ok)).state, "valid");
         let b = attempt(3, "baseline", "valid", Some(12.0));
         let s = derive_state(&pb, &[ok, b]);
         assert_eq!((s.state.as_str(), s.baseline_value), ("done", Some(12.0)));

@@ -352,11 +352,14 @@ struct WorkbookQuery {
 }
 
 /// The cells of the filled workbook: each done point's value (and baseline) in its row.
+/// New cell values by sheet, then by (row, column).
+pub type SheetEdits = BTreeMap<String, BTreeMap<(u32, u32), NewValue>>;
+
 pub fn series_edits(
     wb: &Workbook,
     points: &[PointRow],
     assess: Option<&str>,
-) -> anyhow::Result<BTreeMap<String, BTreeMap<(u32, u32), NewValue>>> {
+) -> anyhow::Result<SheetEdits> {
     let v = sheet::read(wb)?;
     let mut e: BTreeMap<String, BTreeMap<(u32, u32), NewValue>> = BTreeMap::new();
     for p in points.iter().filter(|p| p.state == "done") {

@@ -27,11 +27,17 @@ pub struct GroundRun {
 /// Most ended ground runs kept for their drive back.
 const KEEP_RUNS: usize = 32;
 
+/// A ground run by its run id.
+type RunEntry = (String, Arc<tokio::sync::Mutex<GroundRun>>);
+
+/// An object's last known pose and state.
+type LastKnown = (Option<Pose>, Option<ObjectState>);
+
 /// The ground runs of this instance and the objects' last known poses and states.
 #[derive(Default)]
 pub struct Board {
-    runs: Mutex<Vec<(String, Arc<tokio::sync::Mutex<GroundRun>>)>>,
-    last: Mutex<HashMap<String, (Option<Pose>, Option<ObjectState>)>>,
+    runs: Mutex<Vec<RunEntry>>,
+    last: Mutex<HashMap<String, LastKnown>>,
     /// Drives back under way, by run (their control centres, for ABORT).
     pub returning: Mutex<HashMap<String, ControlCentreHandle>>,
     /// Each run's `"objects"` as last published (read without waiting for a drive back).

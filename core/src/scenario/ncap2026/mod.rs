@@ -461,7 +461,7 @@ impl Row {
                     .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
                         (a.min(*x), b.max(*x))
                     });
-                if !v.is_finite() || (!list.is_empty() && !(v >= lo - 1e-9 && v <= hi + 1e-9)) {
+                if !v.is_finite() || !(list.is_empty() || v >= lo - 1e-9 && v <= hi + 1e-9) {
                     return Err(format!("{id}: impact {v} is outside the row's {lo}..{hi}"));
                 }
                 v
