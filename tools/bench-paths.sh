@@ -8,8 +8,8 @@
 #                X-intersection (every placeable row × every cell)
 # * turn-across: the same grid restricted to the turn-across-path rows (`--only ta`: CBTA,
 #                CPTA, CCFtap, CMFtap and their stop-and-go variants); also net of the grid's
-#                fixed cost (maps loaded, the bare-step baseline measured: `--only` a row that
-#                does not exist), which is the rows' own share
+#                fixed cost (process start and catalogue: `--only` a row that does
+#                not exist, which loads no map), which is the rows' own share
 # * rehearse:    `scil ncap rehearse` of the golden workbook (217 points)
 # * replay:      `scil bench replay` of the new binary (its replay/plain ratio; printed, as
 #                measured in that run)

@@ -143,8 +143,9 @@ fn run_cell(row: &Row, p: &Params, map: &Arc<Map>, aeb: Option<AebParams>) -> Ce
     r
 }
 
-fn run_cell_inner(row: &Row, p: &Params, map: &Arc<Map>, aeb: Option<AebParams>) -> CellResult {
-    let mut r = CellResult {
+/// The cell's result before it runs: its parameters, no outcome.
+fn blank(row: &Row, p: &Params) -> CellResult {
+    CellResult {
         row: row.id.clone(),
         vut_speed_kmh: p.vut_speed_kmh,
         target_speed_kmh: p.target_speed_kmh,
@@ -163,7 +164,11 @@ fn run_cell_inner(row: &Row, p: &Params, map: &Arc<Map>, aeb: Option<AebParams>)
         error: None,
         steps: 0,
         cpu_s: 0.0,
-    };
+    }
+}
+
+fn run_cell_inner(row: &Row, p: &Params, map: &Arc<Map>, aeb: Option<AebParams>) -> CellResult {
+    let mut r = blank(row, p);
     let sc = match row.instantiate(p, &map.road_network) {
         Ok(sc) => sc,
         Err(e) => {
@@ -198,12 +203,40 @@ fn run_cell_inner(row: &Row, p: &Params, map: &Arc<Map>, aeb: Option<AebParams>)
     r
 }
 
+/// The maps a grid runs on: the straight rows' and the junction rows'. A map that none of the
+/// selected cells uses may be left out (not loaded): a run of one row costs what its row costs.
+#[derive(Clone, Default)]
+pub struct Maps {
+    pub straight: Option<Arc<Map>>,
+    pub junction: Option<Arc<Map>>,
+}
+
+impl Maps {
+    /// Which maps `cells` use: (straight, junction).
+    pub fn needed(cat: &Catalogue, cells: &[Cell]) -> (bool, bool) {
+        let junction = |c: &Cell| cat.row[c.row].family.needs_junction();
+        (
+            cells.iter().any(|c| !junction(c)),
+            cells.iter().any(junction),
+        )
+    }
+
+    fn for_row(&self, row: &Row) -> Result<&Arc<Map>, String> {
+        let (map, what) = if row.family.needs_junction() {
+            (&self.junction, "junction")
+        } else {
+            (&self.straight, "straight")
+        };
+        map.as_ref()
+            .ok_or_else(|| format!("{}: no {what} map was loaded for this row", row.id))
+    }
+}
+
 /// Runs every cell on `jobs` threads; `progress` is called after each cell.
 pub fn run(
     cat: &Catalogue,
     cells: &[Cell],
-    straight: &Arc<Map>,
-    junction: &Arc<Map>,
+    maps: &Maps,
     aeb: Option<AebParams>,
     jobs: usize,
     progress: &(dyn Fn(usize) + Sync),
@@ -218,12 +251,14 @@ pub fn run(
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 let Some(c) = cells.get(k) else { break };
                 let row = &cat.row[c.row];
-                let map = if row.family.needs_junction() {
-                    junction
-                } else {
-                    straight
+                let r = match maps.for_row(row) {
+                    Ok(map) => run_cell(row, &c.params, map, aeb),
+                    Err(e) => {
+                        let mut r = blank(row, &c.params);
+                        r.error = Some(e);
+                        r
+                    }
                 };
-                let r = run_cell(row, &c.params, map, aeb);
                 if let Ok(mut v) = results.lock() {
                     v[k] = Some(r);
                 }

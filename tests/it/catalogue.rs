@@ -353,7 +353,11 @@ fn grid_matches_the_stored_run() {
     let step = if cfg!(debug_assertions) { 5 } else { 1 };
     let picked: Vec<usize> = (0..cells.len()).step_by(step).collect();
     let subset: Vec<g::Cell> = picked.iter().map(|&k| cells[k].clone()).collect();
-    let out = g::run(&cat, &subset, &straight, &junction, None, 2, &|_| {});
+    let maps = g::Maps {
+        straight: Some(straight),
+        junction: Some(junction),
+    };
+    let out = g::run(&cat, &subset, &maps, None, 2, &|_| {});
     let csv = g::csv(&out.results);
     let mut worst = [0.0f64; 4];
     for (line, &k) in csv.lines().skip(1).zip(&picked) {
