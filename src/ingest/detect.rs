@@ -104,11 +104,12 @@ pub fn sniff(head: &[u8]) -> FileKind {
     {
         return FileKind::Vbo;
     }
-    let mut lines = text
+    let first_lines: Vec<&str> = text
         .lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with("//"));
-    let first_lines: Vec<&str> = lines.by_ref().take(8).collect();
+        .filter(|l| !l.is_empty() && !l.starts_with("//"))
+        .take(8)
+        .collect();
     if first_lines.iter().any(|l| {
         let l = l.to_ascii_lowercase();
         l.starts_with("begin triggerblock")

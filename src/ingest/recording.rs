@@ -22,7 +22,6 @@ pub enum Recording {
 fn hint(kind: FileKind) -> &'static str {
     match kind {
         k if k.is_can_log() => "give it as a CAN log (--can-log with --dbc), not as the recording",
-        FileKind::Parquet => "scil replays CSV, MDF4, VBOX and MCAP recordings",
         _ => "scil replays CSV, MDF4, VBOX and MCAP recordings",
     }
 }

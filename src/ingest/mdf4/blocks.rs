@@ -366,16 +366,25 @@ impl Channel {
 }
 
 /// Reads the chain of channels starting at `at` (and their structure members, one level).
-pub fn read_channels<R: Read + Seek>(
+/// Every block of the tree is read once: a block linked twice is a loop in a corrupt file.
+fn first_visit(seen: &mut std::collections::HashSet<u64>, at: u64) -> Result<(), MdfError> {
+    if !seen.insert(at) || seen.len() > 4 * MAX_CHAIN {
+        return Err(format!(
+            "block at {at} is linked twice (a loop in the file)"
+        ));
+    }
+    Ok(())
+}
+
+fn read_channels<R: Read + Seek>(
     r: &mut R,
     mut at: u64,
     depth: u8,
+    seen: &mut std::collections::HashSet<u64>,
 ) -> Result<Vec<Channel>, MdfError> {
     let mut out = Vec::new();
     while at != 0 {
-        if out.len() >= MAX_CHAIN {
-            return Err("too many channels (a loop in the file?)".into());
-        }
+        first_visit(seen, at)?;
         let b = read_expect(r, at, "CN")?;
         let name = read_text(r, b.link(2))?;
         let (conversion, cc_unit) = read_conversion(r, b.link(4))?;
@@ -388,7 +397,7 @@ pub fn read_channels<R: Read + Seek>(
         let children = if comp != 0 && depth < 2 {
             let (id, _, _) = read_header(r, comp)?;
             if &id == b"CN" {
-                read_channels(r, comp, depth + 1)?
+                read_channels(r, comp, depth + 1, seen)?
             } else {
                 Vec::new()
             }
@@ -478,24 +487,21 @@ pub fn read_tree<R: Read + Seek>(r: &mut R) -> Result<Tree, MdfError> {
     let hd = read_expect(r, 64, "HD")?;
     let start_ns = hd.u64(0);
     let mut data_groups = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut dg_at = hd.link(0);
     while dg_at != 0 {
-        if data_groups.len() >= MAX_CHAIN {
-            return Err("too many data groups (a loop in the file?)".into());
-        }
+        first_visit(&mut seen, dg_at)?;
         let dg = read_expect(r, dg_at, "DG")?;
         let mut groups = Vec::new();
         let mut cg_at = dg.link(1);
         while cg_at != 0 {
-            if groups.len() >= MAX_CHAIN {
-                return Err("too many channel groups (a loop in the file?)".into());
-            }
+            first_visit(&mut seen, cg_at)?;
             let cg = read_expect(r, cg_at, "CG")?;
             let flags = cg.u16(16);
             let channels = if flags & 1 != 0 {
                 Vec::new()
             } else {
-                read_channels(r, cg.link(1), 0)?
+                read_channels(r, cg.link(1), 0, &mut seen)?
             };
             groups.push(Group {
                 name: read_text(r, cg.link(2)).unwrap_or_default(),

@@ -53,7 +53,6 @@ pub struct Mdf4Source<R: Read + Seek = BufReader<File>> {
     records: Records<R>,
     record_id: u64,
     filter: bool,
-    master: Channel,
     /// (field, channel, unit) read for each record.
     plan: Vec<(Field, Channel, Unit)>,
     /// Channel names by the mapping's column index (0 = master).
@@ -154,7 +153,6 @@ impl<R: Read + Seek> Mdf4Source<R> {
                     records,
                     record_id: g.record_id,
                     filter: dg.record_id_bytes > 0,
-                    master: master.clone(),
                     plan,
                     names: chans.iter().map(|c| c.name.clone()).collect(),
                     mapping,
@@ -459,11 +457,7 @@ impl<R: Read + Seek> FrameStream<R> {
             }
             let mut f = CanFrame::new(id, extended, &bytes[..len]);
             f.fd = fd;
-            f.fd_flags = if get(&self.brs).is_some_and(|v| v != 0.0) {
-                1
-            } else {
-                0
-            };
+            f.fd_flags = u8::from(get(&self.brs).is_some_and(|v| v != 0.0));
             f.time_s = Some(self.start_s + t);
             f.iface = get(&self.bus).map(|b| format!("can{}", b as u32));
             return Some(Ok(f));

@@ -217,6 +217,9 @@ fn collect_blocks<R: Read + Seek>(
                         out.push(Pending { at: l });
                     }
                 }
+                if out.len() > MAX_CHAIN * 16 {
+                    return Err("too many data blocks (a loop in the file?)".into());
+                }
                 dl_at = dl.link(0);
             }
         }
