@@ -88,15 +88,11 @@ pub fn sniff(head: &[u8]) -> FileKind {
     if head.starts_with(b"PAR1") {
         return FileKind::Parquet;
     }
-    // Text kinds: judge from the valid UTF-8 prefix (the head may cut a character).
-    let text = match std::str::from_utf8(head) {
-        Ok(t) => t,
-        Err(e) if e.valid_up_to() + 4 >= head.len() => {
-            std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default()
-        }
-        Err(_) => return FileKind::Binary,
-    };
-    if text.bytes().any(|b| b == 0) {
+    // Text kinds. A stray byte that is not UTF-8 (one bad line of a log) keeps a file text;
+    // NUL bytes or many invalid bytes make it binary.
+    let text = String::from_utf8_lossy(head);
+    let invalid = text.chars().filter(|c| *c == '\u{FFFD}').count();
+    if text.contains('\0') || invalid > head.len() / 64 + 1 {
         return FileKind::Binary;
     }
     let lower = text.to_ascii_lowercase();
