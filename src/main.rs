@@ -54,6 +54,8 @@ enum Command {
     Listen(scil::cli::ingest::ListenArgs),
     /// Export a stored run: Parquet (telemetry, events) and/or MCAP.
     Export(cli::export::ExportArgs),
+    /// Convert a recording (CSV, MDF4, VBOX, MCAP) to scil's CSV.
+    Convert(cli::convert::ConvertArgs),
     /// The built-in simulated VUT (speed controller, path following, AEB) through a session
     /// at full speed; `scil sim beamng|yacop …`: co-simulation peers for tests and demos.
     Sim(cli::sim::SimArgs),
@@ -82,6 +84,7 @@ fn main() -> ExitCode {
         Some(Command::Cosim(c)) => cli::cosim::run(c),
         Some(Command::Bench(c)) => cli::bench::run(c),
         Some(Command::Export(a)) => cli::export::run(a),
+        Some(Command::Convert(a)) => cli::convert::run(a),
         Some(Command::Serve(a)) => scil::serve::run(a),
         Some(Command::Feed(a)) => scil::cli::ingest::run_feed(a),
         Some(Command::Ncom(c)) => scil::cli::ingest::run_ncom(c),

@@ -1,4 +1,4 @@
-//! `scil export RUN --parquet [--mcap] [--xosc OUT.xosc]`: a stored run's telemetry and events
+//! `scil export RUN --parquet [--mcap] [--mf4] [--xosc OUT.xosc]`: a stored run's telemetry and events
 //! for other tools.
 
 use std::io::Write;
@@ -20,6 +20,9 @@ pub struct ExportArgs {
     /// Write RUN.mcap (Foxglove channels from the stored telemetry and events).
     #[arg(long)]
     pub mcap: bool,
+    /// Write RUN.mf4 (ASAM MDF 4.10: one channel group per vehicle, and the events).
+    #[arg(long)]
+    pub mf4: bool,
     /// Write the run as OpenSCENARIO 1.3 (every actor replays its recorded motion; the run's
     /// map is written beside it as OUT.xodr).
     #[arg(long, value_name = "OUT.xosc")]
@@ -34,8 +37,8 @@ pub struct ExportArgs {
 
 /// `scil export`.
 pub fn run(a: ExportArgs) -> anyhow::Result<ExitCode> {
-    if !a.parquet && !a.mcap && a.xosc.is_none() {
-        anyhow::bail!("nothing to export: give --parquet, --mcap and/or --xosc OUT.xosc");
+    if !a.parquet && !a.mcap && !a.mf4 && a.xosc.is_none() {
+        anyhow::bail!("nothing to export: give --parquet, --mcap, --mf4 and/or --xosc OUT.xosc");
     }
     let url = super::database_url(&a.database_url);
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -59,6 +62,12 @@ async fn export(url: &str, a: &ExportArgs) -> anyhow::Result<()> {
         let p = file("events.parquet");
         crate::record::parquet::write_events(create(&p)?, &events)?.flush()?;
         eprintln!("{}: {} events", p.display(), events.len());
+    }
+    if a.mf4 {
+        let made = chrono::Utc::now().timestamp_nanos_opt().unwrap_or(0).max(0) as u64;
+        let p = file("mf4");
+        std::fs::write(&p, crate::record::mdf4::write_run(&rows, &events, made))?;
+        eprintln!("{}: {} telemetry rows", p.display(), rows.len());
     }
     if a.mcap {
         let scenario = store

@@ -9,7 +9,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 
-use crate::ingest::can::{candump, cannelloni, socketcan, CanMapping, CanState, DbcDecoder};
+use crate::ingest::can::log::CanLog;
+use crate::ingest::can::{cannelloni, socketcan, CanMapping, CanState, DbcDecoder};
 use crate::ingest::health::SourceHealth;
 use crate::ingest::ncom::{NcomDecoder, NcomStreamDecoder};
 use crate::ingest::{json, udp};
@@ -186,7 +187,8 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// `scil can …`
 #[derive(Debug, Subcommand)]
 pub enum CanCommand {
-    /// Decode a candump log with a DBC: `time,frame_id,message,signal,value` on stdout.
+    /// Decode a CAN log (candump, Vector ASC or BLF, MDF4 bus logging; told by content) with a
+    /// DBC: `time,frame_id,message,signal,value` on stdout.
     Decode { dbc: PathBuf, log: PathBuf },
     /// Print the mapped twin fields (steering, brake light, wheel speed) of a live CAN source.
     Listen(CanListenArgs),
@@ -211,19 +213,22 @@ pub fn run_can(c: CanCommand) -> anyhow::Result<ExitCode> {
     match c {
         CanCommand::Decode { dbc, log } => {
             let dec = DbcDecoder::from_file(&dbc)?;
-            let bytes =
-                std::fs::read(&log).with_context(|| format!("cannot read {}", log.display()))?;
+            let frames = CanLog::open(&log).map_err(anyhow::Error::msg)?;
+            let kind = frames.kind;
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
             writeln!(out, "time,frame_id,message,signal,value")?;
-            let (mut unknown, mut malformed) = (0u64, 0u64);
-            for (line, r) in candump::parse_log_bytes(&bytes) {
+            let (mut unknown, mut malformed, mut decoded) = (0u64, 0u64, 0u64);
+            for r in frames {
                 let f = match r {
                     Ok(f) => f,
                     Err(e) => {
                         malformed += 1;
                         if malformed <= 20 {
-                            eprintln!("{}:{line}: malformed candump line: {e}", log.display());
+                            match e.line {
+                                Some(n) => eprintln!("{}:{n}: {}", log.display(), e.reason),
+                                None => eprintln!("{}: {}", log.display(), e.reason),
+                            }
                         }
                         continue;
                     }
@@ -232,6 +237,7 @@ pub fn run_can(c: CanCommand) -> anyhow::Result<ExitCode> {
                     unknown += 1;
                     continue;
                 };
+                decoded += 1;
                 for (name, v) in &m.signals {
                     writeln!(
                         out,
@@ -246,8 +252,15 @@ pub fn run_can(c: CanCommand) -> anyhow::Result<ExitCode> {
             }
             out.flush()?;
             eprintln!(
-                "can decode: {unknown} frames with ids not in the DBC, {malformed} malformed lines"
+                "can decode ({}): {decoded} frames decoded, {unknown} with ids not in the DBC, {malformed} malformed",
+                kind.name()
             );
+            if decoded == 0 {
+                anyhow::bail!(
+                    "{}: no frame decoded ({unknown} with ids not in the DBC, {malformed} malformed)",
+                    log.display()
+                );
+            }
             Ok(ExitCode::SUCCESS)
         }
         CanCommand::Listen(a) => {

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod catalogue;
+pub mod convert;
 pub mod cosim;
 pub mod dispatch;
 pub mod export;

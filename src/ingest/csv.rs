@@ -107,7 +107,7 @@ impl Unit {
         })
     }
 
-    fn to_si(self, v: f64) -> f64 {
+    pub(crate) fn to_si(self, v: f64) -> f64 {
         match self {
             Unit::Milliseconds => v / 1000.0,
             Unit::Radians => v.to_degrees(),
@@ -274,14 +274,14 @@ impl ColumnMapping {
         Ok(m)
     }
 
-    fn index(&self, f: Field) -> Option<(usize, Unit)> {
+    pub(crate) fn index(&self, f: Field) -> Option<(usize, Unit)> {
         self.by_field.get(f as usize).copied().flatten()
     }
 
     /// The mapped fields a row's sample is built from (the position from PosX+PosY when both are
     /// mapped, else from latitude, longitude and altitude), with their columns and units, in
     /// column order: each row's cells are read in one pass along it.
-    fn read_plan(&self) -> Vec<(Field, usize, Unit)> {
+    pub(crate) fn read_plan(&self) -> Vec<(Field, usize, Unit)> {
         let local = self.index(Field::X).is_some() && self.index(Field::Y).is_some();
         let mut plan: Vec<(Field, usize, Unit)> = self
             .columns
@@ -357,7 +357,9 @@ pub struct CsvError {
 
 impl fmt::Display for CsvError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line == 0 {
+        if self.file.as_os_str().is_empty() {
+            write!(f, "{}", self.reason)
+        } else if self.line == 0 {
             write!(f, "{}: {}", self.file.display(), self.reason)
         } else {
             write!(f, "{}:{}: {}", self.file.display(), self.line, self.reason)
@@ -670,82 +672,7 @@ impl<R: Read> CsvSource<R> {
                 *s = slot;
             }
         }
-        // The cell of field `f` in SI units; `None` when the field is not mapped or the cell
-        // empty.
-        let get = |f: Field| -> Result<Option<f64>, RowFault> {
-            match slots.get(f as usize).copied().unwrap_or(Slot::Empty) {
-                Slot::Empty => Ok(None),
-                Slot::Value(v) => Ok(Some(v)),
-                Slot::NotFinite(idx) => Err(RowFault::NotFinite(idx)),
-                Slot::NotANumber(idx) => Err(RowFault::NotANumber(idx)),
-            }
-        };
-        // `get` for a field the row must have.
-        let need = |f: Field| get(f)?.ok_or(RowFault::Empty(f));
-        let time_s = need(Field::Time)?;
-        if let Some(prev) = self.last_time {
-            if time_s <= prev {
-                return Err(RowFault::Other(format!(
-                    "time {time_s} does not increase (previous row {prev})"
-                )));
-            }
-        }
-        let position =
-            if self.mapping.index(Field::X).is_some() && self.mapping.index(Field::Y).is_some() {
-                InsPosition::Local {
-                    x: need(Field::X)?,
-                    y: need(Field::Y)?,
-                }
-            } else {
-                let lat_deg = need(Field::Lat)?;
-                let lon_deg = need(Field::Lon)?;
-                if !(-90.0..=90.0).contains(&lat_deg) || !(-180.0..=360.0).contains(&lon_deg) {
-                    return Err(RowFault::Other(format!(
-                        "latitude/longitude {lat_deg}, {lon_deg} out of range"
-                    )));
-                }
-                InsPosition::Wgs84 {
-                    lat_deg,
-                    lon_deg,
-                    alt_m: get(Field::Alt)?,
-                }
-            };
-        let speed_mps = need(Field::Speed)?;
-        if speed_mps < -0.5 {
-            // Speed over ground is not negative; a small negative value is sensor noise at standstill.
-            return Err(RowFault::Other(format!(
-                "negative speed {speed_mps:.3} m/s"
-            )));
-        }
-        let brake_light = match get(Field::Brake)? {
-            None => None,
-            Some(0.0) => Some(false),
-            Some(1.0) => Some(true),
-            Some(v) => {
-                return Err(RowFault::Other(format!(
-                    "brake light must be 0 or 1, got {v}"
-                )))
-            }
-        };
-        let fcw = match get(Field::Fcw)? {
-            None => None,
-            Some(0.0) => Some(false),
-            Some(1.0) => Some(true),
-            Some(v) => return Err(RowFault::Other(format!("FCW must be 0 or 1, got {v}"))),
-        };
-        Ok(InsSample {
-            time_s,
-            vehicle: self.vehicle.clone(),
-            position,
-            heading_deg: need(Field::Heading)?,
-            speed_mps: speed_mps.max(0.0),
-            steering_wheel_deg: get(Field::Steering)?,
-            brake_light,
-            accel_mps2: None,
-            yaw_rate_rps: None,
-            wheel_speed_mps: None,
-            fcw,
-        })
+        build_sample(&slots, &self.mapping, self.last_time, &self.vehicle)
     }
 
     /// The reason of a refused row, in words.
@@ -791,9 +718,94 @@ impl<R: Read> CsvSource<R> {
     }
 }
 
+/// A sample from a row's cells (read into `slots`, SI units), checked as every recording's rows
+/// are: time rising, position, speed, flags. Shared by the CSV, MDF4 and VBOX readers.
+pub(crate) fn build_sample(
+    slots: &[Slot; Field::ALL.len()],
+    mapping: &ColumnMapping,
+    last_time: Option<f64>,
+    vehicle: &crate::sample::VehicleId,
+) -> Result<InsSample, RowFault> {
+    // The cell of field `f` in SI units; `None` when the field is not mapped or the cell
+    // empty.
+    let get = |f: Field| -> Result<Option<f64>, RowFault> {
+        match slots.get(f as usize).copied().unwrap_or(Slot::Empty) {
+            Slot::Empty => Ok(None),
+            Slot::Value(v) => Ok(Some(v)),
+            Slot::NotFinite(idx) => Err(RowFault::NotFinite(idx)),
+            Slot::NotANumber(idx) => Err(RowFault::NotANumber(idx)),
+        }
+    };
+    // `get` for a field the row must have.
+    let need = |f: Field| get(f)?.ok_or(RowFault::Empty(f));
+    let time_s = need(Field::Time)?;
+    if let Some(prev) = last_time {
+        if time_s <= prev {
+            return Err(RowFault::Other(format!(
+                "time {time_s} does not increase (previous row {prev})"
+            )));
+        }
+    }
+    let position = if mapping.index(Field::X).is_some() && mapping.index(Field::Y).is_some() {
+        InsPosition::Local {
+            x: need(Field::X)?,
+            y: need(Field::Y)?,
+        }
+    } else {
+        let lat_deg = need(Field::Lat)?;
+        let lon_deg = need(Field::Lon)?;
+        if !(-90.0..=90.0).contains(&lat_deg) || !(-180.0..=360.0).contains(&lon_deg) {
+            return Err(RowFault::Other(format!(
+                "latitude/longitude {lat_deg}, {lon_deg} out of range"
+            )));
+        }
+        InsPosition::Wgs84 {
+            lat_deg,
+            lon_deg,
+            alt_m: get(Field::Alt)?,
+        }
+    };
+    let speed_mps = need(Field::Speed)?;
+    if speed_mps < -0.5 {
+        // Speed over ground is not negative; a small negative value is sensor noise at standstill.
+        return Err(RowFault::Other(format!(
+            "negative speed {speed_mps:.3} m/s"
+        )));
+    }
+    let brake_light = match get(Field::Brake)? {
+        None => None,
+        Some(v) if v == 0.0 => Some(false),
+        Some(v) if v == 1.0 => Some(true),
+        Some(v) => {
+            return Err(RowFault::Other(format!(
+                "brake light must be 0 or 1, got {v}"
+            )))
+        }
+    };
+    let fcw = match get(Field::Fcw)? {
+        None => None,
+        Some(v) if v == 0.0 => Some(false),
+        Some(v) if v == 1.0 => Some(true),
+        Some(v) => return Err(RowFault::Other(format!("FCW must be 0 or 1, got {v}"))),
+    };
+    Ok(InsSample {
+        time_s,
+        vehicle: vehicle.clone(),
+        position,
+        heading_deg: need(Field::Heading)?,
+        speed_mps: speed_mps.max(0.0),
+        steering_wheel_deg: get(Field::Steering)?,
+        brake_light,
+        accel_mps2: None,
+        yaw_rate_rps: None,
+        wheel_speed_mps: None,
+        fcw,
+    })
+}
+
 /// A planned cell of the current row, read; a fault is kept until its field is checked.
 #[derive(Debug, Clone, Copy)]
-enum Slot {
+pub(crate) enum Slot {
     /// Empty, or the field is not read.
     Empty,
     /// The value in SI units.
@@ -805,7 +817,7 @@ enum Slot {
 }
 
 /// Why a row was refused; worded by [`CsvSource::describe_fault`].
-enum RowFault {
+pub(crate) enum RowFault {
     /// More or fewer fields than the header.
     FieldCount,
     /// The cell in this column is not a number.

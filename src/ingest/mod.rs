@@ -5,12 +5,16 @@ pub mod can;
 pub mod csv;
 mod csv_cells;
 mod csv_rows;
+pub mod detect;
 pub mod fusion;
 pub mod health;
 pub mod json;
+pub mod mdf4;
 pub mod ncom;
 pub mod plausibility;
+pub mod recording;
 pub mod udp;
+pub mod vbo;
 
 /// A live sample and the instant it was taken off its socket (before any hop to the engine).
 #[derive(Debug, Clone)]

@@ -9,6 +9,7 @@
 //! The live view for Foxglove/Lichtblick is [`crate::serve::foxglove`], fed by the same encoder.
 
 pub mod mcap;
+pub mod mdf4;
 pub mod messages;
 pub mod parquet;
 

@@ -1,5 +1,6 @@
 //! Run exports for other tools: `GET /runs/{id}/telemetry.parquet`, `/runs/{id}/events.parquet`
-//! and `/runs/{id}/export.mcap` (Foxglove channels from the stored telemetry and events).
+//! `/runs/{id}/export.mcap` (Foxglove channels from the stored telemetry and events) and
+//! `/runs/{id}/export.mf4` (ASAM MDF4).
 
 use axum::extract::{Path, State};
 use axum::http::header;
@@ -21,6 +22,7 @@ pub fn router() -> Router<AppState> {
         .route("/runs/{id}/telemetry.parquet", get(telemetry_parquet))
         .route("/runs/{id}/events.parquet", get(events_parquet))
         .route("/runs/{id}/export.mcap", get(export_mcap))
+        .route("/runs/{id}/export.mf4", get(export_mf4))
 }
 
 /// A stored run's telemetry and events (`None` if there is no such run).
@@ -125,4 +127,18 @@ async fn export_mcap(
     .await
     .map_err(|e| ApiError::Internal(e.into()))??;
     Ok(attachment(body, "application/x-mcap", format!("{id}.mcap")))
+}
+
+async fn export_mf4(
+    State(st): State<AppState>,
+    _r: Reader,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let (_, rows, events) = load(&st, &id).await?;
+    let made = chrono::Utc::now().timestamp_nanos_opt().unwrap_or(0).max(0) as u64;
+    let body =
+        tokio::task::spawn_blocking(move || crate::record::mdf4::write_run(&rows, &events, made))
+            .await
+            .map_err(|e| ApiError::Internal(e.into()))?;
+    Ok(attachment(body, "application/x-mdf", format!("{id}.mf4")))
 }

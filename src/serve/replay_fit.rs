@@ -7,7 +7,8 @@
 
 use std::path::Path;
 
-use crate::ingest::csv::{BadRowPolicy, CsvSource};
+use crate::ingest::csv::BadRowPolicy;
+use crate::ingest::recording::Recording;
 use crate::run::setup::RunSetup;
 
 /// Smallest share of the samples on the map's lanes.
@@ -76,7 +77,7 @@ impl Fit {
 pub fn assess(setup: &RunSetup, csv: &Path, display: &Path) -> Result<Fit, String> {
     let (line, s_line) = crate::sim::Path::for_scenario(setup);
     let (px, py, _) = line.pose(s_line);
-    let mut src = CsvSource::open_as(csv, display, &[], BadRowPolicy::Skip)
+    let mut src = Recording::open_as(csv, display, &[], BadRowPolicy::Skip)
         .map_err(|e| format!("{}: line {}: {}", e.file.display(), e.line, e.reason))?;
     let vut = setup.vut_id().to_string();
     let mut points = Vec::new();

@@ -21,7 +21,8 @@ use super::hub::run_json;
 use super::runs::SpeedArg;
 use super::state::AppState;
 use super::supervisor::{NewRun, RunSource};
-use crate::ingest::csv::{BadRowPolicy, CsvError, CsvSource};
+use crate::ingest::csv::{BadRowPolicy, CsvError};
+use crate::ingest::recording::Recording;
 use crate::store::ReplayRow;
 
 pub fn router(max_upload: u64) -> Router<AppState> {
@@ -83,7 +84,6 @@ struct Upload {
     path: std::path::PathBuf,
     name: String,
     bytes: u64,
-    rows: u64,
 }
 
 /// Removes the stored file unless disarmed (on any error path).
@@ -142,12 +142,7 @@ async fn upload(
                         .map_err(|e| anyhow::anyhow!("cannot store the upload: {e}"))?;
                 }
                 f.flush().await.map_err(|e| anyhow::anyhow!("{e}"))?;
-                up = Some(Upload {
-                    path,
-                    name,
-                    bytes,
-                    rows: newlines,
-                });
+                up = Some(Upload { path, name, bytes });
             }
             "scenario_id" | "scenario" => {
                 scenario_id = Some(field.text().await?.trim().to_string())
@@ -180,12 +175,20 @@ async fn upload(
     // physically plausible; errors name the uploaded file, never the stored path.
     let path = up.path.clone();
     let name = up.name.clone();
-    tokio::task::spawn_blocking(move || -> Result<(), CsvError> {
-        let mut src =
-            CsvSource::open_as(&path, std::path::Path::new(&name), &[], BadRowPolicy::Stop)?;
-        match src.find_map(Result::err) {
-            Some(e) => Err(e),
-            None => Ok(()),
+    // Any recording scil replays (CSV, MDF4, VBOX), told by its content.
+    let samples = tokio::task::spawn_blocking(move || -> Result<u64, CsvError> {
+        let display = std::path::Path::new(&name);
+        let mut src = Recording::open_as(&path, display, &[], BadRowPolicy::Stop)?;
+        if let Some(e) = src.find_map(Result::err) {
+            return Err(e);
+        }
+        match src.rows() {
+            0 => Err(CsvError {
+                file: display.to_path_buf(),
+                line: 0,
+                reason: "no sample in the recording".into(),
+            }),
+            n => Ok(n),
         }
     })
     .await
@@ -204,7 +207,7 @@ async fn upload(
             scenario_id: Some(scenario_id.clone()),
             path: stored_path,
             bytes: up.bytes as i64,
-            row_count: up.rows.saturating_sub(1) as i64,
+            row_count: samples as i64,
             bundled: false,
             created_at: Utc::now(),
             // Recorded for this scenario: on the run's map, else on the scenario's.

@@ -12,7 +12,7 @@ use std::path::Path;
 use anyhow::Context;
 use std::time::Duration;
 
-use crate::ingest::can::{candump, cannelloni, CanFrame};
+use crate::ingest::can::{cannelloni, CanFrame};
 use crate::ingest::ncom::{self, NcomState, PACKET_LEN, SECONDS_PER_WEEK};
 use crate::sample::{InsPosition, InsSample};
 
@@ -251,28 +251,20 @@ pub fn map_geo(map: Option<&Path>) -> anyhow::Result<Option<Box<dyn MapToGeo>>> 
     Ok(Some(Box::new(GeoInverse(geo))))
 }
 
-/// Reads a candump log (`(secs.micros) iface ID#DATA`): frames with their timestamps.
-/// Malformed lines (also lines that are not UTF-8) are skipped with a warning naming them.
+/// Reads a CAN log (candump, Vector ASC or BLF, MDF4 bus logging; told by content): frames
+/// with their timestamps. Malformed lines (also lines that are not UTF-8) are skipped with a
+/// warning naming them; a file that is no CAN log is refused naming what it is.
 pub fn read_candump(path: &Path) -> anyhow::Result<Vec<CanFrame>> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let log = crate::ingest::can::log::CanLog::open(path).map_err(anyhow::Error::msg)?;
     let mut out = Vec::new();
     let mut bad = 0u64;
-    for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
-        let Ok(text) = std::str::from_utf8(line) else {
-            bad += 1;
-            tracing::warn!("{}:{}: not UTF-8", path.display(), i + 1);
-            continue;
-        };
-        let t = text.trim();
-        if t.is_empty() || t.starts_with('#') {
-            continue;
-        }
-        match candump::parse_line(t) {
+    for r in log {
+        match r {
             Ok(f) if f.time_s.is_some() => out.push(f),
             Ok(_) => bad += 1,
             Err(e) => {
                 bad += 1;
-                tracing::warn!("{}:{}: {e}", path.display(), i + 1);
+                tracing::warn!("{}: {e}", path.display());
             }
         }
     }

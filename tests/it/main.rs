@@ -13,6 +13,7 @@ mod dispatch_codec;
 mod engine;
 mod feed_batches;
 mod ingest_can;
+mod ingest_loggers;
 mod ingest_proptest;
 mod ingest_roundtrip;
 mod ingest_sources;

@@ -61,6 +61,41 @@ with open(sys.argv[1], "rb") as f:
 print(json.dumps(c))
 "#;
 
+/// asammdf reads scil's MDF4 export; every vehicle's channels equal the Parquet export's
+/// columns (NaN where Parquet has null).
+const PY_MF4: &str = r#"
+import json, sys, math
+import pyarrow.parquet as pq
+from asammdf import MDF
+t = pq.read_table(sys.argv[2]).to_pydict()
+m = MDF(sys.argv[1])
+out = {"groups": [], "events": []}
+cols = {"x": "x", "y": "y", "yaw": "yaw", "speed": "speed_mps",
+        "steering_wheel": "steering_wheel_deg", "road_s": "road_s", "road_t": "road_t"}
+for i, g in enumerate(m.groups):
+    name = g.channel_group.acq_name
+    if name == "events":
+        kinds = m.get("kind", group=i).samples
+        out["events"] = [k.decode().rstrip("\x00") for k in kinds]
+        continue
+    rows = [k for k, v in enumerate(t["vehicle"]) if v == name]
+    tt = m.get("t", group=i).samples
+    assert len(tt) == len(rows), (name, len(tt), len(rows))
+    assert all(tt[j] == t["t"][k] for j, k in enumerate(rows)), name
+    for ch, col in cols.items():
+        s = m.get(ch, group=i)
+        for j, k in enumerate(rows):
+            want = t[col][k]
+            got = float(s.samples[j])
+            assert (want is None and math.isnan(got)) or got == want, (name, ch, j, got, want)
+    bl = m.get("brake_light", group=i).samples
+    for j, k in enumerate(rows):
+        want = t["brake_light"][k]
+        assert (want is None and math.isnan(bl[j])) or bl[j] == float(want), (name, j)
+    out["groups"].append([name, len(rows), m.get("speed", group=i).unit])
+print(json.dumps(out))
+"#;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stored_run_exports_as_parquet_and_mcap() {
     let dir = tempdir("export");
@@ -177,7 +212,14 @@ async fn stored_run_exports_as_parquet_and_mcap() {
     // `scil export` writes the same Parquet.
     let out = dir.join("cli");
     let st = std::process::Command::new(env!("CARGO_BIN_EXE_scil"))
-        .args(["export", id, "--parquet", "--mcap", "--database-url"])
+        .args([
+            "export",
+            id,
+            "--parquet",
+            "--mcap",
+            "--mf4",
+            "--database-url",
+        ])
         .arg(format!("sqlite://{}", dir.join("scil.db").display()))
         .arg("--out")
         .arg(&out)
@@ -194,6 +236,7 @@ async fn stored_run_exports_as_parquet_and_mcap() {
         tel.len()
     );
     assert!(out.join(format!("{id}.mcap")).exists());
+    let cli_mf4 = std::fs::read(out.join(format!("{id}.mf4"))).unwrap();
 
     // Independent readers.
     let tpath = dir.join("t.parquet");
@@ -236,6 +279,27 @@ async fn stored_run_exports_as_parquet_and_mcap() {
         );
         assert_eq!(v["/scene/lanes"].as_u64(), Some(1));
         assert_eq!(v["/scil/events"].as_u64(), Some(3));
+    }
+    // MDF4 export, read back by asammdf against the Parquet export.
+    let (s, ct, mf4) = get(format!("{base}/runs/{id}/export.mf4")).await;
+    assert_eq!(s, 200);
+    assert_eq!(ct.as_deref(), Some("application/x-mdf"));
+    assert_eq!(&mf4[..8], b"MDF     ");
+    // The same file from the command line (only the time it was made differs).
+    assert_eq!(cli_mf4.len(), mf4.len());
+    let fpath = dir.join("export.mf4");
+    std::fs::write(&fpath, &mf4).unwrap();
+    if let Some(o) = support::python::run(
+        "asammdf",
+        PY_MF4,
+        &[fpath.to_str().unwrap(), tpath.to_str().unwrap()],
+    ) {
+        let v: Value = serde_json::from_str(o.trim()).unwrap();
+        assert_eq!(
+            v["groups"],
+            json!([["vut", n_vut, "m/s"], ["dummy", n_vut, "m/s"]])
+        );
+        assert_eq!(v["events"], json!(["armed", "triggered", "finished"]));
     }
     srv.task.abort();
     let _ = std::fs::remove_dir_all(&dir);

@@ -1,9 +1,12 @@
-//! CAN sources: candump logs, cannelloni over UDP, live SocketCAN; DBC decoding and the mapping of
-//! DBC signals to twin fields.
+//! CAN sources: recorded logs ([`log`]: candump, Vector ASC and BLF, MDF4 bus logging),
+//! cannelloni over UDP, live SocketCAN; DBC decoding and the mapping of DBC signals to twin fields.
 
+pub mod asc;
+pub mod blf;
 pub mod candump;
 pub mod cannelloni;
 pub mod dbc;
+pub mod log;
 pub mod socketcan;
 
 /// One CAN (or CAN FD) frame.

@@ -39,8 +39,9 @@ pub use live::LIVE_CHANNEL;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum InsSpec {
-    /// A recorded file: CSV (paper columns or an OxTS NcomToCsv-style export), or an MCAP
-    /// recording of scil's (its VUT channel, in the map frame; detected by the MCAP magic).
+    /// A recorded file, told by its content: CSV (paper columns or an OxTS NcomToCsv-style
+    /// export), ASAM MDF4 physical channels, a Racelogic VBOX file, or an MCAP recording of
+    /// scil's (its VUT channel, in the map frame).
     Csv {
         path: PathBuf,
         /// Explicit column mapping `FIELD=COLUMN[:UNIT]` (see `scil replay --column`).
@@ -77,7 +78,8 @@ pub enum CanSpec {
     Cannelloni { bind: String, dbc: String },
     /// A SocketCAN interface (Linux with AF_CAN).
     Socketcan { iface: String, dbc: String },
-    /// A candump log (`(secs.micros) can0 ID#DATA`) in the INS time base (recorded runs).
+    /// A CAN log in the INS time base (recorded runs): candump, Vector ASC or BLF, MDF4 bus
+    /// logging, told by its content.
     Candump { path: PathBuf, dbc: String },
 }
 

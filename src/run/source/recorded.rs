@@ -1,15 +1,16 @@
 //! Recorded sources: a CSV file read row by row as the driver asks, optionally fused by
 //! timestamp with a candump log of the same run (same time base).
 
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{CanSpec, SourceError};
-use crate::ingest::can::{candump, CanFrame, CanMapping, DbcDecoder};
-use crate::ingest::csv::{BadRowPolicy, ColumnSpec, CsvSource};
+use crate::ingest::can::log::CanLog;
+use crate::ingest::can::{CanFrame, CanMapping, DbcDecoder};
+use crate::ingest::csv::{BadRowPolicy, ColumnSpec, CsvError};
 use crate::ingest::fusion::{Fusion, FusionMode};
 use crate::ingest::health::SourceHealth;
+use crate::ingest::recording::Recording;
 use crate::sample::InsSample;
 
 /// How far past an INS sample's time CAN is read before the sample is released (covers the
@@ -17,7 +18,7 @@ use crate::sample::InsSample;
 const CAN_LOOKAHEAD_S: f64 = 0.2;
 
 pub(super) struct Recorded {
-    csv: CsvSource,
+    csv: Recording,
     path: PathBuf,
     size: u64,
     can: Option<RecordedCan>,
@@ -26,11 +27,11 @@ pub(super) struct Recorded {
     ins_done: bool,
 }
 
-/// A candump log, decoded and mapped lazily as the INS time advances.
+/// A CAN log (candump, ASC, BLF, MDF4 bus logging), decoded and mapped lazily as the INS time
+/// advances.
 struct RecordedCan {
     name: String,
-    lines: std::io::Lines<std::io::BufReader<std::fs::File>>,
-    line_no: u64,
+    frames: CanLog,
     dbc: Arc<DbcDecoder>,
     mapping: CanMapping,
     fusion: Fusion,
@@ -51,20 +52,17 @@ impl Recorded {
         fusion: FusionMode,
         mapping: CanMapping,
     ) -> Result<Recorded, SourceError> {
-        let csv = CsvSource::open(path, columns, on_bad_row)?;
+        let csv = Recording::open(path, columns, on_bad_row)?;
         let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         let can = match can {
             None => None,
             Some((CanSpec::Candump { path: log, .. }, dbc)) => {
-                let f = std::fs::File::open(log).map_err(|e| {
-                    SourceError::Other(format!("cannot open {}: {e}", log.display()))
-                })?;
-                let name = format!("candump:{}", file_name(log));
+                let frames = CanLog::open(log).map_err(SourceError::Other)?;
+                let name = format!("{}:{}", frames.kind.name(), file_name(log));
                 Some(RecordedCan {
                     health: SourceHealth::new(name.clone()),
                     name,
-                    lines: std::io::BufReader::new(f).lines(),
-                    line_no: 0,
+                    frames,
                     dbc,
                     mapping,
                     fusion: Fusion::new(fusion),
@@ -90,7 +88,7 @@ impl Recorded {
     }
 
     pub(super) fn name(&self) -> String {
-        let mut n = format!("csv:{}", file_name(&self.path));
+        let mut n = format!("{}:{}", self.csv.kind(), file_name(&self.path));
         if let Some(c) = &self.can {
             n.push_str(" + ");
             n.push_str(&c.name);
@@ -103,14 +101,8 @@ impl Recorded {
     }
 
     pub(super) fn skipped(&self) -> (u64, Vec<String>) {
-        (
-            self.csv.skipped,
-            self.csv
-                .skipped_errors
-                .iter()
-                .map(|e| e.to_string())
-                .collect(),
-        )
+        let (n, errors) = self.csv.skipped();
+        (n, errors.iter().map(|e| e.to_string()).collect())
     }
 
     pub(super) fn progress(&self) -> (u64, u64) {
@@ -119,7 +111,7 @@ impl Recorded {
 
     pub(super) fn next_sample(&mut self) -> Option<Result<InsSample, SourceError>> {
         let Some(can) = self.can.as_mut() else {
-            return self.csv.next_sample().map(|r| r.map_err(SourceError::from));
+            return self.next_ins().map(|r| r.map_err(SourceError::from));
         };
         loop {
             if let Some(s) = self.ready.pop_front() {
@@ -131,7 +123,7 @@ impl Recorded {
             if self.ins_done {
                 return None;
             }
-            match self.csv.next_sample() {
+            match next_ins(&mut self.csv, &self.path, &mut self.ins_done) {
                 Some(Ok(s)) => {
                     can.feed_until(s.time_s + CAN_LOOKAHEAD_S);
                     can.fusion.push_ins(s);
@@ -147,8 +139,40 @@ impl Recorded {
     }
 }
 
+impl Recorded {
+    fn next_ins(&mut self) -> Option<Result<InsSample, CsvError>> {
+        if self.ins_done {
+            return None;
+        }
+        let r = next_ins(&mut self.csv, &self.path, &mut self.ins_done);
+        if r.is_none() {
+            self.ins_done = true;
+        }
+        r
+    }
+}
+
+/// The recording's next sample; at its end, a recording that gave no sample (and skipped
+/// none) is an error: a replay of nothing is not a run.
+fn next_ins(
+    rec: &mut Recording,
+    path: &Path,
+    done: &mut bool,
+) -> Option<Result<InsSample, CsvError>> {
+    let r = rec.next_sample();
+    if r.is_none() && !*done && rec.rows() == 0 && rec.skipped().0 == 0 {
+        *done = true;
+        return Some(Err(CsvError {
+            file: path.to_path_buf(),
+            line: 0,
+            reason: "no sample in the recording".into(),
+        }));
+    }
+    r
+}
+
 impl RecordedCan {
-    /// Decodes log lines into the fusion until a frame later than `t` is seen.
+    /// Decodes frames into the fusion until a frame later than `t` is seen.
     fn feed_until(&mut self, t: f64) {
         if t <= self.fed_until {
             return;
@@ -166,29 +190,10 @@ impl RecordedCan {
             if self.done {
                 break;
             }
-            match self.lines.next() {
+            match self.frames.next() {
                 None => self.done = true,
-                Some(Err(e)) => {
-                    // A line that is not UTF-8 is a bad line; an I/O error ends the log.
-                    self.line_no += 1;
-                    if e.kind() == std::io::ErrorKind::InvalidData {
-                        self.health.malformed(format!("line {}: {e}", self.line_no));
-                    } else {
-                        self.health.error(format!("line {}: {e}", self.line_no));
-                        self.done = true;
-                    }
-                }
-                Some(Ok(line)) => {
-                    self.line_no += 1;
-                    let l = line.trim();
-                    if l.is_empty() || l.starts_with('#') {
-                        continue;
-                    }
-                    match candump::parse_line(l) {
-                        Ok(f) => self.next = Some(f),
-                        Err(e) => self.health.malformed(format!("line {}: {e}", self.line_no)),
-                    }
-                }
+                Some(Ok(f)) => self.next = Some(f),
+                Some(Err(e)) => self.health.malformed(e),
             }
         }
         self.fed_until = t;
