@@ -17,7 +17,6 @@ use super::error::{ApiError, ApiResult};
 use super::hub::run_json;
 use super::state::AppState;
 use crate::store::chain::{self, ChainEvent, Record, RunIdentity, TelemetryDigest, Verdict};
-use crate::store::TelemetryRow;
 
 /// The format an exported record names.
 pub const RECORD_FORMAT: &str = "scil-run-record/1";
@@ -46,9 +45,10 @@ pub struct RecordFile {
     pub provenance: Value,
     /// The stored telemetry's SHA-256 and row count when exported.
     pub telemetry_digest: Option<TelemetryInfo>,
-    /// Every telemetry row, in `seq` order, with `?telemetry=true`.
+    /// Every telemetry row, in `seq` order, with `?telemetry=true`: each row's JSON line
+    /// exactly as hashed (text, so no number is re-rounded on the way).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub telemetry: Option<Vec<TelemetryRow>>,
+    pub telemetry: Option<Vec<String>>,
     /// The service's verdict at export.
     pub verdict: Verdict,
 }
@@ -148,11 +148,11 @@ async fn record(
                 s.telemetry.1
             )));
         }
-        Some(
-            st.store
-                .telemetry(&id, None, None, RECORD_TELEMETRY_MAX)
-                .await?,
-        )
+        let rows = st
+            .store
+            .telemetry(&id, None, None, RECORD_TELEMETRY_MAX)
+            .await?;
+        Some(rows.iter().map(chain::telemetry_line).collect())
     } else {
         None
     };
@@ -227,8 +227,8 @@ pub fn check_file(text: &str) -> anyhow::Result<(Verdict, bool)> {
     }
     let telemetry = f.telemetry.as_ref().map(|rows| {
         let mut d = TelemetryDigest::default();
-        for r in rows {
-            d.add(r);
+        for line in rows {
+            d.add_line(line);
         }
         let n = d.rows;
         (d.finish(), n)

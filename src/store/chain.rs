@@ -144,6 +144,11 @@ pub fn run_digest(r: &RunIdentity) -> String {
     )
 }
 
+/// A telemetry row's JSON line, as its digest takes it.
+pub fn telemetry_line(r: &TelemetryRow) -> String {
+    serde_json::to_string(r).unwrap_or_default()
+}
+
 /// Incremental SHA-256 of a run's telemetry: one JSON line per row, in `seq` order.
 #[derive(Default)]
 pub struct TelemetryDigest {
@@ -153,7 +158,11 @@ pub struct TelemetryDigest {
 
 impl TelemetryDigest {
     pub fn add(&mut self, r: &TelemetryRow) {
-        let line = serde_json::to_string(r).unwrap_or_default();
+        self.add_line(&telemetry_line(r));
+    }
+
+    /// A row given as its JSON line (an exported record's).
+    pub fn add_line(&mut self, line: &str) {
         self.h.update(line.as_bytes());
         self.h.update(b"\n");
         self.rows += 1;

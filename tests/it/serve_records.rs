@@ -228,7 +228,9 @@ async fn suite(db_url: String) {
     );
     assert_eq!(verdict["telemetry_checked"], true);
     let mut rec: Value = serde_json::from_str(&record).unwrap();
-    rec["telemetry"][3]["x"] = json!(rec["telemetry"][3]["x"].as_f64().unwrap() + 0.5);
+    let mut row: Value = serde_json::from_str(rec["telemetry"][3].as_str().unwrap()).unwrap();
+    row["x"] = json!(row["x"].as_f64().unwrap() + 0.5);
+    rec["telemetry"][3] = json!(row.to_string());
     std::fs::write(&file, rec.to_string()).unwrap();
     let out = std::process::Command::new(scil)
         .args(["verify", file.to_str().unwrap()])
