@@ -80,25 +80,27 @@ macro_rules! chain_hashes {
         let events: &[NewEvent] = $events;
         let mut heads: std::collections::BTreeMap<&str, Option<(Option<String>, i64)>> =
             std::collections::BTreeMap::new();
+        let runs: std::collections::BTreeSet<&str> =
+            events.iter().filter_map(|e| e.run_id.as_deref()).collect();
+        for run in runs {
+            sqlx::query::<$DB>("UPDATE runs SET chain_len = chain_len WHERE id = $1")
+                .bind(run)
+                .execute(&mut *$tx)
+                .await?;
+            let h = sqlx::query_as::<$DB, (bool, Option<String>, i64)>(
+                "SELECT unchained, chain_head, chain_len FROM runs WHERE id = $1",
+            )
+            .bind(run)
+            .fetch_optional(&mut *$tx)
+            .await?;
+            heads.insert(run, h.filter(|h| !h.0).map(|h| (h.1, h.2)));
+        }
         let mut out: Vec<Option<String>> = Vec::with_capacity(events.len());
         for e in events {
             let Some(run) = e.run_id.as_deref() else {
                 out.push(None);
                 continue;
             };
-            if !heads.contains_key(run) {
-                sqlx::query::<$DB>("UPDATE runs SET chain_len = chain_len WHERE id = $1")
-                    .bind(run)
-                    .execute(&mut *$tx)
-                    .await?;
-                let h = sqlx::query_as::<$DB, (bool, Option<String>, i64)>(
-                    "SELECT unchained, chain_head, chain_len FROM runs WHERE id = $1",
-                )
-                .bind(run)
-                .fetch_optional(&mut *$tx)
-                .await?;
-                heads.insert(run, h.filter(|h| !h.0).map(|h| (h.1, h.2)));
-            }
             match heads.get_mut(run) {
                 Some(Some((head, len))) => {
                     let h = $crate::store::chain::link_event(head.as_deref(), e);

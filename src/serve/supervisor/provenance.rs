@@ -19,10 +19,7 @@ fn digest(id: &str, data: &[u8]) -> Value {
 /// The provenance of a run (the `provenance` of its results). An input that can no longer be
 /// read is named with the reason instead of a digest.
 pub(super) async fn of(st: &Supervisor, run: &ActiveRun, row: &RunRow) -> Value {
-    let scenario = match st.store.get_scenario(&row.scenario_id).await {
-        Ok(Some(s)) => Some(s),
-        _ => None,
-    };
+    let scenario = st.store.get_scenario(&row.scenario_id).await.ok().flatten();
     let scenario_v = match &scenario {
         Some(s) => digest(&s.id, s.toml.as_bytes()),
         None => json!({"id": row.scenario_id, "error": "not readable at the run's end"}),
