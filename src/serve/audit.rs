@@ -104,7 +104,16 @@ pub async fn audit(State(st): State<AppState>, req: Request, next: Next) -> Resp
         (body, String::new())
     };
     let resp = next.run(Request::from_parts(parts, body)).await;
+    let mut resp = resp;
     let status = resp.status();
+    if status == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        // The rest of the body was never read: the connection cannot carry another request
+        // (a client reusing it would see its next request fail).
+        resp.headers_mut().insert(
+            header::CONNECTION,
+            axum::http::HeaderValue::from_static("close"),
+        );
+    }
     let (action, target) = action_of(&method, &path);
     // Read the answer when it is small and tells something: the refusal's reason, or the id
     // of what a POST created.
