@@ -35,3 +35,12 @@ pub fn data_dir() -> std::path::PathBuf {
     }
     std::path::PathBuf::from("data")
 }
+
+/// What `scil --version` prints (`scil 0.1.0`).
+pub fn version_line() -> String {
+    format!("scil {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The commit this binary was built from (`git rev-parse HEAD` at build time, or
+/// `SCIL_BUILD_COMMIT`; "unknown" outside a git checkout).
+pub const BUILD_COMMIT: &str = env!("SCIL_BUILD_COMMIT");

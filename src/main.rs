@@ -62,6 +62,9 @@ enum Command {
     /// Co-simulation: scil as the peer of BeamNG.tech (UDP coupling) or a YaCoP tool (TCP).
     #[command(subcommand)]
     Cosim(cli::cosim::CosimCommand),
+    /// Check an exported run record (`GET /runs/{id}/record.json`) offline: its hash chain,
+    /// the seal of its results and telemetry. Exit 0 intact, 1 not intact, 2 unreadable.
+    Verify(cli::verify::VerifyArgs),
     /// Benchmarks (print figures; not tests).
     #[command(subcommand)]
     Bench(cli::bench::BenchCommand),
@@ -79,6 +82,7 @@ fn main() -> ExitCode {
         Some(Command::Scenario(a)) => cli::scenario::run(a),
         Some(Command::Report(a)) => cli::report::run(a),
         Some(Command::Map(c)) => cli::map::run(c),
+        Some(Command::Verify(a)) => cli::verify::run(a),
         Some(Command::Sim(a)) => cli::sim::run(a),
         Some(Command::Ncap(a)) => cli::ncap::run(a),
         Some(Command::Cosim(c)) => cli::cosim::run(c),

@@ -34,6 +34,8 @@ async function request(method, path, { body, form, auth } = {}) {
 }
 
 export const get = (p) => request('GET', p);
+// A read that sends the token (e.g. who it signs in).
+export const getAuth = (p) => request('GET', p, { auth: true });
 export const post = (p, body) => request('POST', p, { body });
 export const patch = (p, body) => request('PATCH', p, { body });
 export const postForm = (p, form) => request('POST', p, { form });

@@ -1,7 +1,7 @@
 // scil dashboard: live view over WebSocket + run control. Messages only update `L` (the latest
 // state); one requestAnimationFrame loop draws whatever changed, so a 25 Hz (or ×N) stream never
 // queues redraws.
-import { get, post, postForm, getToken, setToken, runId, asList } from './api.js';
+import { get, getAuth, post, postForm, getToken, setToken, runId, asList } from './api.js';
 import { MapView } from './mapview.js';
 import { TimePlot } from './plots.js';
 import { Results } from './results.js';
@@ -689,7 +689,18 @@ $('#upload').addEventListener('change', async (ev) => {
 });
 
 $('#token').value = getToken();
-$('#token').addEventListener('change', (e) => { setToken(e.target.value.trim()); toast(e.target.value ? 'token stored for this tab' : 'token cleared'); });
+$('#token').addEventListener('change', (e) => { setToken(e.target.value.trim()); toast(e.target.value ? 'token stored for this tab' : 'token cleared'); showWho(); });
+
+// Who the token signs in: the name the audit trail and the run's events record.
+async function showWho() {
+  const el = $('#whoami');
+  try {
+    const w = await getAuth('/whoami');
+    el.textContent = w && w.name ? `signed in: ${w.name} (${w.role})` : (getToken() ? 'unknown token' : 'not signed in');
+    el.className = w && w.name ? 'signed-in' : '';
+  } catch { el.textContent = 'not signed in'; el.className = ''; }
+}
+showWho();
 
 async function op(fn) {
   try { return await fn(); } catch (e) { toast(e.status === 401 || e.status === 403 ? `${e.message} — enter the operator token` : e.message, true); return null; }

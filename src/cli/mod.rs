@@ -16,6 +16,7 @@ pub mod scenario;
 pub mod sim;
 pub mod sim_vut;
 pub mod sweep;
+pub mod verify;
 
 use std::process::ExitCode;
 

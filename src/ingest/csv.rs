@@ -774,8 +774,8 @@ pub(crate) fn build_sample(
     }
     let brake_light = match get(Field::Brake)? {
         None => None,
-        Some(v) if v == 0.0 => Some(false),
-        Some(v) if v == 1.0 => Some(true),
+        Some(0.0) => Some(false),
+        Some(1.0) => Some(true),
         Some(v) => {
             return Err(RowFault::Other(format!(
                 "brake light must be 0 or 1, got {v}"
@@ -784,8 +784,8 @@ pub(crate) fn build_sample(
     };
     let fcw = match get(Field::Fcw)? {
         None => None,
-        Some(v) if v == 0.0 => Some(false),
-        Some(v) if v == 1.0 => Some(true),
+        Some(0.0) => Some(false),
+        Some(1.0) => Some(true),
         Some(v) => return Err(RowFault::Other(format!("FCW must be 0 or 1, got {v}"))),
     };
     Ok(InsSample {

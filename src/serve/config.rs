@@ -17,8 +17,16 @@
 //! instance_id = "track-north"               # this instance (default: <host>-<port>)
 //! lease_s = 15                              # runs of an instance silent this long are failed
 //!
+//! [[operators]]                             # a named operator; the token is never stored in clear
+//! name = "alice"
+//! token_sha256 = "…"                        # hex SHA-256 of the token (`printf %s TOKEN | sha256sum`)
+//!
+//! [[viewers]]                               # a named viewer, the same form
+//! name = "carol"
+//! token_sha256 = "…"
+//!
 //! [auth]
-//! operator_tokens = ["…"]                   # may arm/start/abort runs, upload, register
+//! operator_tokens = ["…"]                   # unnamed (shown as "operator"): may arm/start/abort runs, upload, register
 //! viewer_tokens = ["…"]                     # may read when read_requires_token = true
 //! read_requires_token = false               # true: GET endpoints need a viewer or operator token
 //!
@@ -32,14 +40,16 @@
 //! ```
 //!
 //! Environment overrides: `SCIL_BIND`, `SCIL_FOXGLOVE_BIND`, `DATABASE_URL`, `SCIL_STORAGE_DIR`, `SCIL_DATA`,
-//! `SCIL_OPERATOR_TOKEN` and `SCIL_VIEWER_TOKEN` (comma-separated lists, added to the file's),
+//! `SCIL_OPERATOR_TOKEN` and `SCIL_VIEWER_TOKEN` (comma-separated lists, added to the file's;
+//! named `operator` and `viewer`), `SCIL_OPERATORS` and `SCIL_VIEWERS` (`alice=TOKEN,bob=TOKEN`:
+//! named people, added to the file's),
 //! `SCIL_READ_REQUIRES_TOKEN=1`, `SCIL_INSTANCE_ID`, `SCIL_LEASE_S`, `SCIL_SPILL_DIR`.
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     pub bind: String,
@@ -63,6 +73,10 @@ pub struct Config {
     /// instance fails the runs of an instance that has not renewed it for this long.
     pub lease_s: f64,
     pub auth: AuthConfig,
+    /// Named operators (`[[operators]]` with `name` and `token_sha256`; `SCIL_OPERATORS`).
+    pub operators: Vec<NamedToken>,
+    /// Named viewers, the same form (`[[viewers]]`; `SCIL_VIEWERS`).
+    pub viewers: Vec<NamedToken>,
     pub limits: Limits,
     pub telemetry: TelemetryConfig,
     pub ground: GroundConfig,
@@ -70,7 +84,7 @@ pub struct Config {
 
 /// Runs with objects on the ground (`[ground]`: the VUT's robot and the carriers): how closely
 /// they are supervised.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GroundConfig {
     /// Consecutive missing MONR of an object that abort (and make it "not armed").
@@ -95,7 +109,7 @@ impl Default for GroundConfig {
 }
 
 /// `scil serve --demo` (and `scil` with no arguments).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DemoConfig {
     /// The demo's own track; its runs are marked `demo`.
@@ -113,7 +127,7 @@ impl Default for DemoConfig {
     }
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AuthConfig {
     pub operator_tokens: Vec<String>,
@@ -121,7 +135,49 @@ pub struct AuthConfig {
     pub read_requires_token: bool,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+/// A named person's token: in the file as its SHA-256 (`token_sha256`, hex), from the
+/// environment in clear (`SCIL_OPERATORS=alice=TOKEN`; never serialized).
+#[derive(Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NamedToken {
+    pub name: String,
+    #[serde(default, skip_serializing)]
+    pub token_sha256: Option<String>,
+    #[serde(skip)]
+    pub token: Option<String>,
+    /// Where it was given (for error messages): `[[operators]]`, `SCIL_OPERATORS`, …
+    #[serde(skip)]
+    pub origin: &'static str,
+}
+
+impl std::fmt::Debug for NamedToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the token.
+        f.debug_struct("NamedToken")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+/// `alice=TOKEN,bob=TOKEN` (`SCIL_OPERATORS`, `SCIL_VIEWERS`). An entry without `=` keeps an
+/// empty token and is refused by [`Config::validate`] (without echoing it).
+fn named_list(v: &str, origin: &'static str) -> Vec<NamedToken> {
+    v.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|e| {
+            let (name, token) = e.split_once('=').unwrap_or(("", ""));
+            NamedToken {
+                name: name.trim().to_string(),
+                token_sha256: None,
+                token: Some(token.trim().to_string()),
+                origin,
+            }
+        })
+        .collect()
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Limits {
     pub upload_max_bytes: u64,
@@ -142,7 +198,7 @@ impl Limits {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TelemetryConfig {
     pub batch_rows: usize,
@@ -172,6 +228,8 @@ impl Default for Config {
             take_over_instance: false,
             lease_s: 15.0,
             auth: AuthConfig::default(),
+            operators: Vec::new(),
+            viewers: Vec::new(),
             limits: Limits::default(),
             telemetry: TelemetryConfig::default(),
             ground: GroundConfig::default(),
@@ -283,6 +341,12 @@ impl Config {
         if let Some(v) = get("SCIL_VIEWER_TOKEN") {
             self.auth.viewer_tokens.extend(list(v));
         }
+        if let Some(v) = get("SCIL_OPERATORS") {
+            self.operators.extend(named_list(&v, "SCIL_OPERATORS"));
+        }
+        if let Some(v) = get("SCIL_VIEWERS") {
+            self.viewers.extend(named_list(&v, "SCIL_VIEWERS"));
+        }
         if let Some(v) = get("SCIL_READ_REQUIRES_TOKEN") {
             self.auth.read_requires_token = matches!(v.as_str(), "1" | "true" | "yes");
         }
@@ -332,6 +396,7 @@ impl Config {
                 self.demo.track
             );
         }
+        self.validate_people()?;
         let g = &self.ground;
         let stale_ok = g.telemetry_stale_s.is_finite() && g.telemetry_stale_s > 0.0;
         if g.monr_miss_limit == 0
@@ -344,6 +409,49 @@ impl Config {
             );
         }
         Ok(())
+    }
+
+    /// Named operators and viewers: usable names, each once, each with one token (a clear
+    /// token from the environment, or a 64-hex-digit SHA-256 from the file).
+    fn validate_people(&self) -> anyhow::Result<()> {
+        let all: Vec<(&NamedToken, &str)> = self
+            .operators
+            .iter()
+            .map(|n| (n, "operators"))
+            .chain(self.viewers.iter().map(|n| (n, "viewers")))
+            .collect();
+        for (i, (n, list)) in all.iter().enumerate() {
+            let origin = if n.origin.is_empty() { *list } else { n.origin };
+            if !valid_id(&n.name) {
+                anyhow::bail!(
+                    "{origin}: entry {} needs a name (letters, digits, _ - .), as NAME=TOKEN or name = \"…\"",
+                    i + 1
+                );
+            }
+            if all[..i].iter().any(|(m, _)| m.name == n.name) {
+                anyhow::bail!("{origin}: '{}' is named twice", n.name);
+            }
+            match (&n.token, &n.token_sha256) {
+                (Some(t), None) if !t.is_empty() => {}
+                (None, Some(h)) if h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()) => {}
+                (None, Some(_)) => anyhow::bail!(
+                    "{origin}: '{}': token_sha256 must be 64 hex digits (the SHA-256 of the token)",
+                    n.name
+                ),
+                _ => anyhow::bail!("{origin}: '{}' has no token", n.name),
+            }
+        }
+        Ok(())
+    }
+
+    /// The configuration as a run's provenance shows it: every token, token digest and
+    /// database password removed.
+    pub fn redacted(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).unwrap_or_default();
+        v["auth"]["operator_tokens"] = serde_json::json!(self.auth.operator_tokens.len());
+        v["auth"]["viewer_tokens"] = serde_json::json!(self.auth.viewer_tokens.len());
+        v["database_url"] = serde_json::json!(redact_url(&self.database_url));
+        v
     }
 
     /// The lease duration: `lease_s` (SCIL_LEASE_S), 1 s … 1 h.
@@ -376,6 +484,22 @@ pub fn valid_id(id: &str) -> bool {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
+
+/// A database URL without its password (`postgres://user:***@host/db`).
+pub fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let (auth, host) = match rest.rsplit_once('@') {
+        Some(p) => p,
+        None => return url.to_string(),
+    };
+    match auth.split_once(':') {
+        Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
+        None => url.to_string(),
+    }
+}
+
 
 #[cfg(test)]
 mod tests {

@@ -86,6 +86,8 @@ pub struct Metrics {
     pub ws_frames_sent: AtomicU64,
     pub ws_lagged_frames: AtomicU64,
     pub uploads: AtomicU64,
+    /// Audit entries the database did not take (the request itself was answered).
+    pub audit_failures: AtomicU64,
     /// Live samples that could not be put on the map (skipped).
     pub samples_rejected: AtomicU64,
 }

@@ -33,6 +33,12 @@ pub fn render(st: &AppState) -> String {
         g(&m.http_requests),
     );
     put(
+        "scil_audit_failures_total",
+        "counter",
+        "Audit entries the database did not take.",
+        g(&m.audit_failures),
+    );
+    put(
         "scil_runs_created_total",
         "counter",
         "Runs created.",

@@ -11,6 +11,7 @@
 //! environment.
 //! Persistence is [`crate::store`].
 
+pub mod audit;
 pub mod auth;
 pub mod carriers;
 pub mod catalogue;
@@ -31,6 +32,7 @@ pub mod maps;
 pub mod metrics;
 pub mod openapi;
 pub mod plan;
+pub mod records;
 pub mod replay_fit;
 pub mod replays;
 pub mod reports;
@@ -88,8 +90,16 @@ pub fn app(state: AppState) -> Router {
         .merge(catalogue::router())
         .merge(reports::router())
         .merge(openapi::router())
+        .merge(audit::router())
+        .merge(auth::router())
+        .merge(records::router())
         .fallback(error::not_found_fallback)
-        .layer(axum::middleware::from_fn(error::json_errors));
+        .layer(axum::middleware::from_fn(error::json_errors))
+        // Outside the JSON errors: the audit reads the reason a refusal gives.
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            audit::audit,
+        ));
     Router::new()
         .nest("/api/v1", api)
         .merge(dashboard())

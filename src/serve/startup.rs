@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use chrono::Utc;
 
-use super::auth::{generate_token, Tokens};
+use super::auth::{generate_token, Person, Tokens};
 use super::config::Config;
 use super::context::{count_rows, file_name, files, scenario_row, stem, Ctx, Metrics, Shared};
 use super::dbcs::dbc_row;
@@ -43,14 +43,10 @@ impl AppState {
             config.telemetry.writer(),
             Some(Arc::new(move |msg: &str| hub_for_errors.store_error(msg))),
         );
-        let mut tokens = Tokens {
-            operator: config.auth.operator_tokens.clone(),
-            viewer: config.auth.viewer_tokens.clone(),
-            read_requires_token: config.auth.read_requires_token,
-        };
+        let mut tokens = Tokens::from_config(&config);
         let generated = if tokens.operator.is_empty() {
             let t = generate_token();
-            tokens.operator.push(t.clone());
+            tokens.operator.push(Person::clear("operator", &t));
             Some(t)
         } else {
             None

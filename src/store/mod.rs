@@ -50,19 +50,78 @@ macro_rules! on_db {
     };
 }
 
-/// `INSERT INTO events …` for one chunk (shared by the plain insert and the writer's batch).
+/// `INSERT INTO events …` for one chunk (shared by the plain insert and the writer's batch),
+/// each event with its chain hash ([`chain`]; None: not a chained run's event). Timestamps are
+/// stored in microseconds, as the chain hashed them.
 macro_rules! events_insert {
-    ($DB:ident, $chunk:expr) => {{
-        let mut qb =
-            QueryBuilder::<$DB>::new("INSERT INTO events (run_id, t, kind, payload, created_at) ");
-        qb.push_values($chunk, |mut b, e: &NewEvent| {
+    ($DB:ident, $chunk:expr, $hashes:expr) => {{
+        let mut qb = QueryBuilder::<$DB>::new(
+            "INSERT INTO events (run_id, t, kind, payload, created_at, hash) ",
+        );
+        let rows = $chunk.iter().zip($hashes.iter());
+        qb.push_values(rows, |mut b, (e, h): (&NewEvent, &Option<String>)| {
             b.push_bind(e.run_id.as_deref())
                 .push_bind(e.t)
                 .push_bind(e.kind.as_str())
                 .push_bind(e.payload.as_str())
-                .push_bind(e.created_at);
+                .push_bind($crate::store::chain::micros(e.created_at))
+                .push_bind(h.as_deref());
         });
         qb
+    }};
+}
+
+/// The chain hashes of `$events` (in order), inside transaction `$tx`: for each run, its row is
+/// locked first (a write: PostgreSQL's row lock, SQLite's write lock) so the head read is the
+/// head the next link follows, then the run's head and length are moved on. Events without a
+/// run, of an unknown run or of an unchained run get None.
+macro_rules! chain_hashes {
+    ($DB:ident, $tx:expr, $events:expr) => {{
+        let events: &[NewEvent] = $events;
+        let mut heads: std::collections::BTreeMap<&str, Option<(Option<String>, i64)>> =
+            std::collections::BTreeMap::new();
+        let runs: std::collections::BTreeSet<&str> =
+            events.iter().filter_map(|e| e.run_id.as_deref()).collect();
+        for run in runs {
+            sqlx::query::<$DB>("UPDATE runs SET chain_len = chain_len WHERE id = $1")
+                .bind(run)
+                .execute(&mut *$tx)
+                .await?;
+            let h = sqlx::query_as::<$DB, (bool, Option<String>, i64)>(
+                "SELECT unchained, chain_head, chain_len FROM runs WHERE id = $1",
+            )
+            .bind(run)
+            .fetch_optional(&mut *$tx)
+            .await?;
+            heads.insert(run, h.filter(|h| !h.0).map(|h| (h.1, h.2)));
+        }
+        let mut out: Vec<Option<String>> = Vec::with_capacity(events.len());
+        for e in events {
+            let Some(run) = e.run_id.as_deref() else {
+                out.push(None);
+                continue;
+            };
+            match heads.get_mut(run) {
+                Some(Some((head, len))) => {
+                    let h = $crate::store::chain::link_event(head.as_deref(), e);
+                    *head = Some(h.clone());
+                    *len += 1;
+                    out.push(Some(h));
+                }
+                _ => out.push(None),
+            }
+        }
+        for (run, h) in &heads {
+            if let Some((head, len)) = h {
+                sqlx::query::<$DB>("UPDATE runs SET chain_head = $2, chain_len = $3 WHERE id = $1")
+                    .bind(*run)
+                    .bind(head.as_deref())
+                    .bind(*len)
+                    .execute(&mut *$tx)
+                    .await?;
+            }
+        }
+        out
     }};
 }
 
@@ -122,7 +181,9 @@ macro_rules! run_insert_query {
 }
 
 // After the macros: the modules use them.
+pub mod audit;
 pub mod blobs;
+pub mod chain;
 pub mod claims;
 pub mod dbcs;
 pub mod instances;
@@ -231,6 +292,10 @@ pub struct EventRow {
     #[serde(skip)]
     pub payload: String,
     pub created_at: DateTime<Utc>,
+    /// The event's link in its run's hash chain ([`chain`]); None: not chained.
+    #[sqlx(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
 }
 
 /// An event to insert.
@@ -244,7 +309,7 @@ pub struct NewEvent {
 }
 
 /// One telemetry record: a VUT sample or a simulated target's state at a VUT sample instant.
-#[derive(Debug, Clone, PartialEq, Serialize, FromRow)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, FromRow)]
 pub struct TelemetryRow {
     pub run_id: String,
     pub seq: i64,
@@ -691,8 +756,12 @@ impl Store {
         }
         on_db!(&self.db, |p, DB| {
             let mut tx = p.begin().await?;
-            for chunk in events.chunks(1000) {
-                events_insert!(DB, chunk).build().execute(&mut *tx).await?;
+            let hashes = chain_hashes!(DB, tx, events);
+            for (chunk, h) in events.chunks(1000).zip(hashes.chunks(1000)) {
+                events_insert!(DB, chunk, h)
+                    .build()
+                    .execute(&mut *tx)
+                    .await?;
             }
             tx.commit().await
         })
@@ -716,6 +785,70 @@ impl Store {
         })
     }
 
+    /// A run's chain as the run keeps it: (unchained, head, length); None: no such run.
+    pub async fn run_chain(
+        &self,
+        run_id: &str,
+    ) -> StoreResult<Option<(bool, Option<String>, i64)>> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query_as::<DB, (bool, Option<String>, i64)>(
+                "SELECT unchained, chain_head, chain_len FROM runs WHERE id = $1",
+            )
+            .bind(run_id)
+            .fetch_optional(p)
+            .await
+        })
+    }
+
+    /// Every event of a run, in order, as the chain checks read them.
+    pub async fn chain_events(&self, run_id: &str) -> StoreResult<Vec<chain::ChainEvent>> {
+        let mut out = Vec::new();
+        let mut after = 0;
+        loop {
+            let page = self.list_events(run_id, after, 5000).await?;
+            let Some(last) = page.last() else {
+                return Ok(out);
+            };
+            after = last.id;
+            out.extend(page.into_iter().map(|e| chain::ChainEvent {
+                id: e.id,
+                run_id: e.run_id.unwrap_or_default(),
+                t: e.t,
+                kind: e.kind,
+                payload: e.payload,
+                created_at: chain::time_text(e.created_at),
+                hash: e.hash,
+            }));
+        }
+    }
+
+    /// The SHA-256 of a run's stored telemetry (one JSON line per row in `seq` order) and its
+    /// row count, read page by page.
+    pub async fn telemetry_digest(&self, run_id: &str) -> StoreResult<(String, u64)> {
+        let mut d = chain::TelemetryDigest::default();
+        let mut after = i64::MIN;
+        loop {
+            let page = on_db!(&self.db, |p, DB| {
+                sqlx::query_as::<DB, TelemetryRow>(&format!(
+                    "SELECT {TELEMETRY_COLUMNS} FROM telemetry WHERE run_id = $1 AND seq > $2 \
+                     ORDER BY seq LIMIT 10000"
+                ))
+                .bind(run_id)
+                .bind(after)
+                .fetch_all(p)
+                .await
+            })?;
+            let Some(last) = page.last() else {
+                let rows = d.rows;
+                return Ok((d.finish(), rows));
+            };
+            after = last.seq;
+            for r in &page {
+                d.add(r);
+            }
+        }
+    }
+
     /// Writes events and telemetry rows in ONE transaction (events are never stored twice: a
     /// failed batch leaves nothing behind and is retried whole). On failure the connection is
     /// not returned to the pool but closed: a connection whose COMMIT or ROLLBACK failed (disk
@@ -730,8 +863,12 @@ impl Store {
             let mut conn = p.acquire().await?;
             let res = async {
                 let mut tx = conn.begin().await?;
-                for chunk in events.chunks(1000) {
-                    events_insert!(DB, chunk).build().execute(&mut *tx).await?;
+                let hashes = chain_hashes!(DB, tx, events);
+                for (chunk, h) in events.chunks(1000).zip(hashes.chunks(1000)) {
+                    events_insert!(DB, chunk, h)
+                        .build()
+                        .execute(&mut *tx)
+                        .await?;
                 }
                 for chunk in rows.chunks(TELEMETRY_ROWS_PER_STATEMENT) {
                     telemetry_insert!(DB, chunk)

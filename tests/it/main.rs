@@ -34,6 +34,7 @@ mod serve_control;
 mod serve_errors;
 mod serve_exclusive;
 mod serve_instances;
+mod serve_records;
 mod serve_sim;
 mod serve_store;
 mod serve_tracks;

@@ -183,6 +183,8 @@ pub fn document() -> Value {
         paths.extend(parameter_paths());
         paths.extend(track_paths());
         paths.extend(crate::serve::series::openapi_paths());
+        paths.extend(crate::serve::records::openapi_paths());
+        paths.extend(crate::serve::audit::openapi_paths());
     }
     if let Some(one_of) = doc["components"]["schemas"]["RunSource"]["oneOf"].as_array_mut() {
         one_of.push(sim_vut_schema());

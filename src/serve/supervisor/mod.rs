@@ -15,6 +15,7 @@ mod drive;
 pub mod ground;
 mod health;
 pub mod lifecycle;
+mod provenance;
 mod recovery;
 mod run;
 mod settle;

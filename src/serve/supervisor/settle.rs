@@ -50,13 +50,17 @@ pub(super) async fn settle(
     }
     let storage = telemetry_accounting(st, run, committed).await;
     let loss = storage.loss();
+    let row_now = run.row.lock().await.clone();
+    let provenance = super::provenance::of(st, run, &row_now).await;
     let result_json = {
         let mut v = serde_json::to_value(&report).unwrap_or_else(|_| json!({}));
         v["storage"] = serde_json::to_value(&storage).unwrap_or(Value::Null);
         // The result names the instance that ran it (several may share the database).
         v["instance"] = json!(st.instance.id);
+        v["provenance"] = provenance;
         v.to_string()
     };
+    let sealed_result = result_json.clone();
     let result_pending = match st.store.put_result(&run.id, &result_json).await {
         Ok(()) => None,
         Err(e) => {
@@ -91,6 +95,8 @@ pub(super) async fn settle(
         s => s,
     };
     set_state(st, run, &mut row, state);
+    // The seal follows the final state event in the run's chain.
+    super::provenance::seal(st, &row, &sealed_result).await;
     // The final state event is written before the row says terminal.
     st.writer.flush(Duration::from_secs(5)).await;
     let stored = st.store.update_run(&row).await;
