@@ -11,7 +11,7 @@ import { SIM_VUT, simOption, simSelected, simSource, initParams, showParams } fr
 import { ValidityLamps } from './validity.js';
 import { RunStrip } from './runs_strip.js';
 import { ObjectsPanel, roleOf } from './objects.js';
-import { describe } from './events.js';
+import { describe, inWords } from './events.js';
 
 const $ = (s) => document.querySelector(s);
 // a 10-minute run at 100 Hz is 60 000 points: the whole run stays on screen
@@ -421,7 +421,7 @@ async function pollObjects() {
 function runFault(r) {
   if (!r) return null;
   if (r.abort && r.abort.text) return { object: r.abort.object ?? null, text: r.abort.text };
-  return r.error ? { object: null, text: r.error } : null;
+  return r.error ? { object: null, text: inWords(r.error) } : null;
 }
 const objectsPanel = new ObjectsPanel($('#objects-panel'), $('#objects'), $('#objects-summary'));
 window.__scil.objectsPanel = objectsPanel;

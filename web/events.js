@@ -32,6 +32,15 @@ export function abortWords(r) {
   }
 }
 
+/** A text with a JSON object in it (a stored abort reason: `control centre abort: {"kind": …}`)
+ * with that object said in words. */
+export function inWords(text) {
+  const t = String(text ?? '');
+  const i = t.indexOf('{');
+  if (i < 0) return t;
+  try { return t.slice(0, i) + abortWords(JSON.parse(t.slice(i))); } catch { return t.replace(/[{}"]/g, ''); }
+}
+
 /** Fields as key=value (numbers with their unit); nested objects one level down, lists by count. */
 function flat(e, prefix = '') {
   const parts = [];
@@ -41,7 +50,7 @@ function flat(e, prefix = '') {
     if (typeof v === 'number') parts.push(`${key}=${Number.isInteger(v) ? v : v.toFixed(3)}${unitOf(k)}`);
     else if (Array.isArray(v)) parts.push(`${key}: ${v.length} item${v.length === 1 ? '' : 's'}`);
     else if (typeof v === 'object') { if (!prefix) parts.push(flat(v, `${key}.`)); }
-    else parts.push(`${key}=${v}`);
+    else parts.push(`${key}=${inWords(v)}`);
   }
   return parts.filter(Boolean).join(' ');
 }
@@ -80,7 +89,7 @@ export function describe(name, e, ctx = {}) {
       const objs = (r.objects || []).map((o) => `${o.name} ${fmt(o.end_distance_m, 2)} m, ${fmt(o.end_heading_deg, 1)}° from its start`).join('; ');
       return `${r.at_start ? 'every object at its start' : 'not every object at its start'}${r.aborted ? ` (aborted: ${abortWords(safeParse(r.aborted))})` : ''}${objs ? `: ${objs}` : ''}`;
     }
-    case 'aborted': return e.abort && e.abort.text ? e.abort.text : flat(e);
+    case 'aborted': return e.abort && e.abort.text ? e.abort.text : e.reason ? `${inWords(e.reason)}` : flat(e);
     case 'validity': return `${e.channel} ${fmt(e.value, 3)}${CHANNEL_UNIT[e.channel] ? ` ${CHANNEL_UNIT[e.channel]}` : ''}${e.limit ? ` (limit ${e.limit})` : ''}`;
     case 'verdict': return `${e.valid ? 'VALID' : 'INVALID'}${e.window ? ` window ${fmt(e.window.from_s - (t0 ?? 0), 2)}–${fmt(e.window.to_s - (t0 ?? 0), 2)} s` : ''}`;
     default: return flat(e);

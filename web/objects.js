@@ -51,7 +51,8 @@ export class ObjectsPanel {
     if (!list.length) return;
     const atStart = list.filter((o) => o.at_start === true).length;
     const returning = list.some((o) => o.state === 'returning');
-    this.summary.textContent = returning ? 'driving to their starts' : `${atStart} of ${list.length} at start`;
+    this.summary.textContent = returning ? 'driving to their starts' : `${atStart} of ${list.length} at start`
+      + (runFault && runFault.text ? ` · run ended: ${runFault.text}` : '');
     this.table.querySelector('tbody').innerHTML = list.map((o) => {
       const [start, sc] = startOf(o), [link, lc] = linkOf(o);
       const fault = o.fault || (runFault && runFault.object === o.name ? runFault.text : '') || o.link_warning || '';

@@ -3,6 +3,7 @@
 import uPlot from './vendor/uPlot.esm.js';
 import { get, runId, asList } from './api.js';
 import { TimePlot, COLORS } from './plots.js';
+import { inWords } from './events.js';
 
 const $ = (s) => document.querySelector(s);
 const NOMINAL_TRAVEL_M = 4.46375;
@@ -184,7 +185,7 @@ export class Results {
       + card('method', esc(t.method ?? '—'), t.retimed ? 'retimed' : '') + card('samples', t.samples ?? '—', t.skipped ? `${t.skipped} skipped` : '')
       + ((res && res.parameter_changes && res.parameter_changes.length)
         ? card('parameter changes', esc(res.parameter_changes.map((c) => `${c.name}=${c.value}`).join(', ')), `${res.parameter_changes.length}`) : '')
-      + (res && res.abort && res.abort.text ? card('aborted', esc(res.abort.text), '', 'bad') : t.aborted ? card('aborted', esc(t.aborted), '', 'bad') : '')
+      + (res && res.abort && res.abort.text ? card('aborted', esc(res.abort.text), '', 'bad') : t.aborted ? card('aborted', esc(inWords(t.aborted)), '', 'bad') : '')
       + (t.note ? card('note', esc(t.note)) : '')
       + `</div>` + verdictBlock(res) + groundBlock(res);
     if (tel.length && !tel.some((r) => r.ttc != null) && run.scenario_id) {
