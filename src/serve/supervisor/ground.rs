@@ -24,6 +24,9 @@ pub struct GroundRun {
     pub monr_source: bool,
 }
 
+/// An object's last known pose and state.
+pub type Known = (Option<Pose>, Option<ObjectState>);
+
 /// Most ended ground runs kept for their drive back.
 const KEEP_RUNS: usize = 32;
 
@@ -31,7 +34,7 @@ const KEEP_RUNS: usize = 32;
 #[derive(Default)]
 pub struct Board {
     runs: Mutex<Vec<(String, Arc<tokio::sync::Mutex<GroundRun>>)>>,
-    last: Mutex<HashMap<String, (Option<Pose>, Option<ObjectState>)>>,
+    last: Mutex<HashMap<String, Known>>,
     /// Drives back under way, by run (their control centres, for ABORT).
     pub returning: Mutex<HashMap<String, ControlCentreHandle>>,
     /// Each run's `"objects"` as last published (read without waiting for a drive back).
@@ -76,7 +79,7 @@ impl Board {
     }
 
     /// The last known pose and state of every object, by name.
-    pub fn known(&self) -> HashMap<String, (Option<Pose>, Option<ObjectState>)> {
+    pub fn known(&self) -> HashMap<String, Known> {
         lock(&self.last).clone()
     }
 
