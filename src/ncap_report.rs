@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::sweep::report::esc;
 
+pub mod ground;
 pub mod traces;
 
 const CHANNELS: [&str; 6] = [
@@ -107,7 +108,11 @@ fn row(r: &RunInput) -> Row {
         nominal: num(&i["nominal_travel_m"]),
         impact_kmh: num(&i["impact_speed_kmh"]),
         reduction_kmh: num(&i["speed_reduction_kmh"]),
-        aborted: v["aborted"].as_str().map(str::to_string),
+        // The abort in words where the result says it, else its reason as stored.
+        aborted: v["abort"]["text"]
+            .as_str()
+            .or(v["aborted"].as_str())
+            .map(str::to_string),
         window: num(&val["window"]["from_s"]).zip(num(&val["window"]["to_s"])),
         closed_by: val["closed_by"].as_str().unwrap_or("").to_string(),
         t0_rule: val["t0_rule"]
@@ -123,8 +128,10 @@ pub fn csv(runs: &[RunInput]) -> String {
     for c in CHANNELS {
         let _ = write!(s, ",{c}_ok,{c}_worst,{c}_first_violation_s");
     }
-    s.push_str(",window_from_s,window_to_s,closed_by,t0_rule\n");
-    for r in runs.iter().map(row) {
+    s.push_str(",window_from_s,window_to_s,closed_by,t0_rule");
+    s.push_str(ground::CSV_HEADER);
+    s.push('\n');
+    for (input, r) in runs.iter().zip(runs.iter().map(row)) {
         let first = r
             .checks
             .iter()
@@ -166,11 +173,12 @@ pub fn csv(runs: &[RunInput]) -> String {
         let (from, to) = r.window.unzip();
         let _ = writeln!(
             s,
-            ",{},{},{},{}",
+            ",{},{},{},{}{}",
             f(from, 3),
             f(to, 3),
             r.closed_by,
-            r.t0_rule
+            r.t0_rule,
+            ground::csv_cells(&input.result)
         );
     }
     s
@@ -363,6 +371,7 @@ yaw and steering-wheel rates 12-pole phaseless Butterworth at 10 Hz; position an
         s.push_str(&svg);
     }
     s.push_str("</div>");
+    s.push_str(&ground::section(runs));
     s.push_str(&traces::section(runs));
     s.push_str("</body></html>\n");
     s

@@ -9,7 +9,8 @@ export function setToken(t) {
 }
 
 export class ApiError extends Error {
-  constructor(status, msg) { super(msg); this.status = status; }
+  /** `detail`: the server's own words, without the status. */
+  constructor(status, msg, detail) { super(msg); this.status = status; this.detail = detail ?? msg; }
 }
 
 async function request(method, path, { body, form, auth } = {}) {
@@ -28,7 +29,7 @@ async function request(method, path, { body, form, auth } = {}) {
   if (!r.ok) {
     // the server's own words: {"error": "conflict", "detail": "cannot start run 'x': it is created"}
     const msg = (data && (data.detail || data.error || data.message)) || (typeof data === 'string' && data) || r.statusText;
-    throw new ApiError(r.status, `${r.status}: ${msg}`);
+    throw new ApiError(r.status, `${r.status}: ${msg}`, msg);
   }
   return data;
 }

@@ -2,7 +2,7 @@
 // state); one requestAnimationFrame loop draws whatever changed, so a 25 Hz (or ×N) stream never
 // queues redraws.
 import { get, getAuth, post, postForm, getToken, setToken, runId, asList } from './api.js';
-import { MapView } from './mapview.js';
+import { MapView, completePlan, planFocus } from './mapview.js';
 import { TimePlot } from './plots.js';
 import { Results } from './results.js';
 import { Analysis } from './analysis.js';
@@ -10,6 +10,8 @@ import { TestDay } from './testday.js';
 import { SIM_VUT, simOption, simSelected, simSource, initParams, showParams } from './params.js';
 import { ValidityLamps } from './validity.js';
 import { RunStrip } from './runs_strip.js';
+import { ObjectsPanel, roleOf } from './objects.js';
+import { describe, inWords } from './events.js';
 
 const $ = (s) => document.querySelector(s);
 // a 10-minute run at 100 Hz is 60 000 points: the whole run stays on screen
@@ -22,6 +24,7 @@ const L = {
   vut: null, trail: [], targets: new Map(), triggerPoint: null,
   ttc: [[], []], speed: [[], [], []], threshold: null, lastTtc: null, ttcByTarget: new Map(),
   instants: [], carriers: new Map(), carrierOf: new Map(), events: [], health: [], healthAt: 0,
+  objects: null, runRow: null, linkWarned: new Map(), lastSynced: new Map(),
   dirty: { map: true, plots: true, hud: true, tables: true, events: true, state: true },
 };
 // for tests and debugging: counters, never used by the UI itself
@@ -36,7 +39,8 @@ function resetRun(id) {
   if (id !== L.runId) { L.runScenario = undefined; L.runPlan = null; L.loggedState = null; }
   Object.assign(L, { runId: id, t0: null, vut: null, trail: [], targets: new Map(), triggerPoint: null,
     ttc: [[], []], speed: [[], [], []], threshold: null, lastTtc: null, ttcByTarget: new Map(), instants: [],
-    carriers: new Map(), carrierOf: new Map(), events: [], health: [], healthAt: 0 });
+    carriers: new Map(), carrierOf: new Map(), events: [], health: [], healthAt: 0, lastSynced: new Map(),
+    objects: id === L.runId ? L.objects : null, runRow: id === L.runId ? L.runRow : null, linkWarned: new Map() });
   for (const k in L.dirty) L.dirty[k] = true;
 }
 
@@ -258,48 +262,28 @@ function onEvent(m) {
 // Every event gets a time: its own sample time, else the run's latest VUT sample when it came;
 // one that came before the first sample keeps the clock time it came at.
 let eventSeq = 0;
+// closed-loop synchronisation re-times a target every few samples: one line per target and
+// second, counting the re-timings it stands for
+const SYNCED_MERGE_S = 1.0;
 function addLog(t, name, e) {
   let abs = t;
   if (abs == null && L.vut && L.t0 != null) abs = L.vut.t + L.t0;
-  L.events.push({ abs, wall: new Date(), seq: eventSeq++, name, e });
+  if (name === 'synced') {
+    const last = L.lastSynced && L.lastSynced.get(e.target);
+    if (last && abs != null && last.abs != null && abs - last.abs < SYNCED_MERGE_S) {
+      last.e = { ...e, count: (last.e.count || 1) + 1 };
+      L.dirty.events = true;
+      return;
+    }
+  }
+  const ev = { abs, wall: new Date(), seq: eventSeq++, name, e };
+  L.events.push(ev);
+  if (name === 'synced') { L.lastSynced = L.lastSynced || new Map(); L.lastSynced.set(e.target, ev); }
   if (L.events.length > MAX_EVENTS) L.events.splice(0, L.events.length - MAX_EVENTS);
   L.dirty.events = true;
 }
 /** The event's time on the run's axis (s since the first VUT sample), or null before it. */
 const eventT = (ev) => (ev.abs != null && L.t0 != null ? ev.abs - L.t0 : null);
-
-function describe(name, e) {
-  // a quantity with its unit: "TTC 3.934 s"
-  const u = (k, label, d, unit) => (e[k] == null ? '' : `${label} ${typeof e[k] === 'number' ? e[k].toFixed(d) : e[k]} ${unit} `);
-  switch (name) {
-    case 'triggered': case 'trigger_assessed':
-      return `${e.target} ${u('ttc_s', 'TTC', 3, 's')}${u('d_long_m', 'd_long', 2, 'm')}v ${fmt((e.vut_speed_mps ?? 0) * 3.6, 1)} km/h ${u('fire_error_ms', 'fire error', 2, 'ms')}`;
-    case 'impact':
-      return `${e.target} ${u('dummy_travel_m', 'dummy travel', 3, 'm')}${e.nominal_travel_m != null ? `nominal ${fmt(e.nominal_travel_m, 5)} m ` : ''}${e.overlap != null ? `overlap ${fmt(e.overlap * 100, 0)} % of width ` : ''}${u('stopped_short_m', 'stopped short by', 2, 'm')}${e.note ?? ''}`;
-    case 'trigger_scheduled': return `${e.target} at t=${fmt(e.at_s != null && L.t0 != null ? e.at_s - L.t0 : e.at_s, 3)} s`;
-    case 'state': return e.state;
-    case 'parameter_change': return `${e.name}=${e.value}${typeof e.value === 'number' ? unitOf(e.name) : ''} by ${e.by ?? '?'}`;
-    case 'carrier_state': return `${e.carrier ?? '?'} (${e.target}) → ${e.state}${e.time_s != null && L.t0 != null ? ` at t=${fmt(e.time_s - L.t0, 3)} s` : ''}`;
-    case 'validity': return `${e.channel} ${fmt(e.value, 3)}${CHANNEL_UNIT[e.channel] ? ` ${CHANNEL_UNIT[e.channel]}` : ''}${e.limit ? ` (limit ${e.limit})` : ''}`;
-    case 'verdict': return `${e.valid ? 'VALID' : 'INVALID'}${e.window ? ` window ${fmt(e.window.from_s - (L.t0 ?? 0), 2)}–${fmt(e.window.to_s - (L.t0 ?? 0), 2)} s` : ''}`;
-    default: {
-      // key=value pairs, each number with the unit its key names
-      const parts = [];
-      for (const [k, v] of Object.entries(e)) {
-        if (k === 'event' || k === 'time_s' || v == null) continue;
-        if (typeof v === 'number') parts.push(`${k}=${Number.isInteger(v) ? v : v.toFixed(3)}${unitOf(k)}`);
-        else if (typeof v !== 'object') parts.push(`${k}=${v}`);
-        else parts.push(`${k}=${JSON.stringify(v)}`);
-      }
-      return parts.join(' ');
-    }
-  }
-}
-
-// The unit a key's suffix names (" s" for ttc_offset_s); a count has none.
-const SUFFIX_UNIT = [[/_ms$/, ' ms'], [/_mps2$/, ' m/s²'], [/_mps$/, ' m/s'], [/_kmh$/, ' km/h'], [/_deg$/, ' °'], [/_hz$/, ' Hz'], [/_s$/, ' s'], [/_m$|^noise\.pos$/, ' m']];
-const unitOf = (k) => (SUFFIX_UNIT.find(([re]) => re.test(k)) || [null, ''])[1];
-const CHANNEL_UNIT = { vut_speed: 'km/h', target_speed: 'km/h', vut_lateral: 'm', target_lateral: 'm', vut_yaw_rate: '°/s', vut_steering_rate: '°/s', conflict_arrival: 's' };
 
 function setState(s) {
   if (!s || s === L.state) return;
@@ -352,6 +336,9 @@ async function loadMap(id) {
   try { mapView.setGeoJSON(await get(`/maps/${encodeURIComponent(id)}/geojson`)); }
   catch (e) { toast(`map ${id}: ${e.message}`, true); }
   if (mapView.follow) mapView.scale = Math.max(mapView.scale, 7);
+  // the map's geofence, where it has one (404: none)
+  mapView.setGeofence(null);
+  get(`/maps/${encodeURIComponent(id)}/geofence`).then((g) => { if (L.mapId === id) { mapView.setGeofence(g); L.dirty.map = true; } }).catch(() => {});
   L.dirty.map = true;
 }
 
@@ -410,16 +397,34 @@ function frame(now, fromTimer = false) {
 setInterval(() => { if (performance.now() - lastFrame > 250) frame(performance.now(), true); }, 250);
 // objects on the ground: their MONR poses, states and start poses from the run (twice a second)
 async function pollObjects() {
-  if (L.runId == null) { L.objects = null; return; }
+  if (L.runId == null) { L.objects = null; objectsPanel.render(null); return; }
+  const id = L.runId;
   try {
-    const r = await get(`/runs/${encodeURIComponent(L.runId)}`);
+    const r = await get(`/runs/${encodeURIComponent(id)}`);
+    if (id !== L.runId) return;
     const before = JSON.stringify((L.objects || []).map((o) => [o.state, o.at_start]));
     L.objects = r.objects || null;
+    L.runRow = r;
     if (L.objects) L.dirty.map = true;
+    // a link past its warning level is said as it happens (once per object and warning)
+    for (const o of L.objects || []) {
+      const w = o.link_warning || null;
+      if (w && !L.linkWarned.get(o.name)) addLog(null, 'link_warning', { carrier: o.name, text: w });
+      L.linkWarned.set(o.name, w);
+    }
+    objectsPanel.render(L.objects, runFault(r));
     // the controls follow the objects (back to start, ABORT while they drive back)
     if (JSON.stringify((L.objects || []).map((o) => [o.state, o.at_start])) !== before) renderState();
   } catch { /* the next poll */ }
 }
+/** The run's abort as data (`abort`: kind, object, text), else its stored reason. */
+function runFault(r) {
+  if (!r) return null;
+  if (r.abort && r.abort.text) return { object: r.abort.object ?? null, text: r.abort.text };
+  return r.error ? { object: null, text: inWords(r.error) } : null;
+}
+const objectsPanel = new ObjectsPanel($('#objects-panel'), $('#objects'), $('#objects-summary'));
+window.__scil.objectsPanel = objectsPanel;
 setInterval(pollObjects, 500);
 
 function renderHud() {
@@ -477,13 +482,16 @@ function renderEvents() {
     return;
   }
   const html = [];
+  // what an object drives, for the events of objects that move no target (the VUT's robot)
+  const ctx = { t0: L.t0, role: (c) => { const o = (L.objects || []).find((x) => x.name === c); return o ? roleOf(o.drives) : null; } };
   const key = (ev) => { const t = eventT(ev); return t == null ? -Infinity : t; };
   const sorted = L.events.slice().sort((a, b) => key(a) - key(b) || a.seq - b.seq);
   for (let i = sorted.length - 1; i >= 0; i--) {
     const ev = sorted[i], t = eventT(ev);
     const time = t != null ? `<span class="t" data-t="${t}">${t.toFixed(3)} s</span>`
       : `<span class="t" data-wall="1" title="clock time: before the run's first VUT sample">${ev.wall.toLocaleTimeString('en-GB')}</span>`;
-    html.push(`<div class="ev ev-${esc(ev.name)}" data-event="${esc(ev.name)}">${time}<span class="n">${esc(ev.name)}</span><span class="d" title="${esc(describe(ev.name, ev.e))}">${esc(describe(ev.name, ev.e))}</span></div>`);
+    const text = describe(ev.name, ev.e, ctx);
+    html.push(`<div class="ev ev-${esc(ev.name)}" data-event="${esc(ev.name)}">${time}<span class="n">${esc(ev.name.replace(/_/g, ' '))}</span><span class="d" title="${esc(text)}">${esc(text)}</span></div>`);
   }
   $('#events').innerHTML = html.join('');
   $('#event-count').textContent = String(L.events.length);
@@ -513,17 +521,24 @@ function renderState() {
   const active = ACTIVE.includes(L.state) || L.state === 'created' || returning;
   $('#estop').hidden = !active;
   $('#estop').title = L.runId != null ? `Abort run ${L.runId} (track ${L.track ?? '?'}): stop every carrier` : '';
-  // enabled only where the server accepts them: arm a created run, start an armed one
-  $('#btn-arm').disabled = L.runId == null || L.state !== 'created';
+  // enabled only where the server accepts them: arm a created run (not while its objects
+  // drive to their starts), start an armed one
+  $('#btn-arm').disabled = L.runId == null || L.state !== 'created' || returning;
+  $('#btn-arm').title = returning ? 'The objects are driving to their starts: arm when they stand' : '';
   $('#btn-start').disabled = L.runId == null || L.state !== 'armed';
-  // back to start: an ended run with objects on the ground, not all at their start
+  // back to start: a created or ended run with objects on the ground, not all at their start.
+  // Its place is kept when it does not apply, so that ABORT never moves.
   const objects = L.objects || [];
   const ended = L.state != null && !ACTIVE.includes(L.state) && L.state !== 'created';
-  $('#btn-return').hidden = objects.length === 0;
-  $('#btn-return').disabled = !ended || returning || objects.every((o) => o.at_start === true);
-  $('#btn-return').title = returning ? 'The objects are driving back to their starts (ABORT stops them)'
-    : objects.every((o) => o.at_start === true) ? 'Every object stands at its start'
-    : `Drive the objects of run ${L.runId} back to their start poses`;
+  const ground = objects.length > 0;
+  const allAtStart = ground && objects.every((o) => o.at_start === true);
+  $('#btn-return').classList.toggle('reserve', !ground);
+  $('#btn-return').disabled = !ground || !(ended || L.state === 'created') || returning || allAtStart;
+  $('#btn-return').title = !ground ? '' : returning ? 'The objects are driving to their starts (ABORT stops them)'
+    : allAtStart ? 'Every object stands at its start'
+    : `Drive the objects of run ${L.runId} to their start poses`;
+  // a run on the ground moves in real time from its objects' MONR: no replay, no pace
+  for (const sel of ['#replay', '#speed', '#upload']) $(sel).closest('label').hidden = ground;
   $('#btn-create').disabled = !!$('#btn-create').dataset.busy;
   for (const b of ['#btn-arm', '#btn-start', '#btn-return']) if ($(b).dataset.busy) $(b).disabled = true;
   showParams(L.state);
@@ -582,45 +597,6 @@ function scenarioDetail(sid) {
     scenarioCache.set(sid, get(`/scenarios/${encodeURIComponent(sid)}`).then((r) => (r && r.scenario) || null).catch(() => null));
   }
   return scenarioCache.get(sid);
-}
-
-// A crossing target placed by its start, heading and lateral distance (no path of its own) gets
-// its walk line and its nominal impact point (E + (overlap − 0.5)·w from its start); a replayed
-// VUT (no path) its centreline through the crossing.
-function completePlan(plan, sc) {
-  if (!plan || !sc) return plan;
-  const out = { ...plan, targets: (plan.targets || []).map((t) => ({ ...t })) };
-  const w = (sc.vut && sc.vut.width_m) || 1.855;
-  for (const t of out.targets) {
-    const spec = (sc.targets || []).find((x) => x.id === t.id);
-    if (t.path || t.static || !spec || !(spec.lateral_start_m > 0.1) || !t.start) continue;
-    const h = (t.heading_deg ?? spec.heading_deg ?? 0) * Math.PI / 180, d = [Math.sin(h), Math.cos(h)];
-    const e = spec.lateral_start_m, travel = e + ((spec.overlap ?? 0.5) - 0.5) * w;
-    const at = (k) => [t.start[0] + d[0] * k, t.start[1] + d[1] * k];
-    t.path = [t.start, at(2 * e)];
-    if (!t.conflict_point) t.conflict_point = at(travel);
-    if (!out.vut_path && !out.vut_line) {
-      const c = at(e), n = [d[1], -d[0]], half = 60;
-      out.vut_line = [[c[0] - n[0] * half, c[1] - n[1] * half], [c[0] + n[0] * half, c[1] + n[1] * half]];
-    }
-  }
-  return out;
-}
-
-// The points a plan is about: targets, their paths and conflicts, static obstructions, and the
-// VUT's path near them (a long approach would shrink the rest to hairlines).
-function planFocus(plan) {
-  const near = [];
-  for (const t of plan.targets || []) {
-    if (t.start) near.push(t.start);
-    for (const p of t.path || []) near.push(p);
-    if (t.conflict_point) near.push(t.conflict_point);
-  }
-  const vut = plan.vut_path || [];
-  if (!near.length) return vut.slice();
-  const xs = near.map((p) => p[0]), ys = near.map((p) => p[1]), M = 40;
-  const [x0, x1, y0, y1] = [Math.min(...xs) - M, Math.max(...xs) + M, Math.min(...ys) - M, Math.max(...ys) + M];
-  return near.concat(vut.filter(([x, y]) => x >= x0 && x <= x1 && y >= y0 && y <= y1));
 }
 
 // Preview: the map shows the scenario's plan alone; the live panels say "preview" and show no
@@ -718,15 +694,47 @@ function busy(sel, fn) {
 
 // The run's state from the server, after a control was refused (409): the page shows where the
 // run really is and says what happened.
-async function refreshState(id, action, seen) {
+async function refreshState(id, action, seen, detail = null) {
   let row = null;
   try { row = await get(`/runs/${encodeURIComponent(id)}`); } catch { /* the message says what is known */ }
   if (id !== L.runId) return;
   if (row && row.state) setState(row.state);
+  if (row && row.objects) { L.objects = row.objects; objectsPanel.render(L.objects, runFault(row)); L.dirty.map = true; }
   const now = row && row.state ? row.state : 'unknown';
   strip.refresh();
+  renderState();
+  // the run is where the page showed it: the server refused for another reason, said in full
+  if (detail && now === seen) { refused(id, action, detail, now); return; }
   toast(now === seen ? `${action} of run ${id} refused: it is ${now}` : `${action} not done: run ${id} is ${now}, not ${seen ?? '—'} as the page showed; page updated`, true);
 }
+
+// A refused control says what the server said, in full (the refusal bar wraps; it sits in the
+// page's flow under the active-runs strip, never over a control) and offers what resolves it:
+// the objects back to their starts, or arming anyway where the API allows an override.
+function refused(id, action, detail, state) {
+  const bar = $('#refusal');
+  $('#refusal-text').textContent = `${action} of run ${id} refused: ${detail}`;
+  const notAtStart = /not at its start|from the start of its path/.test(detail);
+  const offers = [];
+  if (notAtStart && state === 'created') {
+    offers.push(`<button type="button" data-offer="return" title="Drive the objects of run ${esc(id)} to their start poses">return them to their starts</button>`);
+    if (action === 'arm') offers.push(`<button type="button" data-offer="override" title="Arm run ${esc(id)} although an object is not at its start">arm anyway (override)</button>`);
+  }
+  $('#refusal-offers').innerHTML = offers.join('');
+  bar.dataset.run = id;
+  bar.dataset.action = action;
+  bar.hidden = false;
+}
+function clearRefusal() { $('#refusal').hidden = true; }
+$('#refusal-close').addEventListener('click', clearRefusal);
+$('#refusal-offers').addEventListener('click', (ev) => {
+  const b = ev.target.closest('button[data-offer]'); if (!b) return;
+  const id = $('#refusal').dataset.run;
+  if (id !== L.runId) { clearRefusal(); return; }
+  clearRefusal();
+  if (b.dataset.offer === 'return') op(() => backToStart());
+  else if (b.dataset.offer === 'override') op(() => control('arm', 'armed', { override_start: true }));
+});
 
 busy('#btn-create', () => op(async () => {
   const body = { scenario_id: $('#scenario').value, replay: $('#replay').value || undefined, speed: Number($('#speed').value) || 1, track: $('#track').value || undefined };
@@ -742,15 +750,16 @@ busy('#btn-create', () => op(async () => {
 // Every control names the shown run and the state the page shows (the server refuses it with
 // 409 when the run is no longer in that state).
 // A refused control (409: the run moved on) refreshes the page's state and says so.
-async function control(action, next) {
+async function control(action, next, extra = {}) {
   const id = L.runId, seen = L.state;
   if (id == null) return;
   try {
-    const r = await post(`/runs/${encodeURIComponent(id)}/${action}`, { expect_state: seen });
-    if (id === L.runId) setState(r && r.state ? r.state : next);
+    const r = await post(`/runs/${encodeURIComponent(id)}/${action}`, { expect_state: seen, ...extra });
+    if (id === L.runId) { setState(r && r.state ? r.state : next); clearRefusal(); }
     strip.refresh();
   } catch (e) {
-    if (e.status === 409) await refreshState(id, action, seen);
+    // the server's own words (a state mismatch, an object not at its start, a lost link)
+    if (e.status === 409) await refreshState(id, action, seen, e.detail);
     else throw e;
   }
 }
@@ -758,13 +767,20 @@ busy('#btn-arm', () => op(() => control('arm', 'armed')));
 busy('#btn-start', () => op(() => control('start', 'running')));
 // Back to start: the objects of the shown (ended) run drive to their start poses; the map shows
 // them moving, ABORT stops them.
-busy('#btn-return', () => op(async () => {
+async function backToStart() {
   const id = L.runId;
   if (id == null) return;
-  await post(`/runs/${encodeURIComponent(id)}/return`);
-  toast(`run ${id}: objects driving back to their starts`);
+  try {
+    const r = await post(`/runs/${encodeURIComponent(id)}/return`);
+    clearRefusal();
+    toast(r && r.state === 'at_start' ? `run ${id}: every object stands at its start` : `run ${id}: objects driving to their starts`);
+  } catch (e) {
+    if (e.status === 409) await refreshState(id, 'Back to start', L.state, e.detail);
+    else throw e;
+  }
   await pollObjects();
-}));
+}
+busy('#btn-return', () => op(backToStart));
 initParams(() => L.runId, () => L.state, toast, (id, seen) => refreshState(id, 'parameter change', seen));
 // ABORT acts on the run shown whatever state the page last saw: the server aborts a created,
 // armed or running run alike. Never disabled, never busy: every press is sent.
@@ -816,7 +832,10 @@ function rememberedTrack() { try { return localStorage.getItem(TRACK_KEY); } cat
 const strip = new RunStrip({ shown: () => L.runId, shownState: () => L.state, view, op, toast });
 window.__scil.strip = strip;
 function view(id) {
+  // the run's Live tab, whichever tab the page was on
+  if ($('#live').hidden) document.querySelector('[data-tab=live]').click();
   if (id == null || id === L.runId) return;
+  clearRefusal();
   resetRun(id); setPreview(null); L.state = null; L.dirty.state = true;
   connect(id);
   strip.render();

@@ -105,7 +105,15 @@ export class MapView {
     const c = this.canvas, dpr = window.devicePixelRatio || 1;
     const w = c.clientWidth, h = c.clientHeight;
     if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) { c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); }
-    if (this.follow && st.vut) {
+    // objects on the ground: while following, every object and its start pose stay in view
+    const objPts = [];
+    for (const o of st.objects || []) {
+      if (o.pose) objPts.push([o.pose.x, o.pose.y]);
+      if (o.start) objPts.push([o.start.x, o.start.y]);
+    }
+    if (this.follow && objPts.length) {
+      this._keepInView(objPts, w, h);
+    } else if (this.follow && st.vut) {
       // follow with look-ahead: the VUT sits behind the centre, so what it drives towards
       // (the dummy, the trigger) is on screen well before it is reached
       const v = st.vut, moving = v.speed == null || v.speed > 1;
@@ -176,8 +184,17 @@ export class MapView {
       this._arrow(ctx, px, py, v.yaw, Math.max(26, 6 * s), '#9fd0ff');
       ctx.fillStyle = '#cfe6ff'; ctx.font = '11px monospace'; ctx.fillText('VUT', px + 10, py - 12);
     }
+    if (this.geofence) this._geofence(ctx, X, Y);
     // objects on the ground (VUT robot, carriers): start pose (hollow square with its heading)
-    // and live MONR pose (diamond), labelled with name and state; green when at its start
+    // and live MONR pose (diamond), labelled with name and state (the label kept inside the
+    // map); green when at its start
+    const label = (text, x, y, col) => {
+      ctx.font = '11px monospace';
+      const tw = ctx.measureText(text).width;
+      const lx = Math.min(Math.max(x, 4), w - tw - 4), ly = Math.min(Math.max(y, 14), h - 24);
+      ctx.fillStyle = 'rgba(12,14,18,.75)'; ctx.fillRect(lx - 2, ly - 11, tw + 4, 14);
+      ctx.fillStyle = col; ctx.fillText(text, lx, ly);
+    };
     for (const o of st.objects || []) {
       const col = o.at_start ? '#52c41a' : '#c08cff';
       if (o.start) {
@@ -190,16 +207,50 @@ export class MapView {
         ctx.fillStyle = col; ctx.beginPath();
         ctx.moveTo(px, py - 7); ctx.lineTo(px + 7, py); ctx.lineTo(px, py + 7); ctx.lineTo(px - 7, py); ctx.closePath(); ctx.fill();
         this._arrow(ctx, px, py, yaw, 18, col);
-        ctx.font = '11px monospace'; ctx.fillText(`${o.name} ${o.state ?? ''}`, px + 10, py + 14);
+        const stateText = o.state === 'returning' ? 'to its start' : String(o.state ?? '').toUpperCase();
+        label(`${o.name} ${stateText}${o.at_start ? ' · at start' : ''}`, px + 10, py + 14, col);
       }
     }
     // whatever is off screen: an arrow on the edge towards it, with its distance from the VUT
     const off = [...st.targets].map(([id, tg]) => [id, tg.x, tg.y, '#ffcf3a']);
     if (st.vut) off.push(['VUT', st.vut.x, st.vut.y, '#4fa3ff']);
+    for (const o of st.objects || []) if (o.pose) off.push([o.name, o.pose.x, o.pose.y, '#c08cff']);
     if (st.triggerPoint) off.push(['trigger', st.triggerPoint[0], st.triggerPoint[1], '#ff5cd6']);
     for (const [id, x, y, color] of off) this._offscreen(ctx, w, h, X(x), Y(y), id, st.vut && id !== 'VUT' ? Math.hypot(x - st.vut.x, y - st.vut.y) : null, color);
     this._scaleBar(ctx, w, h);
     this.dirty = false;
+  }
+
+  /** Centres the view on `pts` and zooms out (never in) until they all fit with a margin. */
+  _keepInView(pts, w, h) {
+    const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
+    const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+    const m = 60;
+    const fit = Math.min((w - 2 * m) / Math.max(1, x1 - x0), (h - 2 * m) / Math.max(1, y1 - y0));
+    if (fit > 0 && this.scale > fit) this.scale = Math.max(0.05, fit);
+    this.cx = (x0 + x1) / 2; this.cy = (y0 + y1) / 2;
+  }
+
+  /** The map's geofence: `{permitted: [[x,y],…], forbidden: [[[x,y],…],…]}` (map frame). */
+  setGeofence(gf) { this.geofence = gf && (gf.permitted || gf.forbidden) ? gf : null; this.dirty = true; }
+
+  _geofence(ctx, X, Y) {
+    const poly = (pts) => {
+      if (!pts || pts.length < 3) return false;
+      ctx.beginPath(); ctx.moveTo(X(pts[0][0]), Y(pts[0][1]));
+      for (const p of pts) ctx.lineTo(X(p[0]), Y(p[1]));
+      ctx.closePath();
+      return true;
+    };
+    const g = this.geofence;
+    ctx.save();
+    if (poly(g.permitted)) { ctx.strokeStyle = '#3ccf6e'; ctx.lineWidth = 1.5; ctx.setLineDash([4, 4]); ctx.stroke(); }
+    ctx.setLineDash([]);
+    for (const f of g.forbidden || []) {
+      if (!poly(f)) continue;
+      ctx.fillStyle = 'rgba(255,77,79,.18)'; ctx.fill(); ctx.strokeStyle = '#ff4d4f'; ctx.lineWidth = 1.5; ctx.stroke();
+    }
+    ctx.restore();
   }
 
   _offscreen(ctx, w, h, px, py, label, dist, color) {
@@ -330,4 +381,43 @@ export class MapView {
     ctx.fillStyle = '#d7dbe3'; ctx.font = '11px monospace'; ctx.textAlign = 'center';
     ctx.fillText(`${m >= 1 ? m : m.toFixed(1)} m`, x + px / 2, y - 6); ctx.textAlign = 'start';
   }
+}
+
+// A crossing target placed by its start, heading and lateral distance (no path of its own) gets
+// its walk line and its nominal impact point (E + (overlap − 0.5)·w from its start); a replayed
+// VUT (no path) its centreline through the crossing.
+export function completePlan(plan, sc) {
+  if (!plan || !sc) return plan;
+  const out = { ...plan, targets: (plan.targets || []).map((t) => ({ ...t })) };
+  const w = (sc.vut && sc.vut.width_m) || 1.855;
+  for (const t of out.targets) {
+    const spec = (sc.targets || []).find((x) => x.id === t.id);
+    if (t.path || t.static || !spec || !(spec.lateral_start_m > 0.1) || !t.start) continue;
+    const h = (t.heading_deg ?? spec.heading_deg ?? 0) * Math.PI / 180, d = [Math.sin(h), Math.cos(h)];
+    const e = spec.lateral_start_m, travel = e + ((spec.overlap ?? 0.5) - 0.5) * w;
+    const at = (k) => [t.start[0] + d[0] * k, t.start[1] + d[1] * k];
+    t.path = [t.start, at(2 * e)];
+    if (!t.conflict_point) t.conflict_point = at(travel);
+    if (!out.vut_path && !out.vut_line) {
+      const c = at(e), n = [d[1], -d[0]], half = 60;
+      out.vut_line = [[c[0] - n[0] * half, c[1] - n[1] * half], [c[0] + n[0] * half, c[1] + n[1] * half]];
+    }
+  }
+  return out;
+}
+
+// The points a plan is about: targets, their paths and conflicts, static obstructions, and the
+// VUT's path near them (a long approach would shrink the rest to hairlines).
+export function planFocus(plan) {
+  const near = [];
+  for (const t of plan.targets || []) {
+    if (t.start) near.push(t.start);
+    for (const p of t.path || []) near.push(p);
+    if (t.conflict_point) near.push(t.conflict_point);
+  }
+  const vut = plan.vut_path || [];
+  if (!near.length) return vut.slice();
+  const xs = near.map((p) => p[0]), ys = near.map((p) => p[1]), M = 40;
+  const [x0, x1, y0, y1] = [Math.min(...xs) - M, Math.max(...xs) + M, Math.min(...ys) - M, Math.max(...ys) + M];
+  return near.concat(vut.filter(([x, y]) => x >= x0 && x <= x1 && y >= y0 && y <= y1));
 }

@@ -3,6 +3,7 @@
 import uPlot from './vendor/uPlot.esm.js';
 import { get, runId, asList } from './api.js';
 import { TimePlot, COLORS } from './plots.js';
+import { inWords } from './events.js';
 
 const $ = (s) => document.querySelector(s);
 const NOMINAL_TRAVEL_M = 4.46375;
@@ -63,6 +64,36 @@ export function table2(res) {
     overlap: im && im.overlap, short: im && im.stopped_short_m, impT: im && im.time_s, note: im && im.note,
     samples: res && res.samples, skipped: res && res.skipped_rows, aborted: res && res.aborted,
   };
+}
+
+const CHECK_LABEL = { vut_speed: 'VUT speed', vut_lateral: 'VUT lateral', vut_yaw_rate: 'yaw rate', vut_steering_rate: 'steering rate', target_speed: 'target speed', target_lateral: 'target lateral' };
+
+/** The validity verdict with every check's worst value against its limit (not only a lamp). */
+export function verdictBlock(res) {
+  const v = res && res.validity;
+  if (!v) return '<div class="sub" id="detail-verdict">validity: no verdict (no validity section, or the run ended before its window closed)</div>';
+  const rows = (v.checks || []).map((c) => `<tr data-channel="${esc(c.channel)}"><td>${esc(CHECK_LABEL[c.channel] || c.channel)}</td>`
+    + `<td class="${c.ok ? 'ok' : 'bad'}">${c.ok ? 'ok' : 'FAIL'}</td><td class="num">${fmt(c.worst, 3)}</td><td>${esc(c.limit ?? '')}</td>`
+    + `<td class="num">${c.first_violation_s != null ? fmt(c.first_violation_s - (v.window ? v.window.from_s : 0), 3) : ''}</td></tr>`).join('');
+  return `<div class="sub" id="detail-verdict">validity: <b class="${v.valid ? 'ok' : 'bad'}">${v.valid ? 'VALID' : 'INVALID'}</b></div>`
+    + (rows ? `<table class="dense" id="detail-checks"><thead><tr><th>channel</th><th>verdict</th><th class="num">worst</th><th>limit</th><th class="num">first break [s into window]</th></tr></thead><tbody>${rows}</tbody></table>` : '');
+}
+
+/** A run on the ground: the impact from the objects' MONR against the planned one, and each object. */
+export function groundBlock(res) {
+  const g = res && res.ground;
+  if (!g) return '';
+  const imp = (g.impacts || []).map((i) => `<tr data-target="${esc(i.target)}"><td>${esc(i.target)}</td><td class="num">${fmt(i.planned_location, 3)}</td>`
+    + `<td class="num">${fmt(i.monr && i.monr.location, 3)}</td><td class="num ${i.error != null && Math.abs(i.error) <= 0.05 ? 'ok' : 'bad'}">${i.error == null ? '—' : (i.error >= 0 ? '+' : '') + fmt(i.error, 3)}</td>`
+    + `<td class="num">${i.relative_drift_s == null ? '—' : fmt(i.relative_drift_s * 1000, 1)}</td><td class="num">${fmt(i.corrected && i.corrected.location, 3)}</td>`
+    + `<td class="num ${i.corrected_error != null && Math.abs(i.corrected_error) <= 0.05 ? 'ok' : 'bad'}">${i.corrected_error == null ? '—' : (i.corrected_error >= 0 ? '+' : '') + fmt(i.corrected_error, 3)}</td></tr>`).join('');
+  const states = (o) => (o.states_seen || []).map((s) => s.state).filter((s, k, a) => k === 0 || a[k - 1] !== s).join(' → ');
+  const objs = (g.objects || []).map((o) => `<tr data-object="${esc(o.name)}"><td>${esc(o.name)}</td><td>${o.drives === 'vut' ? 'VUT robot' : `target ${esc(o.drives)}`}</td>`
+    + `<td>${esc(states(o))}</td><td class="num">${o.monr_count ?? '—'}</td><td class="num">${fmt(o.max_lateral_m, 3)}</td>`
+    + `<td class="num">${fmt(o.max_schedule_lag_s, 3)}</td><td class="num">${fmt(o.end_distance_m, 2)}</td></tr>`).join('');
+  return `<div class="sub">impact on the ground: location (0 = the VUT's left edge, 1 = its right edge) from the objects' MONR against the planned one</div>`
+    + `<table class="dense ground-table" id="detail-impacts"><thead><tr><th>target</th><th class="num">planned</th><th class="num">MONR</th><th class="num">error</th><th class="num">relative drift [ms]</th><th class="num">drift taken out</th><th class="num">its error</th></tr></thead><tbody>${imp || '<tr><td colspan=7 class="muted">no impact from MONR</td></tr>'}</tbody></table>`
+    + `<div class="sub">objects</div><table class="dense ground-table" id="detail-objects"><thead><tr><th>object</th><th>role</th><th>states</th><th class="num">MONR</th><th class="num">max lateral [m]</th><th class="num">max schedule lag [s]</th><th class="num">end of path [m]</th></tr></thead><tbody>${objs}</tbody></table>`;
 }
 
 export class Results {
@@ -141,6 +172,7 @@ export class Results {
     if (this.selected !== id) return;      // another run was picked meanwhile: do not draw this one over it
     const t = table2(res);
     const card = (k, v, u = '', cls = '') => `<div><div class="k">${k}</div><span class="v ${cls}">${v}</span><span class="u">${u}</span></div>`;
+    const onGround = !!(res && res.ground);
     const errCls = t.fireErr == null ? '' : Math.abs(t.fireErr) <= 5 ? 'ok' : Math.abs(t.fireErr) <= 20 ? 'warn' : 'bad';
     const trCls = t.dTravel == null ? '' : Math.abs(t.dTravel) <= TRAVEL_BAND_M ? 'ok' : 'bad';
     $('#detail').innerHTML = `<div class="kv">`
@@ -149,12 +181,13 @@ export class Results {
       + card('trigger-time error', fmt(t.fireErr, 2), 'ms', errCls)
       + card('dummy travel at impact', fmt(t.travel, 4), 'm', trCls)
       + card('nominal travel', fmt(t.nominal, 5), 'm') + card('travel − nominal', t.dTravel == null ? '—' : (t.dTravel >= 0 ? '+' : '') + fmt(t.dTravel, 4), 'm', trCls)
-      + card('overlap', fmt(t.overlap == null ? null : t.overlap * 100, 1), '% of width') + card('stopped short', fmt(t.short, 2), 'm')
+      + card(onGround ? 'overlap (engine, planned kinematics)' : 'overlap', fmt(t.overlap == null ? null : t.overlap * 100, 1), '% of width') + card('stopped short', fmt(t.short, 2), 'm')
       + card('method', esc(t.method ?? '—'), t.retimed ? 'retimed' : '') + card('samples', t.samples ?? '—', t.skipped ? `${t.skipped} skipped` : '')
       + ((res && res.parameter_changes && res.parameter_changes.length)
         ? card('parameter changes', esc(res.parameter_changes.map((c) => `${c.name}=${c.value}`).join(', ')), `${res.parameter_changes.length}`) : '')
-      + (t.aborted ? card('aborted', esc(t.aborted), '', 'bad') : '') + (t.note ? card('note', esc(t.note)) : '')
-      + `</div>`;
+      + (res && res.abort && res.abort.text ? card('aborted', esc(res.abort.text), '', 'bad') : t.aborted ? card('aborted', esc(inWords(t.aborted)), '', 'bad') : '')
+      + (t.note ? card('note', esc(t.note)) : '')
+      + `</div>` + verdictBlock(res) + groundBlock(res);
     if (tel.length && !tel.some((r) => r.ttc != null) && run.scenario_id) {
       try {
         const ttc = ttcFromTelemetry(tel, await this.scenario(run.scenario_id));

@@ -59,6 +59,14 @@ export function groundObjects(p, robotText, carriersText) {
   return out;
 }
 
+/** The point's speeds as its cell shows them: `20/10` (VUT/target km/h), or the VUT's alone. */
+export function speedsOf(p) {
+  const q = (p && p.params) || {};
+  const v = q.vut_speed_kmh, t = q.target_speed_kmh;
+  if (v == null) return '';
+  return t == null ? `${fmt(v)}` : `${fmt(v)}/${fmt(t)}`;
+}
+
 function label(p) {
   return `point ${p.point} (${short(p.sheet)} row ${p.row}, ${p.scenario} ${p.test_point || ''})`;
 }
@@ -73,7 +81,8 @@ export class TestDay {
     $('#td-vut').addEventListener('change', (e) => {
       const ground = e.target.value !== 'sim';
       $('#td-ground').hidden = !ground;
-      $('#td-speed').disabled = ground;
+      // a run on the ground goes in real time: no pace to choose
+      $('#td-speed-label').hidden = ground;
       $('#td-bind-label').hidden = e.target.value !== 'ncom';
       $('#td-robot-label').hidden = e.target.value !== 'robot';
       this.renderPoint();
@@ -152,7 +161,7 @@ export class TestDay {
     } else if (mode === 'robot') {
       // Every object on the ground: the VUT's robot (its MONR is the telemetry) and a carrier
       // per moving target. The run is created and its objects drive to its start; the operator
-      // arms and starts it in the Runs view, and it drives back to its start when it ends.
+      // arms and starts it on the Live tab, and it drives back to its start when it ends.
       const p = this.series && this.series.points.find((x) => x.point === point);
       let objects;
       try { objects = groundObjects(p, $('#td-robot').value, $('#td-carriers').value); } catch (e) { this.toast(e.message, true); return; }
@@ -167,7 +176,7 @@ export class TestDay {
       if (mode === 'robot') {
         const o = r.objects || {};
         const driving = o.state === 'returning' ? 'its objects drive to its start, then ' : '';
-        this.toast(`series ${seriesId} point ${point}: run ${r.run.id} created: ${driving}arm and start it in the Runs view`);
+        this.toast(`series ${seriesId} point ${point}: run ${r.run.id} created: ${driving}arm and start it on the Live tab (view it from the active runs)`);
       } else {
         this.toast(`series ${seriesId} point ${point}: attempt ${r.attempt} (${r.kind}) run ${r.run.id}`);
       }
@@ -215,7 +224,7 @@ export class TestDay {
           const p = at.get(`${r},${c}`);
           if (!p) { html += '<td class="td-empty"></td>'; continue; }
           const colour = p.predicted_colour || 'none';
-          const text = p.state === 'done' ? fmt(p.value) : STATE_MARK[p.state] || '?';
+          const text = p.state === 'done' ? fmt(p.value) : `${STATE_MARK[p.state] || '?'} ${speedsOf(p)}`.trim();
           const sel = p.point === this.selected ? ' td-sel' : '';
           html += `<td class="td-cell td-${esc(colour)} td-state-${esc(p.state)}${sel}" data-point="${p.point}" data-state="${esc(p.state)}" title="${esc(label(p))}: predicted ${esc(p.prediction || '—')}, ${esc(p.state)}${p.value != null ? ` ${fmt(p.value)} (${esc(p.expected)})` : ''}">${esc(text)}</td>`;
         }

@@ -13,6 +13,8 @@ const LABEL = {
   vut_steering_rate: 'steering rate', target_speed: 'target speed', target_lateral: 'target lateral',
 };
 
+const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+
 export class ValidityLamps {
   constructor(el) {
     this.el = el;
@@ -70,7 +72,9 @@ export class ValidityLamps {
       const s = this.state.get(c);
       const first = s.first == null ? '' : `first ${s.first.toFixed(3)} s`;
       const title = `${LABEL[c]}${s.limit ? ` — limit ${s.limit}` : ''}${s.value != null ? `, value ${Number(s.value).toFixed(3)}` : ''}`;
-      return `<div class="vl" data-channel="${c}" data-lamp="${s.lamp}" title="${title}"><span class="lamp ${s.lamp}"></span>${LABEL[c]}<span class="muted"> ${first}</span></div>`;
+      // a red lamp says its value and limit beside it, not only in its tooltip
+      const val = s.lamp === 'bad' && s.value != null ? ` <span class="vl-val">${Number(s.value).toFixed(3)}${s.limit ? ` (limit ${esc(s.limit)})` : ''}</span>` : '';
+      return `<div class="vl" data-channel="${c}" data-lamp="${s.lamp}" title="${esc(title)}"><span class="lamp ${s.lamp}"></span>${LABEL[c]}${val}<span class="muted"> ${first}</span></div>`;
     }).join('');
   }
 }

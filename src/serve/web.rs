@@ -41,6 +41,8 @@ pub static ASSETS: &[Asset] = &[
     asset!("testday.js", "text/javascript; charset=utf-8"),
     asset!("params.js", "text/javascript; charset=utf-8"),
     asset!("validity.js", "text/javascript; charset=utf-8"),
+    asset!("objects.js", "text/javascript; charset=utf-8"),
+    asset!("events.js", "text/javascript; charset=utf-8"),
     asset!("vendor/uPlot.esm.js", "text/javascript; charset=utf-8"),
     asset!("vendor/uPlot.min.css", "text/css; charset=utf-8"),
 ];

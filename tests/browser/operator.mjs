@@ -55,7 +55,7 @@ export function overflowReport() {
 export function abortCover() {
   const box = (el) => { const r = el.getBoundingClientRect(); return { l: r.left, r: r.right, t: r.top, b: r.bottom, w: r.width }; };
   const aborts = [...document.querySelectorAll('#estop, #abort-all, #strip .chip button.abort')].filter((e) => e.getBoundingClientRect().width > 0);
-  const msgs = [...document.querySelectorAll('#toast, #notice')].filter((e) => e.getBoundingClientRect().width > 0 && !e.hidden);
+  const msgs = [...document.querySelectorAll('#toast, #notice, #refusal')].filter((e) => e.getBoundingClientRect().width > 0 && !e.hidden);
   const hits = [];
   for (const a of aborts) {
     const A = box(a);

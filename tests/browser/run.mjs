@@ -2,7 +2,7 @@
 // throwaway contract mock), drives Debian's Chromium through playwright-core, runs a CPNA replay
 // from the dashboard's own controls and checks what an operator would see.
 //
-//   node tests/browser/run.mjs [--mock] [--keep]
+//   node tests/browser/run.mjs [--mock] [--keep] [--only-ground] [--no-ground]
 // env: SCIL_BIN (default $CARGO_TARGET_DIR/debug/scil or target/debug/scil), CHROMIUM (default
 // /usr/bin/chromium), SCREENSHOT (default target/dashboard.png).
 // Prints `browser: N passed, M failed` last; exits non-zero on any failure.
@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import { tracksTest } from './tracks.mjs';
 import { testdayTest } from './testday.mjs';
 import { operatorTest, liveChecks, layoutTest } from './operator.mjs';
+import { groundTest } from './ground.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -95,6 +96,10 @@ async function main() {
     viewport: { width: 1600, height: 900 },
   });
   browser = ctx;
+  if (args.has('--only-ground')) {
+    await groundTest({ ctx, scil: SCIL, root, tmp, port: await freePort(), token: TOKEN, test, assert, sleep, waitHttp, children });
+    return;
+  }
   const page = ctx.pages()[0] || await ctx.newPage();
   diagnose = () => page.evaluate(() => {
     const q = (s) => document.querySelector(s);
@@ -396,6 +401,11 @@ async function main() {
   }
 
   if (!MOCK) await layoutTest({ page, root, test, assert, runId });
+
+  if (!MOCK && !args.has('--no-ground')) {
+    await groundTest({ ctx, scil: SCIL, root, tmp, port: await freePort(), token: TOKEN, test, assert, sleep, waitHttp, children })
+      .catch((e) => { results.push(['ground setup', false]); console.log(`  FAIL ground setup: ${e.message.split('\n')[0]}`); });
+  }
 
   if (!MOCK) {
     await tracksTest({ ctx, scil: SCIL, tmp, port: await freePort(), token: TOKEN, test, assert, sleep, waitHttp, children })

@@ -182,17 +182,20 @@ fn replay_traces_match_the_csv_and_the_report_plots_them() {
     // The summary CSV keeps its two rows; the traced run has its traces CSV.
     let summary = std::fs::read_to_string(html.with_extension("csv")).expect("csv");
     assert_eq!(summary.lines().count(), 3);
-    // Each run's window, what closed it and the T0 rule: in the CSV's last columns and the page.
+    // Each run's window, what closed it and the T0 rule: in the CSV's columns of those names (the
+    // objects on the ground follow them) and the page.
     let head: Vec<&str> = summary.lines().next().expect("header").split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).expect(name);
+    let (from_i, closed_i, t0_i) = (col("window_from_s"), col("closed_by"), col("t0_rule"));
     assert_eq!(
-        head[head.len() - 4..],
+        head[from_i..=t0_i],
         ["window_from_s", "window_to_s", "closed_by", "t0_rule"]
     );
     let closed = with["validity"]["closed_by"].as_str().expect("closed_by");
     for line in summary.lines().skip(1) {
         let cells: Vec<&str> = line.split(',').collect();
-        assert_eq!(cells[cells.len() - 2..], [closed, "ttc"], "{line}");
-        let from: f64 = cells[cells.len() - 4].parse().expect("from");
+        assert_eq!([cells[closed_i], cells[t0_i]], [closed, "ttc"], "{line}");
+        let from: f64 = cells[from_i].parse().expect("from");
         let want = with["validity"]["window"]["from_s"]
             .as_f64()
             .expect("from_s");

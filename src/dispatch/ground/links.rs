@@ -151,6 +151,18 @@ fn same(a: &ControlCentreHandle, b: &ControlCentreHandle) -> bool {
     a.same_session(b)
 }
 
+/// The open session of these objects (`host:tcp` each), whether a motion uses it or not: its
+/// links are measured between motions too.
+pub fn open_for(endpoints: &[String]) -> Option<ControlCentreHandle> {
+    if endpoints.is_empty() {
+        return None;
+    }
+    let all = sessions().lock().unwrap_or_else(|e| e.into_inner());
+    all.iter()
+        .find(|s| !s.h.is_closed() && endpoints.iter().all(|e| s.endpoints.contains(e)))
+        .map(|s| s.h.clone())
+}
+
 /// Open sessions (diagnostics, tests).
 pub fn open_sessions() -> usize {
     let all = sessions().lock().unwrap_or_else(|e| e.into_inner());

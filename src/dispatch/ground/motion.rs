@@ -472,7 +472,7 @@ impl Motion {
 }
 
 /// Why an object is not connected: the control centre's last disconnect event for it.
-fn why_disconnected(s: &Snapshot, name: &str) -> String {
+pub fn why_disconnected(s: &Snapshot, name: &str) -> String {
     s.events
         .iter()
         .rev()

@@ -24,26 +24,28 @@ pub struct GroundRun {
     pub monr_source: bool,
 }
 
+/// An object's last known pose and state.
+pub type Known = (Option<Pose>, Option<ObjectState>);
+
 /// Most ended ground runs kept for their drive back.
 const KEEP_RUNS: usize = 32;
 
 /// A ground run by its run id.
 type RunEntry = (String, Arc<tokio::sync::Mutex<GroundRun>>);
 
-/// An object's last known pose and state.
-type LastKnown = (Option<Pose>, Option<ObjectState>);
-
 /// The ground runs of this instance and the objects' last known poses and states.
 #[derive(Default)]
 pub struct Board {
     runs: Mutex<Vec<RunEntry>>,
-    last: Mutex<HashMap<String, LastKnown>>,
+    last: Mutex<HashMap<String, Known>>,
     /// Drives back under way, by run (their control centres, for ABORT).
     pub returning: Mutex<HashMap<String, ControlCentreHandle>>,
     /// Each run's `"objects"` as last published (read without waiting for a drive back).
     shown: Mutex<HashMap<String, Value>>,
     /// Control centres of runs armed or running, by run (their objects' live MONR poses).
     pub live: Mutex<HashMap<String, ControlCentreHandle>>,
+    /// Each ended run's faults in words, by object (what the session said when it ended).
+    faults: Mutex<HashMap<String, HashMap<String, String>>>,
 }
 
 impl Board {
@@ -60,11 +62,33 @@ impl Board {
 
     /// Publishes the run's objects for `GET /runs/{id}`.
     pub fn publish(&self, run_id: &str, g: &GroundRun) {
+        self.publish_status(run_id, &g.ground);
+    }
+
+    /// Publishes what a bench knows of the run's objects (also one whose arming was refused:
+    /// its start poses and how far each object stands from its own).
+    pub fn publish_status(&self, run_id: &str, g: &Ground) {
         let mut shown = lock(&self.shown);
         if shown.len() > KEEP_RUNS * 2 {
             shown.clear();
         }
-        shown.insert(run_id.to_string(), objects_json(g));
+        shown.insert(run_id.to_string(), status_json(g));
+    }
+
+    /// The control centre of the run's objects while a motion of the run uses it.
+    pub fn handle(&self, run_id: &str) -> Option<ControlCentreHandle> {
+        let returning = lock(&self.returning).get(run_id).cloned();
+        returning.or_else(|| lock(&self.live).get(run_id).cloned())
+    }
+
+    /// The last known pose and state of every object, by name.
+    pub fn known(&self) -> HashMap<String, Known> {
+        lock(&self.last).clone()
+    }
+
+    /// The faults an ended run's session reported, by object.
+    pub fn faults(&self, run_id: &str) -> HashMap<String, String> {
+        lock(&self.faults).get(run_id).cloned().unwrap_or_default()
     }
 
     /// The run's objects as last published, with the live MONR pose and state of each while
@@ -119,7 +143,21 @@ impl Board {
         let g = g.lock().await;
         self.remember(&g.ground);
         self.publish(run_id, &g);
-        lock(&self.live).remove(run_id);
+        if let Some(h) = lock(&self.live).remove(run_id) {
+            let snap = h.snapshot();
+            let found: HashMap<String, String> = snap
+                .carriers
+                .iter()
+                .filter_map(|c| {
+                    super::objects::fault_of(&snap, &c.name).map(|f| (c.name.clone(), f))
+                })
+                .collect();
+            let mut faults = lock(&self.faults);
+            if faults.len() > KEEP_RUNS * 2 {
+                faults.clear();
+            }
+            faults.insert(run_id.to_string(), found);
+        }
     }
 
     /// The last known pose of each named object (for a new bench).
@@ -197,10 +235,13 @@ pub fn api_error(e: GroundError) -> ApiError {
 
 /// `"objects"` of a run: name, drives, state, pose, start pose, at_start.
 pub fn objects_json(g: &GroundRun) -> Value {
+    status_json(&g.ground)
+}
+
+fn status_json(g: &Ground) -> Value {
     let returning = false;
     Value::Array(
-        g.ground
-            .status()
+        g.status()
             .iter()
             .map(|s| {
                 let pose = |p: Option<Pose>| {
@@ -247,10 +288,14 @@ pub async fn arm_objects(
         .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
     st.ground.seed(&mut ground);
     let prepared = ground.prepare(setup.clone()).await.map_err(api_error)?;
-    let motion = ground
-        .arm(&prepared, override_start)
-        .await
-        .map_err(api_error)?;
+    let motion = match ground.arm(&prepared, override_start).await {
+        Ok(m) => m,
+        Err(e) => {
+            // The operator sees where the objects stand against this run's starts.
+            st.ground.publish_status(&row.id, &ground);
+            return Err(api_error(e));
+        }
+    };
     st.record_event(
         Some(&row.id),
         None,

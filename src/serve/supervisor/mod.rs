@@ -15,6 +15,7 @@ mod drive;
 pub mod ground;
 mod health;
 pub mod lifecycle;
+mod objects;
 mod provenance;
 mod recovery;
 mod run;
@@ -139,7 +140,7 @@ impl Supervisor {
 
     /// A run's objects on the ground, if it has any.
     pub async fn objects(&self, id: &str) -> Option<serde_json::Value> {
-        self.ground.shown(id)
+        objects::view(self, id)
     }
 
     /// `created → armed`, moving on although an object is not at its start.
