@@ -65,11 +65,7 @@ impl Placement {
     pub fn apply(&self, x: f64, y: f64, hdg: f64) -> (f64, f64, f64) {
         let r = self.rotation();
         let (sn, cs) = r.sin_cos();
-        (
-            x * cs - y * sn,
-            x * sn + y * cs,
-            crate::wrap_angle(hdg + r),
-        )
+        (x * cs - y * sn, x * sn + y * cs, crate::wrap_angle(hdg + r))
     }
 }
 
@@ -159,10 +155,7 @@ pub fn place(xml: &str, at: &Placement) -> Result<String, Error> {
     };
     let indent = indent_of(xml, h_start);
     let child_indent = format!("{indent}    ");
-    let mut header_children = format!(
-        "<geoReference><![CDATA[{}]]></geoReference>",
-        at.proj4()
-    );
+    let mut header_children = format!("<geoReference><![CDATA[{}]]></geoReference>", at.proj4());
     if let Some(z) = at.alt_m {
         header_children.push_str(&format!(
             "\n{child_indent}<offset x=\"0\" y=\"0\" z=\"{z}\" hdg=\"0\"/>"
@@ -382,7 +375,10 @@ mod tests {
         let od = crate::OpenDrive::from_str(&out).unwrap();
         let (x, y, h) = od.road("1").unwrap().reference(50.0);
         assert!((x - 60.0).abs() < 1e-9 && y.abs() < 1e-9 && h.abs() < 1e-12);
-        assert_eq!(od.header.geo_reference.as_deref(), Some(at.proj4().as_str()));
+        assert_eq!(
+            od.header.geo_reference.as_deref(),
+            Some(at.proj4().as_str())
+        );
         assert!(out.contains("<!-- kept -->") && out.contains("vendor='x'"));
     }
 
@@ -404,7 +400,9 @@ mod tests {
         // Everything but the edited values is unchanged.
         let diff: Vec<_> = DOC
             .lines()
-            .zip(out.lines().filter(|l| !l.contains("geoReference") && !l.contains("offset") && !l.contains("</header>")))
+            .zip(out.lines().filter(|l| {
+                !l.contains("geoReference") && !l.contains("offset") && !l.contains("</header>")
+            }))
             .filter(|(a, b)| a != b)
             .collect();
         assert_eq!(diff.len(), 2, "{diff:?}");

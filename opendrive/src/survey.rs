@@ -36,10 +36,10 @@ pub struct Fit {
 impl Fit {
     /// Largest point distance (m) and its index.
     pub fn worst(&self) -> (f64, usize) {
-        self.distances
-            .iter()
-            .enumerate()
-            .fold((0.0, 0), |acc, (i, &d)| if d > acc.0 { (d, i) } else { acc })
+        self.distances.iter().enumerate().fold(
+            (0.0, 0),
+            |acc, (i, &d)| if d > acc.0 { (d, i) } else { acc },
+        )
     }
 
     /// Mean point distance (m).
@@ -377,10 +377,11 @@ pub fn fit(pts: &[(f64, f64)], tolerance: f64) -> Result<Fit, FitError> {
     let Some((sp, distances)) = best else {
         return Err(FitError::TooShort("nothing to fit".into()));
     };
-    let (worst, index) = distances
-        .iter()
-        .enumerate()
-        .fold((0.0, 0), |acc, (i, &v)| if v > acc.0 { (v, i) } else { acc });
+    let (worst, index) =
+        distances.iter().enumerate().fold(
+            (0.0, 0),
+            |acc, (i, &v)| if v > acc.0 { (v, i) } else { acc },
+        );
     if worst > tolerance {
         return Err(FitError::Tolerance {
             tolerance,
