@@ -5,8 +5,9 @@ No real survey recording ships with scil, so this one is derived from the bundle
 (data/replays/lap_50kmh.csv, lane -1 of proving_ground.xodr): its path from 200 m to 355 m along
 the lap (100 m of straight, then into the spiral: about 30 degrees of heading change) driven the
 way a person drives a survey:
-  - slowly, about 15 km/h with a slow +-10 % speed swing, sampled at 25 Hz;
-  - off the lane centre by a driver's wander (0.12 m over 37 m plus 0.04 m over 11 m);
+  - slowly, about 15 km/h with a slow +-10 % speed swing, moving off and stopping at
+    1.5 m/s^2, sampled at 25 Hz;
+  - off the lane centre by a driver's wander (0.12 m over 37 m);
   - with RTK-class position noise (uniform +-0.015 m, fixed seed);
   - standing for 2 s before moving off, and rolling back 1.5 m after stopping at the end
     (the survey drops both).
@@ -52,7 +53,7 @@ def main(out):
 
     def wander(s):
         u = s - START
-        return 0.12 * math.sin(2 * math.pi * u / 37.0) + 0.04 * math.sin(2 * math.pi * u / 11.0 + 1.0)
+        return 0.12 * math.sin(2 * math.pi * u / 37.0)
 
     def pose(s):
         x, y, h = at(rows, d, s)
@@ -67,6 +68,8 @@ def main(out):
     s = START
     while s < END:
         v = 15 / 3.6 * (1 + 0.1 * math.sin(2 * math.pi * (s - START) / 60.0))
+        # Moving off and stopping at 1.5 m/s^2.
+        v = min(v, 0.1 + math.sqrt(3.0 * (s - START)), 0.1 + math.sqrt(3.0 * max(END - s, 0.0)))
         samples.append((*pose(s), v))
         s += v / RATE
     # Stop, then roll back 1.5 m at 0.5 m/s with the car still pointing forward.
