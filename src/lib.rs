@@ -19,6 +19,7 @@ pub mod record;
 pub mod run;
 pub mod serve;
 pub mod sim;
+pub mod site;
 pub mod store;
 pub mod sweep;
 pub mod xosc;

@@ -25,6 +25,8 @@
 pub mod error;
 pub mod geo;
 pub mod geojson;
+pub mod place;
+pub mod survey;
 
 pub use matching::MatchHint;
 mod boxgrid;

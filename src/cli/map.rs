@@ -1,4 +1,5 @@
-//! `scil map info|eval|locate|geojson <XODR>`: the road manager from the command line.
+//! `scil map info|eval|locate|geojson <XODR>`: the road manager from the command line; `scil map
+//! place|survey` (a map of one's own site) are in `map_site`.
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -32,6 +33,13 @@ pub enum MapCommand {
         #[arg(long)]
         wgs84: bool,
     },
+    /// Put a layout at a site: the map's (0,0) at --origin, its +x axis at compass --heading.
+    /// Every road's plan view is turned and moved and a geoReference (transverse Mercator at the
+    /// origin) is written; the rest of the file is kept as it was.
+    Place(super::map_site::PlaceArgs),
+    /// Make a road from a drive along a lane centre (a recording with WGS84 positions: OxTS
+    /// NcomToCsv export, CSV with latitude/longitude, NCOM capture).
+    Survey(super::map_site::SurveyArgs),
 }
 
 fn load(p: &Path) -> anyhow::Result<OpenDrive> {
@@ -70,6 +78,8 @@ pub fn run(cmd: MapCommand) -> anyhow::Result<ExitCode> {
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     match cmd {
+        MapCommand::Place(a) => return super::map_site::place(a),
+        MapCommand::Survey(a) => return super::map_site::survey(a),
         MapCommand::Info { xodr } => {
             let map = load(&xodr)?;
             let i = map.info();

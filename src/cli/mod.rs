@@ -9,6 +9,7 @@ pub mod export;
 pub mod ingest;
 pub mod inject;
 pub mod map;
+pub mod map_site;
 pub mod ncap;
 pub mod replay;
 pub mod report;

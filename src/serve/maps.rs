@@ -66,7 +66,9 @@ async fn geojson(
         .into_response())
 }
 
-/// Multipart: `file` (the .xodr), optional `id` (default: the file name's stem).
+/// Multipart: `file` (the .xodr), optional `id` (default: the file name's stem), optional
+/// `origin` (`LAT,LON[,ALT]`) with `heading` (compass degrees of the map's +x axis): the layout
+/// is placed at that site before it is stored (`scil map place`).
 async fn upload(
     State(st): State<AppState>,
     _op: Operator,
@@ -74,9 +76,13 @@ async fn upload(
 ) -> ApiResult<Response> {
     let mut id: Option<String> = None;
     let mut file: Option<(String, String)> = None;
+    let mut origin: Option<String> = None;
+    let mut heading: Option<String> = None;
     while let Some(field) = mp.next_field().await? {
         match field.name().unwrap_or("") {
             "id" => id = Some(field.text().await?.trim().to_string()),
+            "origin" => origin = Some(field.text().await?.trim().to_string()),
+            "heading" => heading = Some(field.text().await?.trim().to_string()),
             "file" => {
                 let name = super::replays::display_name(field.file_name().unwrap_or("map.xodr"));
                 let bytes = field.bytes().await?;
@@ -100,15 +106,23 @@ async fn upload(
     }
     let (name, xml) =
         file.ok_or_else(|| ApiError::Unprocessable("missing form field 'file'".into()))?;
+    let placement = placement(origin.as_deref(), heading.as_deref())?;
     let id = id.unwrap_or_else(|| stem(std::path::Path::new(&name)));
     if !valid_id(&id) {
         return Err(ApiError::Unprocessable(format!("invalid map id '{id}'")));
     }
     let st2 = st.clone();
     let id2 = id.clone();
-    let (row, map) = tokio::task::spawn_blocking(move || st2.map_row(&id2, &name, xml, false))
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))??;
+    let (row, map) = tokio::task::spawn_blocking(move || {
+        let xml = match placement {
+            Some(at) => opendrive::place::place(&xml, &at)
+                .map_err(|e| ApiError::Unprocessable(format!("map '{name}': {e}")))?,
+            None => xml,
+        };
+        st2.map_row(&id2, &name, xml, false)
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("{e}"))??;
     // One atomic insert: of two uploads with one id, exactly one is stored.
     st.store
         .insert_map(&row)
@@ -116,4 +130,35 @@ async fn upload(
         .map_err(|e| super::error::conflict_on_duplicate(e, "map", &id))?;
     st.cache_map(&id, map);
     Ok((StatusCode::CREATED, axum::Json(row)).into_response())
+}
+
+/// The site a layout is placed at: both `origin` and `heading`, or neither.
+fn placement(
+    origin: Option<&str>,
+    heading: Option<&str>,
+) -> ApiResult<Option<opendrive::place::Placement>> {
+    let (origin, heading) = match (origin, heading) {
+        (None, None) => return Ok(None),
+        (Some(o), Some(h)) => (o, h),
+        _ => {
+            return Err(ApiError::Unprocessable(
+                "give both 'origin' (LAT,LON[,ALT]) and 'heading' (degrees), or neither".into(),
+            ))
+        }
+    };
+    let (lat_deg, lon_deg, alt_m) =
+        crate::site::parse_origin(origin).map_err(|e| ApiError::Unprocessable(e.to_string()))?;
+    let heading_deg = heading
+        .parse::<f64>()
+        .ok()
+        .filter(|h| h.is_finite())
+        .ok_or_else(|| ApiError::Unprocessable(format!("heading '{heading}' is not a number")))?;
+    let at = opendrive::place::Placement {
+        lat_deg,
+        lon_deg,
+        alt_m,
+        heading_deg,
+    };
+    at.validate().map_err(ApiError::Unprocessable)?;
+    Ok(Some(at))
 }

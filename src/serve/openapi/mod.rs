@@ -243,7 +243,7 @@ fn upload_paths() -> serde_json::Map<String, Value> {
             }));
     m.insert("/maps".into(), json!({
                 "get": op("Maps", "maps", false, "200", json!({})),
-                "post": op("Register an OpenDRIVE map (422 naming the line and reason when it does not parse)", "maps", true, "201", json!({"requestBody": {"required": true, "content": {"multipart/form-data": {"schema": {"type": "object", "required": ["file"], "additionalProperties": false, "properties": {"file": {"type": "string", "format": "binary"}, "id": new_id()}}}}}}))
+                "post": op("Register an OpenDRIVE map (422 naming the line and reason when it does not parse)", "maps", true, "201", json!({"requestBody": {"required": true, "content": {"multipart/form-data": {"schema": {"type": "object", "required": ["file"], "additionalProperties": false, "properties": {"file": {"type": "string", "format": "binary"}, "id": new_id(), "origin": {"type": "string", "description": "place the layout at a site: LAT,LON[,ALT] of the map's (0,0) (WGS84 degrees, metres); needs heading", "example": "46.8931,16.8397"}, "heading": {"type": "string", "description": "compass heading of the map's +x axis, degrees (0 = north, clockwise); needs origin", "example": "90"}}}}}}}))
             }));
     m
 }
