@@ -619,7 +619,25 @@ async fn an_object_killed_while_armed_refuses_the_start_naming_it() {
     let prepared = ground.prepare(s.clone()).await.expect("planned");
     let motion = ground.arm(&prepared, false).await.expect("armed as one");
     motion.start_check().expect("armed");
+    let killed = std::time::Instant::now();
     procs[1].kill();
+    // Fail-safe: within a second every object is told to abort (HEAB ABORT) and the run is
+    // no longer armed.
+    assert!(
+        motion
+            .h
+            .wait_phase(
+                scil::dispatch::events::Phase::Aborted,
+                Duration::from_secs(1)
+            )
+            .await,
+        "not aborted within 1 s of the kill: {:?}",
+        motion.h.snapshot().phase
+    );
+    println!(
+        "aborted {:.3} s after the kill",
+        killed.elapsed().as_secs_f64()
+    );
     let refused = scil::dispatch::ground::motion::wait_not_armed(&motion, Duration::from_secs(3))
         .await
         .expect("no longer armed");

@@ -63,6 +63,7 @@ fn run_row(i: usize, t0: DateTime<Utc>) -> RunRow {
         started_at: Some(at),
         finished_at: Some(at + chrono::Duration::seconds(26)),
         instance: Some("bench".into()),
+        abort: None,
         track: Some("main".into()),
         demo: false,
     }

@@ -47,6 +47,12 @@ pub struct CarrierSimArgs {
     /// 0 elsewhere.
     #[arg(long)]
     pub isoobject_readiness: bool,
+    /// A fault to show (repeatable), `KIND[=VALUE]@armed|start+SECONDS`: `drift=3@start+2`
+    /// (reported position drifts right at 3 m/s from 2 s after the start), `overspeed=1.5@start+1`
+    /// (runs its TRAJ 1.5 times as fast), `jump=4@start+2` (position jumps 4 m right),
+    /// `monr-stop@armed+1`, `disconnect@armed+0.5`.
+    #[arg(long = "fault", value_parser = crate::dispatch::object_faults::Fault::parse)]
+    pub faults: Vec<crate::dispatch::object_faults::Fault>,
     /// No state-change log on stderr.
     #[arg(long)]
     pub quiet: bool,
@@ -76,6 +82,7 @@ pub async fn run_carrier_sim(args: CarrierSimArgs) -> anyhow::Result<()> {
             profile,
             ready_to_arm: !args.not_ready,
             isoobject_readiness: args.isoobject_readiness,
+            faults: args.faults,
             ..Default::default()
         },
         verbose: !args.quiet,

@@ -124,6 +124,13 @@ pub struct ControlCentreConfig {
     /// profile (a VUT robot's planned path, a drive back to the start).
     #[serde(skip)]
     pub trajectories: std::collections::BTreeMap<String, Arc<Traj>>,
+    /// An object's own lateral limit from its path, by carrier name (others: the site's,
+    /// `safety.motion.lateral_m`). Per motion: an open session takes them with the TRAJ.
+    #[serde(skip)]
+    pub lateral_limits_m: std::collections::BTreeMap<String, f64>,
+    /// The site's geofence: an object outside it aborts the run.
+    #[serde(skip)]
+    pub geofence: Option<Arc<super::motion_watch::Geofence>>,
 }
 
 impl Default for ControlCentreConfig {
@@ -141,6 +148,8 @@ impl Default for ControlCentreConfig {
             traj_dt_s: 0.05,
             link_limits: None,
             trajectories: Default::default(),
+            lateral_limits_m: Default::default(),
+            geofence: None,
         }
     }
 }
@@ -190,64 +199,7 @@ impl ControlCentreConfig {
     }
 }
 
-/// A carrier's view for the twin and the JSON result.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct CarrierSnapshot {
-    pub name: String,
-    pub connected: bool,
-    pub state: Option<ObjectState>,
-    /// The last MONR's readiness allows arming: readyToArm 1, or 2 (unavailable, the stock
-    /// isoObject) unless `safety.arm_when_readiness_unavailable` is off. Raw value: `readiness`.
-    pub ready_to_arm: bool,
-    /// The last MONR's readyToArm (0 not ready, 1 ready, 2 unavailable).
-    pub readiness: Option<Readiness>,
-    /// Position, local frame at the OSEM origin (= map frame), metres.
-    pub x: f64,
-    pub y: f64,
-    pub yaw_deg: f64,
-    pub speed_mps: f64,
-    pub last_monr_s: Option<f64>,
-    pub monr_count: u64,
-    pub malformed_frames: u64,
-    /// (t_s, state) each time the reported state changed.
-    pub states_seen: Vec<(f64, ObjectState)>,
-    pub strt_scheduled_s: Option<f64>,
-    pub strt_written_s: Option<f64>,
-    /// Scheduled instant (or decision, if later) → STRT written to the socket, µs.
-    pub strt_latency_us: Option<f64>,
-    /// Timer firing − scheduled instant, µs.
-    pub strt_timer_late_us: Option<f64>,
-    /// Position at the first MONR after STRT was written.
-    pub start_position: Option<(f64, f64)>,
-    /// Trajectory origin of the last MTSP written (control-centre seconds) and how many were.
-    pub mtsp_origin_s: Option<f64>,
-    pub mtsp_count: u32,
-    /// MONR track since the carrier was armed: (t_s, x, y, speed, state), timed by the
-    /// carrier's own time stamp (on the control centre's clock), not by the MONR's arrival.
-    pub track: Vec<(f64, f64, f64, f64, ObjectState)>,
-    /// MONR rate, loss and latency over the last second ([`super::link_health`]).
-    pub link: LinkHealth,
-    /// Arrival of the first MONR since the carrier connected (the link is measured from then).
-    pub link_since_s: Option<f64>,
-}
-
-impl CarrierSnapshot {
-    /// Whether the supervisor would arm this carrier now: connected and DISARMED with
-    /// readyToArm 1, or 2 (unavailable, the stock isoObject) when `unavailable_ok`; or ARMED
-    /// already (readiness only matters in DISARMED).
-    pub fn armable(&self, unavailable_ok: bool) -> bool {
-        self.connected
-            && match self.state {
-                Some(ObjectState::Armed) => true,
-                Some(ObjectState::Disarmed) => match self.readiness {
-                    Some(Readiness::Ready) => true,
-                    Some(Readiness::Unavailable) => unavailable_ok,
-                    _ => false,
-                },
-                _ => false,
-            }
-    }
-}
+pub use snapshot::CarrierSnapshot;
 
 /// One MONR as it arrived, for consumers that follow an object live (the VUT robot's MONR
 /// as the run's telemetry, the dashboard map).
@@ -293,6 +245,11 @@ enum Cmd {
     AllClear,
     Telemetry(Instant),
     Traj(usize, Arc<Traj>),
+    /// A motion's own lateral limits (by carrier) and the site's geofence.
+    MotionRules(
+        std::collections::BTreeMap<String, f64>,
+        Option<Arc<super::motion_watch::Geofence>>,
+    ),
     HeabReady,
     Shutdown,
 }
@@ -357,8 +314,22 @@ impl ControlCentre {
         let epoch = Instant::now();
         let names: Vec<String> = cfg.carriers.iter().map(|c| c.name.clone()).collect();
         let arm_when_readiness_unavailable = cfg.safety.arm_when_readiness_unavailable;
-        let sup = Supervisor::new(cfg.effective_safety(), names.clone())
+        let mut sup = Supervisor::new(cfg.effective_safety(), names.clone())
             .map_err(DispatchError::Config)?;
+        // Each object's path as it is uploaded, its own lateral limit, the site's geofence.
+        for (i, c) in cfg.carriers.iter().enumerate() {
+            if c.mode == CarrierMode::Trajectory {
+                match (cfg.trajectories.get(&c.name), &c.profile) {
+                    (Some(t), _) => sup.set_path(i, t),
+                    (None, Some(p)) => {
+                        sup.set_path(i, &p.to_traj(i as u16 + 1, &c.name, cfg.traj_dt_s))
+                    }
+                    (None, None) => {}
+                }
+            }
+            sup.set_lateral_limit(i, cfg.lateral_limits_m.get(&c.name).copied());
+        }
+        sup.set_geofence(cfg.geofence.clone());
         let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
         let (obs_tx, obs_rx) = mpsc::unbounded_channel();
         let (ev_tx, _) = broadcast::channel(4096);
@@ -443,6 +414,16 @@ impl ControlCentreHandle {
             })
         })
         .await
+    }
+
+    /// The next motion's own lateral limits (by carrier name) and the site's geofence (an open
+    /// session kept for the next motion takes them with its TRAJ).
+    pub fn set_motion_rules(
+        &self,
+        lateral_limits_m: std::collections::BTreeMap<String, f64>,
+        geofence: Option<Arc<super::motion_watch::Geofence>>,
+    ) {
+        self.send(Cmd::MotionRules(lateral_limits_m, geofence));
     }
 
     /// Ask every carrier to arm (returns at once; see [`Self::arm`]).
@@ -666,7 +647,15 @@ async fn central_task(
                     Some(Cmd::AllClear) => sup.all_clear(now),
                     Some(Cmd::Telemetry(t)) => sup.on_sample(secs(t)),
                     Some(Cmd::HeabReady) => sup.heab_ready(),
+                    Some(Cmd::MotionRules(lateral, fence)) => {
+                        for i in 0..n {
+                            let name = snap.borrow().carriers[i].name.clone();
+                            sup.set_lateral_limit(i, lateral.get(&name).copied());
+                        }
+                        sup.set_geofence(fence);
+                    }
                     Some(Cmd::Traj(i, t)) => if let Some(c) = carriers.get(i) {
+                        sup.set_path(i, &t);
                         let _ = c.send(CarrierCmd::Traj(t));
                     },
                     Some(Cmd::Shutdown) | None => {
@@ -711,6 +700,7 @@ async fn central_task(
                         };
                         sup.on_link(i, health.refusal(&link.limits, link.monr_rate_hz));
                         sup.on_monr(t, i, state, m.readiness(), m.error_status);
+                        sup.on_position(t, i, m.x_m(), m.y_m(), m.speed_mps());
                         let phase = sup.phase();
                         // Warned once while a run degrades (again after it recovered).
                         let warning = (phase != Phase::Idle)
@@ -860,6 +850,7 @@ async fn central_task(
 }
 
 mod carrier_link;
+mod snapshot;
 use carrier_link::*;
 
 #[cfg(test)]

@@ -31,6 +31,200 @@ pub enum AbortReason {
     Estop { reason: String },
     /// A carrier left ARMED before it was started (the run is no longer armed as one).
     LeftArmed { carrier: String, state: ObjectState },
+    /// An object farther from its own path than the limit (positive: left of it).
+    PathDeviation {
+        carrier: String,
+        lateral_m: f64,
+        limit_m: f64,
+    },
+    /// An object faster than its plan where it is, by more than the limit.
+    Overspeed {
+        carrier: String,
+        speed_mps: f64,
+        planned_mps: f64,
+        limit_mps: f64,
+    },
+    /// An object moved from where it stood while it should stand (armed, not started).
+    MovedBeforeStart {
+        carrier: String,
+        moved_m: f64,
+        limit_m: f64,
+    },
+    /// An object's position jumped between two MONR by more than its speed explains.
+    PositionJump {
+        carrier: String,
+        jump_m: f64,
+        limit_m: f64,
+    },
+    /// An object left the permitted area or entered a forbidden zone (`zone` in words).
+    Geofence {
+        carrier: String,
+        x: f64,
+        y: f64,
+        zone: String,
+    },
+}
+
+/// An abort as data and in words: what the results, `GET /runs/{id}` and the dashboard show.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AbortInfo {
+    /// The rule: `path_deviation`, `overspeed`, `moved_before_start`, `position_jump`,
+    /// `geofence`, `monr_lost`, `carrier_disconnected`, `carrier_abort`, `left_armed`,
+    /// `telemetry_stale`, `operator`, `run`.
+    pub kind: String,
+    /// The object it names, if it names one.
+    pub object: Option<String>,
+    /// The measured quantity (metres, m/s, seconds or MONR, as `text` says).
+    pub value: Option<f64>,
+    /// Its limit, in the same unit.
+    pub limit: Option<f64>,
+    /// One sentence for people, e.g. "ptw is 1.3 m right of its path (limit 1.0 m)".
+    pub text: String,
+}
+
+impl AbortInfo {
+    /// An abort that names no object's rule: the operator's, or the run's own (its reason).
+    pub fn other(kind: &str, text: &str) -> AbortInfo {
+        AbortInfo {
+            kind: kind.into(),
+            object: None,
+            value: None,
+            limit: None,
+            text: text.into(),
+        }
+    }
+}
+
+fn state_word(s: &ObjectState) -> String {
+    format!("{s:?}").to_uppercase()
+}
+
+impl AbortReason {
+    /// The rule's name (the serde tag).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AbortReason::TelemetryStale { .. } => "telemetry_stale",
+            AbortReason::MonrLost { .. } => "monr_lost",
+            AbortReason::CarrierDisconnected { .. } => "carrier_disconnected",
+            AbortReason::CarrierAbort { .. } => "carrier_abort",
+            AbortReason::Estop { .. } => "operator",
+            AbortReason::LeftArmed { .. } => "left_armed",
+            AbortReason::PathDeviation { .. } => "path_deviation",
+            AbortReason::Overspeed { .. } => "overspeed",
+            AbortReason::MovedBeforeStart { .. } => "moved_before_start",
+            AbortReason::PositionJump { .. } => "position_jump",
+            AbortReason::Geofence { .. } => "geofence",
+        }
+    }
+
+    /// The abort as data and words.
+    pub fn info(&self) -> AbortInfo {
+        let info = |object: &str, value: Option<f64>, limit: Option<f64>, text: String| AbortInfo {
+            kind: self.kind().into(),
+            object: Some(object.to_string()),
+            value,
+            limit,
+            text,
+        };
+        match self {
+            AbortReason::TelemetryStale { age_s, limit_s } => AbortInfo {
+                kind: self.kind().into(),
+                object: None,
+                value: Some(*age_s),
+                limit: Some(*limit_s),
+                text: format!(
+                    "no VUT telemetry for {age_s:.2} s (limit {limit_s:.2} s)"
+                ),
+            },
+            AbortReason::MonrLost { carrier, missed } => info(
+                carrier,
+                Some(*missed as f64),
+                None,
+                format!("{carrier} sent no MONR: {missed} consecutive MONR missing"),
+            ),
+            AbortReason::CarrierDisconnected { carrier } => {
+                info(carrier, None, None, format!("{carrier} disconnected"))
+            }
+            AbortReason::CarrierAbort { carrier } => {
+                info(carrier, None, None, format!("{carrier} reported ABORTING"))
+            }
+            AbortReason::Estop { reason } => AbortInfo::other(self.kind(), reason),
+            AbortReason::LeftArmed { carrier, state } => info(
+                carrier,
+                None,
+                None,
+                format!(
+                    "{carrier} left ARMED before its start (now {})",
+                    state_word(state)
+                ),
+            ),
+            AbortReason::PathDeviation {
+                carrier,
+                lateral_m,
+                limit_m,
+            } => info(
+                carrier,
+                Some(lateral_m.abs()),
+                Some(*limit_m),
+                format!(
+                    "{carrier} is {:.1} m {} of its path (limit {limit_m:.1} m)",
+                    lateral_m.abs(),
+                    if *lateral_m >= 0.0 { "left" } else { "right" }
+                ),
+            ),
+            AbortReason::Overspeed {
+                carrier,
+                speed_mps,
+                planned_mps,
+                limit_mps,
+            } => info(
+                carrier,
+                Some(speed_mps - planned_mps),
+                Some(*limit_mps),
+                format!(
+                    "{carrier} drives {:.1} km/h, {:.1} km/h above its plan (limit {:.1} km/h)",
+                    speed_mps * 3.6,
+                    (speed_mps - planned_mps) * 3.6,
+                    limit_mps * 3.6
+                ),
+            ),
+            AbortReason::MovedBeforeStart {
+                carrier,
+                moved_m,
+                limit_m,
+            } => info(
+                carrier,
+                Some(*moved_m),
+                Some(*limit_m),
+                format!(
+                    "{carrier} moved {moved_m:.1} m before its start (limit {limit_m:.1} m)"
+                ),
+            ),
+            AbortReason::PositionJump {
+                carrier,
+                jump_m,
+                limit_m,
+            } => info(
+                carrier,
+                Some(*jump_m),
+                Some(*limit_m),
+                format!(
+                    "{carrier}'s position jumped {jump_m:.1} m between two MONR (its speed explains {limit_m:.1} m): a positioning fault"
+                ),
+            ),
+            AbortReason::Geofence {
+                carrier,
+                x,
+                y,
+                zone,
+            } => info(
+                carrier,
+                None,
+                None,
+                format!("{carrier} is {zone} at ({x:.1}, {y:.1})"),
+            ),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -46,6 +46,8 @@ pub mod events;
 pub mod ground;
 pub mod iso22133;
 pub mod link_health;
+pub mod motion_watch;
 pub mod object;
+pub mod object_faults;
 pub mod profile;
 pub mod safety;

@@ -19,6 +19,7 @@
 use super::iso22133::{
     error_bits, CcStatus, Heab, Message, Monr, Mtsp, ObjectState, OstmCommand, Strt, Traj, STRT_NOW,
 };
+use super::object_faults::{self, Fault, FaultFrom, FaultKind};
 use super::profile::{yaw_to_cdeg, DummyProfile, MotionState, TrajFollower};
 use std::collections::VecDeque;
 
@@ -44,6 +45,8 @@ pub struct ObjectConfig {
     pub honour_mtsp: bool,
     /// Largest trajectory time-origin shift accepted from MTSP, seconds.
     pub max_mtsp_shift_s: f64,
+    /// Faults to show ([`super::object_faults`]); none by default.
+    pub faults: Vec<Fault>,
 }
 
 impl Default for ObjectConfig {
@@ -57,6 +60,7 @@ impl Default for ObjectConfig {
             isoobject_readiness: false,
             honour_mtsp: true,
             max_mtsp_shift_s: 0.1,
+            faults: Vec::new(),
         }
     }
 }
@@ -118,6 +122,10 @@ pub struct TestObject {
     next_monr_at: f64,
     motion: Motion,
     start_at: Option<f64>,
+    /// When it last became ARMED (faults count from it).
+    armed_at: Option<f64>,
+    /// The disconnect fault has fired.
+    dropped: bool,
     frozen: Option<MotionState>,
     /// GPS seconds of week at monotonic time 0.
     gps_base_s: f64,
@@ -145,6 +153,8 @@ impl TestObject {
             heab_seen: false,
             next_monr_at: 0.0,
             start_at: None,
+            armed_at: None,
+            dropped: false,
             frozen: None,
             gps_base_s,
             outputs: VecDeque::new(),
@@ -174,6 +184,9 @@ impl TestObject {
         if to != self.state {
             let from = self.state;
             self.state = to;
+            if to == ObjectState::Armed {
+                self.armed_at = Some(now);
+            }
             self.outputs.push_back(ObjectOutput::StateChanged {
                 t_s: now,
                 from,
@@ -398,9 +411,40 @@ impl TestObject {
             };
         }
         match (self.state, self.start_at) {
-            (ObjectState::Running, Some(t0)) => self.motion.at(now - t0),
+            (ObjectState::Running, Some(t0)) => {
+                let (t, k) = self.overspeed(now - t0);
+                let m = self.motion.at(t);
+                MotionState {
+                    speed_mps: m.speed_mps * k,
+                    ..m
+                }
+            }
             _ => self.motion.at(0.0),
         }
+    }
+
+    /// Trajectory time at `t` s after the start and the speed factor, with an overspeed fault
+    /// (its factor from its onset on).
+    fn overspeed(&self, t: f64) -> (f64, f64) {
+        for f in &self.cfg.faults {
+            if let FaultKind::Overspeed { factor } = f.what {
+                let t0 = match f.from {
+                    FaultFrom::Start => f.after_s,
+                    FaultFrom::Armed => 0.0,
+                };
+                if t > t0 {
+                    return (t0 + (t - t0) * factor, factor);
+                }
+            }
+        }
+        (t, 1.0)
+    }
+
+    fn fault_on(&self, now: f64, kind: impl Fn(&FaultKind) -> bool) -> bool {
+        self.cfg
+            .faults
+            .iter()
+            .any(|f| kind(&f.what) && f.on_for(now, self.armed_at, self.start_at).is_some())
     }
 
     fn gps_qms(&self, now: f64) -> u32 {
@@ -410,10 +454,13 @@ impl TestObject {
     /// Current MONR content.
     pub fn monr(&self, now: f64) -> Monr {
         let m = self.motion_at(now);
+        // Faults that move the reported position to the right of the heading.
+        let side = object_faults::sideways_m(&self.cfg.faults, now, self.armed_at, self.start_at);
+        let (x, y) = (m.x + side * m.yaw_rad.sin(), m.y - side * m.yaw_rad.cos());
         Monr {
             time_qms_of_week: self.gps_qms(now),
-            x_mm: (m.x * 1000.0).round() as i32,
-            y_mm: (m.y * 1000.0).round() as i32,
+            x_mm: (x * 1000.0).round() as i32,
+            y_mm: (y * 1000.0).round() as i32,
             z_mm: 0,
             yaw_cdeg: yaw_to_cdeg(m.yaw_rad),
             pitch_cdeg: 0,
@@ -474,10 +521,22 @@ impl TestObject {
                 self.set_state(now, ObjectState::Postrun, "end of trajectory");
             }
         }
+        if !self.dropped && self.fault_on(now, |k| *k == FaultKind::Disconnect) {
+            self.dropped = true;
+            self.connected = false;
+            self.heab_seen = false;
+            self.set_state(now, ObjectState::Init, "disconnect fault");
+            self.outputs.push_back(ObjectOutput::Disconnect {
+                reason: "disconnect fault".into(),
+            });
+            return;
+        }
         if self.heab_seen && now >= self.next_monr_at {
-            let m = self.monr(now);
-            self.outputs.push_back(ObjectOutput::Monr(m));
-            self.monr_sent += 1;
+            if !self.fault_on(now, |k| *k == FaultKind::MonrStop) {
+                let m = self.monr(now);
+                self.outputs.push_back(ObjectOutput::Monr(m));
+                self.monr_sent += 1;
+            }
             self.next_monr_at += self.monr_period_s;
             if self.next_monr_at < now {
                 // fell behind (scheduler stall): skip, do not burst

@@ -55,6 +55,9 @@ pub struct RunReport {
     pub triggers: Vec<TriggerResult>,
     pub impacts: Vec<ImpactRecord>,
     pub aborted: Option<String>,
+    /// Why the run was aborted, as data and words (the rule, the object, value and limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub abort: Option<crate::dispatch::events::AbortInfo>,
     /// First skipped-row errors (file:line: reason), so skipped rows are never silent.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,

@@ -95,6 +95,31 @@ pub struct GroundConfig {
     pub telemetry_stale_s: f64,
     /// Largest MONR loss of an object's link that still arms (0..1).
     pub max_monr_loss: f64,
+    /// Largest distance of an object from its own path once started, m (an object's
+    /// `max_lateral_m` in the run's carriers overrides it).
+    pub max_lateral_m: f64,
+    /// Largest MONR speed above the object's planned speed where it is, km/h.
+    pub max_overspeed_kmh: f64,
+    /// Largest distance an armed object may move before its start, m.
+    pub max_stand_m: f64,
+    /// Largest distance between two MONR beyond what the object's speed explains, m.
+    pub max_jump_m: f64,
+    /// Geofences by map id (`[ground.geofence.<map>]`: `permitted = [[x, y], …]`,
+    /// `forbidden = [[[x, y], …], …]`, the map's metres); `PUT /maps/{id}/geofence` overrides.
+    pub geofence: std::collections::BTreeMap<String, crate::dispatch::motion_watch::Geofence>,
+}
+
+impl GroundConfig {
+    /// The limits of the control centre's motion rules.
+    pub fn motion_limits(&self) -> crate::dispatch::motion_watch::MotionLimits {
+        crate::dispatch::motion_watch::MotionLimits {
+            lateral_m: self.max_lateral_m,
+            overspeed_mps: self.max_overspeed_kmh / 3.6,
+            stand_m: self.max_stand_m,
+            jump_m: self.max_jump_m,
+            ..Default::default()
+        }
+    }
 }
 
 impl Default for GroundConfig {
@@ -104,6 +129,11 @@ impl Default for GroundConfig {
             heab_rate_hz: 100,
             telemetry_stale_s: 0.2,
             max_monr_loss: 0.25,
+            max_lateral_m: 1.0,
+            max_overspeed_kmh: 3.6,
+            max_stand_m: 0.5,
+            max_jump_m: 1.0,
+            geofence: Default::default(),
         }
     }
 }
@@ -407,6 +437,13 @@ impl Config {
             anyhow::bail!(
                 "ground: monr_miss_limit ≥ 1, heab_rate_hz 1..255, telemetry_stale_s > 0 and max_monr_loss 0..1, got {g:?}"
             );
+        }
+        g.motion_limits()
+            .validate()
+            .map_err(|e| anyhow::anyhow!("ground: {e}"))?;
+        for (map, f) in &g.geofence {
+            f.validate()
+                .map_err(|e| anyhow::anyhow!("ground.geofence.{map}: {e}"))?;
         }
         Ok(())
     }

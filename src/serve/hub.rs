@@ -90,5 +90,6 @@ pub fn run_json(r: &RunRow) -> Value {
         "track": r.track,
         "demo": r.demo,
         "instance": r.instance,
+        "abort": r.abort.as_deref().and_then(|a| serde_json::from_str::<Value>(a).ok()),
     })
 }

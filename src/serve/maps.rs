@@ -22,6 +22,77 @@ pub fn router(max_map: u64) -> Router<AppState> {
         )
         .route("/maps/{id}", get(get_one))
         .route("/maps/{id}/geojson", get(geojson))
+        .route(
+            "/maps/{id}/geofence",
+            get(get_geofence).put(put_geofence).delete(delete_geofence),
+        )
+}
+
+/// The map's geofence: set over the API, else from `[ground.geofence.<map>]` (404: none).
+async fn get_geofence(
+    State(st): State<AppState>,
+    _r: Reader,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    map_exists(&st, &id).await?;
+    match crate::serve::supervisor::geofence_of(&st, &id).await? {
+        Some((f, source)) => Ok(axum::Json(serde_json::json!({
+            "map_id": id, "permitted": f.permitted, "forbidden": f.forbidden, "source": source,
+        }))
+        .into_response()),
+        None => Err(ApiError::NotFound(format!("map '{id}' has no geofence"))),
+    }
+}
+
+/// `{"permitted": [[x, y], …], "forbidden": [[[x, y], …], …]}` in the map's metres; runs
+/// created from now on are checked against it (their whole motion at create, every MONR).
+async fn put_geofence(
+    State(st): State<AppState>,
+    _o: Operator,
+    Path(id): Path<String>,
+    body: axum::body::Bytes,
+) -> ApiResult<Response> {
+    map_exists(&st, &id).await?;
+    let f: crate::dispatch::motion_watch::Geofence = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::Unprocessable(format!("geofence: {e}")))?;
+    f.validate()
+        .map_err(|e| ApiError::Unprocessable(format!("geofence: {e}")))?;
+    if f.is_empty() {
+        return Err(ApiError::Unprocessable(
+            "geofence: give a permitted area or a forbidden zone (DELETE removes the geofence)"
+                .into(),
+        ));
+    }
+    let text = serde_json::to_string(&f).map_err(anyhow::Error::from)?;
+    st.store.put_geofence(&id, &text).await?;
+    Ok(axum::Json(serde_json::json!({
+        "map_id": id, "permitted": f.permitted, "forbidden": f.forbidden, "source": "api",
+    }))
+    .into_response())
+}
+
+/// Removes the geofence set over the API (one from the configuration stays).
+async fn delete_geofence(
+    State(st): State<AppState>,
+    _o: Operator,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    map_exists(&st, &id).await?;
+    if st.store.delete_geofence(&id).await? {
+        Ok(StatusCode::NO_CONTENT.into_response())
+    } else {
+        Err(ApiError::NotFound(format!(
+            "map '{id}' has no geofence set over the API"
+        )))
+    }
+}
+
+async fn map_exists(st: &AppState, id: &str) -> ApiResult<()> {
+    st.store
+        .get_map(id)
+        .await?
+        .map(|_| ())
+        .ok_or_else(|| ApiError::not_found("map", id))
 }
 
 async fn list(State(st): State<AppState>, _r: Reader) -> ApiResult<Response> {

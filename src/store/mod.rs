@@ -160,8 +160,8 @@ macro_rules! run_insert_query {
         let r: &$crate::store::RunRow = $r;
         sqlx::query::<$DB>(
             "INSERT INTO runs (id, state, scenario_id, map_id, source, speed, error, created_at, \
-             armed_at, started_at, finished_at, track, demo, instance) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+             armed_at, started_at, finished_at, track, demo, instance, abort) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
         )
         .bind(&r.id)
         .bind(&r.state)
@@ -177,6 +177,7 @@ macro_rules! run_insert_query {
         .bind(&r.track)
         .bind(r.demo)
         .bind(&r.instance)
+        .bind(&r.abort)
     }};
 }
 
@@ -186,6 +187,7 @@ pub mod blobs;
 pub mod chain;
 pub mod claims;
 pub mod dbcs;
+pub mod geofences;
 pub mod instances;
 pub mod run_list;
 pub mod series;
@@ -281,6 +283,9 @@ pub struct RunRow {
     /// The instance that executes the run (holds its lease; see [`instances`]).
     #[sqlx(default)]
     pub instance: Option<String>,
+    /// Why the run was aborted, as data: JSON of [`crate::dispatch::events::AbortInfo`].
+    #[sqlx(default)]
+    pub abort: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, FromRow)]
@@ -656,7 +661,7 @@ impl Store {
             let mut tx = p.begin().await?;
             sqlx::query(
                 "UPDATE runs SET state = $2, error = $3, armed_at = $4, started_at = $5, \
-                 finished_at = $6 WHERE id = $1",
+                 finished_at = $6, abort = $7 WHERE id = $1",
             )
             .bind(&r.id)
             .bind(&r.state)
@@ -664,6 +669,7 @@ impl Store {
             .bind(r.armed_at)
             .bind(r.started_at)
             .bind(r.finished_at)
+            .bind(&r.abort)
             .execute(&mut *tx)
             .await?;
             if terminal {

@@ -9,6 +9,7 @@ mod cosim_loopback;
 mod dispatch_faults;
 mod dispatch_isoobject;
 mod dispatch_loop;
+mod dispatch_motion;
 mod isoobject_interop;
 mod live_replay;
 mod serve_can;

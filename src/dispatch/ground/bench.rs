@@ -314,6 +314,28 @@ impl Ground {
         }
     }
 
+    /// An object the motion lost (disconnected, or its MONR stopped) may have been moved or
+    /// restarted since its last MONR: its pose is unknown until it reports one in a motion, so
+    /// no drive back is planned from a pose it had before the fault.
+    fn forget_lost(&mut self, events: &[crate::dispatch::events::DispatchEvent]) {
+        use crate::dispatch::events::AbortReason;
+        for e in events {
+            let lost = match &e.kind {
+                EventKind::Abort {
+                    reason:
+                        AbortReason::CarrierDisconnected { carrier }
+                        | AbortReason::MonrLost { carrier, .. },
+                } => carrier,
+                EventKind::CarrierDisconnected { carrier, .. } => carrier,
+                _ => continue,
+            };
+            if let Some(s) = self.status.iter_mut().find(|s| &s.name == lost) {
+                s.pose = None;
+                s.at_start = None;
+            }
+        }
+    }
+
     fn observe_poses(&mut self, poses: &[Option<Pose>]) {
         for (st, p) in self.status.iter_mut().zip(poses) {
             if p.is_some() {
@@ -458,6 +480,7 @@ impl Ground {
         });
         self.observe(&snap);
         self.observe_poses(&last_poses(&monr));
+        self.forget_lost(&motion.events(&snap));
         motion.reset_objects().await;
         motion.shutdown().await;
         let vut_ins = vut_ins.and_then(|d| d.lock().ok().map(|d| d.clone()));
@@ -530,13 +553,12 @@ impl Ground {
         let objects =
             off_workers(|| object_reports(&motion, &snap, &monr, &lags_of(&motion.plans, &monr)));
         let aborted = motion.events(&snap).iter().find_map(|e| match &e.kind {
-            EventKind::Abort { reason } => {
-                Some(serde_json::to_string(reason).unwrap_or_else(|_| format!("{reason:?}")))
-            }
+            EventKind::Abort { reason } => Some(reason.info().text),
             _ => None,
         });
         self.observe(&snap);
         self.observe_poses(&last_poses(&monr));
+        self.forget_lost(&motion.events(&snap));
         motion.reset_objects().await;
         motion.shutdown().await;
         let at_start = self.status.iter().all(|s| s.at_start == Some(true));

@@ -91,6 +91,7 @@ pub async fn take(cfg: ControlCentreConfig) -> Result<Taken, String> {
         h.shutdown().await;
     }
     if let Some(h) = found {
+        h.set_motion_rules(cfg.lateral_limits_m.clone(), cfg.geofence.clone());
         return Ok(Taken { h, fresh: false });
     }
     let h = ControlCentre::spawn(cfg).map_err(|e| e.to_string())?;

@@ -16,6 +16,7 @@
 //! * [`ins_check`]: where an INS on the VUT feeds the run beside its robot, the robot's MONR
 //!   position against the INS position.
 
+pub mod fence;
 pub mod impact;
 pub mod ins_check;
 pub mod links;

@@ -145,8 +145,11 @@ impl Motion {
                 monr_miss_limit: opts.monr_miss_limit,
                 telemetry_stale_s: opts.telemetry_stale_s,
                 arm_timeout_s: opts.arm_timeout.as_secs_f64(),
+                motion: opts.motion,
                 ..SafetyConfig::default()
             },
+            lateral_limits_m: opts.lateral_m.clone(),
+            geofence: opts.geofence.clone(),
             traj_dt_s: opts.traj_dt_s,
             trajectories,
             link_limits: opts.link_limits,
@@ -506,7 +509,11 @@ pub fn abort_cause(s: &Snapshot) -> Option<(String, String)> {
                     format!("{state:?}").to_uppercase()
                 ),
             )),
-            _ => None,
+            // A motion rule: its words name the object already.
+            other => {
+                let info = other.info();
+                info.object.map(|o| (o, info.text))
+            }
         },
         _ => None,
     })

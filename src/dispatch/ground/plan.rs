@@ -96,6 +96,12 @@ pub struct GroundOptions {
     /// measures it from its MONR positions over the last `w` seconds (for a robot whose MONR
     /// speed is its set speed rather than a measurement).
     pub speed_from_positions_s: Option<f64>,
+    /// Limits of the control centre's motion rules (path, speed, standing, jumps).
+    pub motion: crate::dispatch::motion_watch::MotionLimits,
+    /// An object's own lateral limit from its path, by name (others: `motion.lateral_m`).
+    pub lateral_m: std::collections::BTreeMap<String, f64>,
+    /// The site's geofence: checked against every planned motion and every MONR.
+    pub geofence: Option<Arc<crate::dispatch::motion_watch::Geofence>>,
 }
 
 impl Default for GroundOptions {
@@ -119,6 +125,9 @@ impl Default for GroundOptions {
             stop_timeout: Duration::from_secs(2),
             link_limits: None,
             speed_from_positions_s: None,
+            motion: Default::default(),
+            lateral_m: Default::default(),
+            geofence: None,
         }
     }
 }
@@ -195,9 +204,11 @@ pub async fn vut_track(
     let mut opts = sim.clone();
     opts.aeb = None;
     opts.fcw = None;
-    // The scenario's nominal VUT speed when it names one.
+    // The scenario's nominal VUT speed when it names one, planned at the middle of the
+    // protocol's VUT speed band (nominal 0/+1 km/h): a robot that tracks its plan to within
+    // ±0.5 km/h stays valid, where one planned at the band's lower edge is invalid at -0.02.
     if let Some(v) = setup.scenario.vut.speed_kmh {
-        opts.vut_speed_kmh = v;
+        opts.vut_speed_kmh = if v > 0.0 { v + VUT_BAND_MIDDLE_KMH } else { v };
     }
     if opts.run_up_m.is_none() {
         // The robot launches from standstill before the rehearsal's first sample, so the
@@ -254,6 +265,10 @@ pub async fn vut_track(
     let track = PlannedTrack::new(pts).ok_or("rehearsal samples not finite")?;
     Ok((track, report, end_t, launch_s - t0))
 }
+
+/// Middle of the protocol's VUT speed band (nominal 0/+1 km/h), above nominal: the VUT
+/// robot's planned speed.
+pub const VUT_BAND_MIDDLE_KMH: f64 = 0.5;
 
 /// How the VUT robot gets up to the rehearsal's speed before its first sample, m/s².
 pub const ROBOT_ACCEL_MPS2: f64 = 2.0;

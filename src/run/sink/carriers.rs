@@ -369,9 +369,7 @@ impl CarrierSink {
                         kind: EventKind::Abort { reason },
                         ..
                     }) => {
-                        let r = serde_json::to_string(&reason)
-                            .unwrap_or_else(|_| format!("{reason:?}"));
-                        stop.abort(&r, Stopper::Sink("control centre"));
+                        stop.abort(&reason.info().text, Stopper::Sink("control centre"));
                         return;
                     }
                     Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
@@ -666,6 +664,9 @@ impl Sink for CarrierSink {
                 }
                 _ => None,
             };
+            if let Some((_, r)) = &abort_event {
+                report.abort = Some(r.info());
+            }
             report.carriers = Some(self.results(&snap, end, epoch));
             report.dispatch = Some(DispatchSummary {
                 armed_after_s: self.armed_after_s,
@@ -673,7 +674,7 @@ impl Sink for CarrierSink {
                     .cc_abort
                     .clone()
                     .or_else(|| self.engine_abort.clone())
-                    .or_else(|| abort_event.map(|(_, r)| format!("{r:?}"))),
+                    .or_else(|| abort_event.as_ref().map(|(_, r)| r.info().text)),
                 abort_after_last_sample_ms,
                 final_phase: snap.phase,
                 starts: self.starts.clone(),

@@ -119,6 +119,10 @@ pub fn document() -> Value {
             "/catalogue/{id}": {"get": op("One catalogue row (case-insensitive: CCFtap, CPNA, 'CPNA night', CPTAns)", "catalogue", false, "200", json!({"parameters": id_param()}))},
             "/maps/{id}": {"get": op("Map metadata", "maps", false, "200", json!({"parameters": id_param()}))},
             "/maps/{id}/geojson": {"get": op("Lanes as a GeoJSON FeatureCollection", "maps", false, "200", json!({"parameters": [id_param()[0].clone(), {"name": "wgs84", "in": "query", "schema": {"type": "boolean"}}]}))},
+            "/maps/{id}/geofence": {
+                "get": op("The map's geofence (set over the API, else from the configuration; 404: none)", "maps", false, "200", json!({"parameters": id_param()})),
+                "put": op("Set the map's geofence: objects stay in the permitted area and out of the forbidden zones (map metres; 422 naming a bad polygon)", "maps", true, "200", json!({"parameters": id_param(), "requestBody": geofence_body()})),
+                "delete": op("Remove the geofence set over the API", "maps", true, "204", json!({"parameters": id_param()}))},
             "/carriers": {"get": op("Target carriers and their last known state (`mode`: simulated, or iso22133 for real carriers of a run, with `address` and `connected`)", "carriers", false, "200", json!({}))},
             "/health": {"get": op("Service health (503 when the database does not answer)", "service", false, "200", json!({}))},
             "/instances": {"get": op("Instances sharing the database: id, host, lease (`lease_until`, `live`); `this` is the one answering", "service", false, "200", json!({}))},
@@ -142,7 +146,9 @@ pub fn document() -> Value {
                     "finished_at": {"type": "string", "format": "date-time", "nullable": true},
                     "speed": {"oneOf": [{"type": "number"}, {"type": "string", "enum": ["max"]}]},
                     "error": {"type": "string", "nullable": true},
-                    "instance": {"type": "string", "nullable": true, "description": "the scil instance that executes the run; control requests go to it (409 from the others)"}}},
+                    "instance": {"type": "string", "nullable": true, "description": "the scil instance that executes the run; control requests go to it (409 from the others)"},
+                    "abort": {"type": "object", "nullable": true, "description": "why the run was aborted: the rule (kind), the object it names, the measured value and its limit, and the sentence the dashboard shows (text)", "properties": {
+                        "kind": {"type": "string"}, "object": {"type": "string", "nullable": true}, "value": {"type": "number", "nullable": true}, "limit": {"type": "number", "nullable": true}, "text": {"type": "string"}}}}},
                 "CreateRun": {"type": "object", "required": ["scenario_id"], "additionalProperties": false, "properties": {
                     "scenario_id": {"type": "string"},
                     "map_id": {"type": "string"},
@@ -322,4 +328,11 @@ fn sim_vut_schema() -> Value {
             "elk": {"type": "object", "description": "emergency lane keeping of a VUT that drifts out of its lane", "properties": {"tlc_s": {"type": "number", "default": 0.3}, "lat_accel_mps2": {"type": "number", "default": 3}, "delay_ms": {"type": "number", "default": 100}}},
             "step_ms": {"type": "number", "default": 10}, "run_up_m": {"type": "number"}, "max_duration_s": {"type": "number", "default": 60},
             "injection": {"type": "object", "properties": {"pos": {"type": "number"}, "speed": {"type": "number"}, "heading": {"type": "number"}, "dropout": {"type": "number"}, "latency_ms": {"type": "number"}, "seed": {"type": "integer"}}}}})
+}
+
+/// The body of `PUT /maps/{id}/geofence`.
+fn geofence_body() -> Value {
+    json!({"required": true, "content": {"application/json": {"schema": {"type": "object", "additionalProperties": false, "properties": {
+                    "permitted": {"type": "array", "items": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}},
+                    "forbidden": {"type": "array", "items": {"type": "array", "items": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}}}}}}}})
 }

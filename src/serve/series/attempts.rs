@@ -213,6 +213,7 @@ fn placeholder_row(id: &str) -> crate::store::RunRow {
         track: None,
         demo: false,
         instance: None,
+        abort: None,
     }
 }
 

@@ -349,12 +349,28 @@ pub async fn run_point(
     tokio::spawn(watch(st.clone(), a.clone()));
     if req.return_to_start {
         let (sup, run_id) = (st.supervisor.clone(), run.id.clone());
+        let st2 = st.clone();
         tokio::spawn(async move {
-            let _ = sup
+            let ended = sup
                 .wait_done(&run_id, std::time::Duration::from_secs(3600))
                 .await;
-            if let Err(e) = sup.return_to_start(&run_id).await {
-                tracing::warn!(run = %run_id, error = %e, "objects not driven back to the start");
+            // Only a run that finished drives back by itself: after an abort or a failure an
+            // object may be lost, restarted or standing where nobody planned; the operator
+            // looks and asks for the drive back (`POST /runs/{id}/return_to_start`).
+            match ended {
+                Ok(r) if r.state == crate::run::RunState::Finished.as_str() => {
+                    if let Err(e) = sup.return_to_start(&run_id).await {
+                        tracing::warn!(run = %run_id, error = %e, "objects not driven back to the start");
+                    }
+                }
+                Ok(r) => st2.record_event(
+                    Some(&run_id),
+                    None,
+                    "objects",
+                    &json!({"event": "return_offered", "state": r.state,
+                            "text": format!("the run is {}: the objects were not driven back; drive them back when they are safe to move", r.state)}),
+                ),
+                Err(e) => tracing::warn!(run = %run_id, error = %e, "objects not driven back to the start"),
             }
         });
     }

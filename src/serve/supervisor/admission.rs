@@ -269,6 +269,7 @@ mod tests {
             address: "127.0.0.2".into(),
             drives,
             mobility: None,
+            max_lateral_m: None,
         }
     }
 

@@ -75,6 +75,7 @@ mod tests {
             address: address.into(),
             drives: None,
             mobility: None,
+            max_lateral_m: None,
         }
     }
 

@@ -284,10 +284,12 @@ pub async fn arm_objects(
             row.id
         )));
     }
-    let mut ground = Ground::new(object_specs(carriers), options(&st.config.ground))
+    let opts = super::geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
+    let mut ground = Ground::new(object_specs(carriers), opts.clone())
         .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
     st.ground.seed(&mut ground);
     let prepared = ground.prepare(setup.clone()).await.map_err(api_error)?;
+    super::geofence::check_motion(&opts, &prepared.plans, &poses_of(&ground))?;
     let motion = match ground.arm(&prepared, override_start).await {
         Ok(m) => m,
         Err(e) => {
@@ -316,9 +318,82 @@ pub async fn arm_objects(
         st.ground.publish(&row.id, &g);
         if let Some(m) = &g.motion {
             lock(&st.ground.live).insert(row.id.clone(), m.h.clone());
+            tokio::spawn(watch_armed(st.clone(), row.id.clone(), m.h.clone()));
         }
     }
     Ok(())
+}
+
+/// While run `id` is armed: the moment its objects are no longer armed as one (one
+/// disconnected, silent, ABORTING or out of ARMED: the control centre aborted all of them, or
+/// left armed), the run ends `aborted` with that cause. Ends when the run is no longer armed.
+async fn watch_armed(st: super::Supervisor, id: String, h: ControlCentreHandle) {
+    use crate::dispatch::events::{AbortInfo, Phase};
+    use crate::run::RunState;
+    loop {
+        let broken = h
+            .wait_for(std::time::Duration::from_millis(200), |s| {
+                !matches!(s.phase, Phase::Armed | Phase::Running)
+            })
+            .await;
+        let Some(run) = super::lifecycle::active_run(&st, &id) else {
+            return;
+        };
+        let state = run.row.lock().await.state.clone();
+        if state != RunState::Armed.as_str() {
+            return;
+        }
+        if !broken {
+            continue;
+        }
+        let snap = h.snapshot();
+        let info = snap
+            .events
+            .iter()
+            .rev()
+            .find_map(|e| match &e.kind {
+                crate::dispatch::events::EventKind::Abort { reason } => Some(reason.info()),
+                _ => None,
+            })
+            .filter(|_| snap.phase == Phase::Aborted)
+            .unwrap_or_else(|| {
+                AbortInfo::other(
+                    "left_armed",
+                    &format!("the objects are no longer armed ({:?})", snap.phase),
+                )
+            });
+        tracing::warn!(run = %id, reason = %info.text, "armed run aborted: its objects are no longer armed");
+        let _ = super::lifecycle::abort_with(&st, &id, info, Some(RunState::Armed)).await;
+        return;
+    }
+}
+
+/// Where each object stands now, as far as the bench knows.
+fn poses_of(g: &Ground) -> Vec<Option<Pose>> {
+    g.status().iter().map(|s| s.pose).collect()
+}
+
+/// At create, for a run with objects on a map with a geofence: every object's whole motion
+/// planned (its drive to the start, the test, the drive back) and checked against it (422
+/// naming the object and the first point outside). Without a geofence nothing is planned.
+pub async fn check_at_create(
+    st: &super::Supervisor,
+    row: &crate::store::RunRow,
+    carriers: &[CarrierSpec],
+) -> Result<(), ApiError> {
+    if !is_ground(carriers)? {
+        return Ok(());
+    }
+    let opts = super::geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
+    if opts.geofence.is_none() {
+        return Ok(());
+    }
+    let setup = super::lifecycle::setup_of(st, row, carriers).await?;
+    let mut ground = Ground::new(object_specs(carriers), opts.clone())
+        .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
+    st.ground.seed(&mut ground);
+    let prepared = ground.prepare(setup).await.map_err(api_error)?;
+    super::geofence::check_motion(&opts, &prepared.plans, &poses_of(&ground))
 }
 
 /// Before the start: every object ARMED in its latest MONR, fresh, at its start (409 naming
@@ -435,10 +510,12 @@ pub async fn position(
     let stored: super::StoredSource = serde_json::from_str(&row.source).map_err(|e| {
         ApiError::Internal(anyhow::anyhow!("stored source of run '{}': {e}", row.id))
     })?;
-    let mut ground = Ground::new(object_specs(carriers), options(&st.config.ground))
+    let opts = super::geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
+    let mut ground = Ground::new(object_specs(carriers), opts.clone())
         .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
     st.ground.seed(&mut ground);
     let prepared = ground.prepare(setup.clone()).await.map_err(api_error)?;
+    super::geofence::check_motion(&opts, &prepared.plans, &poses_of(&ground))?;
     if let Some(o) = ground.status().iter().find(|o| o.pose.is_none()) {
         return Err(ApiError::Conflict(format!(
             "cannot drive the objects of run '{}' to their starts: object {} has reported no position yet (place it at its start and arm)",

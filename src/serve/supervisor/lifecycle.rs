@@ -22,6 +22,7 @@ use super::run::{
     lock, set_state, speed_to_db, ActiveRun, CarrierSpec, NewRun, Prepared, RunSource, StoredSource,
 };
 use super::Supervisor;
+use crate::dispatch::events::AbortInfo;
 use crate::ingest::can::DbcDecoder;
 use crate::ingest::csv::BadRowPolicy;
 use crate::run::sink::carriers::CarrierOptions;
@@ -61,6 +62,7 @@ fn new_row(st: &Supervisor, req: &NewRun, map_id: Option<String>) -> ApiResult<R
         track: Some(track_of(st, req)?),
         demo: req.demo,
         instance: Some(st.instance.id.clone()),
+        abort: None,
     })
 }
 
@@ -116,6 +118,7 @@ async fn hold_claims(st: &Supervisor, run: &ActiveRun) -> ApiResult<()> {
 pub async fn create(st: &Supervisor, mut req: NewRun) -> ApiResult<RunRow> {
     let map_id = validate(st, &mut req).await?;
     let row = new_row(st, &req, map_id)?;
+    super::ground::check_at_create(st, &row, &req.carriers).await?;
     let claims = claims_for(&req.carriers).await?;
     st.store
         .insert_run_claiming(&row, &claims)
@@ -130,6 +133,7 @@ pub async fn create(st: &Supervisor, mut req: NewRun) -> ApiResult<RunRow> {
 pub async fn create_and_start(st: &Supervisor, mut req: NewRun) -> ApiResult<RunRow> {
     let map_id = validate(st, &mut req).await?;
     let row = new_row(st, &req, map_id)?;
+    super::ground::check_at_create(st, &row, &req.carriers).await?;
     let claims = claims_for(&req.carriers).await?;
     let prepared = prepare(st, &row, &req.carriers).await?;
     st.store
@@ -435,7 +439,18 @@ pub async fn abort(
     reason: &str,
     expect: Option<RunState>,
 ) -> ApiResult<RunRow> {
-    let reason = crate::store::bound_reason(reason);
+    abort_with(st, id, AbortInfo::other("operator", reason), expect).await
+}
+
+/// [`abort`] with its cause as data: the operator's, or a safety rule's (an object that failed
+/// while the run was armed).
+pub async fn abort_with(
+    st: &Supervisor,
+    id: &str,
+    info: AbortInfo,
+    expect: Option<RunState>,
+) -> ApiResult<RunRow> {
+    let reason = crate::store::bound_reason(&info.text);
     let run = match active(st, id) {
         Some(r) => r,
         None => {
@@ -465,6 +480,7 @@ pub async fn abort(
             super::ground::release(st, id, &reason).await;
             row.finished_at = Some(Utc::now());
             row.error = Some(reason);
+            row.abort = serde_json::to_string(&info).ok();
             set_state(st, &run, &mut row, RunState::Aborted);
             st.store.update_run(&row).await?;
             st.metrics.runs_aborted.fetch_add(1, Ordering::Relaxed);

@@ -12,6 +12,7 @@
 mod admission;
 mod claims;
 mod drive;
+mod geofence;
 pub mod ground;
 mod health;
 pub mod lifecycle;
@@ -29,6 +30,7 @@ use std::ops::Deref;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+pub use geofence::geofence_of;
 pub use health::ingest_health_json;
 pub use run::{speed_to_db, ActiveRun, CarrierSpec, NewRun, RunSource, StoredSource};
 pub use unsaved::derived_result;

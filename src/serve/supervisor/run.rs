@@ -85,6 +85,10 @@ pub struct CarrierSpec {
     pub drives: Option<crate::dispatch::ground::Drives>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mobility: Option<crate::dispatch::ground::Mobility>,
+    /// This object's own largest distance from its path, m (default: the site's
+    /// `[ground] max_lateral_m`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_lateral_m: Option<f64>,
 }
 
 /// Source health counters, updated by the store sink, read by the health ticker.

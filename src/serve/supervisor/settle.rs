@@ -17,10 +17,24 @@ use crate::run::{RunReport, RunState};
 pub(super) async fn settle(
     st: &Supervisor,
     run: &Arc<ActiveRun>,
-    report: RunReport,
+    mut report: RunReport,
     real_carriers: bool,
 ) {
     let outcome = crate::run::session::outcome_of(&report);
+    // An abort no object's rule explains: the operator's, or the run's own.
+    if report.abort.is_none() {
+        if let Some(r) = &report.aborted {
+            let by_operator = matches!(
+                run.stop.requested(),
+                Some(crate::run::StopRequest::Abort {
+                    by: crate::run::Stopper::Operator,
+                    ..
+                })
+            );
+            let kind = if by_operator { "operator" } else { "run" };
+            report.abort = Some(crate::dispatch::events::AbortInfo::other(kind, r));
+        }
+    }
     // The objects on the ground: where each ended, before the run is seen ended.
     st.ground.settled(&run.id).await;
     // Telemetry and events first: a run is marked finished only once every row it sent is
@@ -89,6 +103,10 @@ pub(super) async fn settle(
         (r, l) => r.or_else(|| l.clone()),
     }
     .map(|r| crate::store::bound_reason(&r));
+    row.abort = report
+        .abort
+        .as_ref()
+        .and_then(|a| serde_json::to_string(a).ok());
     // Never `finished` with rows missing.
     let state = match RunState::from(outcome) {
         RunState::Finished if loss.is_some() => RunState::Failed,
