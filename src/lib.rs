@@ -4,6 +4,9 @@
 //! frame) → [`twin`] (digital twin on the [`map`]) → [`scenario`] (sans-IO engine: triggers,
 //! commands, events) → [`replay`] (drivers) → dispatch / store / serve.
 
+// The OpenAPI document is one `json!` literal, deeper than the default macro recursion limit.
+#![recursion_limit = "256"]
+
 // The sans-IO core (crate `scil-core`), re-exported so that `scil::scenario::…` etc. keep working.
 #[cfg(feature = "proj")]
 pub use scil_core::proj_geo;

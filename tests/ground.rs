@@ -767,6 +767,7 @@ async fn ground_service(dir: &Path) -> (scil::serve::Server, support::http::Api)
             heab_rate_hz: 10,
             telemetry_stale_s: 1.0,
             max_monr_loss: 0.75,
+            ..Default::default()
         },
         ..scil::serve::Config::default()
     };

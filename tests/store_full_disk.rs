@@ -625,6 +625,7 @@ async fn a_spill_file_left_behind_is_written_back_and_its_torn_tail_reported() {
             source: "{}".into(),
             speed: Some(1.0),
             error: Some("left active by a previous process".into()),
+            abort: None,
             created_at: now,
             armed_at: None,
             started_at: None,

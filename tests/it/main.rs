@@ -17,6 +17,7 @@ mod ingest_loggers;
 mod ingest_proptest;
 mod ingest_roundtrip;
 mod ingest_sources;
+mod map_site;
 mod ncap2026;
 mod ncap_series;
 mod ncap_workbook;

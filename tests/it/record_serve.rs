@@ -112,6 +112,7 @@ async fn stored_run_exports_as_parquet_and_mcap() {
             source: "{}".into(),
             speed: None,
             error: None,
+            abort: None,
             created_at: now,
             armed_at: None,
             started_at: None,

@@ -271,6 +271,7 @@ async fn the_demo_keeps_its_newest_runs_and_lists_can_hide_them() {
                 source: "{}".into(),
                 speed: Some(1.0),
                 error: None,
+                abort: None,
                 created_at: at,
                 armed_at: None,
                 started_at: None,

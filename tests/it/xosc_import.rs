@@ -185,6 +185,7 @@ async fn an_exported_run_imports_to_the_same_trajectories() {
             source: "{}".into(),
             speed: None,
             error: None,
+            abort: None,
             created_at: now,
             armed_at: None,
             started_at: Some(now),

@@ -3,6 +3,7 @@
 
 pub mod fault_proxy;
 pub mod http;
+pub mod odr_peer;
 pub mod python;
 pub mod rating_tool;
 pub mod service;
