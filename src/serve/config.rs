@@ -537,7 +537,6 @@ pub fn redact_url(url: &str) -> String {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -185,12 +185,14 @@ macro_rules! run_insert_query {
 pub mod audit;
 pub mod blobs;
 pub mod chain;
+mod chain_rows;
 pub mod claims;
 pub mod dbcs;
 pub mod geofences;
 pub mod instances;
 pub mod run_list;
 pub mod series;
+mod telemetry_rows;
 pub use claims::{is_unique_violation, CarrierClaim, ClaimError};
 pub use dbcs::DbcRow;
 pub use instances::InstanceRow;
@@ -791,70 +793,6 @@ impl Store {
         })
     }
 
-    /// A run's chain as the run keeps it: (unchained, head, length); None: no such run.
-    pub async fn run_chain(
-        &self,
-        run_id: &str,
-    ) -> StoreResult<Option<(bool, Option<String>, i64)>> {
-        on_db!(&self.db, |p, DB| {
-            sqlx::query_as::<DB, (bool, Option<String>, i64)>(
-                "SELECT unchained, chain_head, chain_len FROM runs WHERE id = $1",
-            )
-            .bind(run_id)
-            .fetch_optional(p)
-            .await
-        })
-    }
-
-    /// Every event of a run, in order, as the chain checks read them.
-    pub async fn chain_events(&self, run_id: &str) -> StoreResult<Vec<chain::ChainEvent>> {
-        let mut out = Vec::new();
-        let mut after = 0;
-        loop {
-            let page = self.list_events(run_id, after, 5000).await?;
-            let Some(last) = page.last() else {
-                return Ok(out);
-            };
-            after = last.id;
-            out.extend(page.into_iter().map(|e| chain::ChainEvent {
-                id: e.id,
-                run_id: e.run_id.unwrap_or_default(),
-                t: e.t,
-                kind: e.kind,
-                payload: e.payload,
-                created_at: chain::time_text(e.created_at),
-                hash: e.hash,
-            }));
-        }
-    }
-
-    /// The SHA-256 of a run's stored telemetry (one JSON line per row in `seq` order) and its
-    /// row count, read page by page.
-    pub async fn telemetry_digest(&self, run_id: &str) -> StoreResult<(String, u64)> {
-        let mut d = chain::TelemetryDigest::default();
-        let mut after = i64::MIN;
-        loop {
-            let page = on_db!(&self.db, |p, DB| {
-                sqlx::query_as::<DB, TelemetryRow>(&format!(
-                    "SELECT {TELEMETRY_COLUMNS} FROM telemetry WHERE run_id = $1 AND seq > $2 \
-                     ORDER BY seq LIMIT 10000"
-                ))
-                .bind(run_id)
-                .bind(after)
-                .fetch_all(p)
-                .await
-            })?;
-            let Some(last) = page.last() else {
-                let rows = d.rows;
-                return Ok((d.finish(), rows));
-            };
-            after = last.seq;
-            for r in &page {
-                d.add(r);
-            }
-        }
-    }
-
     /// Writes events and telemetry rows in ONE transaction (events are never stored twice: a
     /// failed batch leaves nothing behind and is retried whole). On failure the connection is
     /// not returned to the pool but closed: a connection whose COMMIT or ROLLBACK failed (disk
@@ -890,70 +828,6 @@ impl Store {
                 let _ = raw.close().await;
             }
             res
-        })
-    }
-
-    // ---- telemetry ----
-
-    /// Inserts telemetry rows in one transaction with multi-row INSERTs. Idempotent: rows already
-    /// stored (same run and sequence number) are skipped, so a batch can be retried safely.
-    pub async fn insert_telemetry(&self, rows: &[TelemetryRow]) -> StoreResult<()> {
-        if rows.is_empty() {
-            return Ok(());
-        }
-        on_db!(&self.db, |p, DB| {
-            let mut tx = p.begin().await?;
-            for chunk in rows.chunks(TELEMETRY_ROWS_PER_STATEMENT) {
-                telemetry_insert!(DB, chunk)
-                    .build()
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            tx.commit().await
-        })
-    }
-
-    /// Telemetry of a run with `from ≤ t ≤ to` (sample time), in recording order.
-    pub async fn telemetry(
-        &self,
-        run_id: &str,
-        from: Option<f64>,
-        to: Option<f64>,
-        limit: i64,
-    ) -> StoreResult<Vec<TelemetryRow>> {
-        let from = from.unwrap_or(-1e300);
-        let to = to.unwrap_or(1e300);
-        on_db!(&self.db, |p, DB| {
-            sqlx::query_as::<DB, TelemetryRow>(&format!(
-                "SELECT {TELEMETRY_COLUMNS} FROM telemetry WHERE run_id = $1 AND t >= $2 AND t <= $3 \
-                 ORDER BY seq LIMIT $4"
-            ))
-            .bind(run_id)
-            .bind(from)
-            .bind(to)
-            .bind(limit)
-            .fetch_all(p)
-            .await
-        })
-    }
-
-    pub async fn telemetry_count(&self, run_id: &str) -> StoreResult<i64> {
-        on_db!(&self.db, |p, DB| {
-            sqlx::query_scalar::<DB, i64>("SELECT COUNT(*) FROM telemetry WHERE run_id = $1")
-                .bind(run_id)
-                .fetch_one(p)
-                .await
-        })
-    }
-
-    /// Deletes a run's telemetry (benchmarks clean up after themselves).
-    pub async fn delete_telemetry(&self, run_id: &str) -> StoreResult<u64> {
-        on_db!(&self.db, |p, DB| {
-            sqlx::query("DELETE FROM telemetry WHERE run_id = $1")
-                .bind(run_id)
-                .execute(p)
-                .await
-                .map(|r| r.rows_affected())
         })
     }
 

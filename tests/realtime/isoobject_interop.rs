@@ -32,7 +32,9 @@ impl Demo {
         let log = std::env::temp_dir().join(format!("isoobject-{tag}-{}.log", std::process::id()));
         let out = std::fs::File::create(&log).expect("log file");
         let child = Command::new(bin)
-            .args(["-i", "127.0.0.1", "-b", "circle"])
+            // Its default behaviour follows the TRAJ it is given, so the motion rules (path,
+            // standing, speed) hold for it as for a real object.
+            .args(["-i", "127.0.0.1"])
             .stdout(Stdio::from(out.try_clone().expect("dup")))
             .stderr(Stdio::from(out))
             .spawn()
@@ -125,7 +127,8 @@ async fn arms_runs_and_stops_the_stock_isoobject_demo() {
     h.finish();
     assert!(
         h.wait_carrier_state("iso", ObjectState::Postrun, T).await,
-        "NormalStop"
+        "NormalStop: {:?}",
+        h.snapshot().events
     );
     tokio::time::sleep(Duration::from_millis(1000)).await; // 100 heartbeats
     feed.abort();
