@@ -36,10 +36,6 @@ impl Store {
         macro_rules! body {
             ($p:expr) => {{
                 let mut tx = $p.begin().await?;
-                sqlx::query("DELETE FROM blob_chunks WHERE blob_id = $1")
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await?;
                 sqlx::query(
                     "INSERT INTO blobs (id, kind, bytes, chunks, complete, created_ms) \
                      VALUES ($1, $2, 0, 0, FALSE, $3) ON CONFLICT (id) DO UPDATE SET \
@@ -51,6 +47,13 @@ impl Store {
                 .bind(now)
                 .execute(&mut *tx)
                 .await?;
+                // The blob's row is locked by the upsert above before its old chunks go: a
+                // second writer of the same id (two instances registering the same bundled
+                // file at once) waits here and then sees, and deletes, the first one's chunks.
+                sqlx::query("DELETE FROM blob_chunks WHERE blob_id = $1")
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
                 let (mut total, mut seq) = (0u64, 0i64);
                 loop {
                     // Fill a whole chunk (a read may return less).
