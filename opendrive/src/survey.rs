@@ -161,6 +161,8 @@ fn residuals(geoms: &[Geometry], pts: &[(f64, f64)], s: &[f64]) -> Vec<f64> {
 }
 
 /// Solves the small symmetric positive definite system `a x = b` (Cholesky); `None` if singular.
+// Index loops are the textbook form of the factorisation; iterators would hide it.
+#[allow(clippy::needless_range_loop)]
 fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
     let n = b.len();
     for j in 0..n {
@@ -258,6 +260,8 @@ fn initial(pts: &[(f64, f64)], d: &[f64], n: usize) -> Spline {
 }
 
 /// Levenberg–Marquardt refinement of a spline; returns it with the point distances.
+// The normal equations are filled and mirrored by index, as the method is written.
+#[allow(clippy::needless_range_loop)]
 fn refine(mut sp: Spline, pts: &[(f64, f64)], d: &[f64]) -> (Spline, Vec<f64>, Vec<f64>) {
     let length = sp.piece * (sp.kappa.len() - 1) as f64;
     let mut geoms = sp.geometries();

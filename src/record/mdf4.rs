@@ -16,7 +16,7 @@ struct Writer {
 impl Writer {
     /// Appends a block (8-byte aligned) and returns its offset.
     fn block(&mut self, id: &[u8; 2], links: &[u64], data: &[u8]) -> u64 {
-        while self.buf.len() % 8 != 0 {
+        while !self.buf.len().is_multiple_of(8) {
             self.buf.push(0);
         }
         let at = self.buf.len() as u64;
@@ -37,7 +37,7 @@ impl Writer {
     fn text(&mut self, id: &[u8; 2], s: &str) -> u64 {
         let mut d = s.as_bytes().to_vec();
         d.push(0);
-        while d.len() % 8 != 0 {
+        while !d.len().is_multiple_of(8) {
             d.push(0);
         }
         self.block(id, &[], &d)
