@@ -91,6 +91,8 @@ export function describe(name, e, ctx = {}) {
     }
     case 'aborted': return e.abort && e.abort.text ? e.abort.text : e.reason ? `${inWords(e.reason)}` : flat(e);
     case 'validity': return `${e.channel} ${fmt(e.value, 3)}${CHANNEL_UNIT[e.channel] ? ` ${CHANNEL_UNIT[e.channel]}` : ''}${e.limit ? ` (limit ${e.limit})` : ''}`;
+    case 'seal': return 'record sealed: digests of its results, telemetry and run';
+    case 'control': return `${e.action ?? 'control'} by ${e.by ?? '?'}`;
     case 'verdict': return `${e.valid ? 'VALID' : 'INVALID'}${e.window ? ` window ${fmt(e.window.from_s - (t0 ?? 0), 2)}–${fmt(e.window.to_s - (t0 ?? 0), 2)} s` : ''}`;
     default: return flat(e);
   }

@@ -165,6 +165,10 @@ export class Results {
     if (run.state && !DONE.includes(run.state)) {
       // A created, armed or running run has no results yet (GET …/results is 404 until it ends).
       $('#detail').innerHTML = `<p class="muted">${esc(run.state)}: results when the run ends</p>`;
+      // A run ending now is stored a moment after the live view says so: look again while it
+      // is the one shown.
+      clearTimeout(this.recheck);
+      this.recheck = setTimeout(() => { if (this.selected === id && !document.hidden) this.refresh(); }, 1000);
       return;
     }
     try { res = await this.results(id, run.state); } catch (e) { if (this.selected === id) $('#detail').innerHTML = `<p class="bad">${esc(e.message)}</p>`; return; }

@@ -107,9 +107,11 @@ export async function groundTest({ ctx, scil, root, tmp, port, token, test, asse
     await page.waitForSelector('#run-state[data-state=finished]', { timeout: 90000 })
       .catch(async () => { throw new Error(`run ${first}: ${await page.evaluate(() => window.__scil.L.state)} ${JSON.stringify(await api('GET', `/runs/${first}`))}`); });
     await page.click('[data-tab=results]');
-    await page.waitForSelector(`#runs tr[data-id="${first}"]`, { timeout: 10000 });
+    await page.waitForSelector(`#runs tr[data-id="${first}"]`, { timeout: 10000 })
+      .catch(() => { throw new Error(`run ${first} not listed on the Results tab`); });
     await page.click(`#runs tr[data-id="${first}"] td:nth-child(2)`);
-    await page.waitForSelector('#detail-impacts tbody tr[data-target=dummy]', { timeout: 10000 });
+    await page.waitForSelector('#detail-impacts tbody tr[data-target=dummy]', { timeout: 10000 })
+      .catch(async () => { throw new Error(`no impact row for run ${first}: ${(await page.textContent('#detail')).slice(0, 300)}`); });
     const cells = await page.$$eval('#detail-impacts tbody tr[data-target=dummy] td', (tds) => tds.map((t) => t.textContent));
     assert(/^\d\.\d{3}$/.test(cells[1]) && /^\d\.\d{3}$/.test(cells[2]), `impact row ${cells}`);
     assert(await page.$$eval('#detail-objects tbody tr[data-object]', (t) => t.length) === 2, 'objects table');
