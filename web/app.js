@@ -10,7 +10,7 @@ import { TestDay } from './testday.js';
 import { SIM_VUT, simOption, simSelected, simSource, initParams, showParams } from './params.js';
 import { ValidityLamps } from './validity.js';
 import { RunStrip } from './runs_strip.js';
-import { ObjectsPanel, roleOf } from './objects.js';
+import { ObjectsPanel, roleOf, stateOf } from './objects.js';
 import { describe, inWords } from './events.js';
 
 const $ = (s) => document.querySelector(s);
@@ -460,6 +460,9 @@ function renderTables() {
     const car = L.carrierOf.get(id);
     rows.push(`<tr><td>${esc(id)}${car ? ` <span class="muted">${esc(car)}</span>` : ''}</td><td><span class="st st-${st}">${st}</span></td><td class="num">${tg ? fmt(tg.speed * 3.6, 1) : '—'}</td><td class="num">${fmt(ttc, 2)}</td></tr>`);
   }
+  // a ground run's targets are its objects' carriers, before any target moves
+  const ground = (L.objects || []).filter((o) => o.drives !== 'vut');
+  if (!rows.length) for (const o of ground) rows.push(`<tr><td>${esc(o.name)} <span class="muted">${esc(roleOf(o.drives))}</span></td><td><span class="st">${esc(stateOf(o))}</span></td><td class="num">—</td><td class="num">—</td></tr>`);
   $('#carriers tbody').innerHTML = rows.join('') || '<tr><td colspan=4 class="muted">no targets</td></tr>';
   // health frames come about once a second while a run is running; when none has come for 2.5 s
   // (server stalled, WebSocket stuck) the rows turn red with the time since the last one
@@ -471,7 +474,7 @@ function renderTables() {
     const ageTd = since > 2.5 ? `<td class="num bad" title="no health report for ${fmt(since, 1)} s">no report ${fmt(since, 0)} s</td>`
       : `<td class="num ${cls}">${age == null ? '—' : fmt(age, 2) + ' s'}</td>`;
     return `<tr><td>${esc(s.name)}</td><td class="num">${fmt(s.rate_hz, 1)} Hz</td>${ageTd}<td class="num ${s.errors ? 'bad' : ''}">${s.errors ?? 0}</td></tr>`;
-  }).join('') || '<tr><td colspan=4 class="muted">no sources</td></tr>';
+  }).join('') || `<tr><td colspan=4 class="muted">${(L.objects || []).length ? 'the VUT robot\'s MONR: its link in Objects' : 'no sources'}</td></tr>`;
 }
 
 // Newest first, in the order of their times (the ones before the first sample oldest, by arrival).

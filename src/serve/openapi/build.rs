@@ -11,6 +11,10 @@ pub fn op(summary: &str, tag: &str, auth: bool, ok: &str, extra: Value) -> Value
             "default": {"description": "Error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
         }
     });
+    if ok == "204" {
+        // No Content: no body, so no media type either.
+        o["responses"][ok] = json!({"description": "No Content"});
+    }
     if auth {
         o["security"] = json!([{"bearer": []}]);
         o["responses"]["401"] = json!({"description": "Missing or unknown token", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});

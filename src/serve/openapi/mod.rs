@@ -332,7 +332,12 @@ fn sim_vut_schema() -> Value {
 
 /// The body of `PUT /maps/{id}/geofence`.
 fn geofence_body() -> Value {
-    json!({"required": true, "content": {"application/json": {"schema": {"type": "object", "additionalProperties": false, "properties": {
-                    "permitted": {"type": "array", "items": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}},
-                    "forbidden": {"type": "array", "items": {"type": "array", "items": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}}}}}}}})
+    let point = json!({"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2});
+    json!({"required": true, "content": {"application/json": {"schema": {"type": "object", "additionalProperties": false,
+                    // A permitted area, or at least one forbidden zone (DELETE removes the geofence).
+                    "anyOf": [{"required": ["permitted"], "properties": {"permitted": {"minItems": 3}}}, {"required": ["forbidden"], "properties": {"forbidden": {"minItems": 1}}}],
+                    "properties": {
+                    // No permitted polygon (empty: no limit), or one of at least 3 points.
+                    "permitted": {"anyOf": [{"type": "array", "maxItems": 0}, {"type": "array", "items": point.clone(), "minItems": 3}]},
+                    "forbidden": {"type": "array", "items": {"type": "array", "items": point, "minItems": 3}}}}}}})
 }
