@@ -78,7 +78,7 @@ pub struct AbortInfo {
     pub value: Option<f64>,
     /// Its limit, in the same unit.
     pub limit: Option<f64>,
-    /// One sentence for people, e.g. "ptw is 1.3 m right of its path (limit 1.0 m)".
+    /// One sentence for people, e.g. "ptw is 1.30 m right of its path (limit 1.0 m)".
     pub text: String,
 }
 
@@ -167,7 +167,7 @@ impl AbortReason {
                 Some(lateral_m.abs()),
                 Some(*limit_m),
                 format!(
-                    "{carrier} is {:.1} m {} of its path (limit {limit_m:.1} m)",
+                    "{carrier} is {:.2} m {} of its path (limit {limit_m:.1} m)",
                     lateral_m.abs(),
                     if *lateral_m >= 0.0 { "left" } else { "right" }
                 ),
@@ -197,7 +197,7 @@ impl AbortReason {
                 Some(*moved_m),
                 Some(*limit_m),
                 format!(
-                    "{carrier} moved {moved_m:.1} m before its start (limit {limit_m:.1} m)"
+                    "{carrier} moved {moved_m:.2} m before its start (limit {limit_m:.1} m)"
                 ),
             ),
             AbortReason::PositionJump {

@@ -466,7 +466,7 @@ mod tests {
         }
         .info()
         .text;
-        assert_eq!(text, "ptw is 1.3 m right of its path (limit 1.0 m)");
+        assert_eq!(text, "ptw is 1.30 m right of its path (limit 1.0 m)");
     }
 
     #[test]

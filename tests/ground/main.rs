@@ -17,8 +17,12 @@
 // whole run, awaits included (a plain mutex: it only orders tests, no task waits on it).
 #![allow(clippy::await_holding_lock)]
 
-#[path = "it/support/mod.rs"]
+#[path = "../it/support/mod.rs"]
 mod support;
+
+mod proxy;
+mod safety;
+mod service;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -39,16 +43,16 @@ use support::shared;
 
 /// The stock objects spin a core each while armed: one ground test at a time, so that their
 /// schedules are not made late by another test's objects.
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+pub(crate) fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     static ONE: Mutex<()> = Mutex::new(());
     ONE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// One test at a time: the objects follow their TRAJ on sleeping threads, and timing is what
 /// these tests measure.
-static SERIAL: Mutex<()> = Mutex::new(());
+pub(crate) static SERIAL: Mutex<()> = Mutex::new(());
 
-fn demo_bin() -> Option<PathBuf> {
+pub(crate) fn demo_bin() -> Option<PathBuf> {
     match std::env::var_os("SCIL_ISOOBJECT_DEMO") {
         Some(p) => {
             let p = PathBuf::from(p);
@@ -67,14 +71,14 @@ fn demo_bin() -> Option<PathBuf> {
 }
 
 /// A stock isoObject on its own loopback address.
-struct Demo {
+pub(crate) struct Demo {
     child: Child,
     log: PathBuf,
-    ip: String,
+    pub(crate) ip: String,
 }
 
 impl Demo {
-    fn start(bin: &Path, ip: &str) -> Demo {
+    pub(crate) fn start(bin: &Path, ip: &str) -> Demo {
         let log = std::env::temp_dir().join(format!("ground-{ip}-{}.log", std::process::id()));
         let out = std::fs::File::create(&log).expect("log file");
         let child = Command::new(bin)
@@ -91,7 +95,7 @@ impl Demo {
     }
 
     /// How the process died, if a signal ended it (the stock object's own crash).
-    fn crashed(&mut self) -> Option<String> {
+    pub(crate) fn crashed(&mut self) -> Option<String> {
         use std::os::unix::process::ExitStatusExt;
         match self.child.try_wait() {
             Ok(Some(st)) => st
@@ -101,12 +105,12 @@ impl Demo {
         }
     }
 
-    fn kill(&mut self) {
+    pub(crate) fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
 
-    fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         let mut s = String::new();
         if let Ok(mut f) = std::fs::File::open(&self.log) {
             let _ = f.read_to_string(&mut s);
@@ -121,7 +125,7 @@ impl Drop for Demo {
     }
 }
 
-fn demos(bin: &Path, ips: &[&str]) -> Vec<Demo> {
+pub(crate) fn demos(bin: &Path, ips: &[&str]) -> Vec<Demo> {
     let d = ips.iter().map(|ip| Demo::start(bin, ip)).collect();
     std::thread::sleep(Duration::from_millis(500));
     d
@@ -130,7 +134,7 @@ fn demos(bin: &Path, ips: &[&str]) -> Vec<Demo> {
 /// Options of these tests: the machine running them is shared, so an object's MONR thread may
 /// stall for a while (and so may this process): the abort rules allow half a second of MONR
 /// and a second of telemetry, arming accepts a lossy link and the heartbeat is slower.
-fn options() -> GroundOptions {
+pub(crate) fn options() -> GroundOptions {
     GroundOptions {
         monr_miss_limit: 50,
         telemetry_stale_s: 1.0,
@@ -147,7 +151,7 @@ fn options() -> GroundOptions {
     }
 }
 
-fn setup(row: &str, p: Params, map: &str) -> Arc<RunSetup> {
+pub(crate) fn setup(row: &str, p: Params, map: &str) -> Arc<RunSetup> {
     let m = Arc::new(Map::load(&shared(map)).expect("map loads"));
     let cat = Catalogue::bundled();
     let (r, _) = cat.find(row).expect("row");
@@ -162,7 +166,7 @@ fn setup(row: &str, p: Params, map: &str) -> Arc<RunSetup> {
 
 /// Objects for a setup: the VUT robot and every moving target, on consecutive addresses. Test
 /// objects drive back briskly (they are simulations).
-fn objects(setup: &RunSetup, ips: &[&str]) -> Vec<ObjectSpec> {
+pub(crate) fn objects(setup: &RunSetup, ips: &[&str]) -> Vec<ObjectSpec> {
     let mut drives = vec![Drives::Vut];
     for t in &setup.scenario.targets {
         if t.activation != scil::scenario::Activation::Static {
@@ -426,7 +430,7 @@ async fn next_run_starts(ground: &mut Ground, prepared: &Prepared, label: &str) 
 /// crash by itself (a segmentation fault in its own main loop when its state changes under it,
 /// see docs/ground.md); when the day failed and one of its objects died of a signal, the day
 /// runs once more with fresh objects, saying so. Any other failure fails at once.
-async fn stand_in_day<F, Fut>(bin: &Path, ips: &[&str], label: &str, body: F)
+pub(crate) async fn stand_in_day<F, Fut>(bin: &Path, ips: &[&str], label: &str, body: F)
 where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = ()> + Send + 'static,
@@ -658,278 +662,6 @@ async fn an_object_killed_while_armed_refuses_the_start_naming_it() {
     );
 }
 
-/// A test-day point through the service: a run with the robot's MONR as its telemetry and a
-/// carrier for the target, armed as one, started, its objects in `GET /runs/{id}` and its
-/// results, driven back to the start, and the next run of the same scenario armed and
-/// started.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_point_through_the_service_then_back_to_start_and_the_next() {
-    let _alone = one_at_a_time();
-    let Some(bin) = demo_bin() else { return };
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let ips = ["127.0.0.51", "127.0.0.52"];
-    stand_in_day(&bin, &ips, "service", move || service_day(ips)).await;
-}
-
-/// The service test's day on the objects at `ips` (the robot's and the dummy's).
-async fn service_day(ips: [&'static str; 2]) {
-    use reqwest::StatusCode;
-    use serde_json::json;
-    let mut p = Params::new(20.0);
-    p.impact = Some(0.5);
-    let s = setup("CPNCO", p, "opendrive/proving_ground.xodr");
-    let toml = toml::to_string(&s.scenario).expect("scenario toml");
-    let dir = support::tempdir("ground");
-    let (_server, c) = ground_service(&dir).await;
-    let (st, v) = c
-        .post(
-            "/scenarios",
-            json!({"id": "cpnco-20", "toml": toml, "map_id": "proving_ground"}),
-        )
-        .await;
-    assert!(st.is_success(), "{st} {v}");
-    let mobility = json!({"min_turn_radius_m": 5.5, "may_reverse": true,
-                          "speed_mps": 12.0, "accel_mps2": 4.0});
-    let body = json!({
-        "scenario_id": "cpnco-20", "map_id": "proving_ground",
-        "source": {"kind": "monr", "carrier": "robot"},
-        "carriers": [
-            {"name": "robot", "address": ips[0], "drives": "vut", "mobility": mobility},
-            {"name": "ped", "address": ips[1], "drives": "dummy", "mobility": mobility}
-        ]
-    });
-    for round in 0..2 {
-        let (st, run) = c.post("/runs", body.clone()).await;
-        assert_eq!(st, StatusCode::CREATED, "{run}");
-        let id = run["id"].as_str().expect("id").to_string();
-        let (st, v) = c.post_empty(&format!("/runs/{id}/arm")).await;
-        assert_eq!(st, StatusCode::OK, "round {round}: {v}");
-        let (_, v) = c.get(&format!("/runs/{id}")).await;
-        let objects = v["objects"].as_array().expect("objects").clone();
-        assert_eq!(objects.len(), 2, "{v}");
-        for o in &objects {
-            assert_eq!(o["state"], "armed", "{o}");
-            assert!(o["start"]["heading_deg"].is_number(), "{o}");
-        }
-        let (st, v) = c.post_empty(&format!("/runs/{id}/start")).await;
-        assert_eq!(st, StatusCode::OK, "{v}");
-        let run = c.wait_terminal(&id, Duration::from_secs(90)).await;
-        assert_eq!(run["state"], "finished", "round {round}: {run}");
-        let (_, res) = c.get(&format!("/runs/{id}/results")).await;
-        let ground = &res["ground"];
-        for o in ground["objects"].as_array().expect("ground objects") {
-            assert!(o["monr_count"].as_u64().unwrap_or(0) > 100, "{o}");
-            assert!(
-                o["max_lateral_m"].as_f64().is_some_and(|d| d <= 0.05),
-                "{o}"
-            );
-            assert!(
-                o["states_seen"].as_array().is_some_and(|s| !s.is_empty()),
-                "{o}"
-            );
-        }
-        let imp = &ground["impacts"][0];
-        println!("service round {round}: impact {imp}");
-        assert!(imp["monr"]["location"].is_number(), "{ground}");
-        judge_location_json(&format!("service round {round}"), imp);
-        if round == 1 {
-            break; // the next run armed, started and finished
-        }
-        // Back to the start; the next run needs it.
-        let (st, v) = c.post_empty(&format!("/runs/{id}/return")).await;
-        assert_eq!(st, StatusCode::ACCEPTED, "{v}");
-        let t0 = std::time::Instant::now();
-        loop {
-            let (_, v) = c.get(&format!("/runs/{id}")).await;
-            let objs = v["objects"].as_array().cloned().unwrap_or_default();
-            if objs
-                .iter()
-                .all(|o| o["at_start"] == true && o["state"] != "returning")
-            {
-                break;
-            }
-            assert!(t0.elapsed() < Duration::from_secs(90), "not back: {v}");
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
-    }
-}
-
-/// The service as `support::service::spawn` starts it, with the `[ground]` limits of a shared
-/// machine (see `options`), and an operator's client.
-async fn ground_service(dir: &Path) -> (scil::serve::Server, support::http::Api) {
-    let mut config = scil::serve::Config {
-        bind: "127.0.0.1:0".into(),
-        database_url: format!("sqlite://{}?mode=rwc", dir.join("scil.db").display()),
-        storage_dir: dir.join("storage"),
-        data_dir: Some(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data"))),
-        ground: scil::serve::config::GroundConfig {
-            monr_miss_limit: 50,
-            heab_rate_hz: 10,
-            telemetry_stale_s: 1.0,
-            max_monr_loss: 0.75,
-            ..Default::default()
-        },
-        ..scil::serve::Config::default()
-    };
-    config.auth.operator_tokens = vec!["op".into()];
-    let server = scil::serve::spawn(config).await.expect("server starts");
-    let base = format!("http://{}/api/v1", server.addr);
-    (server, support::http::Api::new(base, "op"))
-}
-
-/// A test day through the service from Euro NCAP's rating-tool workbook: a turn-across point
-/// (the VUT's robot turns, its telemetry from its MONR; the target's carrier is synchronised)
-/// is created for the operator, armed as one, started, hits at the planned location and drives
-/// back to its start by itself (`return_to_start`); then the next point of the row: its objects
-/// drive to its start, it is armed and started.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_series_point_with_a_turning_vut_then_back_to_start_and_the_next_point() {
-    let _alone = one_at_a_time();
-    let Some(bin) = demo_bin() else { return };
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let ips = ["127.0.0.61", "127.0.0.62"];
-    stand_in_day(&bin, &ips, "series", move || series_day(ips)).await;
-}
-
-/// The series test's day on the objects at `ips` (the robot's and the target's).
-async fn series_day(ips: [&'static str; 2]) {
-    use reqwest::StatusCode;
-    use serde_json::{json, Value};
-    let dir = support::tempdir("ground-series");
-    let (_server, c) = ground_service(&dir).await;
-    let form = reqwest::multipart::Form::new()
-        .text("id", "x_intersection")
-        .part(
-            "file",
-            reqwest::multipart::Part::bytes(
-                std::fs::read(shared("osc-ncap/OpenDRIVE/NCAP/X-Intersection_NCAP.xodr"))
-                    .expect("junction map"),
-            )
-            .file_name("junction.xodr"),
-        );
-    let r = c
-        .http
-        .post(c.url("/maps"))
-        .bearer_auth(&c.token)
-        .multipart(form)
-        .send()
-        .await
-        .expect("upload map");
-    assert_eq!(r.status(), StatusCode::CREATED);
-    let wb = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/golden/paths/ca_preprocessed_template.xlsx"
-    ));
-    let form = reqwest::multipart::Form::new()
-        .text("junction_map", "x_intersection")
-        .part(
-            "file",
-            reqwest::multipart::Part::bytes(std::fs::read(&wb).expect("workbook"))
-                .file_name("ca_preprocessed_template.xlsx"),
-        );
-    let r = c
-        .http
-        .post(c.url("/series"))
-        .bearer_auth(&c.token)
-        .multipart(form)
-        .send()
-        .await
-        .expect("upload workbook");
-    assert_eq!(r.status(), StatusCode::CREATED);
-    let series: Value = r.json().await.expect("series");
-    let sid = series["id"].as_str().expect("series id").to_string();
-    // The pedestrian turn-across row at its lowest VUT speeds: two points of one row.
-    let mut points: Vec<Value> = series["points"]
-        .as_array()
-        .expect("points")
-        .iter()
-        .filter(|p| {
-            p["runnable"] == true
-                && p["junction"] == true
-                && p["baseline_expected"].is_null()
-                && p["catalogue_row"]
-                    .as_str()
-                    .is_some_and(|r| r.starts_with("CPTA"))
-        })
-        .cloned()
-        .collect();
-    points.sort_by(|a, b| {
-        let v = |p: &Value| p["params"]["vut_speed_kmh"].as_f64().unwrap_or(f64::MAX);
-        v(a).total_cmp(&v(b))
-    });
-    assert!(points.len() >= 2, "turn-across points: {}", points.len());
-    let mobility = json!({"min_turn_radius_m": 5.5, "may_reverse": true,
-                          "speed_mps": 12.0, "accel_mps2": 4.0});
-    for p in &points[..2] {
-        let idx = p["point"].as_i64().expect("point");
-        let label = format!("point {idx} ({} row {})", p["sheet"], p["row"]);
-        // What the point's objects drive, as the series lists it: the VUT and one moving target.
-        let actors = p["actors"].as_array().expect("actors");
-        assert_eq!(actors.len(), 2, "{label}: {p}");
-        assert_eq!(actors[0]["drives"], "vut", "{label}: {p}");
-        let moving = [actors[1]["drives"].as_str().expect("target id")];
-        assert_eq!(actors[1]["kind"], "pedestrian", "{label}: {p}");
-        let body = json!({
-            "source": {"kind": "monr", "carrier": "robot"},
-            "carriers": [
-                {"name": "robot", "address": ips[0], "drives": "vut", "mobility": mobility},
-                {"name": "target", "address": ips[1], "drives": moving[0], "mobility": mobility}
-            ],
-            "return_to_start": true,
-            "start": false
-        });
-        let (st, v) = c
-            .post(&format!("/series/{sid}/points/{idx}/run"), body)
-            .await;
-        assert_eq!(st, StatusCode::CREATED, "{label}: {v}");
-        let id = v["run"]["id"].as_str().expect("run id").to_string();
-        assert_eq!(v["run"]["state"], "created", "{label}: {v}");
-        // The objects drive to this point's start when they stand elsewhere (not on the first
-        // point: no position is known yet), then the operator arms.
-        println!("{label}: objects {}", v["objects"]);
-        if v["objects"]["state"] == "returning" {
-            wait_at_start(&c, &id, &label).await;
-        }
-        let (st, v) = c.post_empty(&format!("/runs/{id}/arm")).await;
-        assert_eq!(st, StatusCode::OK, "{label}: {v}");
-        // Armed as one, for the operator to start.
-        let (_, run) = c.get(&format!("/runs/{id}")).await;
-        assert_eq!(run["state"], "armed", "{label}: {run}");
-        let objects = run["objects"].as_array().expect("objects");
-        assert_eq!(objects.len(), 2, "{label}: {run}");
-        assert!(
-            objects.iter().all(|o| o["state"] == "armed"),
-            "{label}: {run}"
-        );
-        let (st, v) = c.post_empty(&format!("/runs/{id}/start")).await;
-        assert_eq!(st, StatusCode::OK, "{label}: {v}");
-        let run = c.wait_terminal(&id, Duration::from_secs(120)).await;
-        assert_eq!(run["state"], "finished", "{label}: {run}");
-        let (_, res) = c.get(&format!("/runs/{id}/results")).await;
-        let ground = &res["ground"];
-        for o in ground["objects"].as_array().expect("ground objects") {
-            println!(
-                "{label}: {} ({}) MONR {}, max lateral {} m, schedule lag max {} s",
-                o["name"],
-                o["drives"],
-                o["monr_count"],
-                o["max_lateral_m"],
-                o["max_schedule_lag_s"]
-            );
-            assert!(o["monr_count"].as_u64().unwrap_or(0) > 100, "{label}: {o}");
-            assert!(
-                o["max_lateral_m"].as_f64().is_some_and(|d| d <= 0.05),
-                "{label}: {o}"
-            );
-        }
-        let imp = &ground["impacts"][0];
-        println!("{label}: impact {imp}");
-        judge_location_json(&label, imp);
-        // Back to the start by itself (`return_to_start`).
-        wait_at_start(&c, &id, &label).await;
-    }
-}
-
 /// The impact location from MONR against the planned one. The stock object steps through its
 /// TRAJ on a sleeping thread and does not honour MTSP: it drifts behind its schedule (about
 /// 1 %, more on a loaded machine) and the impact moves with it, whatever scil sent. Judged
@@ -937,7 +669,7 @@ async fn series_day(ips: [&'static str; 2]) {
 /// positions and the objects' measured lag behind their TRAJ; the start instants as driven).
 /// Judged as driven too when the target and the VUT robot drifted apart by at most 5 ms.
 /// Returns the judged (corrected) error.
-fn judge_location(
+pub(crate) fn judge_location(
     label: &str,
     target: &str,
     planned: f64,
@@ -966,7 +698,7 @@ fn judge_location(
 }
 
 /// [`judge_location`] on a run's results (`ground.impacts[k]`).
-fn judge_location_json(label: &str, imp: &serde_json::Value) -> f64 {
+pub(crate) fn judge_location_json(label: &str, imp: &serde_json::Value) -> f64 {
     let target = imp["target"].as_str().unwrap_or("?");
     let planned = imp["planned_location"]
         .as_f64()
@@ -982,29 +714,4 @@ fn judge_location_json(label: &str, imp: &serde_json::Value) -> f64 {
         imp["corrected_error"].as_f64(),
         imp["relative_drift_s"].as_f64(),
     )
-}
-
-/// Waits until every object of run `id` stands at its start (90 s at most).
-async fn wait_at_start(c: &support::http::Api, id: &str, label: &str) {
-    let t0 = std::time::Instant::now();
-    loop {
-        let (_, v) = c.get(&format!("/runs/{id}")).await;
-        let objs = v["objects"].as_array().cloned().unwrap_or_default();
-        if !objs.is_empty()
-            && objs
-                .iter()
-                .all(|o| o["at_start"] == true && o["state"] != "returning")
-        {
-            println!(
-                "{label}: at the start after {:.1} s",
-                t0.elapsed().as_secs_f64()
-            );
-            return;
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(90),
-            "{label}: not at the start: {v}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
 }
