@@ -12,6 +12,7 @@ mod cli_robustness;
 mod dispatch_codec;
 mod engine;
 mod feed_batches;
+mod geofence;
 mod ingest_can;
 mod ingest_loggers;
 mod ingest_proptest;
