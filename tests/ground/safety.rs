@@ -5,7 +5,7 @@
 //! - an object killed while armed: the run is no longer `armed` within 1 s;
 //! - a robot killed mid-run on a series point with `return_to_start`, then restarted: scil
 //!   neither arms nor starts anything for 40 s without an operator's request, and offers the
-//!   drive back instead.
+//!   drive back instead; asked, it drives back from where the objects report they stand.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -271,6 +271,11 @@ async fn a_robot_killed_mid_series_point_and_restarted_is_left_alone() {
                 .any(|e| e.to_string().contains("return_offered"));
             assert!(offered, "the page offers the drive back");
             println!("restart: 40 s after the robot came back, nothing was armed or started; the drive back is offered");
+            // The operator asks: the drive back is planned from where each object reports it
+            // stands now, the restarted robot included.
+            let (st, v) = c.post_empty(&format!("/runs/{id}/return")).await;
+            assert_eq!(st, StatusCode::ACCEPTED, "{v}");
+            wait_at_start(&c, &id, "restart: driven back on request").await;
         }
     })
     .await;

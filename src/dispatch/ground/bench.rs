@@ -496,6 +496,7 @@ impl Ground {
     /// uploads and arms them. The returned motion is started by [`Self::drive_back`]; abort it
     /// with [`Motion::abort`].
     pub async fn arm_return(&mut self, prepared: &Prepared) -> Result<Motion, GroundError> {
+        self.poses_reported_now().await;
         let mut plans = Vec::new();
         for (s, p) in self.status.iter().zip(&prepared.plans) {
             let Some(from) = s.pose else {
@@ -516,6 +517,24 @@ impl Ground {
             });
         }
         self.arm_plans(plans, prepared).await
+    }
+
+    /// Each object's pose as it reports it now (see [`super::links::reported_poses`]); without
+    /// a fresh MONR the pose from its last motion stands (none after a fault, see
+    /// `forget_lost`). A drive back is planned from where an object is, not where it was.
+    async fn poses_reported_now(&mut self) {
+        let objects: Vec<(String, String)> = self
+            .objects
+            .iter()
+            .map(|o| (o.name.clone(), o.address.clone()))
+            .collect();
+        let now = super::links::reported_poses(&objects).await;
+        for (st, p) in self.status.iter_mut().zip(now) {
+            if p.is_some() {
+                st.pose = p;
+            }
+        }
+        self.update_at_start();
     }
 
     /// Drives an armed return: every object started at once, until each has driven its path

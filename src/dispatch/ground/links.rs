@@ -169,3 +169,36 @@ pub fn open_sessions() -> usize {
     let all = sessions().lock().unwrap_or_else(|e| e.into_inner());
     all.iter().filter(|s| !s.h.is_closed()).count()
 }
+
+/// Where each object (name, `HOST[:TCP[:UDP]]`) says it stands now: the pose of a MONR from
+/// the objects' open session at most half a second old, waiting up to a second for one
+/// (`None` for an object without one, or when no session is open). An object restarted or
+/// moved by hand since its last motion reports where it is.
+pub async fn reported_poses(objects: &[(String, String)]) -> Vec<Option<super::track::Pose>> {
+    use crate::dispatch::control_centre::CarrierConfig;
+    let endpoints: Vec<String> = objects
+        .iter()
+        .filter_map(|(name, addr)| CarrierConfig::parse_spec(&format!("{name}={addr}"), 0).ok())
+        .map(|c| format!("{}:{}", c.host, c.tcp_port))
+        .collect();
+    let mut poses = vec![None; objects.len()];
+    let Some(h) = open_for(&endpoints) else {
+        return poses;
+    };
+    let until = tokio::time::Instant::now() + std::time::Duration::from_secs(1);
+    loop {
+        let snap = h.snapshot();
+        let now_s = h.epoch().elapsed().as_secs_f64();
+        for ((name, _), pose) in objects.iter().zip(poses.iter_mut()) {
+            if let Some(c) = snap.carriers.iter().find(|c| &c.name == name) {
+                if c.connected && c.last_monr_s.is_some_and(|t| now_s - t <= 0.5) {
+                    *pose = Some(super::track::Pose::new(c.x, c.y, c.yaw_deg.to_radians()));
+                }
+            }
+        }
+        if poses.iter().all(Option::is_some) || tokio::time::Instant::now() >= until {
+            return poses;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
