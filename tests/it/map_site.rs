@@ -158,7 +158,10 @@ print(n, worst)
     let changed = a
         .lines()
         .zip(b.lines().filter(|l| {
-            !l.contains("geoReference") && !l.contains("<offset") && !l.contains("</header>")
+            !l.contains("geoReference")
+                && !l.contains("<offset")
+                && !l.contains("<userData code=\"scil:site\"")
+                && !l.contains("</header>")
         }))
         .filter(|(x, y)| x != y)
         .filter(|(x, _)| !x.contains("<geometry") && !x.contains("<header"))
