@@ -102,7 +102,7 @@ async function main() {
     return;
   }
   if (args.has('--only-site')) {
-    await siteTest({ ctx, base, root, token: TOKEN, test, assert });
+    await siteTest({ ctx, base, root, token: TOKEN, test, assert, shot: SHOT.replace(/\.png$/, '-site.png') });
     return;
   }
   const page = ctx.pages()[0] || await ctx.newPage();
@@ -448,7 +448,7 @@ async function main() {
   });
 
   if (!MOCK) {
-    await siteTest({ ctx, base, root, token: TOKEN, test, assert })
+    await siteTest({ ctx, base, root, token: TOKEN, test, assert, shot: SHOT.replace(/\.png$/, '-site.png') })
       .catch((e) => { results.push(['site setup', false]); console.log(`  FAIL site setup: ${e.message.split('\n')[0]}`); });
   }
 

@@ -4,7 +4,7 @@
 // site is refused in the form, a site the service refuses shows the service's reason.
 import path from 'node:path';
 
-export async function siteTest({ ctx, base, root, token, test, assert }) {
+export async function siteTest({ ctx, base, root, token, test, assert, shot }) {
   const page = await ctx.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -56,6 +56,7 @@ export async function siteTest({ ctx, base, root, token, test, assert }) {
     const site = await page.textContent('#map-site');
     assert(site === 'site 51.481600, -1.310800 · 112.5 m · +x at 33.5°', `site line '${site}'`);
     await page.waitForFunction(() => window.__scil.map.lines.length >= 3, null, { timeout: 10000 });
+    if (shot) await page.screenshot({ path: shot });
   });
 
   await test('map view: a map without a site shows none', async () => {
