@@ -85,6 +85,10 @@ fn placed_x_intersection_is_where_the_site_says() {
     let (code, info, err) = scil(&["map", "info", p(&out)]);
     assert_eq!(code, 0, "{err}");
     assert!(info.contains("+proj=tmerc"), "{info}");
+    assert!(
+        info.contains("site         51.4816, -1.3108, 112.5 m; +x axis at heading 33.5°"),
+        "{info}"
+    );
 
     // Both readers load the placed file and agree on it within 1 mm.
     let orig = peer_ref(&bin, &src, "7");
@@ -119,7 +123,10 @@ fn placed_x_intersection_is_where_the_site_says() {
     for r in &placed {
         (lo_x, hi_x, lo_y, hi_y) = (lo_x.min(r.2), hi_x.max(r.2), lo_y.min(r.3), hi_y.max(r.3));
     }
-    assert!(w <= lo_x && e >= hi_x && so <= lo_y && n >= hi_y, "{header}");
+    assert!(
+        w <= lo_x && e >= hi_x && so <= lo_y && n >= hi_y,
+        "{header}"
+    );
     assert!(
         lo_x - w < 15.0 && e - hi_x < 15.0 && lo_y - so < 15.0 && n - hi_y < 15.0,
         "{header} vs x {lo_x}..{hi_x} y {lo_y}..{hi_y}"
@@ -373,5 +380,8 @@ fn survey_reads_ncom_and_refuses_what_it_cannot_fit() {
         p(&dir.join("s.toml")),
     ]);
     assert_ne!(code, 0);
-    assert!(err.contains("records no site") && err.contains("--heading"), "{err}");
+    assert!(
+        err.contains("records no site") && err.contains("--heading"),
+        "{err}"
+    );
 }

@@ -71,7 +71,13 @@ print(len(rows))
     python::run(
         "pyproj",
         script,
-        &[proj4, &HEADING.to_string(), &ALT.to_string(), p(csv), p(out)],
+        &[
+            proj4,
+            &HEADING.to_string(),
+            &ALT.to_string(),
+            p(csv),
+            p(out),
+        ],
     )
     .map(|s| s.trim().parse().expect("row count"))
 }
@@ -125,7 +131,10 @@ async fn placed_site_live_ncom_triggers_like_map_metres() {
         (LON, ALT),
         "{m}"
     );
-    let proj4 = m["geo_reference"].as_str().expect("geoReference").to_string();
+    let proj4 = m["geo_reference"]
+        .as_str()
+        .expect("geoReference")
+        .to_string();
     assert!(proj4.contains(&format!("+lat_0={LAT}")), "{proj4}");
 
     // `scil map place` writes the same map; `scil scenario place` turns the scenario with it
@@ -161,8 +170,15 @@ async fn placed_site_live_ncom_triggers_like_map_metres() {
     let placed_sc = scil::scenario::Scenario::from_toml(&toml).expect("placed scenario");
     let r = (90.0 - HEADING).to_radians();
     let t = &placed_sc.targets[0];
-    let (ex, ey) = (200.0 * r.cos() + 5.75 * r.sin(), 200.0 * r.sin() - 5.75 * r.cos());
-    assert!((t.start.x - ex).hypot(t.start.y - ey) < 1e-9, "{:?}", t.start);
+    let (ex, ey) = (
+        200.0 * r.cos() + 5.75 * r.sin(),
+        200.0 * r.sin() - 5.75 * r.cos(),
+    );
+    assert!(
+        (t.start.x - ex).hypot(t.start.y - ey) < 1e-9,
+        "{:?}",
+        t.start
+    );
     assert!((t.heading_deg - (HEADING - 90.0).rem_euclid(360.0)).abs() < 1e-9);
     let (s, sc) = c
         .post(
@@ -234,7 +250,10 @@ async fn placed_site_live_ncom_triggers_like_map_metres() {
         if let Ok(Some(status)) = feed.try_wait() {
             panic!("scil feed ended ({status}) before the live run's impact: {events:?}");
         }
-        assert!(t0.elapsed() < Duration::from_secs(60), "no impact: {events:?}");
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "no impact: {events:?}"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let (s, r) = c.post(&format!("/runs/{id}/finish"), json!({})).await;
@@ -273,7 +292,13 @@ async fn placed_site_live_ncom_triggers_like_map_metres() {
         for k in ["fired_at_s", "time_s"] {
             let d = (f(&a[k]) - f(&b[k])).abs();
             worst = worst.max(d);
-            assert!(d <= 0.001, "{k}: replay {} vs site {} ({:.3} ms)", a[k], b[k], d * 1e3);
+            assert!(
+                d <= 0.001,
+                "{k}: replay {} vs site {} ({:.3} ms)",
+                a[k],
+                b[k],
+                d * 1e3
+            );
         }
         let dttc = (f(&a["ttc_s"]) - f(&b["ttc_s"])).abs();
         assert!(dttc <= 0.001, "TTC {} vs {}", a["ttc_s"], b["ttc_s"]);
@@ -295,5 +320,8 @@ async fn placed_site_live_ncom_triggers_like_map_metres() {
         let dtr = (f(&a["dummy_travel_m"]) - f(&b["dummy_travel_m"])).abs();
         assert!(dtr <= 0.01, "dummy travel {a} vs {b}");
     }
-    println!("worst trigger/impact instant difference {:.3} ms", worst * 1e3);
+    println!(
+        "worst trigger/impact instant difference {:.3} ms",
+        worst * 1e3
+    );
 }
