@@ -28,7 +28,8 @@ enum Command {
     Sweep(cli::sweep::SweepCommand),
     /// The Euro NCAP scenario catalogue; `instantiate` writes a scenario file from it.
     Catalogue(cli::catalogue::CatalogueArgs),
-    /// OpenSCENARIO XML: `import` turns a .xosc scenario or variation file into scil scenarios.
+    /// Scenarios: `import` turns an OpenSCENARIO .xosc scenario or variation file into scil
+    /// scenarios; `place` turns one written for an unplaced layout with its placed map.
     Scenario(cli::scenario::ScenarioArgs),
     /// Euro NCAP test-series report (HTML + CSV) from run result JSON files.
     Report(cli::report::ReportArgs),

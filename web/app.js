@@ -12,6 +12,7 @@ import { ValidityLamps } from './validity.js';
 import { RunStrip } from './runs_strip.js';
 import { ObjectsPanel, roleOf, stateOf } from './objects.js';
 import { describe, inWords } from './events.js';
+import { initMapUpload, showSite } from './maps.js';
 
 const $ = (s) => document.querySelector(s);
 // a 10-minute run at 100 Hz is 60 000 points: the whole run stays on screen
@@ -333,6 +334,7 @@ $('#zoom-out').addEventListener('click', () => zoomBy(1 / 1.5));
 
 async function loadMap(id) {
   L.mapId = id; $('#map-name').textContent = id;
+  showSite(id, () => L.mapId);
   try { mapView.setGeoJSON(await get(`/maps/${encodeURIComponent(id)}/geojson`)); }
   catch (e) { toast(`map ${id}: ${e.message}`, true); }
   if (mapView.follow) mapView.scale = Math.max(mapView.scale, 7);
@@ -358,6 +360,7 @@ const ttcPlot = new TimePlot($('#plot-ttc'), { series: [{ label: 'TTC', color: '
 const speedPlot = new TimePlot($('#plot-speed'), { series: [{ label: 'v', color: '#4fa3ff', digits: 1 }, { label: 'brake', color: '#ff4d4f', digits: 1 }], height: 130, unit: 'km/h' });
 window.__scil.plots = { ttc: ttcPlot, speed: speedPlot };
 window.__scil.map = mapView;
+window.__scil.loadMap = (id) => loadMap(id);
 
 // ---------------------------------------------------------------- render loop
 let lastTables = 0, rateCount = 0, rateT = performance.now(), lastFrame = 0;
@@ -785,6 +788,8 @@ async function backToStart() {
 }
 busy('#btn-return', () => op(backToStart));
 initParams(() => L.runId, () => L.state, toast, (id, seen) => refreshState(id, 'parameter change', seen));
+// A stored map is shown at once, unless a run is on screen (its own map stays).
+initMapUpload({ toast, onStored: (m) => { if (!ACTIVE.includes(L.state)) loadMap(m.id); } });
 // ABORT acts on the run shown whatever state the page last saw: the server aborts a created,
 // armed or running run alike. Never disabled, never busy: every press is sent.
 $('#estop').addEventListener('click', () => op(async () => {

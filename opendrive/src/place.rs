@@ -4,8 +4,12 @@
 //!
 //! The document is edited as text: only the `x`, `y` and `hdg` attribute values of plan-view
 //! `<geometry>` and signal `<positionInertial>` elements change, the header's `<geoReference>`
-//! is written (or replaced) and its `<offset>` removed. Everything else — comments, attribute
-//! order, quoting, indentation, vendor data — stays byte for byte as it was.
+//! is written (or replaced), its `<offset>` removed, its `north`/`south`/`east`/`west` bounds
+//! (when it has them) recomputed from the placed roads, and the site itself recorded as a header
+//! `<userData code="scil:site" value="lat=… lon=… [alt=…] heading=…"/>` (what [`site_of`]
+//! reads back: the dashboard shows it, `scil scenario place` turns scenarios by it). Everything
+//! else — comments, attribute order, quoting, indentation, vendor data — stays byte for byte as
+//! it was.
 //!
 //! The placed geometry is written itself rather than left to a header `<offset>`, so readers
 //! that ignore the offset (many do) agree with those that apply it. When an altitude is given it
@@ -69,6 +73,154 @@ impl Placement {
     }
 }
 
+/// `code` of the header `<userData>` that records a site.
+pub const SITE_CODE: &str = "scil:site";
+
+impl Placement {
+    /// The `value` of the site record: `lat=… lon=… [alt=…] heading=…`.
+    pub fn record(&self) -> String {
+        let mut s = format!("lat={} lon={}", self.lat_deg, self.lon_deg);
+        if let Some(a) = self.alt_m {
+            s.push_str(&format!(" alt={a}"));
+        }
+        s.push_str(&format!(" heading={}", self.heading_deg));
+        s
+    }
+
+    /// Reads a [`Placement::record`]; `None` when a key is missing or a value is not a number.
+    pub fn from_record(value: &str) -> Option<Placement> {
+        let (mut lat, mut lon, mut alt, mut hdg) = (None, None, None, None);
+        for kv in value.split_whitespace() {
+            let (k, v) = kv.split_once('=')?;
+            let v = v.parse::<f64>().ok().filter(|v| v.is_finite())?;
+            match k {
+                "lat" => lat = Some(v),
+                "lon" => lon = Some(v),
+                "alt" => alt = Some(v),
+                "heading" => hdg = Some(v),
+                _ => {}
+            }
+        }
+        Some(Placement {
+            lat_deg: lat?,
+            lon_deg: lon?,
+            alt_m: alt,
+            heading_deg: hdg?,
+        })
+    }
+
+    /// This placement applied to a map that was already placed at `before`: the layout's
+    /// (0, 0) is at this origin, and its +x axis, turned first by `before` and then by this
+    /// placement, points at `before.heading + heading − 90°`.
+    pub fn after(&self, before: &Placement) -> Placement {
+        Placement {
+            heading_deg: (before.heading_deg + self.heading_deg - 90.0).rem_euclid(360.0),
+            ..*self
+        }
+    }
+}
+
+/// The site a placed map records (its header's `scil:site` `<userData>`), if it has one.
+pub fn site_of(xml: &str) -> Option<Placement> {
+    let mut reader = Reader::from_str(xml);
+    let mut stack: Vec<Vec<u8>> = Vec::new();
+    loop {
+        let ev = reader.read_event().ok()?;
+        match ev {
+            Event::Start(ref e) | Event::Empty(ref e) => {
+                let name = e.local_name().into_inner().to_vec();
+                if name == b"userData" && stack.last().map(Vec::as_slice) == Some(b"header") {
+                    if let Some(v) = site_value(e) {
+                        return Placement::from_record(&v);
+                    }
+                }
+                // The header comes before the roads: no need to read further.
+                if name == b"road" {
+                    return None;
+                }
+                if matches!(ev, Event::Start(_)) {
+                    stack.push(name);
+                }
+            }
+            Event::End(_) => {
+                stack.pop();
+            }
+            Event::Eof => return None,
+            _ => {}
+        }
+    }
+}
+
+/// The `value` of a `<userData>` whose `code` is [`SITE_CODE`].
+fn site_value(e: &quick_xml::events::BytesStart) -> Option<String> {
+    let code = e.try_get_attribute("code").ok()??;
+    if code.unescape_value().ok()? != SITE_CODE {
+        return None;
+    }
+    let v = e.try_get_attribute("value").ok()??;
+    Some(v.unescape_value().ok()?.into_owned())
+}
+
+/// North, south, east and west (largest y, smallest y, largest x, smallest x) of every road's
+/// outer lane borders once placed, sampled every 0.5 m of s; `None` for a map without roads.
+fn placed_bounds(od: &crate::OpenDrive, at: &Placement) -> Option<[f64; 4]> {
+    let mut b: Option<[f64; 4]> = None;
+    for road in &od.roads {
+        let n = (road.length / 0.5).ceil().clamp(1.0, 1e7) as usize;
+        for i in 0..=n {
+            let s = road.length * i as f64 / n as f64;
+            let (lo, hi) = match road.section_index(s) {
+                Some(sec) => road.border_extent(sec, s),
+                None => (0.0, 0.0),
+            };
+            for t in [lo, hi] {
+                let (x, y) = road.st_to_xy(s, t);
+                let (px, py, _) = at.apply(x, y, 0.0);
+                if !(px.is_finite() && py.is_finite()) {
+                    continue;
+                }
+                let v = b.get_or_insert([py, py, px, px]);
+                *v = [v[0].max(py), v[1].min(py), v[2].max(px), v[3].min(px)];
+            }
+        }
+    }
+    b
+}
+
+/// The header start tag with its `north`/`south`/`east`/`west` values (those it has) set to
+/// `bounds`, rounded outward to the millimetre.
+fn header_with_bounds(tag: &str, bounds: Option<[f64; 4]>) -> String {
+    let Some([n, s, e, w]) = bounds else {
+        return tag.to_string();
+    };
+    // Outward, but not for the last bits of a rounded sine (3.5 + 6e-16 is 3.500).
+    let up = |v: f64| format!("{:.3}", ((v * 1000.0) - 1e-6).ceil() / 1000.0 + 0.0);
+    let down = |v: f64| format!("{:.3}", ((v * 1000.0) + 1e-6).floor() / 1000.0 + 0.0);
+    let mut spans: Vec<(usize, usize, String)> = attr_spans(tag)
+        .into_iter()
+        .filter_map(|(k, a, z)| {
+            let v = match k.as_str() {
+                "north" => up(n),
+                "south" => down(s),
+                "east" => up(e),
+                "west" => down(w),
+                _ => return None,
+            };
+            Some((a, z, v))
+        })
+        .collect();
+    spans.sort_by_key(|v| v.0);
+    let mut out = String::with_capacity(tag.len() + 32);
+    let mut i = 0;
+    for (a, z, v) in spans {
+        out.push_str(&tag[i..a]);
+        out.push_str(&v);
+        i = z;
+    }
+    out.push_str(&tag[i..]);
+    out
+}
+
 /// `+proj=tmerc` about (lat, lon): the geoReference scil writes for a site.
 pub fn tmerc_at(lat_deg: f64, lon_deg: f64) -> String {
     format!(
@@ -88,7 +240,8 @@ struct Edit {
 pub fn place(xml: &str, at: &Placement) -> Result<String, Error> {
     at.validate().map_err(Error::Structure)?;
     // Refuse what the loader refuses, with its file positions, before editing anything.
-    crate::OpenDrive::from_str(xml)?;
+    let od = crate::OpenDrive::from_str(xml)?;
+    let bounds = placed_bounds(&od, at);
     let mut reader = Reader::from_str(xml);
     reader.config_mut().check_end_names = true;
     let mut stack: Vec<Vec<u8>> = Vec::new();
@@ -100,6 +253,9 @@ pub fn place(xml: &str, at: &Placement) -> Result<String, Error> {
     let mut geo_ref_start = 0usize;
     let mut offset: Option<(usize, usize)> = None;
     let mut offset_start = 0usize;
+    // A site record the map already has: (span, the site), and the start of an open one.
+    let mut site: Option<((usize, usize), Option<Placement>)> = None;
+    let mut site_open: Option<(usize, Option<Placement>)> = None;
     loop {
         let before = reader.buffer_position() as usize;
         let ev = reader.read_event().map_err(|e| Error::Xml {
@@ -126,6 +282,16 @@ pub fn place(xml: &str, at: &Placement) -> Result<String, Error> {
                         }
                         offset_start = before;
                     }
+                    (b"userData", Some(b"header")) if site.is_none() => {
+                        if let Some(v) = site_value(e) {
+                            let before_site = Placement::from_record(&v);
+                            if empty {
+                                site = Some(((before, after), before_site));
+                            } else {
+                                site_open = Some((before, before_site));
+                            }
+                        }
+                    }
                     (b"geometry", Some(b"planView")) | (b"positionInertial", _) => {
                         edits.push(placed_tag(xml, before, after, at)?);
                     }
@@ -143,6 +309,11 @@ pub fn place(xml: &str, at: &Placement) -> Result<String, Error> {
                     (b"header", Some(b"OpenDRIVE")) => header_end = Some(before),
                     (b"geoReference", Some(b"header")) => geo_ref = Some((geo_ref_start, after)),
                     (b"offset", Some(b"header")) => offset = Some((offset_start, after)),
+                    (b"userData", Some(b"header")) => {
+                        if let Some((start, p)) = site_open.take() {
+                            site = Some(((start, after), p));
+                        }
+                    }
                     _ => {}
                 }
             }
@@ -161,6 +332,23 @@ pub fn place(xml: &str, at: &Placement) -> Result<String, Error> {
             "\n{child_indent}<offset x=\"0\" y=\"0\" z=\"{z}\" hdg=\"0\"/>"
         ));
     }
+    // The site of the layout: this placement, after the one the map already had.
+    let recorded = match site.as_ref().and_then(|s| s.1.as_ref()) {
+        Some(before) => at.after(before),
+        None => *at,
+    };
+    header_children.push_str(&format!(
+        "\n{child_indent}<userData code=\"{SITE_CODE}\" value=\"{}\"/>",
+        recorded.record()
+    ));
+    if let Some(((s, e), _)) = site {
+        edits.push(Edit {
+            start: line_start_if_blank(xml, s),
+            end: e,
+            text: String::new(),
+        });
+    }
+    let header_tag = header_with_bounds(&xml[h_start..h_end], bounds);
     if let Some((s, e)) = offset {
         edits.push(Edit {
             start: line_start_if_blank(xml, s),
@@ -170,7 +358,7 @@ pub fn place(xml: &str, at: &Placement) -> Result<String, Error> {
     }
     if h_empty {
         // `<header …/>` becomes `<header …>` + children + `</header>`.
-        let tag = &xml[h_start..h_end];
+        let tag = header_tag.as_str();
         let open = tag.trim_end_matches('>').trim_end().trim_end_matches('/');
         edits.push(Edit {
             start: h_start,
@@ -181,6 +369,7 @@ pub fn place(xml: &str, at: &Placement) -> Result<String, Error> {
             ),
         });
     } else if let Some((s, e)) = geo_ref {
+        push_header_tag(&mut edits, xml, h_start, h_end, header_tag);
         edits.push(Edit {
             start: s,
             end: e,
@@ -188,6 +377,7 @@ pub fn place(xml: &str, at: &Placement) -> Result<String, Error> {
         });
     } else {
         let _ = header_end;
+        push_header_tag(&mut edits, xml, h_start, h_end, header_tag);
         edits.push(Edit {
             start: h_end,
             end: h_end,
@@ -207,6 +397,13 @@ pub fn place(xml: &str, at: &Placement) -> Result<String, Error> {
     }
     out.push_str(&xml[at_byte..]);
     Ok(out)
+}
+
+/// Replaces the header's start tag when its bounds changed.
+fn push_header_tag(edits: &mut Vec<Edit>, xml: &str, start: usize, end: usize, text: String) {
+    if xml[start..end] != text {
+        edits.push(Edit { start, end, text });
+    }
 }
 
 /// The tag `xml[start..end]` with its x, y and hdg placed.
@@ -401,7 +598,10 @@ mod tests {
         let diff: Vec<_> = DOC
             .lines()
             .zip(out.lines().filter(|l| {
-                !l.contains("geoReference") && !l.contains("offset") && !l.contains("</header>")
+                !l.contains("geoReference")
+                    && !l.contains("offset")
+                    && !l.contains("userData")
+                    && !l.contains("</header>")
             }))
             .filter(|(a, b)| a != b)
             .collect();
@@ -425,6 +625,59 @@ mod tests {
         assert!(od.header.offset.is_none());
         assert_eq!(out.matches("geoReference>").count(), 2);
         assert!(!out.contains("utm"));
+    }
+
+    #[test]
+    fn records_the_site_and_composes_a_second_placement() {
+        let at = Placement {
+            lat_deg: 47.0,
+            lon_deg: 17.0,
+            alt_m: Some(100.0),
+            heading_deg: 30.0,
+        };
+        let once = place(DOC, &at).unwrap();
+        assert_eq!(site_of(&once), Some(at));
+        assert_eq!(site_of(DOC), None);
+        // Placed again: the layout's +x axis turned by both, one record.
+        let again = Placement {
+            lat_deg: 48.0,
+            lon_deg: 11.0,
+            alt_m: None,
+            heading_deg: 120.0,
+        };
+        let twice = place(&once, &again).unwrap();
+        assert_eq!(twice.matches(SITE_CODE).count(), 1);
+        let got = site_of(&twice).unwrap();
+        assert_eq!((got.lat_deg, got.lon_deg, got.alt_m), (48.0, 11.0, None));
+        assert!((got.heading_deg - 60.0).abs() < 1e-12, "{got:?}");
+        // The road's direction agrees with the recorded heading (compass of +x).
+        let od = crate::OpenDrive::from_str(&twice).unwrap();
+        let (_, _, h) = od.road("1").unwrap().reference(0.0);
+        let compass = (90.0 - h.to_degrees()).rem_euclid(360.0);
+        assert!((compass - got.heading_deg).abs() < 1e-9, "{compass}");
+    }
+
+    #[test]
+    fn recomputes_the_bounds_the_header_has() {
+        let doc = DOC.replace(
+            "vendor='x'/>",
+            "north=\"0.0\" south=\"0.0\" east=\"0.0\" west=\"0.0\" vendor='x'/>",
+        );
+        let at = Placement {
+            lat_deg: 47.0,
+            lon_deg: 17.0,
+            alt_m: None,
+            heading_deg: 0.0,
+        };
+        let out = place(&doc, &at).unwrap();
+        // Road from (10, 0) to (110, 0), lane -1 3.5 m to its right, turned to point north:
+        // x from 0 to 3.5, y from 10 to 110.
+        assert!(
+            out.contains("north=\"110.000\" south=\"10.000\" east=\"3.500\" west=\"0.000\""),
+            "{out}"
+        );
+        // Without bounds in the header none are added.
+        assert!(!place(DOC, &at).unwrap().contains("north="));
     }
 
     #[test]

@@ -104,6 +104,16 @@ pub fn run(cmd: MapCommand) -> anyhow::Result<ExitCode> {
                     o.x, o.y, o.z, o.hdg
                 )?;
             }
+            // The site `scil map place` recorded (the file is read again as text for it).
+            let text = std::fs::read_to_string(&xodr).unwrap_or_default();
+            if let Some(site) = opendrive::place::site_of(&text) {
+                let alt = site.alt_m.map(|a| format!(", {a} m")).unwrap_or_default();
+                writeln!(
+                    out,
+                    "site         {}, {}{alt}; +x axis at heading {}°",
+                    site.lat_deg, site.lon_deg, site.heading_deg
+                )?;
+            }
         }
         MapCommand::Eval { xodr, points } => {
             let map = load(&xodr)?;

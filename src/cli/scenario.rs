@@ -1,5 +1,8 @@
 //! `scil scenario import FILE.xosc [--param NAME=VALUE …] [--out PATH] [--json]`: an
 //! OpenSCENARIO scenario or variation file as scil scenario(s).
+//!
+//! `scil scenario place SCENARIO.toml --map PLACED.xodr [--heading DEG] -o OUT.toml`: a scenario
+//! written for an unplaced layout, turned with the layout (`scil map place`).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -20,6 +23,25 @@ pub enum ScenarioCommand {
     /// Import an OpenSCENARIO XML file (a scenario, or a variation file: one scenario per
     /// combination of its parameter distributions).
     Import(ImportArgs),
+    /// Turn a scenario written for an unplaced layout with the layout (`scil map place`): its
+    /// world positions and headings turned, its road positions kept, its map the placed one.
+    Place(PlaceArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct PlaceArgs {
+    /// The scenario (TOML) in the metres of the unplaced layout.
+    pub scenario: PathBuf,
+    /// The placed map (`scil map place`'s output); the scenario's `map` names it.
+    #[arg(long)]
+    pub map: PathBuf,
+    /// Compass heading the layout's +x axis was placed at, degrees (default: the site the
+    /// placed map records).
+    #[arg(long, allow_hyphen_values = true)]
+    pub heading: Option<f64>,
+    /// Where the placed scenario is written.
+    #[arg(short, long)]
+    pub output: PathBuf,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -41,6 +63,57 @@ pub struct ImportArgs {
 pub fn run(a: ScenarioArgs) -> anyhow::Result<ExitCode> {
     match a.command {
         ScenarioCommand::Import(i) => import(i),
+        ScenarioCommand::Place(p) => place(p),
+    }
+}
+
+fn place(a: PlaceArgs) -> anyhow::Result<ExitCode> {
+    let sc = crate::scenario::Scenario::from_path(&a.scenario)?;
+    let xodr = std::fs::read_to_string(&a.map)
+        .with_context(|| format!("{}: cannot read", a.map.display()))?;
+    opendrive::OpenDrive::from_str(&xodr)
+        .map_err(|e| anyhow::anyhow!("{}: not a usable OpenDRIVE map: {e}", a.map.display()))?;
+    let heading = match (a.heading, opendrive::place::site_of(&xodr)) {
+        (Some(h), _) if !h.is_finite() => bail!("--heading {h} is not a number"),
+        (Some(h), _) => h,
+        (None, Some(site)) => site.heading_deg,
+        (None, None) => bail!(
+            "{} records no site (it was not made by `scil map place`): give --heading DEG",
+            a.map.display()
+        ),
+    };
+    let mut placed = sc.placed(heading);
+    placed.map = Some(map_reference(&a.map, &a.output)?);
+    let text = format!(
+        "# {} with its layout's +x axis at heading {heading}° (scil scenario place)\n{}",
+        sc.name,
+        toml::to_string(&placed)?
+    );
+    // What is written must read back as a scenario.
+    crate::scenario::Scenario::from_toml(&text)
+        .map_err(|e| anyhow::anyhow!("placed scenario does not validate: {e}"))?;
+    std::fs::write(&a.output, text)
+        .with_context(|| format!("{}: cannot write", a.output.display()))?;
+    eprintln!(
+        "{} turned with its layout (+x axis at {heading}°) → {}",
+        a.scenario.display(),
+        a.output.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// How the written scenario names the map: its file name when both lie in one directory, else
+/// its absolute path (a scenario's `map` is relative to the scenario file).
+fn map_reference(map: &std::path::Path, output: &std::path::Path) -> anyhow::Result<String> {
+    let abs = std::fs::canonicalize(map).with_context(|| format!("{}", map.display()))?;
+    let out_dir = match output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let same = std::fs::canonicalize(&out_dir).is_ok_and(|d| Some(d.as_path()) == abs.parent());
+    match (same, abs.file_name()) {
+        (true, Some(name)) => Ok(name.to_string_lossy().into_owned()),
+        _ => Ok(abs.display().to_string()),
     }
 }
 

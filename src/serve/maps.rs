@@ -96,7 +96,25 @@ async fn map_exists(st: &AppState, id: &str) -> ApiResult<()> {
 }
 
 async fn list(State(st): State<AppState>, _r: Reader) -> ApiResult<Response> {
-    Ok(axum::Json(st.store.list_maps().await?).into_response())
+    let rows = st.store.list_maps().await?;
+    let out: Vec<serde_json::Value> = rows.iter().map(map_json).collect();
+    Ok(axum::Json(out).into_response())
+}
+
+/// A map's metadata, with `site` (`{lat, lon, alt, heading}`: where a placed layout's (0, 0)
+/// is and where its +x axis points) when the map records one (`scil map place`).
+fn map_json(row: &crate::store::MapRow) -> serde_json::Value {
+    let mut v = serde_json::to_value(row).unwrap_or_default();
+    if let (Some(site), Some(o)) = (opendrive::place::site_of(&row.xodr), v.as_object_mut()) {
+        o.insert(
+            "site".into(),
+            serde_json::json!({
+                "lat": site.lat_deg, "lon": site.lon_deg, "alt": site.alt_m,
+                "heading": site.heading_deg,
+            }),
+        );
+    }
+    v
 }
 
 async fn get_one(
@@ -109,7 +127,7 @@ async fn get_one(
         .get_map(&id)
         .await?
         .ok_or_else(|| ApiError::not_found("map", &id))?;
-    Ok(axum::Json(m).into_response())
+    Ok(axum::Json(map_json(&m)).into_response())
 }
 
 #[derive(Debug, Deserialize)]
@@ -200,7 +218,7 @@ async fn upload(
         .await
         .map_err(|e| super::error::conflict_on_duplicate(e, "map", &id))?;
     st.cache_map(&id, map);
-    Ok((StatusCode::CREATED, axum::Json(row)).into_response())
+    Ok((StatusCode::CREATED, axum::Json(map_json(&row))).into_response())
 }
 
 /// The site a layout is placed at: both `origin` and `heading`, or neither.

@@ -43,6 +43,7 @@ pub static ASSETS: &[Asset] = &[
     asset!("validity.js", "text/javascript; charset=utf-8"),
     asset!("objects.js", "text/javascript; charset=utf-8"),
     asset!("events.js", "text/javascript; charset=utf-8"),
+    asset!("maps.js", "text/javascript; charset=utf-8"),
     asset!("vendor/uPlot.esm.js", "text/javascript; charset=utf-8"),
     asset!("vendor/uPlot.min.css", "text/css; charset=utf-8"),
 ];

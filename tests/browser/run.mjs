@@ -2,7 +2,7 @@
 // throwaway contract mock), drives Debian's Chromium through playwright-core, runs a CPNA replay
 // from the dashboard's own controls and checks what an operator would see.
 //
-//   node tests/browser/run.mjs [--mock] [--keep] [--only-ground] [--no-ground]
+//   node tests/browser/run.mjs [--mock] [--keep] [--only-ground] [--no-ground] [--only-site]
 // env: SCIL_BIN (default $CARGO_TARGET_DIR/debug/scil or target/debug/scil), CHROMIUM (default
 // /usr/bin/chromium), SCREENSHOT (default target/dashboard.png).
 // Prints `browser: N passed, M failed` last; exits non-zero on any failure.
@@ -17,6 +17,7 @@ import { tracksTest } from './tracks.mjs';
 import { testdayTest } from './testday.mjs';
 import { operatorTest, liveChecks, layoutTest } from './operator.mjs';
 import { groundTest } from './ground.mjs';
+import { siteTest } from './site.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -98,6 +99,10 @@ async function main() {
   browser = ctx;
   if (args.has('--only-ground')) {
     await groundTest({ ctx, scil: SCIL, root, tmp, port: await freePort(), token: TOKEN, test, assert, sleep, waitHttp, children });
+    return;
+  }
+  if (args.has('--only-site')) {
+    await siteTest({ ctx, base, root, token: TOKEN, test, assert, shot: SHOT.replace(/\.png$/, '-site.png') });
     return;
   }
   const page = ctx.pages()[0] || await ctx.newPage();
@@ -441,6 +446,11 @@ async function main() {
     await p.screenshot({ path: SHOT.replace(/\.png$/, '-preview.png') });
     await p.close();
   });
+
+  if (!MOCK) {
+    await siteTest({ ctx, base, root, token: TOKEN, test, assert, shot: SHOT.replace(/\.png$/, '-site.png') })
+      .catch((e) => { results.push(['site setup', false]); console.log(`  FAIL site setup: ${e.message.split('\n')[0]}`); });
+  }
 
   await test('no page errors', async () => {
     assert(pageErrors.length === 0, pageErrors.slice(0, 3).join(' | '));

@@ -19,6 +19,7 @@ mod ingest_proptest;
 mod ingest_roundtrip;
 mod ingest_sources;
 mod map_site;
+mod map_site_run;
 mod ncap2026;
 mod ncap_series;
 mod ncap_workbook;

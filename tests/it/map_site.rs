@@ -85,6 +85,10 @@ fn placed_x_intersection_is_where_the_site_says() {
     let (code, info, err) = scil(&["map", "info", p(&out)]);
     assert_eq!(code, 0, "{err}");
     assert!(info.contains("+proj=tmerc"), "{info}");
+    assert!(
+        info.contains("site         51.4816, -1.3108, 112.5 m; +x axis at heading 33.5°"),
+        "{info}"
+    );
 
     // Both readers load the placed file and agree on it within 1 mm.
     let orig = peer_ref(&bin, &src, "7");
@@ -101,6 +105,31 @@ fn placed_x_intersection_is_where_the_site_says() {
     assert!(
         worst_readers <= 1e-3,
         "libOpenDRIVE vs scil: {worst_readers} m"
+    );
+
+    // The header's bounds, recomputed: every placed reference-line point within them, and the
+    // rectangle no larger than the roads (within a lane's width or two of the points).
+    let text = std::fs::read_to_string(&out).expect("read");
+    let header = text
+        .lines()
+        .find(|l| l.contains("<header"))
+        .expect("header line");
+    let bound = |k: &str| -> f64 {
+        let at = header.find(&format!(" {k}=\"")).expect(k) + k.len() + 3;
+        num(&header[at..at + header[at..].find('"').expect("quote")])
+    };
+    let (n, so, e, w) = (bound("north"), bound("south"), bound("east"), bound("west"));
+    let (mut lo_x, mut hi_x, mut lo_y, mut hi_y) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for r in &placed {
+        (lo_x, hi_x, lo_y, hi_y) = (lo_x.min(r.2), hi_x.max(r.2), lo_y.min(r.3), hi_y.max(r.3));
+    }
+    assert!(
+        w <= lo_x && e >= hi_x && so <= lo_y && n >= hi_y,
+        "{header}"
+    );
+    assert!(
+        lo_x - w < 15.0 && e - hi_x < 15.0 && lo_y - so < 15.0 && n - hi_y < 15.0,
+        "{header} vs x {lo_x}..{hi_x} y {lo_y}..{hi_y}"
     );
 
     // pyproj: each placed point taken through the output's geoReference lands where the original
@@ -158,7 +187,10 @@ print(n, worst)
     let changed = a
         .lines()
         .zip(b.lines().filter(|l| {
-            !l.contains("geoReference") && !l.contains("<offset") && !l.contains("</header>")
+            !l.contains("geoReference")
+                && !l.contains("<offset")
+                && !l.contains("<userData code=\"scil:site\"")
+                && !l.contains("</header>")
         }))
         .filter(|(x, y)| x != y)
         .filter(|(x, _)| !x.contains("<geometry") && !x.contains("<header"))
@@ -337,4 +369,19 @@ fn survey_reads_ncom_and_refuses_what_it_cannot_fit() {
     ]);
     assert_ne!(code, 0);
     assert!(err.contains("LAT,LON"), "{err}");
+    // A scenario is turned by the site a placed map records; a map without one needs --heading.
+    let (code, _, err) = scil(&[
+        "scenario",
+        "place",
+        p(&data("scenarios/cpna75_30kmh.toml")),
+        "--map",
+        p(&data("opendrive/proving_ground.xodr")),
+        "-o",
+        p(&dir.join("s.toml")),
+    ]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("records no site") && err.contains("--heading"),
+        "{err}"
+    );
 }

@@ -6,6 +6,7 @@ pub mod engine;
 pub mod geom;
 pub mod ncap2026;
 pub mod path;
+pub mod place;
 pub mod profile;
 pub mod target;
 pub mod ttc;
