@@ -2,7 +2,7 @@
 # API contract test: a fresh `scil serve` (temporary data dir, free port) under Schemathesis,
 # which generates requests from the service's own OpenAPI document and checks every answer
 # against it. Fails on any finding.
-#   .ci/schemathesis.sh [SCIL_BINARY] [MAX_EXAMPLES]
+#   .ci/schemathesis.sh [SCIL_BINARY] [MAX_EXAMPLES]   (SCHEMATHESIS_EXTRA: more options, e.g. --include-name)
 # Runs in a network namespace of its own with only loopback up: run bodies name carrier and
 # source addresses, and a generated one must never reach a real host.
 set -euo pipefail
@@ -34,7 +34,10 @@ SCIL_CONTRACT_SWEEP=$(post /sweeps '{"scenario_id": "cpna75_30kmh", "replays": [
 wb=$(python3 .ci/rating_workbook.py "$work")
 SCIL_CONTRACT_SERIES=$(curl -sf -X POST -H "Authorization: Bearer contract-test" \
   -F "file=@$wb" "$api/series" | field id)
-export SCIL_CONTRACT_RUN SCIL_CONTRACT_SWEEP SCIL_CONTRACT_SERIES
+# The runnable points of that series (a run of one then reaches the point's logic, not only 404).
+SCIL_CONTRACT_POINTS=$(curl -sf "$api/series/$SCIL_CONTRACT_SERIES" | python3 -c \
+  "import json, sys; print(' '.join(str(p['point']) for p in json.load(sys.stdin)['points'] if p.get('runnable')))")
+export SCIL_CONTRACT_RUN SCIL_CONTRACT_SWEEP SCIL_CONTRACT_SERIES SCIL_CONTRACT_POINTS
 for _ in $(seq 300); do
   run=$(curl -sf "$api/runs/$SCIL_CONTRACT_RUN" | field state)
   sweep=$(curl -sf "$api/sweeps/$SCIL_CONTRACT_SWEEP" | field state)
@@ -44,10 +47,11 @@ done
 [ "$run" = finished ] || { echo "setup run did not finish (state $run)" >&2; exit 1; }
 status=0
 # From the scratch directory: Schemathesis keeps a cache of its findings in the working directory.
-config=$PWD/.ci/schemathesis.toml
+config=$work/schemathesis.toml
+python3 .ci/schemathesis_dictionaries.py "$config"
 (cd "$work" && schemathesis --config-file "$config" --no-color run "http://127.0.0.1:$port/api/v1/openapi.json" \
-  --checks all --max-examples "$examples" --seed 1 --workers 1 --generation-database none \
-  --header "Authorization: Bearer contract-test" --request-timeout 20) || status=$?
+  --checks all --max-examples "$examples" --seed "${SCHEMATHESIS_SEED:-1}" --workers 1 --generation-database none \
+  --header "Authorization: Bearer contract-test" --request-timeout 20 ${SCHEMATHESIS_EXTRA:-}) || status=$?
 if ! kill -0 $server 2>/dev/null; then
   echo "scil serve exited during the contract test:" >&2
   tail -n 50 "$work/server.log" >&2

@@ -338,7 +338,7 @@ async function loadMap(id) {
   try { mapView.setGeoJSON(await get(`/maps/${encodeURIComponent(id)}/geojson`)); }
   catch (e) { toast(`map ${id}: ${e.message}`, true); }
   if (mapView.follow) mapView.scale = Math.max(mapView.scale, 7);
-  // the map's geofence, where it has one (404: none)
+  // the map's geofence (empty where it has none)
   mapView.setGeofence(null);
   get(`/maps/${encodeURIComponent(id)}/geofence`).then((g) => { if (L.mapId === id) { mapView.setGeofence(g); L.dirty.map = true; } }).catch(() => {});
   L.dirty.map = true;

@@ -232,7 +232,7 @@ export class MapView {
   }
 
   /** The map's geofence: `{permitted: [[x,y],…], forbidden: [[[x,y],…],…]}` (map frame). */
-  setGeofence(gf) { this.geofence = gf && (gf.permitted || gf.forbidden) ? gf : null; this.dirty = true; }
+  setGeofence(gf) { this.geofence = gf && ((gf.permitted || []).length || (gf.forbidden || []).length) ? gf : null; this.dirty = true; }
 
   _geofence(ctx, X, Y) {
     const poly = (pts) => {

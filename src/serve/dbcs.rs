@@ -61,7 +61,7 @@ async fn get_one(
 #[serde(deny_unknown_fields)]
 struct Upload {
     id: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::error::not_null")]
     file_name: Option<String>,
     text: String,
 }

@@ -148,6 +148,16 @@ impl From<MultipartError> for ApiError {
 #[from_request(via(axum::Json), rejection(ApiError))]
 pub struct ApiJson<T>(pub T);
 
+/// For an optional field of a request body: absent is `None` (with `#[serde(default)]`), a
+/// value is `Some`, and `null` is refused (the document gives the field's type, not null).
+pub fn not_null<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    T::deserialize(d).map(Some)
+}
+
 impl<T: serde::Serialize> IntoResponse for ApiJson<T> {
     fn into_response(self) -> Response {
         Json(self.0).into_response()

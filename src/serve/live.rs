@@ -14,9 +14,10 @@
 
 use std::sync::atomic::Ordering;
 
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use serde::Deserialize;
@@ -36,16 +37,28 @@ pub fn router() -> Router<AppState> {
         .route("/runs/{id}/live", get(live_run))
 }
 
+/// A plain GET (no WebSocket upgrade) is answered with the `hello` a socket would get first:
+/// what is being followed, as JSON, so that a client without WebSocket can see it.
 async fn live_run(
     State(st): State<AppState>,
     _r: Reader,
     Path(id): Path<String>,
-    ws: WebSocketUpgrade,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> ApiResult<Response> {
-    if st.store.get_run(&id).await?.is_none() {
+    let Some(run) = st.store.get_run(&id).await? else {
         return Err(ApiError::not_found("run", &id));
+    };
+    match ws {
+        Ok(ws) => Ok(ws.on_upgrade(move |socket| client(st, socket, Follow::Run(id)))),
+        Err(_) => Ok(axum::Json(hello_plain(&run, None)).into_response()),
     }
-    Ok(ws.on_upgrade(move |socket| client(st, socket, Follow::Run(id))))
+}
+
+/// The `hello` of a plain GET: the run followed (if any), and how to get its frames.
+fn hello_plain(run: &RunRow, track: Option<&str>) -> Value {
+    json!({"type": "hello", "run": run_json(run), "scenario_id": run.scenario_id,
+           "map_id": run.map_id, "track": track.map(str::to_string).or_else(|| run.track.clone()),
+           "websocket": "connect with a WebSocket upgrade for the run's history and live frames"})
 }
 
 #[derive(Debug, Deserialize)]
@@ -57,7 +70,7 @@ async fn live_track(
     State(st): State<AppState>,
     _r: Reader,
     ApiQuery(q): ApiQuery<LiveQuery>,
-    ws: WebSocketUpgrade,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> ApiResult<Response> {
     let track = match q.track {
         None => st.config.default_track().to_string(),
@@ -70,7 +83,22 @@ async fn live_track(
             )))
         }
     };
-    Ok(ws.on_upgrade(move |socket| client(st, socket, Follow::Track(track))))
+    match ws {
+        Ok(ws) => Ok(ws.on_upgrade(move |socket| client(st, socket, Follow::Track(track)))),
+        Err(_) => {
+            let latest = st.hub.active.borrow().get(&track).cloned();
+            let run = match latest {
+                Some(id) => st.store.get_run(&id).await?,
+                None => None,
+            };
+            Ok(axum::Json(match run {
+                Some(r) => hello_plain(&r, Some(&track)),
+                None => json!({"type": "hello", "run": null, "track": track,
+                               "websocket": "connect with a WebSocket upgrade to follow the track's runs"}),
+            })
+            .into_response())
+        }
+    }
 }
 
 /// What a client follows.

@@ -28,7 +28,8 @@ pub fn router(max_map: u64) -> Router<AppState> {
         )
 }
 
-/// The map's geofence: set over the API, else from `[ground.geofence.<map>]` (404: none).
+/// The map's geofence: set over the API, else from `[ground.geofence.<map>]`; a map without
+/// one answers an empty one (`"source": "none"`: no limits).
 async fn get_geofence(
     State(st): State<AppState>,
     _r: Reader,
@@ -40,7 +41,10 @@ async fn get_geofence(
             "map_id": id, "permitted": f.permitted, "forbidden": f.forbidden, "source": source,
         }))
         .into_response()),
-        None => Err(ApiError::NotFound(format!("map '{id}' has no geofence"))),
+        None => Ok(axum::Json(serde_json::json!({
+            "map_id": id, "permitted": [], "forbidden": [], "source": "none",
+        }))
+        .into_response()),
     }
 }
 
@@ -78,13 +82,9 @@ async fn delete_geofence(
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
     map_exists(&st, &id).await?;
-    if st.store.delete_geofence(&id).await? {
-        Ok(StatusCode::NO_CONTENT.into_response())
-    } else {
-        Err(ApiError::NotFound(format!(
-            "map '{id}' has no geofence set over the API"
-        )))
-    }
+    // Idempotent: afterwards the map has no geofence set over the API, whether it had one.
+    st.store.delete_geofence(&id).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 async fn map_exists(st: &AppState, id: &str) -> ApiResult<()> {

@@ -150,10 +150,18 @@ async fn upload(
             "map_id" => {
                 map_id = Some(field.text().await?.trim().to_string()).filter(|s| !s.is_empty())
             }
-            "speed" => {
-                speed = Some(field.text().await?.trim().to_string()).filter(|s| !s.is_empty())
+            "speed" => speed = Some(field.text().await?).filter(|s| !s.is_empty()),
+            "start" => {
+                start = match field.text().await?.trim() {
+                    "true" => true,
+                    "false" => false,
+                    other => {
+                        return Err(ApiError::Unprocessable(format!(
+                            "start: \"true\" or \"false\", got {other:?}"
+                        )))
+                    }
+                }
             }
-            "start" => start = !matches!(field.text().await?.trim(), "false" | "0" | "no"),
             other => {
                 return Err(ApiError::Unprocessable(format!(
                 "unknown form field '{other}' (expected file, scenario_id, speed, map_id, start)"
@@ -165,6 +173,14 @@ async fn upload(
         up.ok_or_else(|| ApiError::Unprocessable("missing form field 'file' (the CSV)".into()))?;
     let scenario_id = scenario_id
         .ok_or_else(|| ApiError::Unprocessable("missing form field 'scenario_id'".into()))?;
+    if let Some(t) = speed
+        .as_deref()
+        .filter(|t| *t != "max" && !plain_decimal(t))
+    {
+        return Err(ApiError::Unprocessable(format!(
+            "speed: \"max\" or a real-time factor such as 1 or 0.5, got {t:?}"
+        )));
+    }
     let speed = SpeedArg::parse(speed.map(SpeedArg::Text).as_ref())?;
     let Some(scenario) = st.store.get_scenario(&scenario_id).await? else {
         return Err(ApiError::Unprocessable(format!(
@@ -255,4 +271,13 @@ mod tests {
         assert_eq!(display_name(".."), "upload.csv");
         assert_eq!(display_name(""), "upload.csv");
     }
+}
+
+/// Digits with at most one decimal point inside (`1`, `0.5`, `12.25`): a real-time factor as a
+/// form field writes it (no sign, exponent or words).
+fn plain_decimal(t: &str) -> bool {
+    let (int, frac) = t.split_once('.').unwrap_or((t, "0"));
+    (1..=4).contains(&int.len())
+        && (1..=6).contains(&frac.len())
+        && int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
 }

@@ -50,31 +50,35 @@ impl SpeedArg {
 #[serde(deny_unknown_fields)]
 pub struct CreateRun {
     pub scenario_id: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::error::not_null")]
     pub map_id: Option<String>,
     /// Replay id (a bundled or uploaded recording). Also accepted: the id of an earlier run
     /// whose source was a replay (that recording is replayed again).
-    #[serde(default, alias = "replay_id")]
+    #[serde(
+        default,
+        alias = "replay_id",
+        deserialize_with = "super::error::not_null"
+    )]
     pub replay: Option<String>,
     /// Explicit source: `{"kind":"csv_replay","replay_id":…}` (alternative to `replay`), or a
     /// live source `{"kind":"ncom","bind":"0.0.0.0:3000"}`,
     /// `{"kind":"json","transport":"udp"|"tcp"|"ws","bind":…}`, or the built-in simulated VUT
     /// `{"kind":"sim_vut","vut_speed_kmh":40,"aeb":{"ttc_s":1.2,"decel_mps2":8,"delay_ms":150}}`
     /// (optional `step_ms`, `injection`; paced at `speed`).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::error::not_null")]
     pub source: Option<Value>,
     /// Real carriers dispatched over ISO 22133: `[{"name":"carrier-1","address":"HOST:PORT"}]`.
     #[serde(default)]
     pub carriers: Vec<CarrierSpec>,
     /// CAN fused with the INS source: `{"kind":"cannelloni","bind":"0.0.0.0:20000","dbc":"vut"}`
     /// or `{"kind":"socketcan","iface":"can0","dbc":"vut"}` (`dbc`: a registered DBC id).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::error::not_null")]
     pub can: Option<CanSpec>,
     /// Which DBC signals feed which fields (default: `vut.dbc`'s steering, brake light, wheel
     /// speeds; add `"fcw": {"message": "ADAS_STATUS", "signal": "FCW"}` for a CAN FCW).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::error::not_null")]
     pub can_mapping: Option<CanMapping>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::error::not_null")]
     pub speed: Option<SpeedArg>,
     /// Arm and start at once.
     #[serde(default)]

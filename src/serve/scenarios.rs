@@ -99,17 +99,22 @@ async fn plan(
 #[serde(deny_unknown_fields)]
 struct CreateScenario {
     /// Default: the scenario's `name`.
+    #[serde(default, deserialize_with = "super::error::not_null")]
     id: Option<String>,
     /// A scenario file (TOML); or
+    #[serde(default, deserialize_with = "super::error::not_null")]
     toml: Option<String>,
     /// an OpenSCENARIO scenario file (XML), read against the bundled Euro NCAP catalogs and
     /// road networks, with
+    #[serde(default, deserialize_with = "super::error::not_null")]
     xosc: Option<String>,
     /// values for its declared parameters (NAME → value as text).
     #[serde(default)]
     parameters: BTreeMap<String, String>,
     /// File name of the upload (messages name it).
+    #[serde(default, deserialize_with = "super::error::not_null")]
     file_name: Option<String>,
+    #[serde(default, deserialize_with = "super::error::not_null")]
     map_id: Option<String>,
 }
 

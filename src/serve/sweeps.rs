@@ -46,10 +46,12 @@ pub fn router() -> Router<AppState> {
 #[serde(deny_unknown_fields)]
 pub struct CreateSweep {
     pub scenario_id: String,
-    #[serde(default)]
-    pub replays: Vec<String>,
-    #[serde(default)]
-    pub sim_vut_speed: Vec<f64>,
+    /// Replays to sweep over (absent: none); an empty list or null is refused.
+    #[serde(default, deserialize_with = "super::error::not_null")]
+    pub replays: Option<Vec<String>>,
+    /// Simulated-VUT speeds instead of replays (absent: none); an empty list or null is refused.
+    #[serde(default, deserialize_with = "super::error::not_null")]
+    pub sim_vut_speed: Option<Vec<f64>>,
     #[serde(default)]
     pub vary: Vec<String>,
     #[serde(default = "one")]
@@ -82,26 +84,32 @@ async fn create(
         .map_err(bad)?;
     let (sc, scenario) = st.load_scenario(&req.scenario_id, "does not exist").await?;
     let map = st.map_opt(sc.map_id.as_deref()).await?;
-    let source = if !req.sim_vut_speed.is_empty() {
-        if !req.replays.is_empty() {
+    let source = match (&req.replays, &req.sim_vut_speed) {
+        (Some(_), Some(_)) => {
             return Err(ApiError::Unprocessable(
                 "give either \"replays\" or \"sim_vut_speed\", not both".into(),
-            ));
+            ))
         }
-        Source::Sim(req.sim_vut_speed.clone())
-    } else {
-        let mut r = Vec::new();
-        for id in &req.replays {
-            let row =
-                st.store.get_replay(id).await?.ok_or_else(|| {
+        (Some(r), None) if r.is_empty() => {
+            return Err(ApiError::Unprocessable("\"replays\" is empty".into()))
+        }
+        (None, Some(v)) if v.is_empty() => {
+            return Err(ApiError::Unprocessable("\"sim_vut_speed\" is empty".into()))
+        }
+        (None, Some(v)) => Source::Sim(v.clone()),
+        (r, None) => {
+            let mut out = Vec::new();
+            for id in r.iter().flatten() {
+                let row = st.store.get_replay(id).await?.ok_or_else(|| {
                     ApiError::Unprocessable(format!("replay '{id}' does not exist"))
                 })?;
-            r.push((
-                id.clone(),
-                super::shared_files::replay_path(&st, &row).await?,
-            ));
+                out.push((
+                    id.clone(),
+                    super::shared_files::replay_path(&st, &row).await?,
+                ));
+            }
+            Source::Replays(out)
         }
-        Source::Replays(r)
     };
     let (repeat, seed) = (req.repeat, req.seed);
     // Checks and reads the replays off the async workers; every error before anything runs.

@@ -1,6 +1,7 @@
 //! `/api/v1/openapi.json`: the OpenAPI 3.0 document, written by hand (serde_json) so it stays
 //! readable and needs no derive on the engine's types.
 
+use axum::extract::State;
 use axum::routing::get;
 use axum::Router;
 use serde_json::{json, Value};
@@ -11,7 +12,28 @@ use crate::serve::state::AppState;
 use build::{id_param, op};
 
 pub fn router() -> Router<AppState> {
-    Router::new().route("/openapi.json", get(|| async { axum::Json(document()) }))
+    Router::new().route("/openapi.json", get(served))
+}
+
+/// The document as this service validates: its configured tracks are the values a `track`
+/// takes (and, where a live view may follow it, the demo's).
+async fn served(State(st): State<AppState>) -> axum::Json<Value> {
+    let mut doc = document();
+    let tracks: Vec<Value> = st.config.tracks.iter().map(|t| json!(t)).collect();
+    let mut with_demo = tracks.clone();
+    with_demo.push(json!(st.config.demo.track));
+    if let Some(ps) = doc["paths"]["/live"]["get"]["parameters"].as_array_mut() {
+        for p in ps.iter_mut().filter(|p| p["name"] == "track") {
+            p["schema"]["enum"] = Value::Array(with_demo.clone());
+        }
+    }
+    // A run's track may also be given as null (the default track).
+    let mut or_null = tracks;
+    or_null.push(Value::Null);
+    let t = &mut doc["components"]["schemas"]["CreateRun"]["properties"]["track"];
+    t["enum"] = Value::Array(or_null);
+    t["nullable"] = json!(true);
+    axum::Json(doc)
 }
 
 /// `o` with its success response in `types` (media type → schema, `{}` for any) instead of JSON.
@@ -25,7 +47,10 @@ fn websocket(summary: &str, extra: Value) -> Value {
     let mut o = op(summary, "live", false, "101", extra);
     o["responses"]["101"] =
         json!({"description": "Switching Protocols: WebSocket (JSON text frames)"});
-    o["responses"]["400"] = json!({"description": "Not a WebSocket upgrade request", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
+    o["responses"]["200"] = json!({"description": "A plain GET (no WebSocket upgrade): the `hello` a socket gets first — the run followed (`run` null when a track has none yet), its scenario, map and track", "content": {"application/json": {"schema": {"type": "object", "required": ["type", "run"], "properties": {
+        "type": {"type": "string", "enum": ["hello"]}, "run": {"type": "object", "nullable": true, "description": "the run followed, as `GET /runs/{id}` answers it"},
+        "scenario_id": {"type": "string", "nullable": true}, "map_id": {"type": "string", "nullable": true}, "track": {"type": "string", "nullable": true}, "websocket": {"type": "string"}}}}}});
+    o["responses"]["400"] = json!({"description": "A WebSocket upgrade request that is not a valid one", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
     o
 }
 
@@ -46,6 +71,13 @@ fn int64(name: &str, description: &str) -> Value {
 
 /// A resource id as the service accepts it in a body: letters, digits, `_`, `-`, `.` (not
 /// leading), at most 64 characters.
+/// Real content for the examples of upload bodies (the bundled files), so that a reader of the
+/// document, and a contract test generating from it, has one that is accepted.
+const EXAMPLE_DBC: &str = include_str!("../../../data/can/vut.dbc");
+const EXAMPLE_SCENARIO: &str = include_str!("../../../data/scenarios/cpna75_30kmh.toml");
+const EXAMPLE_XODR: &str = include_str!("../../../data/opendrive/proving_ground.xodr");
+const EXAMPLE_REPLAY: &str = include_str!("../../../data/replays/cpna75_10kmh.csv");
+
 fn new_id() -> Value {
     json!({"type": "string", "pattern": "^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$"})
 }
@@ -69,7 +101,7 @@ fn track_paths() -> serde_json::Map<String, Value> {
     m.insert("/runs/abort-all".into(), json!({"post": op("Abort every active run (created, armed or running) on every track: {\"aborted\": [run, …]}", "runs", true, "202", reason)}));
     m.insert("/tracks".into(), json!({"get": op("The service's tracks, the default one, the demo's, and the latest started run of each", "runs", false, "200", json!({}))}));
     let dbc_body = json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["id", "text"], "additionalProperties": false, "properties": {
-        "id": new_id(), "file_name": {"type": "string"}, "text": {"type": "string", "description": "the DBC file's text"}}}}}}});
+        "id": new_id(), "file_name": {"type": "string"}, "text": {"type": "string", "minLength": 1, "description": "the DBC file's text", "example": EXAMPLE_DBC}}}}}}});
     m.insert("/dbcs".into(), json!({
         "get": op("Registered DBC files (bundled and uploaded)", "dbcs", false, "200", json!({})),
         "post": op("Register a DBC (422 naming the parser's line and reason; 409 if the id exists)", "dbcs", true, "201", dbc_body)}));
@@ -149,17 +181,21 @@ pub fn document() -> Value {
                     "instance": {"type": "string", "nullable": true, "description": "the scil instance that executes the run; control requests go to it (409 from the others)"},
                     "abort": {"type": "object", "nullable": true, "description": "why the run was aborted: the rule (kind), the object it names, the measured value and its limit, and the sentence the dashboard shows (text)", "properties": {
                         "kind": {"type": "string"}, "object": {"type": "string", "nullable": true}, "value": {"type": "number", "nullable": true}, "limit": {"type": "number", "nullable": true}, "text": {"type": "string"}}}}},
-                "CreateRun": {"type": "object", "required": ["scenario_id"], "additionalProperties": false, "properties": {
-                    "scenario_id": {"type": "string"},
-                    "map_id": {"type": "string"},
-                    "replay_id": {"type": "string", "description": "the same as replay"},
+                "CreateRun": {"type": "object", "required": ["scenario_id"], "additionalProperties": false,
+                    // `replay_id` is another name of `replay`: one of them.
+                    "not": {"required": ["replay", "replay_id"]},
+                    "example": {"scenario_id": "cpna75_30kmh", "replay": "cpna75_30kmh", "speed": "max", "start": true},
+                    "properties": {
+                    "scenario_id": {"type": "string", "minLength": 1, "example": "cpna75_30kmh"},
+                    "map_id": {"type": "string", "minLength": 1, "example": "proving_ground"},
+                    "replay_id": {"type": "string", "minLength": 1, "description": "the same as replay", "example": "cpna75_30kmh"},
                     "record": {"type": "boolean", "description": "record the run to MCAP (export.mcap then serves the recording)"},
-                    "track": {"type": "string", "description": "one of the service's tracks (default: the default track)"},
-                    "replay": {"type": "string", "description": "replay id (or an earlier replay run's id); default: the replay named like the scenario"},
+                    "track": {"type": "string", "minLength": 1, "description": "one of the service's tracks (default: the default track)", "example": "main"},
+                    "replay": {"type": "string", "minLength": 1, "description": "replay id (or an earlier replay run's id); default: the replay named like the scenario", "example": "cpna75_30kmh"},
                     "source": {"$ref": "#/components/schemas/RunSource"},
                     "carriers": {"type": "array", "items": {"$ref": "#/components/schemas/CarrierSpec"},
                         "description": "real carriers dispatched over ISO 22133 (every carrier of the scenario); connected and armed when the run starts; without them the carriers are simulated"},
-                    "speed": {"oneOf": [{"type": "number"}, {"type": "string"}], "description": "replays and sim_vut: real-time factor or \"max\" (not \"max\" with carriers); live sources run in real time"},
+                    "speed": {"oneOf": [{"type": "number", "minimum": 0, "exclusiveMinimum": true, "maximum": 1000}, {"type": "string", "enum": ["max"]}], "description": "replays and sim_vut: real-time factor or \"max\" (not \"max\" with carriers); live sources run in real time", "example": "max"},
                     "can": {"$ref": "#/components/schemas/CanSpec"},
                     "can_mapping": {"$ref": "#/components/schemas/CanMapping"},
                     "start": {"type": "boolean", "description": "arm and start at once"},
@@ -174,8 +210,8 @@ pub fn document() -> Value {
                     {"type": "object", "title": "monr", "required": ["kind", "carrier"], "description": "the VUT's robot's MONR (an object of the run's carriers with drives vut) as the VUT's telemetry", "properties": {
                         "kind": {"type": "string", "enum": ["monr"]}, "carrier": {"type": "string"}}}]},
                 "CarrierSpec": {"type": "object", "required": ["name", "address"], "additionalProperties": false, "properties": {
-                    "name": {"type": "string", "description": "the scenario's carrier name", "example": "carrier-1"},
-                    "address": {"type": "string", "description": "HOST[:TCP_PORT] (UDP port = TCP − 1) or HOST:TCP_PORT:UDP_PORT", "example": "127.0.0.1:53241"},
+                    "name": {"type": "string", "minLength": 1, "description": "the scenario's carrier name", "example": "carrier-1"},
+                    "address": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9.-]{0,252}(:[1-9][0-9]{0,4}){0,2}$", "description": "HOST[:TCP_PORT] (UDP port = TCP − 1) or HOST:TCP_PORT:UDP_PORT", "example": "127.0.0.1:53241"},
                     "drives": {"type": "string", "description": "an object on the ground: \"vut\" (the VUT's robot) or a target id; without it the scenario's vut.carrier / targets[].carrier say, when the run is on the ground", "example": "vut"},
                     "mobility": {"type": "object", "description": "how the object drives back to its start", "required": ["min_turn_radius_m", "may_reverse", "speed_mps", "accel_mps2"], "additionalProperties": false, "properties": {
                         "min_turn_radius_m": {"type": "number"}, "may_reverse": {"type": "boolean"}, "speed_mps": {"type": "number"}, "accel_mps2": {"type": "number"}}}}},
@@ -209,7 +245,7 @@ pub fn document() -> Value {
 /// arming override.
 fn ground_docs(doc: &mut Value) {
     let props = &mut doc["components"]["schemas"]["CarrierSpec"]["properties"];
-    props["drives"] = json!({"type": "string", "description": "\"vut\" (the VUT's driving robot) or a target id: the carrier is an object on the ground, sent its planned path as TRAJ, armed as one with the others and driven back to its start"});
+    props["drives"] = json!({"type": "string", "minLength": 1, "description": "\"vut\" (the VUT's driving robot) or a target id: the carrier is an object on the ground, sent its planned path as TRAJ, armed as one with the others and driven back to its start"});
     props["mobility"] = json!({"type": "object", "additionalProperties": false,
         "required": ["min_turn_radius_m", "may_reverse", "speed_mps", "accel_mps2"],
         "description": "how the object drives back to its start (default by what it carries)",
@@ -230,16 +266,20 @@ fn upload_paths() -> serde_json::Map<String, Value> {
     m.insert("/replays".into(), json!({
                 "get": op("Recorded CSV files (bundled and uploaded); with `scenario`, each also says whether it fits that scenario (`fits`; `misfit`: why not — its samples are not on the scenario's map, or never come within 5 m of where the scenario's VUT meets its target), as a run checks it (422)", "replays", false, "200", json!({"parameters": [{"name": "scenario", "in": "query", "schema": {"type": "string"}, "description": "scenario id to judge the replays against (404 when it does not exist)"}]})),
                 "post": op("Upload a CSV and create a run (armed and started unless start=false; 422 naming the file and line of a bad row)", "replays", true, "201", json!({"requestBody": {"required": true, "content": {"multipart/form-data": {"schema": {"type": "object", "required": ["file", "scenario_id"], "additionalProperties": false, "properties": {
-                    "file": {"type": "string", "format": "binary"},
-                    "scenario_id": {"type": "string"}, "track": {"type": "string"},
-                    "speed": {"type": "string", "description": "max or a real-time factor (default 1)"},
-                    "map_id": {"type": "string"},
+                    "file": {"type": "string", "format": "binary", "example": EXAMPLE_REPLAY},
+                    "scenario_id": {"type": "string", "minLength": 1, "example": "cpna75_30kmh"},
+                    "speed": {"type": "string", "pattern": "^(|max|[0-9]{1,4}(\\.[0-9]{1,6})?)$", "description": "max or a real-time factor (empty: 1; above 0, at most 1000)", "example": "max"},
+                    "map_id": {"type": "string", "description": "empty: the scenario's map", "example": "proving_ground"},
                     "start": {"type": "string", "enum": ["true", "false"]}}}}}}}))
             }));
     m.insert("/scenarios".into(), json!({
                 "get": op("Scenarios", "scenarios", false, "200", json!({})),
                 "post": op("Register a scenario: a scenario file (toml) or an OpenSCENARIO file (xosc, read against the bundled Euro NCAP catalogs and road networks, with parameter values); as multipart/form-data, an OpenSCENARIO file with the uploader's own catalogs and road network (parts `file`, each named by the relative path the scenario file uses; what is not uploaded is the bundled library's; a missing catalog is a 422 naming its path; an uploaded road network is registered as a map)", "scenarios", true, "201", json!({"requestBody": {"required": true, "content": {
-                    "application/json": {"schema": {"type": "object", "additionalProperties": false, "properties": {"id": new_id(), "toml": {"type": "string"}, "xosc": {"type": "string"}, "parameters": {"type": "object", "additionalProperties": {"type": "string"}}, "file_name": {"type": "string"}, "map_id": {"type": "string"}}}},
+                    "application/json": {"schema": {"type": "object", "additionalProperties": false,
+                        "example": {"id": "cpna75_30kmh_copy", "toml": EXAMPLE_SCENARIO, "map_id": "proving_ground"},
+                        // Exactly one of a scenario file and an OpenSCENARIO file; parameter values only for the latter.
+                        "oneOf": [{"required": ["toml"], "not": {"anyOf": [{"required": ["xosc"]}, {"required": ["parameters"]}]}}, {"required": ["xosc"], "not": {"required": ["toml"]}}],
+                        "properties": {"id": new_id(), "toml": {"type": "string", "example": EXAMPLE_SCENARIO}, "xosc": {"type": "string"}, "parameters": {"type": "object", "additionalProperties": {"type": "string"}}, "file_name": {"type": "string"}, "map_id": {"type": "string", "minLength": 1, "example": "proving_ground"}}}},
                     "multipart/form-data": {"schema": {"type": "object", "required": ["xosc"], "additionalProperties": false, "properties": {
                         "xosc": {"type": "string", "format": "binary", "description": "The OpenSCENARIO scenario file"},
                         "file": {"type": "array", "items": {"type": "string", "format": "binary"}, "description": "Catalog files and the road network (.xodr), each part's file name the relative path the scenario file names it by (e.g. ../Catalogs/Vehicles/Vehicles.xosc)"},
@@ -249,17 +289,25 @@ fn upload_paths() -> serde_json::Map<String, Value> {
             }));
     m.insert("/maps".into(), json!({
                 "get": op("Maps", "maps", false, "200", json!({})),
-                "post": op("Register an OpenDRIVE map (422 naming the line and reason when it does not parse)", "maps", true, "201", json!({"requestBody": {"required": true, "content": {"multipart/form-data": {"schema": {"type": "object", "required": ["file"], "additionalProperties": false, "properties": {"file": {"type": "string", "format": "binary"}, "id": new_id(), "origin": {"type": "string", "description": "place the layout at a site: LAT,LON[,ALT] of the map's (0,0) (WGS84 degrees, metres); needs heading", "example": "46.8931,16.8397"}, "heading": {"type": "string", "description": "compass heading of the map's +x axis, degrees (0 = north, clockwise); needs origin", "example": "90"}}}}}}}))
+                "post": op("Register an OpenDRIVE map (422 naming the line and reason when it does not parse)", "maps", true, "201", json!({"requestBody": {"required": true, "content": {"multipart/form-data": {"schema": {"type": "object", "required": ["file"], "additionalProperties": false, "anyOf": [{"not": {"anyOf": [{"required": ["origin"]}, {"required": ["heading"]}]}}, {"required": ["origin", "heading"]}],
+                    "properties": {"file": {"type": "string", "format": "binary", "example": EXAMPLE_XODR}, "id": new_id(),
+                    "origin": {"type": "string", "pattern": "^-?[0-8]?[0-9](\\.[0-9]{1,9})?,-?1?[0-7]?[0-9](\\.[0-9]{1,9})?(,-?[0-9]{1,4}(\\.[0-9]{1,3})?)?$", "description": "place the layout at a site: LAT,LON[,ALT] of the map's (0,0) (WGS84 degrees, metres); needs heading", "example": "46.8931,16.8397"},
+                    "heading": {"type": "string", "pattern": "^-?[0-9]{1,3}(\\.[0-9]{1,6})?$", "description": "compass heading of the map's +x axis, degrees (0 = north, clockwise); needs origin", "example": "90"}}}}}}}))
             }));
     m
 }
 
 /// `/sweeps`, kept apart from the main document (the `json!` recursion limit).
 fn sweep_paths() -> serde_json::Map<String, Value> {
-    let create = json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["scenario_id"], "additionalProperties": false, "properties": {
-        "scenario_id": {"type": "string"}, "replays": {"type": "array", "items": {"type": "string"}}, "sim_vut_speed": {"type": "array", "items": {"type": "number"}},
-        "vary": {"type": "array", "items": {"type": "string"}, "example": ["method=predicted,at_sample", "noise.pos=0,0.05"]},
-        "repeat": {"type": "integer", "minimum": 1, "maximum": u32::MAX}, "seed": {"type": "integer", "minimum": 0, "maximum": u64::MAX}, "jobs": {"type": "integer", "minimum": 0, "maximum": u32::MAX, "description": "worker threads (0 or above the cores: every core)"}}}}}}});
+    // Replays or simulated-VUT speeds, not both; each replay once; a variation is KEY=V1,V2,….
+    let create = json!({"requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["scenario_id"], "additionalProperties": false,
+        "oneOf": [{"required": ["replays"]}, {"required": ["sim_vut_speed"]}],
+        "properties": {
+        "scenario_id": {"type": "string", "minLength": 1, "example": "cpna75_30kmh"},
+        "replays": {"type": "array", "minItems": 1, "uniqueItems": true, "items": {"type": "string", "minLength": 1}, "example": ["cpna75_30kmh"]},
+        "sim_vut_speed": {"type": "array", "minItems": 1, "items": {"type": "number", "minimum": 1, "maximum": 200}, "example": [20, 40]},
+        "vary": {"type": "array", "items": {"type": "string", "pattern": "^[a-z_.]+=[^,=]+(,[^,=]+)*$"}, "example": ["method=predicted,at_sample", "noise.pos=0,0.05"]},
+        "repeat": {"type": "integer", "minimum": 1, "maximum": u32::MAX}, "seed": {"type": "integer", "minimum": 0, "maximum": u64::MAX}, "jobs": {"type": "integer", "minimum": 0, "maximum": u64::MAX, "description": "worker threads (0 or above the cores: every core)"}}}}}}});
     let mut m = serde_json::Map::new();
     m.insert("/sweeps".into(), json!({
         "get": op("Sweeps of this process, newest first (progress summaries)", "sweeps", false, "200", json!({})),
@@ -308,7 +356,9 @@ fn parameter_paths() -> serde_json::Map<String, Value> {
 fn can_schemas() -> serde_json::Map<String, Value> {
     let signal = json!({"type": "object", "required": ["message", "signal"], "properties": {"message": {"type": "string"}, "signal": {"type": "string"}}});
     let mut m = serde_json::Map::new();
-    m.insert("CanSpec".into(), json!({"description": "live CAN fused with the INS source (dbc: a registered DBC id)", "type": "object", "required": ["kind", "dbc"], "discriminator": {"propertyName": "kind"}, "oneOf": [
+    m.insert("CanSpec".into(), json!({"description": "live CAN fused with the INS source (dbc: a registered DBC id)", "type": "object", "required": ["kind", "dbc"], "discriminator": {"propertyName": "kind"},
+        "properties": {"kind": {"type": "string", "enum": ["cannelloni", "socketcan"]}, "dbc": {"type": "string", "minLength": 1, "example": "vut"}},
+        "oneOf": [
         {"type": "object", "title": "cannelloni", "required": ["kind", "bind", "dbc"], "properties": {"kind": {"type": "string", "enum": ["cannelloni"]}, "bind": {"type": "string", "example": "0.0.0.0:20000"}, "dbc": {"type": "string", "example": "vut"}}},
         {"type": "object", "title": "socketcan", "required": ["kind", "iface", "dbc"], "properties": {"kind": {"type": "string", "enum": ["socketcan"]}, "iface": {"type": "string", "example": "can0"}, "dbc": {"type": "string", "example": "vut"}}}]}));
     m.insert("CanMapping".into(), json!({"type": "object", "description": "which DBC signals feed which fields (checked against the DBC: 422 naming a missing signal); fcw: forward collision warning, its onset closes the validity window", "properties": {
@@ -318,8 +368,30 @@ fn can_schemas() -> serde_json::Map<String, Value> {
     m
 }
 
-/// The `sim_vut` run source.
+/// The `sim_vut` run source (an optional setting given as null takes its default).
 fn sim_vut_schema() -> Value {
+    let mut s = sim_vut_fields();
+    if let Some(props) = s["properties"].as_object_mut() {
+        for (name, p) in props.iter_mut() {
+            if name != "kind" {
+                nullable_deep(p);
+            }
+        }
+    }
+    s
+}
+
+/// `p` and every property below it may be null.
+fn nullable_deep(p: &mut Value) {
+    p["nullable"] = json!(true);
+    if let Some(props) = p["properties"].as_object_mut() {
+        for q in props.values_mut() {
+            nullable_deep(q);
+        }
+    }
+}
+
+fn sim_vut_fields() -> Value {
     json!({"type": "object", "title": "sim_vut", "required": ["kind"],
         "description": "the built-in simulated VUT (speed controller, path following, optional AEB) in closed loop with the run, paced at the run's speed; its time is its step counter",
         "properties": {

@@ -201,14 +201,15 @@ pub async fn run_point(
 ) -> ApiResult<Response> {
     let req = parse_body(&body)?;
     let idx: i64 = match point.parse() {
-        Ok(i) => i,
+        // Digits only: no sign (the path names a point's number as GET /series/{id} lists it).
+        Ok(i) if point.bytes().all(|b| b.is_ascii_digit()) => i,
         // A number beyond any point a series can hold names no point.
         Err(_) if !point.is_empty() && point.bytes().all(|b| b.is_ascii_digit()) => {
             return Err(ApiError::NotFound(format!(
                 "series '{id}' has no point {point}"
             )))
         }
-        Err(_) => {
+        _ => {
             return Err(ApiError::BadRequest(format!(
                 "point '{point}': expected the point's number in the series (0, 1, …)"
             )))
