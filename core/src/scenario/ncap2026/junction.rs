@@ -166,7 +166,7 @@ pub(super) fn place_as(
                 Turn::Nearside => arm_at(&arms, h, -std::f64::consts::FRAC_PI_2, "right")?,
             };
             let (xx, xy, xh) = start_pose(&exit.outbound);
-            let (ue, _, _) = curve_end(&g, turn);
+            let (ue, _, _) = curve_end(&g, turn).map_err(|e| format!("{}: {e}", row.id))?;
             // Start of the curve on the approach lane so that the curve ends on the exit lane.
             let d = (xx - ex) * h.cos() + (xy - ey) * h.sin() - ue;
             let q = (ex + d * h.cos(), ey + d * h.sin(), h);
