@@ -195,4 +195,38 @@ mod tests {
         assert!((x + 5.0).abs() < 1e-12, "extends straight before the start");
         assert!(Path::from_points(&[(1.0, 1.0), (1.0, 1.0)], "t").is_none());
     }
+
+    #[test]
+    fn segments_steer_by_their_own_curvature() {
+        use crate::scenario::path::Piece;
+        let geo = crate::scenario::path::Path::from_pieces(
+            0.0,
+            0.0,
+            0.0,
+            &[
+                Piece::Line { length: 10.0 },
+                Piece::Clothoid {
+                    length: 5.0,
+                    curvature_start: 0.0,
+                    curvature_end: 0.1,
+                },
+                Piece::Arc {
+                    length: 5.0,
+                    curvature: 0.1,
+                },
+            ],
+        )
+        .expect("path");
+        let mut p = Path::of(geo, "t");
+        p.curvature_window_m = 0.25;
+        p.curvature_causal = true;
+        p.curvature_exact = true;
+        assert_eq!(p.curvature(9.99), 0.0);
+        assert!((p.curvature(12.5) - 0.05).abs() < 1e-12);
+        assert!((p.curvature(17.0) - 0.1).abs() < 1e-12);
+        assert_eq!(p.curvature(25.0), 0.0, "straight past the end");
+        // The estimate from the yaw looks back and lags the clothoid's curvature.
+        p.curvature_exact = false;
+        assert!(p.curvature(12.5) < 0.05 - 1e-3);
+    }
 }
