@@ -286,18 +286,79 @@ fn instantiate(cat: &Catalogue, a: &InstantiateArgs) -> anyhow::Result<ExitCode>
     Ok(ExitCode::SUCCESS)
 }
 
-/// The file `instantiate` writes for a scenario: its paths with as few points as they need (a
-/// straight by its two ends; turning paths are segments already), under a line naming it.
-pub fn scenario_file(mut sc: crate::scenario::Scenario) -> anyhow::Result<String> {
+/// The scenario `instantiate` writes: its polylines with as few points as they need (a
+/// straight by its two ends; turning paths are segments already).
+pub fn compacted(mut sc: crate::scenario::Scenario) -> crate::scenario::Scenario {
     sc.vut.path = sc.vut.path.take().map(crate::scenario::PathSpec::compacted);
     for t in &mut sc.targets {
         t.path = t.path.take().map(crate::scenario::PathSpec::compacted);
     }
+    sc
+}
+
+/// The file `instantiate` writes for a scenario: [`compacted`], under a line naming it, each
+/// path's start inline and its points or segments one per line.
+pub fn scenario_file(sc: crate::scenario::Scenario) -> anyhow::Result<String> {
+    let sc = compacted(sc);
+    let text = toml::to_string(&sc)?;
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .context("the scenario's TOML does not read back")?;
+    if let Some(vut) = doc.get_mut("vut").and_then(toml_edit::Item::as_table_mut) {
+        inline_path(vut);
+    }
+    if let Some(targets) = doc
+        .get_mut("targets")
+        .and_then(toml_edit::Item::as_array_of_tables_mut)
+    {
+        for t in targets.iter_mut() {
+            inline_path(t);
+        }
+    }
     Ok(format!(
-        "# {} — instantiated from the Euro NCAP 2026 catalogue by `scil catalogue instantiate`\n{}",
-        sc.name,
-        toml::to_string(&sc)?
+        "# {} — instantiated from the Euro NCAP 2026 catalogue by `scil catalogue instantiate`\n{doc}",
+        sc.name
     ))
+}
+
+/// `path` of a VUT or target table with its `start` first, as an inline table, and its
+/// `points` or `segments` as an array of inline tables, one per line.
+fn inline_path(owner: &mut toml_edit::Table) {
+    use toml_edit::{Array, Item, Value};
+    let Some(path) = owner.get_mut("path").and_then(Item::as_table_mut) else {
+        return;
+    };
+    path.set_implicit(false);
+    let mut items: Vec<(String, Item)> = path
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
+    items.sort_by_key(|(k, _)| k != "start");
+    path.clear();
+    for (key, item) in items {
+        let item = match item {
+            Item::Table(t) => {
+                let mut inline = t.into_inline_table();
+                inline.fmt();
+                Item::Value(Value::InlineTable(inline))
+            }
+            Item::ArrayOfTables(tables) => {
+                let mut array = Array::new();
+                for t in tables.into_iter() {
+                    let mut inline = t.into_inline_table();
+                    inline.fmt();
+                    let mut v = Value::InlineTable(inline);
+                    v.decor_mut().set_prefix("\n    ");
+                    array.push_formatted(v);
+                }
+                array.set_trailing_comma(true);
+                array.set_trailing("\n");
+                Item::Value(Value::Array(array))
+            }
+            other => other,
+        };
+        path.insert(&key, item);
+    }
 }
 
 fn grid(cat: &Catalogue, a: &GridArgs) -> anyhow::Result<ExitCode> {

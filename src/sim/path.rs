@@ -17,6 +17,8 @@ pub struct Path {
     pub curvature_window_m: f64,
     /// Estimate the curvature from the path behind `s` only.
     pub curvature_causal: bool,
+    /// The path is segments (lines, arcs, clothoids): its curvature is theirs, not an estimate.
+    pub curvature_exact: bool,
 }
 
 impl Path {
@@ -39,6 +41,7 @@ impl Path {
             origin: origin.into(),
             curvature_window_m: 2.0,
             curvature_causal: false,
+            curvature_exact: false,
         }
     }
 
@@ -62,9 +65,12 @@ impl Path {
         self.geo.pose(s)
     }
 
-    /// Curvature at `s` (yaw change over ±`curvature_window_m`, 1/m, counter-clockwise
-    /// positive).
+    /// Curvature at `s` (1/m, counter-clockwise positive): the segments' own, or the yaw change
+    /// over ±`curvature_window_m` of a polyline.
     pub fn curvature(&self, s: f64) -> f64 {
+        if self.curvature_exact {
+            return self.geo.curvature(s);
+        }
         let h = self.curvature_window_m;
         // On a planned path the estimate looks back only: the steering starts where the
         // path's curve does, never before it.
@@ -92,7 +98,9 @@ impl Path {
         let mut path = match &sc.vut.path {
             // Segments are the geometry itself.
             Some(crate::scenario::PathSpec::Segments(_)) if sc.vut.drift.is_none() => {
-                Path::of(sc.vut.driven_path()?, "planned path")
+                let mut p = Path::of(sc.vut.driven_path()?, "planned path");
+                p.curvature_exact = true;
+                p
             }
             _ => {
                 let driven = sc.vut.driven_points()?;
@@ -186,5 +194,39 @@ mod tests {
         let (x, _, _) = p.pose(-5.0);
         assert!((x + 5.0).abs() < 1e-12, "extends straight before the start");
         assert!(Path::from_points(&[(1.0, 1.0), (1.0, 1.0)], "t").is_none());
+    }
+
+    #[test]
+    fn segments_steer_by_their_own_curvature() {
+        use crate::scenario::path::Piece;
+        let geo = crate::scenario::path::Path::from_pieces(
+            0.0,
+            0.0,
+            0.0,
+            &[
+                Piece::Line { length: 10.0 },
+                Piece::Clothoid {
+                    length: 5.0,
+                    curvature_start: 0.0,
+                    curvature_end: 0.1,
+                },
+                Piece::Arc {
+                    length: 5.0,
+                    curvature: 0.1,
+                },
+            ],
+        )
+        .expect("path");
+        let mut p = Path::of(geo, "t");
+        p.curvature_window_m = 0.25;
+        p.curvature_causal = true;
+        p.curvature_exact = true;
+        assert_eq!(p.curvature(9.99), 0.0);
+        assert!((p.curvature(12.5) - 0.05).abs() < 1e-12);
+        assert!((p.curvature(17.0) - 0.1).abs() < 1e-12);
+        assert_eq!(p.curvature(25.0), 0.0, "straight past the end");
+        // The estimate from the yaw looks back and lags the clothoid's curvature.
+        p.curvature_exact = false;
+        assert!(p.curvature(12.5) < 0.05 - 1e-3);
     }
 }

@@ -458,3 +458,79 @@ fn rehearsal_matches_the_stored_run() {
     }
     assert!(compared > 200, "{compared} numbers compared");
 }
+
+/// The file `instantiate` writes fits on a screen (at most 120 lines) for every row (CCFhol,
+/// whose lane change stays points, within 200), reads
+/// back as the scenario it was written from, and a turning VUT's path in it is the protocol's
+/// segments: the straight in, clothoid, arc, clothoid and the straight out. A debug build takes
+/// each row's first cell and every seventh.
+#[test]
+fn instantiated_files_are_short() {
+    use scil::cli::catalogue::{compacted, scenario_file};
+    use scil::scenario::ncap2026::Family;
+    use scil::scenario::PathSpec;
+    use scil::sweep::catalogue_grid as g;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cat = scil::scenario::ncap2026::Catalogue::bundled();
+    let load = |p: &str| scil::map::Map::load(&root.join(p)).expect(p);
+    let straight = load("data/opendrive/proving_ground.xodr");
+    let junction = load("data/osc-ncap/OpenDRIVE/NCAP/X-Intersection_NCAP.xodr");
+    let step = if cfg!(debug_assertions) { 7 } else { 1 };
+    // Row id → (cells written, most lines).
+    let mut rows: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+    for (k, c) in g::cells(&cat).iter().enumerate() {
+        let row = &cat.row[c.row];
+        if k % step != 0 && rows.contains_key(&row.id) {
+            continue;
+        }
+        let map = if row.family.needs_junction() {
+            &junction
+        } else {
+            &straight
+        };
+        let Ok(sc) = row.instantiate(&c.params, &map.road_network) else {
+            continue;
+        };
+        let want = compacted(sc.clone());
+        let text = scenario_file(sc).expect("scenario file");
+        let lines = text.lines().count();
+        let back = scil::scenario::Scenario::from_toml(&text).expect("reads back");
+        assert_eq!(back, want, "{}", want.name);
+        if matches!(row.family, Family::TurnAcross | Family::SfsTurnAcross) {
+            let Some(PathSpec::Segments(p)) = &back.vut.path else {
+                panic!("{}: the VUT's path is not segments\n{text}", want.name)
+            };
+            let kinds: Vec<&str> = p
+                .segments
+                .iter()
+                .map(|s| match (s.line, s.arc, s.clothoid) {
+                    (Some(_), _, _) => "line",
+                    (_, Some(_), _) => "arc",
+                    (_, _, Some(_)) => "clothoid",
+                    _ => "none",
+                })
+                .collect();
+            // A start from standstill stands past the straight in: its path starts there.
+            let full = ["line", "clothoid", "arc", "clothoid", "line"];
+            assert!(
+                full.ends_with(&kinds) && kinds.len() >= 3,
+                "{}: {kinds:?}",
+                want.name
+            );
+            assert!(text.contains("segments = [\n    {"), "{text}");
+        }
+        let e = rows.entry(row.id.clone()).or_default();
+        *e = (e.0 + 1, e.1.max(lines));
+    }
+    assert_eq!(rows.len(), cat.row.len(), "every row written: {rows:?}");
+    for (id, (n, most)) in &rows {
+        println!("{id}: {n} files, at most {most} lines");
+    }
+    // CCFhol's lane change is a half-cosine lateral shift, none of the segment kinds: its
+    // points stay (one per line).
+    let long: Vec<_> = rows
+        .iter()
+        .filter(|(id, (_, most))| *most > if id.as_str() == "CCFhol" { 200 } else { 120 })
+        .collect();
+    assert!(long.is_empty(), "rows with files over 120 lines: {long:?}");
+}

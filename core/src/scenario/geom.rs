@@ -570,6 +570,22 @@ impl Path {
         }
     }
 
+    /// Curvature at arc length `s` (1/m, positive turning left): a curve's own, linear along a
+    /// clothoid; 0 on a line and beyond the ends (a polyline's turns are at its points, where
+    /// it has no curvature).
+    pub fn curvature(&self, s: f64) -> f64 {
+        if !(s >= self.cum[0] && s <= self.length()) {
+            return 0.0;
+        }
+        let i = self.segment(s);
+        match self.segs[i] {
+            Seg::Line { .. } => 0.0,
+            Seg::Curve { k0, k1, len, .. } => {
+                k0 + (k1 - k0) * ((s - self.cum[i]) / len).clamp(0.0, 1.0)
+            }
+        }
+    }
+
     /// An upper bound of how far the heading turns between arc lengths `a` and `b` (rad, the
     /// total variation: every turn counted positive; straight beyond the ends).
     pub fn turn_between(&self, a: f64, b: f64) -> f64 {

@@ -259,3 +259,37 @@ fn bad_segments_are_refused() {
     assert!(Path::from_pieces(0.0, 0.0, 0.0, &[]).is_err());
     assert!(Path::from_pieces(f64::NAN, 0.0, 0.0, &[Piece::Line { length: 1.0 }]).is_err());
 }
+
+#[test]
+fn curvature_of_segments() {
+    let p = Path::from_pieces(
+        0.0,
+        0.0,
+        0.0,
+        &[
+            Piece::Line { length: 10.0 },
+            Piece::Clothoid {
+                length: 8.0,
+                curvature_start: 0.0,
+                curvature_end: 0.2,
+            },
+            Piece::Arc {
+                length: 5.0,
+                curvature: 0.2,
+            },
+        ],
+    )
+    .expect("path");
+    assert_eq!(p.curvature(-1.0), 0.0);
+    assert_eq!(p.curvature(5.0), 0.0);
+    assert!((p.curvature(14.0) - 0.1).abs() < 1e-12);
+    assert!((p.curvature(17.0) - 0.175).abs() < 1e-12);
+    assert!((p.curvature(20.0) - 0.2).abs() < 1e-12);
+    assert_eq!(p.curvature(24.0), 0.0);
+    // The curvature is the heading's derivative.
+    for s in [11.0, 13.5, 16.25, 19.0] {
+        let h = 1e-4;
+        let d = (p.pose(s + h).2 - p.pose(s - h).2) / (2.0 * h);
+        assert!((d - p.curvature(s)).abs() < 1e-6, "{s}: {d}");
+    }
+}

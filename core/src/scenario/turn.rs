@@ -8,6 +8,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::geom::{Path, Piece};
+use super::path::{SegmentSpec, SegmentsPath};
+
 /// Which way the VUT turns (right-hand traffic: farside = left, across the oncoming lane).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -113,116 +116,69 @@ impl TurnGeometry {
         }
     }
 
-    /// Points of the curved part from (0, 0) heading +x, every `step` metres of arc length
-    /// (plus the exact end), turning by `sign` (+1 left). Positions are integrated with
-    /// 8-point Gauss–Legendre quadrature per step on the exact heading.
-    pub fn curve_points(&self, sign: f64, step: f64) -> Vec<(f64, f64, f64)> {
-        let total = self.curve_length();
-        let n = (total / step).ceil().max(1.0) as usize;
-        let mut out = Vec::with_capacity(n + 1);
-        let (mut x, mut y) = (0.0, 0.0);
-        out.push((0.0, 0.0, 0.0));
-        for k in 0..n {
-            let (a, b) = (
-                total * k as f64 / n as f64,
-                total * (k + 1) as f64 / n as f64,
-            );
-            let (mut dx, mut dy) = (0.0, 0.0);
-            for (xi, wi) in GAUSS8 {
-                let u = 0.5 * (a + b) + 0.5 * (b - a) * xi;
-                let h = sign * self.heading(u);
-                dx += wi * h.cos();
-                dy += wi * h.sin();
-            }
-            x += 0.5 * (b - a) * dx;
-            y += 0.5 * (b - a) * dy;
-            out.push((x, y, sign * self.heading(b)));
-        }
-        out
+    /// The curved part as pieces (clothoid, arc, clothoid), turning by `sign` (+1 left).
+    pub fn curve_pieces(&self, sign: f64) -> [Piece; 3] {
+        let (k1, k2) = (sign / self.r1_m, sign / self.r2_m);
+        let lc = self.clothoid_length();
+        [
+            Piece::Clothoid {
+                length: lc,
+                curvature_start: k1,
+                curvature_end: k2,
+            },
+            Piece::Arc {
+                length: self.arc_length(),
+                curvature: k2,
+            },
+            Piece::Clothoid {
+                length: lc,
+                curvature_start: k2,
+                curvature_end: k1,
+            },
+        ]
     }
 }
 
-/// 8-point Gauss–Legendre nodes and weights on [−1, 1].
-const GAUSS8: [(f64, f64); 8] = [
-    (-0.960_289_856_497_536_3, 0.101_228_536_290_376_26),
-    (-0.796_666_477_413_626_7, 0.222_381_034_453_374_47),
-    (-0.525_532_409_916_329, 0.313_706_645_877_887_3),
-    (-0.183_434_642_495_649_8, 0.362_683_783_378_362),
-    (0.183_434_642_495_649_8, 0.362_683_783_378_362),
-    (0.525_532_409_916_329, 0.313_706_645_877_887_3),
-    (0.796_666_477_413_626_7, 0.222_381_034_453_374_47),
-    (0.960_289_856_497_536_3, 0.101_228_536_290_376_26),
-];
-
-/// A turning path in the map frame: `straight_in` metres of straight ending at (x0, y0) heading
-/// `yaw0` (the start of the curve), the curve, then `straight_out` metres of straight.
-/// Points every `step` metres.
-pub fn turning_path(
-    g: &TurnGeometry,
-    turn: Turn,
-    (x0, y0, yaw0): (f64, f64, f64),
-    straight_in: f64,
-    straight_out: f64,
-    step: f64,
-) -> Vec<(f64, f64)> {
-    let (c, s) = (yaw0.cos(), yaw0.sin());
-    let to_map = |u: f64, v: f64| (x0 + u * c - v * s, y0 + u * s + v * c);
-    let mut pts = Vec::new();
-    let n_in = (straight_in / step).ceil().max(1.0) as usize;
-    for k in 0..n_in {
-        let u = -straight_in + straight_in * k as f64 / n_in as f64;
-        pts.push(to_map(u, 0.0));
-    }
-    let curve = g.curve_points(turn.sign(), step);
-    for &(u, v, _) in &curve {
-        pts.push(to_map(u, v));
-    }
-    let &(ue, ve, he) = curve.last().unwrap_or(&(0.0, 0.0, 0.0));
-    let n_out = (straight_out / step).ceil().max(1.0) as usize;
-    for k in 1..=n_out {
-        let d = straight_out * k as f64 / n_out as f64;
-        pts.push(to_map(ue + d * he.cos(), ve + d * he.sin()));
-    }
-    pts
-}
-
-/// [`turning_path`] as the segments it is made of: the straight in, clothoid, arc, clothoid
-/// and the straight out (curvature positive to the left). The start is rounded to 1e-6 m and
-/// its heading to 1e-9°, as a scenario file writes them.
+/// A turning path in the map frame as the segments it is made of: `straight_in` metres of
+/// straight ending at (x0, y0) heading `yaw0` (the start of the curve), clothoid, arc,
+/// clothoid, then `straight_out` metres of straight (curvature positive to the left). The start
+/// is rounded to 1e-6 m and its heading to 1e-9°, as a scenario file writes them.
 pub fn turning_segments(
     g: &TurnGeometry,
     turn: Turn,
     (x0, y0, yaw0): (f64, f64, f64),
     straight_in: f64,
     straight_out: f64,
-) -> super::path::SegmentsPath {
-    use super::path::SegmentSpec;
-    let sign = turn.sign();
-    let (k1, k2) = (sign / g.r1_m, sign / g.r2_m);
-    let (lc, la) = (g.clothoid_length(), g.arc_length());
+) -> SegmentsPath {
+    let spec = |p: Piece| match p {
+        Piece::Line { length } => SegmentSpec::line(length),
+        Piece::Arc { length, curvature } => SegmentSpec::arc(length, curvature),
+        Piece::Clothoid {
+            length,
+            curvature_start,
+            curvature_end,
+        } => SegmentSpec::clothoid(length, curvature_start, curvature_end),
+    };
     let r = |v: f64, f: f64| (v * f).round() / f;
-    super::path::SegmentsPath {
+    let mut segments = vec![SegmentSpec::line(straight_in)];
+    segments.extend(g.curve_pieces(turn.sign()).map(spec));
+    segments.push(SegmentSpec::line(straight_out));
+    SegmentsPath {
         start: super::Point {
             x: r(x0 - straight_in * yaw0.cos(), 1e6),
             y: r(y0 - straight_in * yaw0.sin(), 1e6),
         },
         heading_deg: r(crate::frame::yaw_to_heading(yaw0), 1e9),
-        segments: vec![
-            SegmentSpec::line(straight_in),
-            SegmentSpec::clothoid(lc, k1, k2),
-            SegmentSpec::arc(la, k2),
-            SegmentSpec::clothoid(lc, k2, k1),
-            SegmentSpec::line(straight_out),
-        ],
+        segments,
     }
 }
 
-/// Where the curve ends relative to its start (start at the origin heading +x): (x, y, heading).
-pub fn curve_end(g: &TurnGeometry, turn: Turn) -> (f64, f64, f64) {
-    g.curve_points(turn.sign(), 0.05)
-        .last()
-        .copied()
-        .unwrap_or((0.0, 0.0, 0.0))
+/// Where the curve ends relative to its start (start at the origin heading +x): (x, y,
+/// heading), evaluated by the path geometry.
+pub fn curve_end(g: &TurnGeometry, turn: Turn) -> Result<(f64, f64, f64), String> {
+    let curve = Path::from_pieces(0.0, 0.0, 0.0, &g.curve_pieces(turn.sign()))
+        .map_err(|e| format!("turn geometry {g:?}: {e}"))?;
+    Ok(curve.pose(curve.length()))
 }
 
 #[cfg(test)]
@@ -230,23 +186,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn turning_segments_are_the_turning_path() {
+    fn turning_segments_turn_at_the_given_pose() {
         for (turn, v) in [(Turn::Farside, 10.0), (Turn::Nearside, 20.0)] {
             let g = TurnGeometry::protocol(turn, v);
             let q = (12.0, -3.0, 0.7);
-            let pts = turning_path(&g, turn, q, 50.0, 20.0, 0.25);
             let path = turning_segments(&g, turn, q, 50.0, 20.0)
                 .geometry()
                 .expect("segments");
-            let line =
-                crate::scenario::path::Path::from_xy(pts.iter().copied(), 1e-9).expect("points");
-            assert!((path.length() - line.length()).abs() < 1e-3);
-            // Every point of the polyline lies on the segments (to the rounding of the start).
-            for &(x, y) in &pts {
-                let s = path.project(x, y);
-                let (px, py, _) = path.pose(s);
-                assert!((px - x).hypot(py - y) < 1e-5, "{turn:?} {x} {y}");
-            }
+            assert!((path.length() - (70.0 + g.curve_length())).abs() < 1e-9);
+            // The curve begins at q (to the rounding of the start) with q's heading …
+            let (x, y, yaw) = path.pose(50.0);
+            assert!((x - q.0).hypot(y - q.1) < 1e-6, "{turn:?} {x} {y}");
+            assert!((yaw - q.2).abs() < 1e-9);
+            // … and ends where the curve alone ends, turned by its whole heading change.
+            let (ue, ve, he) = curve_end(&g, turn).expect("curve");
+            let (c, s) = (q.2.cos(), q.2.sin());
+            let (x, y, yaw) = path.pose(50.0 + g.curve_length());
+            let (ex, ey) = (q.0 + ue * c - ve * s, q.1 + ue * s + ve * c);
+            assert!((x - ex).hypot(y - ey) < 1e-6, "{turn:?}");
+            assert!((yaw - q.2 - he).abs() < 1e-9);
+            assert!((he - turn.sign() * g.heading(g.curve_length())).abs() < 1e-12);
         }
     }
 
@@ -266,7 +225,7 @@ mod tests {
                 "{turn:?} {v}: {}",
                 total.to_degrees()
             );
-            let (_, _, h) = curve_end(&g, turn);
+            let (_, _, h) = curve_end(&g, turn).expect("curve");
             assert!((h - turn.sign() * total).abs() < 1e-12);
         }
     }

@@ -1,8 +1,9 @@
 //! The Euro NCAP turning path (clothoid – arc – clothoid) checked against an independent
 //! evaluation: Fresnel integrals (power series) for the clothoids, the circle for the arc. The
-//! path scil drives (`turning_path`, sampled every 0.25 m) must be within 1 cm of it.
+//! path scil places and drives (`turning_segments`, evaluated by the path geometry) must be on
+//! it to the rounding of its start (1e-6 m), with the curve's heading.
 
-use scil_core::scenario::turn::{turning_path, Turn, TurnGeometry};
+use scil_core::scenario::turn::{turning_segments, Turn, TurnGeometry};
 
 /// Fresnel integrals C(x), S(x) (∫ cos/sin(π t²/2) dt from 0 to x) by their power series.
 fn fresnel(x: f64) -> (f64, f64) {
@@ -79,13 +80,13 @@ fn turning_paths_match_the_fresnel_evaluation() {
         (Turn::Nearside, 10.0),
     ] {
         let g = TurnGeometry::protocol(turn, v);
-        let step = 0.25;
         let (x0, y0, yaw0) = (250.0, -1.75, 0.3);
-        let pts = turning_path(&g, turn, (x0, y0, yaw0), 20.0, 10.0, step);
-        let n_in = (20.0_f64 / step).ceil() as usize;
+        let path = turning_segments(&g, turn, (x0, y0, yaw0), 20.0, 10.0)
+            .geometry()
+            .expect("segments");
         let total = g.curve_length();
-        let n = (total / step).ceil() as usize;
-        let mut worst: f64 = 0.0;
+        let n = 400;
+        let (mut worst, mut worst_yaw): (f64, f64) = (0.0, 0.0);
         for k in 0..=n {
             let u = total * k as f64 / n as f64;
             let (ix, iy) = independent(&g, u);
@@ -94,10 +95,11 @@ fn turning_paths_match_the_fresnel_evaluation() {
                 x0 + ix * yaw0.cos() - iy * yaw0.sin(),
                 y0 + ix * yaw0.sin() + iy * yaw0.cos(),
             );
-            let (px, py) = pts[n_in + k];
+            let (px, py, yaw) = path.pose(20.0 + u);
             worst = worst.max((px - mx).hypot(py - my));
+            worst_yaw = worst_yaw.max((yaw - yaw0 - turn.sign() * g.heading(u)).abs());
         }
-        assert!(worst <= 0.01, "{turn:?} {v} km/h: {worst} m");
-        assert!(worst <= 1e-6, "{turn:?} {v} km/h: {worst} m (quadrature)");
+        assert!(worst <= 2e-6, "{turn:?} {v} km/h: {worst} m");
+        assert!(worst_yaw <= 1e-9, "{turn:?} {v} km/h: {worst_yaw} rad");
     }
 }

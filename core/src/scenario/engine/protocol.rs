@@ -14,10 +14,17 @@
 //! tolerance (pedestrian ±0.2, cyclist ±0.5, car ±1.0 km/h). During the acceleration phase,
 //! where the protocol has no speed tolerance, the profile origin is shifted instead. The
 //! equivalent profile origin (the instant at which the nominal profile would be at the
-//! adjusted travel now) is sent as `Command::Retime`, i.e. an MTSP time shift.
+//! adjusted travel now) is sent as `Command::Retime`, i.e. an MTSP time shift. Within
+//! [`SYNC_HORIZON_S`] of the predicted contact the speed is left as it is.
 
 use super::{path_gap, Command, Engine, Event, ImpactRecord, Output, Snap};
 use crate::scenario::{Activation, Point, Scenario, TargetKind};
+
+/// No synchronisation this close to the predicted contact (s): a speed asked for over a
+/// shorter time would divide the rounding of the remaining distances by almost nothing (a
+/// contact that falls just after a sample would set the target's speed at random within its
+/// tolerance), and no carrier changes its speed that fast.
+pub const SYNC_HORIZON_S: f64 = 0.01;
 
 pub(super) struct State {
     pub(super) sync: bool,
@@ -175,6 +182,9 @@ impl Engine {
                 continue;
             }
             let t_hit = now_s + self.time_to_cover(gap, v.speed_mps);
+            if t_hit - now_s < SYNC_HORIZON_S {
+                continue;
+            }
             let nominal = if t.is_conflict() {
                 crate::scenario::ttc::nominal_travel_m(&t.spec, &self.vut)
             } else {

@@ -12,7 +12,7 @@ use super::conflict::{meeting_point, Setup};
 use super::{line, round6, Cell, Direction, Family, Params, Row};
 use crate::frame::{wrap_pi, yaw_to_heading};
 use crate::scenario::path::{PointsPath, Polyline};
-use crate::scenario::turn::{curve_end, turning_path, Turn, TurnGeometry};
+use crate::scenario::turn::{curve_end, turning_segments, Turn, TurnGeometry};
 use crate::scenario::validity::{T0Rule, ValiditySpec};
 use crate::scenario::{
     Activation, ConflictSpec, ImpactOn, PathSpec, Point, Scenario, TargetKind, TargetSpec,
@@ -28,6 +28,10 @@ struct Arm {
     /// Direction from the junction's centre outwards along the arm (rad).
     outward: f64,
 }
+
+/// The turning VUT's straight approach before the curve and its straight exit after it, m.
+const STRAIGHT_IN_M: f64 = 250.0;
+const STRAIGHT_OUT_M: f64 = 60.0;
 
 fn arms(map: &opendrive::OpenDrive) -> Result<Vec<Arm>, String> {
     for j in &map.junctions {
@@ -106,15 +110,6 @@ fn start_pose(pts: &[(f64, f64)]) -> (f64, f64, f64) {
     (a.0, a.1, (b.1 - a.1).atan2(b.0 - a.0))
 }
 
-fn to_points(v: &[(f64, f64)]) -> Vec<Point> {
-    v.iter()
-        .map(|p| Point {
-            x: round6(p.0),
-            y: round6(p.1),
-        })
-        .collect()
-}
-
 pub(crate) fn place(
     row: &Row,
     cell: &Cell,
@@ -161,7 +156,8 @@ pub(super) fn place_as(
     let kind = row.target.unwrap_or(TargetKind::Vehicle);
     let v_t = cell.target_kmh / 3.6;
     let mut validity = ValiditySpec::default();
-    let (vpts, tpts, accel): (Vec<Point>, Vec<Point>, f64) = match family {
+    // The VUT's path: segments when it turns (the protocol's curve itself), else a polyline.
+    let (vpath, tpts, accel): (PathSpec, Vec<Point>, f64) = match family {
         Family::TurnAcross => {
             let turn = cell.turn.unwrap_or(Turn::Farside);
             let g = TurnGeometry::protocol(turn, speeds.geometry_kmh);
@@ -170,15 +166,15 @@ pub(super) fn place_as(
                 Turn::Nearside => arm_at(&arms, h, -std::f64::consts::FRAC_PI_2, "right")?,
             };
             let (xx, xy, xh) = start_pose(&exit.outbound);
-            let (ue, _, _) = curve_end(&g, turn);
+            let (ue, _, _) = curve_end(&g, turn).map_err(|e| format!("{}: {e}", row.id))?;
             // Start of the curve on the approach lane so that the curve ends on the exit lane.
             let d = (xx - ex) * h.cos() + (xy - ey) * h.sin() - ue;
             let q = (ex + d * h.cos(), ey + d * h.sin(), h);
-            let vp = turning_path(&g, turn, q, 250.0, 60.0, 0.25);
-            let vline = Polyline::new(&to_points(&vp)).ok_or("turning path")?;
-            // T0 at T_steer − 1 s: T_steer where the curve begins.
+            let vp = turning_segments(&g, turn, q, STRAIGHT_IN_M, STRAIGHT_OUT_M);
+            // T0 at T_steer − 1 s: T_steer where the curve begins, the end of the first
+            // segment.
             validity.t0 = T0Rule::Steer;
-            validity.steer_at_path_s = Some(round6(vline.project(q.0, q.1)));
+            validity.steer_at_path_s = Some(STRAIGHT_IN_M);
             let dir = cell.direction.unwrap_or(Direction::Same);
             let (tpts, accel) = match kind {
                 TargetKind::Pedestrian => {
@@ -224,7 +220,7 @@ pub(super) fn place_as(
                     (line(ox, oy, oh, back, 60.0), 0.0)
                 }
             };
-            (to_points(&vp), tpts, accel)
+            (PathSpec::Segments(vp), tpts, accel)
         }
         Family::StraightCrossing => {
             let opp = arm_at(&arms, h, 0.0, "opposite")?;
@@ -242,11 +238,17 @@ pub(super) fn place_as(
             validity.t0 = T0Rule::TargetAccelEnd;
             // Target and VUT arrive at the conflict point within ±0.1 s of each other.
             validity.conflict_arrival_s = Some(0.1);
-            (vp, line(tx, ty, th, back, 60.0), 0.0)
+            (
+                PathSpec::Points(PointsPath { points: vp }),
+                line(tx, ty, th, back, 60.0),
+                0.0,
+            )
         }
         _ => return Err(format!("{}: not a junction row", row.id)),
     };
-    let vline = Polyline::new(&vpts).ok_or("VUT path")?;
+    let vline = vpath
+        .geometry()
+        .map_err(|e| format!("{}: VUT path: {e}", row.id))?;
     let mut tpts = tpts;
     if super::robust::geometric(&p.robustness) {
         // Robustness: the target's path rotated about / shifted from where the paths meet.
@@ -346,7 +348,7 @@ pub(super) fn place_as(
     t.start = Point { x: sx, y: sy };
     t.heading_deg = round6(yaw_to_heading(syaw));
     t.path = Some(PathSpec::Points(PointsPath { points: tpts }));
-    vut.path = Some(PathSpec::Points(PointsPath { points: vpts }));
+    vut.path = Some(vpath);
     let sc = Scenario {
         name: String::new(),
         map: None,
