@@ -261,6 +261,15 @@ async fn upload(
     Ok((StatusCode::CREATED, axum::Json(v)).into_response())
 }
 
+/// Digits with at most one decimal point inside (`1`, `0.5`, `12.25`): a real-time factor as a
+/// form field writes it (no sign, exponent or words).
+fn plain_decimal(t: &str) -> bool {
+    let (int, frac) = t.split_once('.').unwrap_or((t, "0"));
+    (1..=4).contains(&int.len())
+        && (1..=6).contains(&frac.len())
+        && int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -271,13 +280,14 @@ mod tests {
         assert_eq!(display_name(".."), "upload.csv");
         assert_eq!(display_name(""), "upload.csv");
     }
-}
 
-/// Digits with at most one decimal point inside (`1`, `0.5`, `12.25`): a real-time factor as a
-/// form field writes it (no sign, exponent or words).
-fn plain_decimal(t: &str) -> bool {
-    let (int, frac) = t.split_once('.').unwrap_or((t, "0"));
-    (1..=4).contains(&int.len())
-        && (1..=6).contains(&frac.len())
-        && int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
+    #[test]
+    fn a_form_speed_is_plain_digits() {
+        for ok in ["1", "0.5", "12.25", "1000"] {
+            assert!(super::plain_decimal(ok), "{ok}");
+        }
+        for bad in ["", " 1", "1e2", "+1", "-1", "1.", ".5", "inf", "1.0000001", "12345"] {
+            assert!(!super::plain_decimal(bad), "{bad}");
+        }
+    }
 }
