@@ -286,7 +286,18 @@ mod tests {
         for ok in ["1", "0.5", "12.25", "1000"] {
             assert!(super::plain_decimal(ok), "{ok}");
         }
-        for bad in ["", " 1", "1e2", "+1", "-1", "1.", ".5", "inf", "1.0000001", "12345"] {
+        for bad in [
+            "",
+            " 1",
+            "1e2",
+            "+1",
+            "-1",
+            "1.",
+            ".5",
+            "inf",
+            "1.0000001",
+            "12345",
+        ] {
             assert!(!super::plain_decimal(bad), "{bad}");
         }
     }
