@@ -46,7 +46,7 @@ fn pure_rust_projection_matches_proj_within_1mm() {
         let ours = GeoFrame::from_header(&od.header)
             .expect("geo frame")
             .expect("georeferenced");
-        let theirs = ProjGeo::new(&georef, od.header.offset.clone()).expect("PROJ accepts it");
+        let theirs = ProjGeo::new(&georef, od.header.offset).expect("PROJ accepts it");
         // Points over the map's extent: take reference-line points of every road.
         let mut worst: f64 = 0.0;
         for road in od.roads.iter().take(60) {
@@ -88,9 +88,7 @@ fn wgs84_replay_through_proj_gives_the_same_trigger() {
     let mut with_proj = ReplaySetup::load(&sc, None, EngineConfig::default()).unwrap();
     let header = &with_proj.map.as_ref().unwrap().road_network.header;
     let georef = header.geo_reference.clone().unwrap();
-    with_proj.interface.geo = Some(Arc::new(
-        ProjGeo::new(&georef, header.offset.clone()).unwrap(),
-    ));
+    with_proj.interface.geo = Some(Arc::new(ProjGeo::new(&georef, header.offset).unwrap()));
     let a = replay_csv(Arc::new(rust), &csv, BadRowPolicy::Stop).unwrap();
     let b = replay_csv(Arc::new(with_proj), &csv, BadRowPolicy::Stop).unwrap();
     let d_us = (a.triggers[0].time_s - b.triggers[0].time_s) * 1e6;

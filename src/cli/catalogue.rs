@@ -408,7 +408,8 @@ fn grid(cat: &Catalogue, a: &GridArgs) -> anyhow::Result<ExitCode> {
     // Cost of a simulated step: the cells' thread time (placing, setting up and running them:
     // engine, session and simulated VUT) over their steps, beside the bare vehicle model's step.
     let steps: u64 = out.results.iter().map(|r| r.steps).sum();
-    let cpu: f64 = out.results.iter().map(|r| r.cpu_s).sum();
+    // (0 with no cell: a sum of no f64 is −0.0, printed "-0.0")
+    let cpu: f64 = out.results.iter().map(|r| r.cpu_s).sum::<f64>() + 0.0;
     let per_step_us = 1e6 * cpu / steps.max(1) as f64;
     match bare {
         Some(bare) => {

@@ -459,11 +459,10 @@ fn rehearsal_matches_the_stored_run() {
     assert!(compared > 200, "{compared} numbers compared");
 }
 
-/// The file `instantiate` writes fits on a screen (at most 120 lines) for every row (CCFhol,
-/// whose lane change stays points, within 200), reads
+/// The file `instantiate` writes fits on a screen (at most 120 lines) for every row, reads
 /// back as the scenario it was written from, and a turning VUT's path in it is the protocol's
-/// segments: the straight in, clothoid, arc, clothoid and the straight out. A debug build takes
-/// each row's first cell and every seventh.
+/// segments: the straight in, clothoid, arc, clothoid and the straight out; a lane-changing
+/// target's path is segments too. A debug build takes each row's first cell and every seventh.
 #[test]
 fn instantiated_files_are_short() {
     use scil::cli::catalogue::{compacted, scenario_file};
@@ -519,6 +518,12 @@ fn instantiated_files_are_short() {
             );
             assert!(text.contains("segments = [\n    {"), "{text}");
         }
+        if row.family == Family::HeadOnLaneChange {
+            let Some(PathSpec::Segments(p)) = &back.targets[0].path else {
+                panic!("{}: the lane change is not segments\n{text}", want.name)
+            };
+            assert_eq!(p.segments.len(), 8, "{}: {:?}", want.name, p.segments);
+        }
         let e = rows.entry(row.id.clone()).or_default();
         *e = (e.0 + 1, e.1.max(lines));
     }
@@ -526,11 +531,6 @@ fn instantiated_files_are_short() {
     for (id, (n, most)) in &rows {
         println!("{id}: {n} files, at most {most} lines");
     }
-    // CCFhol's lane change is a half-cosine lateral shift, none of the segment kinds: its
-    // points stay (one per line).
-    let long: Vec<_> = rows
-        .iter()
-        .filter(|(id, (_, most))| *most > if id.as_str() == "CCFhol" { 200 } else { 120 })
-        .collect();
+    let long: Vec<_> = rows.iter().filter(|(_, (_, most))| *most > 120).collect();
     assert!(long.is_empty(), "rows with files over 120 lines: {long:?}");
 }

@@ -805,18 +805,23 @@ fn head_on_impact_location_is_vectors_target_offset() {
             p.impact = Some(impact);
             let w = p.vut.width_m;
             let sc = row.instantiate(&p, &straight.road_network).expect("placed");
-            // The target's path past the meeting point (its last point, on the straight)
-            // against the VUT's lane centre (a straight line through its first points).
+            // The target's path past the meeting point (its end, on the straight; a lane
+            // change is segments, a straight two points) against the VUT's lane centre (a
+            // straight line through its first points).
             let t = &sc.targets[0];
-            let pts = |ps: &Option<scil::scenario::PathSpec>| match ps {
-                Some(scil::scenario::PathSpec::Points(pp)) => pp.points.clone(),
-                other => panic!("{other:?}"),
+            let tg = t
+                .path
+                .as_ref()
+                .expect("target path")
+                .geometry()
+                .expect("geometry");
+            let (qx, qy, _) = tg.pose(tg.length());
+            let Some(scil::scenario::PathSpec::Points(vp)) = &sc.vut.path else {
+                panic!("{:?}", sc.vut.path)
             };
-            let (tp, vp) = (pts(&t.path), pts(&sc.vut.path));
-            let q = tp[tp.len() - 1];
-            let (a, b) = (vp[0], vp[1]);
+            let (a, b) = (vp.points[0], vp.points[1]);
             let len = (b.x - a.x).hypot(b.y - a.y);
-            let left = ((b.x - a.x) * (q.y - a.y) - (b.y - a.y) * (q.x - a.x)) / len;
+            let left = ((b.x - a.x) * (qy - a.y) - (b.y - a.y) * (qx - a.x)) / len;
             let vector = impact * w - w / 2.0;
             assert!(
                 (left - vector).abs() < 0.01,

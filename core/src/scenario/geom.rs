@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::frame::wrap_pi;
 
 /// One segment: where it starts and how it bends.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 enum Seg {
     /// From `a` to `b` (its length is the difference of the cumulative lengths; `yaw` and
     /// `l2 = |b − a|²` are kept so that no query computes them again).
@@ -33,6 +33,11 @@ enum Seg {
         x0: f64,
         y0: f64,
         yaw0: f64,
+        /// (cos, sin) of `yaw0` (cached).
+        cs0: (f64, f64),
+        /// The piece in the frame of its start heading: x(u) = Σ poly[n].0·u^(n+1), y(u) the
+        /// same with poly[n].1 (see [`Seg::series`]); boxed, so that a line stays small.
+        poly: Box<[(f64, f64); TERMS]>,
         k0: f64,
         k1: f64,
         len: f64,
@@ -46,46 +51,58 @@ enum Seg {
 const MAX_PIECE_M: f64 = 4.0;
 const MAX_TURN_RAD: f64 = 0.25;
 
-/// 8-point Gauss–Legendre nodes and weights on [−1, 1].
-const GAUSS8: [(f64, f64); 8] = [
-    (-0.960_289_856_497_536_3, 0.101_228_536_290_376_26),
-    (-0.796_666_477_413_626_7, 0.222_381_034_453_374_47),
-    (-0.525_532_409_916_329, 0.313_706_645_877_887_3),
-    (-0.183_434_642_495_649_8, 0.362_683_783_378_362),
-    (0.183_434_642_495_649_8, 0.362_683_783_378_362),
-    (0.525_532_409_916_329, 0.313_706_645_877_887_3),
-    (0.796_666_477_413_626_7, 0.222_381_034_453_374_47),
-    (0.960_289_856_497_536_3, 0.101_228_536_290_376_26),
-];
+/// Terms of a piece's power series: a piece turns by at most [`MAX_TURN_RAD`] (its start
+/// curvature times its length, and its change of curvature times half its length, each at
+/// most that), where the first term left out is below 1e-17 of the piece's length.
+const TERMS: usize = 13;
 
 impl Seg {
     fn curve_yaw(yaw0: f64, k0: f64, k1: f64, len: f64, u: f64) -> f64 {
         yaw0 + k0 * u + 0.5 * (k1 - k0) * u * u / len
     }
 
-    /// Position `u` metres into a curve piece: exact on an arc, Gauss–Legendre quadrature of
-    /// the heading on a clothoid piece (a piece turns by at most [`MAX_TURN_RAD`], where the
-    /// 8-point rule is exact to rounding).
-    fn curve_xy(x0: f64, y0: f64, yaw0: f64, k0: f64, k1: f64, len: f64, u: f64) -> (f64, f64) {
-        if k0 == k1 {
-            if k0.abs() < 1e-12 {
-                return (x0 + u * yaw0.cos(), y0 + u * yaw0.sin());
-            }
-            let r = 1.0 / k0;
-            let y1 = yaw0 + k0 * u;
-            return (
-                x0 + r * (y1.sin() - yaw0.sin()),
-                y0 - r * (y1.cos() - yaw0.cos()),
-            );
+    /// The power series in u of a piece's position in the frame of its start heading, from
+    /// the curvature k0 + (k1 − k0)·u/len: with φ(u) = k0·u + ½(k1 − k0)·u²/len, the series of
+    /// cos φ and sin φ follow from (cos φ)' = −φ'·sin φ and (sin φ)' = φ'·cos φ, and x, y are
+    /// their integrals. Exact to rounding on a piece; far cheaper to evaluate than a
+    /// quadrature of the heading.
+    fn series(k0: f64, k1: f64, len: f64) -> [(f64, f64); TERMS] {
+        let (a, b2) = (k0, (k1 - k0) / len);
+        let (mut c, mut s) = ([0.0; TERMS], [0.0; TERMS]);
+        c[0] = 1.0;
+        for n in 0..TERMS - 1 {
+            let (cp, sp) = if n > 0 {
+                (c[n - 1], s[n - 1])
+            } else {
+                (0.0, 0.0)
+            };
+            let m = (n + 1) as f64;
+            c[n + 1] = -(a * s[n] + b2 * sp) / m;
+            s[n + 1] = (a * c[n] + b2 * cp) / m;
         }
+        let mut poly = [(0.0, 0.0); TERMS];
+        for n in 0..TERMS {
+            let m = (n + 1) as f64;
+            poly[n] = (c[n] / m, s[n] / m);
+        }
+        poly
+    }
+
+    /// Position `u` metres into a curve piece from its series, turned into the map frame.
+    fn curve_xy(
+        x0: f64,
+        y0: f64,
+        (c0, s0): (f64, f64),
+        poly: &[(f64, f64); TERMS],
+        u: f64,
+    ) -> (f64, f64) {
         let (mut dx, mut dy) = (0.0, 0.0);
-        for (xi, wi) in GAUSS8 {
-            let v = 0.5 * u * (1.0 + xi);
-            let h = Self::curve_yaw(yaw0, k0, k1, len, v);
-            dx += wi * h.cos();
-            dy += wi * h.sin();
+        for &(px, py) in poly.iter().rev() {
+            dx = dx * u + px;
+            dy = dy * u + py;
         }
-        (x0 + 0.5 * u * dx, y0 + 0.5 * u * dy)
+        let (dx, dy) = (dx * u, dy * u);
+        (x0 + c0 * dx - s0 * dy, y0 + s0 * dx + c0 * dy)
     }
 
     fn start(&self) -> (f64, f64) {
@@ -113,12 +130,14 @@ impl Seg {
                 x0,
                 y0,
                 yaw0,
+                cs0,
+                ref poly,
                 k0,
                 k1,
                 len,
                 ..
             } => {
-                let (x, y) = Self::curve_xy(x0, y0, yaw0, k0, k1, len, u);
+                let (x, y) = Self::curve_xy(x0, y0, cs0, poly, u);
                 (x, y, Self::curve_yaw(yaw0, k0, k1, len, u))
             }
         }
@@ -137,12 +156,17 @@ impl Seg {
                 (d, w * l2.sqrt(), side)
             }
             Seg::Curve {
-                yaw0, k0, k1, len, ..
+                yaw0,
+                cs0,
+                k0,
+                k1,
+                len,
+                ..
             } => {
                 // Beyond an end that extends, the straight extension along the end heading.
                 let (sx, sy) = self.start();
                 let (ex, ey) = self.end();
-                let (c0, s0) = (yaw0.cos(), yaw0.sin());
+                let (c0, s0) = cs0;
                 let yaw1 = Self::curve_yaw(yaw0, k0, k1, len, len);
                 let (c1, s1) = (yaw1.cos(), yaw1.sin());
                 let before = (x - sx) * c0 + (y - sy) * s0;
@@ -414,11 +438,15 @@ impl Path {
                 let (u0, u1) = (len * j as f64 / n as f64, len * (j + 1) as f64 / n as f64);
                 let (ka, kb) = (k0 + (k1 - k0) * u0 / len, k0 + (k1 - k0) * u1 / len);
                 let pl = u1 - u0;
-                let (ex, ey) = Seg::curve_xy(x, y, yaw, ka, kb, pl, pl);
+                let cs0 = (yaw.cos(), yaw.sin());
+                let poly = Seg::series(ka, kb, pl);
+                let (ex, ey) = Seg::curve_xy(x, y, cs0, &poly, pl);
                 segs.push(Seg::Curve {
                     x0: x,
                     y0: y,
                     yaw0: yaw,
+                    cs0,
+                    poly: Box::new(poly),
                     k0: ka,
                     k1: kb,
                     len: pl,

@@ -237,6 +237,7 @@ pub fn document() -> Value {
     ground_docs(&mut doc);
     if let Some(schemas) = doc["components"]["schemas"].as_object_mut() {
         schemas.extend(can_schemas());
+        schemas.extend(sim_vut_schemas());
     }
     doc
 }
@@ -368,6 +369,23 @@ fn can_schemas() -> serde_json::Map<String, Value> {
     m
 }
 
+/// The simulated VUT's driver-assistance models and telemetry faults, with the ranges the
+/// service accepts (outside them: 422).
+fn sim_vut_schemas() -> serde_json::Map<String, Value> {
+    let num = |default: f64, min: f64, max: f64| json!({"type": "number", "default": default, "minimum": min, "maximum": max});
+    let mut m = serde_json::Map::new();
+    m.insert("AebParams".into(), json!({"type": "object", "additionalProperties": false, "description": "autonomous emergency braking of the simulated VUT",
+        "properties": {"ttc_s": num(1.2, 0.0, 10.0), "decel_mps2": num(8.0, 0.1, 15.0), "delay_ms": num(150.0, 0.0, 5000.0), "margin_m": num(0.2, 0.0, 5.0)}}));
+    m.insert("FcwParams".into(), json!({"type": "object", "additionalProperties": false, "description": "forward collision warning of the simulated VUT",
+        "properties": {"ttc_s": num(2.0, 0.0, 10.0)}}));
+    m.insert("ElkParams".into(), json!({"type": "object", "additionalProperties": false, "description": "emergency lane keeping of a VUT that drifts out of its lane",
+        "properties": {"tlc_s": num(0.3, 0.0, 10.0), "lat_accel_mps2": num(3.0, 0.1, 10.0), "delay_ms": num(100.0, 0.0, 5000.0)}}));
+    m.insert("Injection".into(), json!({"type": "object", "additionalProperties": false, "description": "noise (1 σ), dropout, latency on the VUT's telemetry",
+        "properties": {"pos": num(0.0, 0.0, 100.0), "speed": num(0.0, 0.0, 50.0), "heading": num(0.0, 0.0, 180.0), "dropout": num(0.0, 0.0, 1.0),
+                       "latency_ms": num(0.0, 0.0, 10_000.0), "seed": {"type": "integer", "minimum": 0, "maximum": u64::MAX}}}));
+    m
+}
+
 /// The `sim_vut` run source (an optional setting given as null takes its default).
 fn sim_vut_schema() -> Value {
     let mut s = sim_vut_fields();
@@ -396,10 +414,10 @@ fn sim_vut_fields() -> Value {
         "description": "the built-in simulated VUT (speed controller, path following, optional AEB) in closed loop with the run, paced at the run's speed; its time is its step counter",
         "properties": {
             "kind": {"type": "string", "enum": ["sim_vut"]}, "vut_speed_kmh": {"type": "number", "default": 40},
-            "aeb": {"type": "object", "properties": {"ttc_s": {"type": "number", "default": 1.2}, "decel_mps2": {"type": "number", "default": 8}, "delay_ms": {"type": "number", "default": 150}, "margin_m": {"type": "number", "default": 0.2}}},
-            "elk": {"type": "object", "description": "emergency lane keeping of a VUT that drifts out of its lane", "properties": {"tlc_s": {"type": "number", "default": 0.3}, "lat_accel_mps2": {"type": "number", "default": 3}, "delay_ms": {"type": "number", "default": 100}}},
+            "aeb": {"$ref": "#/components/schemas/AebParams"},
+            "elk": {"$ref": "#/components/schemas/ElkParams"},
             "step_ms": {"type": "number", "default": 10}, "run_up_m": {"type": "number"}, "max_duration_s": {"type": "number", "default": 60},
-            "injection": {"type": "object", "properties": {"pos": {"type": "number"}, "speed": {"type": "number"}, "heading": {"type": "number"}, "dropout": {"type": "number"}, "latency_ms": {"type": "number"}, "seed": {"type": "integer"}}}}})
+            "injection": {"$ref": "#/components/schemas/Injection"}}})
 }
 
 /// The body of `PUT /maps/{id}/geofence`.

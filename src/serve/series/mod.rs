@@ -471,21 +471,38 @@ pub fn openapi_paths() -> serde_json::Map<String, Value> {
             {"name": "track", "in": "query", "schema": {"type": "string"}},
             {"name": "name", "in": "query", "schema": {"type": "string"}}]});
     let point = json!([id_param()[0].clone(), {"name": "point", "in": "path", "required": true, "schema": {"type": "integer", "minimum": 0, "maximum": i64::MAX}, "description": "the point's number in the series (`point` of GET /series/{id}); a number no series holds answers 404"}]);
-    let run_body = json!({"type": "object", "additionalProperties": false, "example": {"speed": "max"}, "properties": {
-        "aeb": {"type": "object", "properties": {"ttc_s": {"type": "number", "default": 1.2}, "decel_mps2": {"type": "number", "default": 8}, "delay_ms": {"type": "number", "default": 150}, "margin_m": {"type": "number", "default": 0.2}}},
-        "fcw": {"type": "object", "properties": {"ttc_s": {"type": "number", "default": 2.0}}},
-        "elk": {"type": "object", "properties": {"tlc_s": {"type": "number", "default": 0.3}, "lat_accel_mps2": {"type": "number", "default": 3}, "delay_ms": {"type": "number", "default": 100}}},
+    // Either on the simulated VUT (its models and faults) or on the ground (a live source, the
+    // carriers, live CAN): the two sets of fields do not mix.
+    let common = json!({
         "speed": {"oneOf": [{"type": "number", "minimum": 0, "exclusiveMinimum": true, "maximum": 1000}, {"type": "string", "enum": ["max"]}], "description": "real-time factor or \"max\" (default 1)"},
-        "vut_speed_kmh": {"type": "number", "minimum": 1, "maximum": 200, "description": "drive the simulated VUT at this speed instead of the point's"},
-        "injection": {"type": "object", "additionalProperties": false, "properties": {"pos": {"type": "number", "minimum": 0, "maximum": 10}, "speed": {"type": "number", "minimum": 0, "maximum": 10}, "heading": {"type": "number", "minimum": 0, "maximum": 45}, "dropout": {"type": "number", "minimum": 0, "maximum": 1}, "latency_ms": {"type": "number", "minimum": 0, "maximum": 1000}, "seed": {"type": "integer", "minimum": 0, "maximum": u64::MAX}}},
-        "step_ms": {"type": "number", "minimum": 1, "maximum": 100}, "record": {"type": "boolean"},
+        "record": {"type": "boolean"},
         "expect_state": {"type": "string", "enum": ["planned", "running", "valid", "invalid", "done", "not_runnable"], "description": "the point's state the operator saw (409 when it moved on)"},
-        "source": {"allOf": [{"$ref": "#/components/schemas/RunSource"}], "description": "on the ground: the real VUT's live source, as for a run ({\"kind\":\"ncom\",\"bind\":\"0.0.0.0:3000\"} or json); not with the simulated VUT's options"},
-        "carriers": {"type": "array", "items": {"$ref": "#/components/schemas/CarrierSpec"}, "description": "on the ground: the real carriers, as for a run"},
-        "can": {"allOf": [{"$ref": "#/components/schemas/CanSpec"}], "description": "on the ground: live CAN fused with the source, as for a run"},
+        "start": {"type": "boolean", "default": true, "description": "false: create the run and leave arming and starting it to the operator (POST /runs/{id}/arm, …/start); on the ground its objects that stand elsewhere first drive to its start poses (`objects` of the answer)"}});
+    let with = |extra: Value| {
+        let mut props = common.clone();
+        if let (Some(p), Value::Object(e)) = (props.as_object_mut(), extra) {
+            p.extend(e);
+        }
+        props
+    };
+    let sim = json!({"type": "object", "title": "simulated VUT", "additionalProperties": false, "example": {"speed": "max"}, "properties": with(json!({
+        "aeb": {"$ref": "#/components/schemas/AebParams"},
+        "fcw": {"$ref": "#/components/schemas/FcwParams"},
+        "elk": {"$ref": "#/components/schemas/ElkParams"},
+        "vut_speed_kmh": {"type": "number", "minimum": 1, "maximum": 200, "description": "drive the simulated VUT at this speed instead of the point's"},
+        "injection": {"$ref": "#/components/schemas/Injection"},
+        "step_ms": {"type": "number", "minimum": 1, "maximum": 100}}))});
+    let live = |title: &str, required: Value, props: Value| json!({"type": "object", "title": title, "required": required, "properties": props});
+    let ground = json!({"type": "object", "title": "on the ground", "additionalProperties": false, "required": ["source"], "properties": with(json!({
+        "source": {"description": "the real VUT's live source, as for a run", "oneOf": [
+            live("ncom", json!(["kind", "bind"]), json!({"kind": {"type": "string", "enum": ["ncom"]}, "bind": {"type": "string", "example": "0.0.0.0:3000"}})),
+            live("json", json!(["kind", "transport", "bind"]), json!({"kind": {"type": "string", "enum": ["json"]}, "transport": {"type": "string", "enum": ["udp", "tcp", "ws"]}, "bind": {"type": "string", "example": "0.0.0.0:5000"}})),
+            live("monr", json!(["kind", "carrier"]), json!({"kind": {"type": "string", "enum": ["monr"]}, "carrier": {"type": "string"}}))]},
+        "carriers": {"type": "array", "items": {"$ref": "#/components/schemas/CarrierSpec"}, "description": "the real carriers, as for a run"},
+        "can": {"allOf": [{"$ref": "#/components/schemas/CanSpec"}], "description": "live CAN fused with the source, as for a run"},
         "can_mapping": {"$ref": "#/components/schemas/CanMapping"},
-        "return_to_start": {"type": "boolean", "description": "on the ground with objects (carriers with drives): drive them back to their start poses when the run has ended"},
-        "start": {"type": "boolean", "default": true, "description": "false: create the run and leave arming and starting it to the operator (POST /runs/{id}/arm, …/start); on the ground its objects that stand elsewhere first drive to its start poses (`objects` of the answer)"}}});
+        "return_to_start": {"type": "boolean", "description": "with objects (carriers with drives): drive them back to their start poses when the run has ended"}}))});
+    let run_body = json!({"oneOf": [sim, ground]});
     let mut m = serde_json::Map::new();
     m.insert("/series".into(), json!({
         "get": op("Test series, newest first, with their points per state", "series", false, "200", json!({})),

@@ -170,35 +170,75 @@ impl Setup<'_> {
             .max(3.0 * self.footprint.0)
             .max(15.0 * self.v_target / self.v_vut);
         let n = 600;
-        let mut prev: Option<(f64, f64)> = None;
-        let mut best: Option<(f64, f64)> = None;
-        for k in 0..=n {
-            let q0 = q_ref - span + 2.0 * span * k as f64 / n as f64;
-            let Some((_, _, loc)) = self.first_contact(q0, s_ref, &steps) else {
-                prev = None;
-                continue;
-            };
-            if best.is_none_or(|(_, b)| (loc - location).abs() < (b - location).abs()) {
-                best = Some((q0, loc));
-            }
-            if let Some((pq, pl)) = prev {
-                if (pl - location) * (loc - location) <= 0.0 && pl != loc {
-                    // Bracketed: bisection on q0.
-                    let (mut lo, mut hi, llo) = (pq, q0, pl);
-                    for _ in 0..40 {
-                        let mid = 0.5 * (lo + hi);
-                        match self.first_contact(mid, s_ref, &steps) {
-                            Some((_, _, l)) if (l - location) * (llo - location) > 0.0 => lo = mid,
-                            Some(_) => hi = mid,
-                            None => break,
-                        }
-                    }
-                    if let Some((s, q, _)) = self.first_contact(hi, s_ref, &steps) {
-                        return Ok((s, q));
-                    }
+        let q0_at = |k: usize| q_ref - span + 2.0 * span * k as f64 / n as f64;
+        let contact = |k: usize| {
+            let q0 = q0_at(k);
+            self.first_contact(q0, s_ref, &steps)
+                .map(|(_, _, loc)| (q0, loc))
+        };
+        let crosses = |(_, pl): (f64, f64), (_, loc): (f64, f64)| {
+            (pl - location) * (loc - location) <= 0.0 && pl != loc
+        };
+        // A bracketing pair of offsets: bisection on q0.
+        let refine = |(pq, llo): (f64, f64), (q0, _): (f64, f64)| {
+            let (mut lo, mut hi) = (pq, q0);
+            for _ in 0..40 {
+                let mid = 0.5 * (lo + hi);
+                match self.first_contact(mid, s_ref, &steps) {
+                    Some((_, _, l)) if (l - location) * (llo - location) > 0.0 => lo = mid,
+                    Some(_) => hi = mid,
+                    None => break,
                 }
             }
-            prev = Some((q0, loc));
+            self.first_contact(hi, s_ref, &steps)
+                .map(|(s, q, _)| (s, q))
+        };
+        // The offsets k in (a, b] in order, from the contact at a: the first bracket that
+        // refines to a contact.
+        let fine = |a: usize, b: usize, mut prev: Option<(f64, f64)>| {
+            for k in a + 1..=b {
+                let cur = contact(k);
+                if let (Some(p), Some(c)) = (prev, cur) {
+                    if crosses(p, c) {
+                        if let Some(found) = refine(p, c) {
+                            return Some(found);
+                        }
+                    }
+                }
+                prev = cur;
+            }
+            None
+        };
+        // Every COARSE-th offset first (at least 0.5 m apart: span/30); a stretch whose ends
+        // cross the asked location, or where contact begins or ends, is then scanned offset by
+        // offset, so the bracket and its bisection are the ones a scan of every offset finds,
+        // unless a stretch crosses it twice or holds all of a contact narrower than 0.5 m
+        // (the footprints are wider than that).
+        const COARSE: usize = 10;
+        let (mut a, mut at_a) = (0, contact(0));
+        while a < n {
+            let b = (a + COARSE).min(n);
+            let at_b = contact(b);
+            let worth = match (at_a, at_b) {
+                (Some(p), Some(c)) => crosses(p, c),
+                (None, None) => false,
+                _ => true,
+            };
+            if worth {
+                if let Some(found) = fine(a, b, at_a) {
+                    return Ok(found);
+                }
+            }
+            (a, at_a) = (b, at_b);
+        }
+        // No bracket: the contact closest to the asked location over every offset.
+        let mut best: Option<(f64, f64)> = None;
+        for k in 0..=n {
+            if let Some((q0, loc)) = contact(k) {
+                if best.is_none_or(|(_, b)| (loc - location).abs() < (b - location).abs()) {
+                    best = Some((q0, loc));
+                }
+            }
         }
         // Without a bracket: a location that does not change with the offset (parallel paths,
         // head-on) is taken when it is the one asked for; along a target, the ends of its side

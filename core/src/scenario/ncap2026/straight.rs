@@ -5,7 +5,7 @@ use super::conflict::Setup;
 use super::{round6, Cell, Family, Params, Row};
 use crate::frame::yaw_to_heading;
 use crate::scenario::catalogue::{self, lane_station_at_x, Catalogue as Legacy};
-use crate::scenario::path::{LanePath, PointsPath, Polyline};
+use crate::scenario::path::{LanePath, Piece, PointsPath, Polyline, SegmentSpec, SegmentsPath};
 use crate::scenario::{
     Activation, BrakeSpec, ConflictSpec, HeadwaySpec, PathSpec, Point, Scenario, TargetKind,
     TargetSpec,
@@ -304,7 +304,7 @@ fn rear(
 /// location across the VUT's width (from the VUT's right edge: 0.5 = centred, 1.0 = on the
 /// VUT's left edge, as Vector's `ImpactLocation`), i.e. `(location − 0.5)·w` left of the VUT's
 /// centreline; with a lane change it starts in the oncoming lane and changes into the VUT's
-/// lane (3.5 m over 66 m, a cosine shape) while overtaking a slower car.
+/// lane (3.5 m over 66 m, see [`lane_change`]) while overtaking a slower car.
 pub(crate) fn head_on(
     row: &Row,
     cell: &Cell,
@@ -333,38 +333,42 @@ pub(crate) fn head_on(
     // The target's path, in its own driving direction (towards −heading), centred `left` to the
     // VUT's left: from far ahead of the meeting point to well past it.
     let ahead = (6.0 * v_t).max(60.0) + 100.0;
-    let lane_change = row.family == Family::HeadOnLaneChange;
+    let changes_lane = row.family == Family::HeadOnLaneChange;
     let change_len = 66.0;
     let lane_w = 3.5;
-    let mut pts = Vec::new();
-    let n = 400;
     let (from, to) = (ahead, -60.0);
-    for k in 0..=n {
-        let along = from + (to - from) * k as f64 / n as f64;
-        // Lane change: in the oncoming lane (lane_w further left) until `change_end + len`.
-        let change_end = 25.0;
-        let extra = if lane_change {
-            let u = ((along - change_end) / change_len).clamp(0.0, 1.0);
-            lane_w * 0.5 * (1.0 - (std::f64::consts::PI * u).cos())
-        } else {
-            0.0
-        };
-        let lat = left + extra;
-        pts.push(Point {
-            x: round6(station.x + along * c - lat * s),
-            y: round6(station.y + along * s + lat * c),
-        });
-    }
-    let tline = Polyline::new(&pts).ok_or("target path")?;
+    // Lane change: in the oncoming lane (lane_w further left) until `change_end + change_len`
+    // along, in the VUT's lane from `change_end` on.
+    let change_end = 25.0;
+    let at = |along: f64, lat: f64| Point {
+        x: round6(station.x + along * c - lat * s),
+        y: round6(station.y + along * s + lat * c),
+    };
+    let tspec = if changes_lane {
+        let start = at(from, left + lane_w);
+        let change = lane_change(change_len, lane_w)?;
+        let mut segments = vec![SegmentSpec::line(round6(from - change_end - change_len))];
+        segments.extend(change);
+        segments.push(SegmentSpec::line(round6(change_end - to)));
+        PathSpec::Segments(SegmentsPath {
+            start,
+            heading_deg: round6(yaw_to_heading(station.hdg + std::f64::consts::PI)),
+            segments,
+        })
+    } else {
+        PathSpec::Points(PointsPath {
+            points: vec![at(from, left), at(to, left)],
+        })
+    };
+    let tline = tspec.geometry()?;
     let kind = row.target.unwrap_or(TargetKind::Vehicle);
-    let mut t = TargetSpec::new("gvt", kind, pts[0], 0.0);
+    let (sx, sy, _) = tline.pose(0.0);
+    let mut t = TargetSpec::new("gvt", kind, Point { x: sx, y: sy }, 0.0);
     t.carrier = p.carrier.clone();
     t.speed_kmh = cell.target_kmh;
     t.activation = Activation::Conflict;
     t.overlap = cell.impact;
-    t.path = Some(PathSpec::Points(PointsPath {
-        points: pts.clone(),
-    }));
+    t.path = Some(tspec);
     let setup = Setup {
         vut: &vut,
         vpath: &vline,
@@ -386,20 +390,12 @@ pub(crate) fn head_on(
     t.start = Point { x: sx, y: sy };
     t.heading_deg = round6(yaw_to_heading(syaw));
     let mut targets = vec![t];
-    if lane_change {
+    if changes_lane {
         // The overtaken car: in the oncoming lane, 30 km/h slower, alongside the target
         // when it pulls out.
-        let mut o = TargetSpec::new("overtaken", TargetKind::Vehicle, pts[0], 0.0);
+        let opts = vec![at(from, left + lane_w), at(to, left + lane_w)];
+        let mut o = TargetSpec::new("overtaken", TargetKind::Vehicle, opts[0], 0.0);
         let ov = (cell.target_kmh - 30.0).max(10.0);
-        let mut opts = Vec::new();
-        for k in 0..=n {
-            let along = from + (to - from) * k as f64 / n as f64;
-            let lat = left + lane_w;
-            opts.push(Point {
-                x: round6(station.x + along * c - lat * s),
-                y: round6(station.y + along * s + lat * c),
-            });
-        }
         o.speed_kmh = ov;
         o.activation = Activation::Conflict;
         o.path = Some(PathSpec::Points(PointsPath {
@@ -407,7 +403,7 @@ pub(crate) fn head_on(
         }));
         // When the target starts its change the overtaken car is 15 m ahead of it.
         let ts = targets[0].conflict.map_or(0.0, |c| c.target_s);
-        let q_change = (ahead - 25.0 - change_len).max(0.0);
+        let q_change = (ahead - change_end - change_len).max(0.0);
         let dt = (ts - q_change) / v_t;
         o.conflict = Some(ConflictSpec {
             vut_s: round6(vs - dt * cell.vut_kmh / 3.6),
@@ -428,4 +424,100 @@ pub(crate) fn head_on(
         validity: Some(Default::default()),
         catalogue_id: None,
     })
+}
+
+/// A lane change `offset` m to the left over `span` m along the lane, as the turning paths
+/// are drawn: clothoid, arc, clothoid out of the lane and the same, mirrored, into the new one
+/// (each clothoid a quarter of its half, the arc half of it). Curvature is continuous and
+/// peaks 8 % above a half-cosine shift's over the same span (0.0043 1/m for 3.5 m over 66 m).
+/// The span and offset are met to 1 µm (lengths rounded to 1 µm, curvature to 1e-12 1/m).
+pub(crate) fn lane_change(span: f64, offset: f64) -> Result<Vec<SegmentSpec>, String> {
+    let segments = |q: f64, k: f64| {
+        vec![
+            SegmentSpec::clothoid(q, 0.0, k),
+            SegmentSpec::arc(2.0 * q, k),
+            SegmentSpec::clothoid(q, k, 0.0),
+            SegmentSpec::clothoid(q, 0.0, -k),
+            SegmentSpec::arc(2.0 * q, -k),
+            SegmentSpec::clothoid(q, -k, 0.0),
+        ]
+    };
+    // Where the change ends (along, left) for a clothoid length q and peak curvature k.
+    let end = |q: f64, k: f64| -> Result<(f64, f64), String> {
+        let pieces = segments(q, k)
+            .iter()
+            .enumerate()
+            .map(|(i, s)| s.piece(i + 1))
+            .collect::<Result<Vec<Piece>, _>>()?;
+        let path = Polyline::from_pieces(0.0, 0.0, 0.0, &pieces)?;
+        let (x, y, _) = path.pose(path.length());
+        Ok((x, y))
+    };
+    if !(span > 0.0 && offset > 0.0 && offset < 0.5 * span) {
+        return Err(format!("no lane change of {offset} m over {span} m"));
+    }
+    // Small-angle start (offset = 12 k q², span = 8 q), then scaled until the ends match.
+    let mut q = span / 8.0;
+    let mut k = offset / (12.0 * q * q);
+    for _ in 0..40 {
+        let (x, y) = end(q, k)?;
+        if (x - span).abs() < 1e-9 && (y - offset).abs() < 1e-9 {
+            break;
+        }
+        k *= offset / y;
+        q *= span / x;
+    }
+    let (q, k) = ((q * 1e6).round() / 1e6, (k * 1e12).round() / 1e12);
+    let (x, y) = end(q, k)?;
+    if (x - span).abs() > 2e-5 || (y - offset).abs() > 2e-5 {
+        return Err(format!(
+            "the lane change of {offset} m over {span} m ends at ({x:.6}, {y:.6})"
+        ));
+    }
+    Ok(segments(q, k))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lane change ends `offset` to the left, `span` along, heading as it started, and
+    /// its curvature is continuous (each segment starts with the curvature the last ended on).
+    #[test]
+    fn lane_change_meets_its_span_and_offset() {
+        for (span, offset) in [(66.0, 3.5), (44.0, 3.5), (88.0, 3.5), (30.0, 1.0)] {
+            let segs = lane_change(span, offset).expect("lane change");
+            let pieces: Vec<Piece> = segs
+                .iter()
+                .enumerate()
+                .map(|(i, s)| s.piece(i + 1).expect("piece"))
+                .collect();
+            let path = Polyline::from_pieces(0.0, 0.0, 0.0, &pieces).expect("path");
+            let (x, y, yaw) = path.pose(path.length());
+            assert!(
+                (x - span).abs() < 2e-5 && (y - offset).abs() < 2e-5,
+                "{x} {y}"
+            );
+            assert!(yaw.abs() < 1e-9, "{yaw}");
+            let mut last = 0.0;
+            for p in &pieces {
+                let (a, b) = match *p {
+                    Piece::Line { .. } => (0.0, 0.0),
+                    Piece::Arc { curvature, .. } => (curvature, curvature),
+                    Piece::Clothoid {
+                        curvature_start,
+                        curvature_end,
+                        ..
+                    } => (curvature_start, curvature_end),
+                };
+                assert_eq!(a, last);
+                last = b;
+            }
+            assert_eq!(last, 0.0);
+            let cosine = 0.5 * offset * (std::f64::consts::PI / span).powi(2);
+            let peak = segs[1].curvature.expect("arc");
+            assert!(peak > cosine && peak < 1.1 * cosine, "{peak} vs {cosine}");
+        }
+        assert!(lane_change(10.0, 6.0).is_err());
+    }
 }
