@@ -186,7 +186,7 @@ async fn a_series_runs_points_repeats_an_invalid_one_and_scores() {
                 json!({}),
             )
             .await;
-        assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{e}");
+        assert_eq!(s, StatusCode::CONFLICT, "{e}");
         assert!(e.to_string().contains("not runnable"), "{e}");
     }
 

@@ -152,7 +152,7 @@ pub fn document() -> Value {
             "/maps/{id}": {"get": op("Map metadata; a placed layout's site as `site` {lat, lon, alt, heading}", "maps", false, "200", json!({"parameters": id_param()}))},
             "/maps/{id}/geojson": {"get": op("Lanes as a GeoJSON FeatureCollection", "maps", false, "200", json!({"parameters": [id_param()[0].clone(), {"name": "wgs84", "in": "query", "schema": {"type": "boolean"}}]}))},
             "/maps/{id}/geofence": {
-                "get": op("The map's geofence (set over the API, else from the configuration; 404: none)", "maps", false, "200", json!({"parameters": id_param()})),
+                "get": op("The map's geofence (set over the API, else from the configuration; a map without one: no limits, `\"source\": \"none\"`)", "maps", false, "200", json!({"parameters": id_param()})),
                 "put": op("Set the map's geofence: objects stay in the permitted area and out of the forbidden zones (map metres; 422 naming a bad polygon)", "maps", true, "200", json!({"parameters": id_param(), "requestBody": geofence_body()})),
                 "delete": op("Remove the geofence set over the API", "maps", true, "204", json!({"parameters": id_param()}))},
             "/carriers": {"get": op("Target carriers and their last known state (`mode`: simulated, or iso22133 for real carriers of a run, with `address` and `connected`)", "carriers", false, "200", json!({}))},

@@ -492,11 +492,14 @@ pub fn openapi_paths() -> serde_json::Map<String, Value> {
         "vut_speed_kmh": {"type": "number", "minimum": 1, "maximum": 200, "description": "drive the simulated VUT at this speed instead of the point's"},
         "injection": {"$ref": "#/components/schemas/Injection"},
         "step_ms": {"type": "number", "minimum": 1, "maximum": 100}}))});
+    // An IPv4 socket address (what the service binds the live source to).
+    let bind = json!({"type": "string", "example": "0.0.0.0:3000",
+        "pattern": "^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9]):([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$"});
     let live = |title: &str, required: Value, props: Value| json!({"type": "object", "title": title, "required": required, "properties": props});
     let ground = json!({"type": "object", "title": "on the ground", "additionalProperties": false, "required": ["source"], "properties": with(json!({
         "source": {"description": "the real VUT's live source, as for a run", "oneOf": [
-            live("ncom", json!(["kind", "bind"]), json!({"kind": {"type": "string", "enum": ["ncom"]}, "bind": {"type": "string", "example": "0.0.0.0:3000"}})),
-            live("json", json!(["kind", "transport", "bind"]), json!({"kind": {"type": "string", "enum": ["json"]}, "transport": {"type": "string", "enum": ["udp", "tcp", "ws"]}, "bind": {"type": "string", "example": "0.0.0.0:5000"}})),
+            live("ncom", json!(["kind", "bind"]), json!({"kind": {"type": "string", "enum": ["ncom"]}, "bind": bind.clone()})),
+            live("json", json!(["kind", "transport", "bind"]), json!({"kind": {"type": "string", "enum": ["json"]}, "transport": {"type": "string", "enum": ["udp", "tcp", "ws"]}, "bind": bind})),
             live("monr", json!(["kind", "carrier"]), json!({"kind": {"type": "string", "enum": ["monr"]}, "carrier": {"type": "string"}}))]},
         "carriers": {"type": "array", "items": {"$ref": "#/components/schemas/CarrierSpec"}, "description": "the real carriers, as for a run"},
         "can": {"allOf": [{"$ref": "#/components/schemas/CanSpec"}], "description": "live CAN fused with the source, as for a run"},
@@ -511,7 +514,7 @@ pub fn openapi_paths() -> serde_json::Map<String, Value> {
     m.insert("/series/{id}/workbook.xlsx".into(), json!({"get": {"summary": "The workbook with the measured values of done points in their Value cells, everything else as uploaded (for the rating tool's compute-score)", "tags": ["series"],
         "parameters": [id_param()[0].clone(), {"name": "assess", "in": "query", "schema": {"type": "string", "enum": ["PASS", "FAIL"]}, "description": "also write this into the assessment rows left empty"}],
         "responses": {"200": {"description": "OK", "content": {XLSX: {}}}, "default": {"description": "Error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}}));
-    m.insert("/series/{id}/points/{point}/run".into(), json!({"post": op("Run the point's scenario on the simulated VUT, or on the ground with a live `source` and `carriers` (its next attempt; a point whose value is measured and whose baseline is due runs its baseline): the run counts when its validity verdict is valid, and then its value is measured; an invalid run leaves the point runnable (run it again)", "series", true, "201",
+    m.insert("/series/{id}/points/{point}/run".into(), json!({"post": op("Run the point's scenario on the simulated VUT, or on the ground with a live `source` and `carriers` (its next attempt; a point whose value is measured and whose baseline is due runs its baseline): the run counts when its validity verdict is valid, and then its value is measured; an invalid run leaves the point runnable (run it again); 409 when the point is running, done or not runnable", "series", true, "201",
         json!({"parameters": point, "requestBody": {"required": false, "content": {"application/json": {"schema": run_body}}}}))}));
     m
 }

@@ -225,8 +225,10 @@ pub async fn run_point(
         "point {idx} of series '{id}' ({} row {})",
         p.sheet, p.row_no
     );
+    // Not runnable is one of the point's states, as done and running are: a conflict with
+    // the point, whatever the request says.
     let Some(toml) = p.scenario_toml.clone() else {
-        return Err(ApiError::Unprocessable(format!(
+        return Err(ApiError::Conflict(format!(
             "{label} is not runnable: {}",
             p.reason.as_deref().unwrap_or("no scenario")
         )));
