@@ -127,11 +127,12 @@ async fn suite(db_url: String) {
     .map(|(w, a, s)| (w.to_string(), a.to_string(), *s))
     .collect();
     assert_eq!(mine, want, "{audit}");
+    // This run's refusal (other tests on the same database write theirs meanwhile).
     let refused = audit["entries"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|e| e["status"] == 409)
+        .find(|e| e["status"] == 409 && e["target"].as_str() == Some(&format!("runs/{id}")))
         .unwrap();
     assert!(
         refused["detail"]
