@@ -224,6 +224,10 @@ async fn series_day(ips: [&'static str; 2]) {
         println!("{label}: impact {imp}");
         judge_location_json(&label, imp);
         println!("{label}: validity {}", res["validity"]);
+        // T0 is T_steer − 1 s, where the curve begins: the robot's run-up starts before it, so
+        // the window opens on the robot at its speed and the point is judged.
+        assert_eq!(res["validity"]["t0_rule"], "steer", "{label}: {res}");
+        speeds_in_band(&label, &res);
         // Back to the start by itself (`return_to_start`).
         wait_at_start(&c, &id, &label).await;
     }

@@ -221,7 +221,8 @@ pub async fn vut_track(
             .filter(|t| t.activation != Activation::Static)
             .map(|t| crate::scenario::ttc::ttc_dummy(t, &setup.scenario.vut) + 2.0)
             .fold(3.0, f64::max);
-        opts.run_up_m = Some(lead_s * opts.vut_speed_kmh / 3.6);
+        let v = opts.vut_speed_kmh / 3.6;
+        opts.run_up_m = Some((lead_s * v).max(t0_run_up_m(setup, v)));
     }
     opts.validate()?;
     let rec = Arc::new(Mutex::new(Vec::new()));
@@ -264,6 +265,41 @@ pub async fn vut_track(
     let pts = with_launch_and_stop(pts, ROBOT_ACCEL_MPS2, ROBOT_DECEL_MPS2, 0.01);
     let track = PlannedTrack::new(pts).ok_or("rehearsal samples not finite")?;
     Ok((track, report, end_t, launch_s - t0))
+}
+
+/// Seconds the robot drives at its speed before the validity window opens (T0), so that the
+/// window sees a settled robot, not its launch.
+const T0_SETTLE_S: f64 = 2.0;
+
+/// The run-up (metres before the rehearsal's trigger line or conflict point) that puts the
+/// robot at its speed `T0_SETTLE_S` before T0: for a turn (T0 = T_steer − 1 s, T_steer where
+/// the curve begins) from before that place on its path; for the TTC rule from before
+/// TTC = `t0_ttc_s`. Zero when T0 follows the target (its braking or acceleration), which the
+/// triggers' lead covers.
+fn t0_run_up_m(setup: &RunSetup, v: f64) -> f64 {
+    use crate::scenario::validity::T0Rule;
+    let sc = &setup.scenario;
+    let Some(spec) = &sc.validity else {
+        return 0.0;
+    };
+    let settle = T0_SETTLE_S * v;
+    let braking = sc
+        .targets
+        .iter()
+        .find(|t| t.activation != Activation::Static)
+        .is_some_and(|t| t.brake.is_some());
+    match spec.t0 {
+        T0Rule::Steer => match spec.steer_at_path_s {
+            Some(at) => {
+                let (_, s_line) = crate::sim::path::Path::for_scenario(setup);
+                (s_line - at).max(0.0) + v + settle + sc.vut.control_ahead_m().abs()
+            }
+            None => 0.0,
+        },
+        T0Rule::Ttc => spec.t0_ttc_s * v + settle,
+        T0Rule::Auto if !braking => spec.t0_ttc_s * v + settle,
+        _ => 0.0,
+    }
 }
 
 /// Middle of the protocol's VUT speed band (nominal 0/+1 km/h), above nominal: the VUT
