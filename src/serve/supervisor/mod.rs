@@ -10,6 +10,7 @@
 //! board) and knows nothing of HTTP routes; every handler is a thin adapter calling it.
 
 mod admission;
+mod board;
 mod claims;
 mod drive;
 mod geofence;
