@@ -282,6 +282,21 @@ pub enum Piece {
     },
 }
 
+impl Piece {
+    /// Length, curvature at its start and at its end (linear in between).
+    pub fn shape(&self) -> (f64, f64, f64) {
+        match *self {
+            Piece::Line { length } => (length, 0.0, 0.0),
+            Piece::Arc { length, curvature } => (length, curvature, curvature),
+            Piece::Clothoid {
+                length,
+                curvature_start,
+                curvature_end,
+            } => (length, curvature_start, curvature_end),
+        }
+    }
+}
+
 /// A path: segments, the arc length where each begins, and the box tree.
 #[derive(Debug)]
 pub struct Path {
@@ -396,15 +411,7 @@ impl Path {
         let mut segs = Vec::new();
         let mut cum = vec![0.0];
         for (i, p) in pieces.iter().enumerate() {
-            let (len, k0, k1) = match *p {
-                Piece::Line { length } => (length, 0.0, 0.0),
-                Piece::Arc { length, curvature } => (length, curvature, curvature),
-                Piece::Clothoid {
-                    length,
-                    curvature_start,
-                    curvature_end,
-                } => (length, curvature_start, curvature_end),
-            };
+            let (len, k0, k1) = p.shape();
             if !(len.is_finite() && len > 0.0 && k0.is_finite() && k1.is_finite()) {
                 return Err(format!(
                     "segment {}: length and curvature must be finite, length above 0",

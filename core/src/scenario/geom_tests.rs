@@ -328,15 +328,7 @@ fn curve_series_agree_with_integration() {
         let (mut x, mut y, mut h, mut at) = (1.0, 2.0, yaw0, 0.0);
         let mut worst: f64 = 0.0;
         for p in &pieces {
-            let (len, a, b) = match *p {
-                Piece::Line { length } => (length, 0.0, 0.0),
-                Piece::Arc { length, curvature } => (length, curvature, curvature),
-                Piece::Clothoid {
-                    length,
-                    curvature_start,
-                    curvature_end,
-                } => (length, curvature_start, curvature_end),
-            };
+            let (len, a, b) = p.shape();
             let n = (len / 1e-4).ceil().max(1.0) as usize;
             let ds = len / n as f64;
             let head = |t: f64| h + a * t + 0.5 * (b - a) * t * t / len;
