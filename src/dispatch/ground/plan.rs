@@ -283,12 +283,13 @@ fn t0_run_up_m(setup: &RunSetup, v: f64) -> f64 {
         return 0.0;
     };
     let settle = T0_SETTLE_S * v;
+    // The primary target: the first that moves (as the validity verdict takes it).
     let braking = sc
         .targets
         .iter()
         .find(|t| t.activation != Activation::Static)
         .is_some_and(|t| t.brake.is_some());
-    match spec.t0 {
+    match spec.t0.resolved(braking) {
         T0Rule::Steer => match spec.steer_at_path_s {
             Some(at) => {
                 let (_, s_line) = crate::sim::path::Path::for_scenario(setup);
@@ -297,7 +298,6 @@ fn t0_run_up_m(setup: &RunSetup, v: f64) -> f64 {
             None => 0.0,
         },
         T0Rule::Ttc => spec.t0_ttc_s * v + settle,
-        T0Rule::Auto if !braking => spec.t0_ttc_s * v + settle,
         _ => 0.0,
     }
 }

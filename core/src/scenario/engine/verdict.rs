@@ -78,11 +78,7 @@ impl Tracker {
             }),
             steer_until_s: None,
         };
-        let rule = match spec.t0 {
-            T0Rule::Auto if t.is_some_and(|t| t.brake.is_some()) => T0Rule::TargetBrake,
-            T0Rule::Auto => T0Rule::Ttc,
-            r => r,
-        };
+        let rule = spec.t0.resolved(t.is_some_and(|t| t.brake.is_some()));
         if rule == T0Rule::Steer && spec.t_steer_s.is_none() && spec.steer_at_path_s.is_none() {
             warnings.push("t0 = \"steer\" without t_steer_s: the window cannot open".into());
         }

@@ -83,6 +83,15 @@ impl T0Rule {
     pub fn is_auto(&self) -> bool {
         *self == T0Rule::Auto
     }
+
+    /// The rule in effect: `auto` is `target_brake` when the primary target brakes, else `ttc`.
+    pub fn resolved(self, target_brakes: bool) -> T0Rule {
+        match self {
+            T0Rule::Auto if target_brakes => T0Rule::TargetBrake,
+            T0Rule::Auto => T0Rule::Ttc,
+            r => r,
+        }
+    }
 }
 
 /// What closed the validity window (`"closed_by"` in the verdict).
