@@ -186,7 +186,7 @@ fn give_back_points(st: &AppState, failed: Vec<String>) {
 
 /// At startup with PostgreSQL: local files from before the database held them (or from a
 /// time this instance ran on its own) go into the database. Uploaded replays whose row still
-/// names a local file that exists here, and recordings in `<storage_dir>/recordings/` of runs
+/// names a local file in this instance's storage directory, and recordings in `<storage_dir>/recordings/` of runs
 /// in the database without a stored copy. Files of other instances are migrated when those
 /// start. Returns (replays, recordings) migrated.
 pub async fn migrate_local(st: &AppState) -> anyhow::Result<(usize, usize)> {
@@ -194,8 +194,14 @@ pub async fn migrate_local(st: &AppState) -> anyhow::Result<(usize, usize)> {
         return Ok((0, 0));
     }
     let mut replays = 0;
+    let own = own_dir(&st.config.storage_dir);
     for r in st.store.list_replays().await? {
-        if r.bundled || r.path.starts_with(shared_files::DB_PREFIX) || !Path::new(&r.path).is_file()
+        // Only this instance's own files: another instance on this host moves its own when it
+        // starts (its storage directory, its cache).
+        if r.bundled
+            || r.path.starts_with(shared_files::DB_PREFIX)
+            || !Path::new(&r.path).is_file()
+            || !own_dir(Path::new(&r.path)).starts_with(&own)
         {
             continue;
         }
@@ -235,4 +241,9 @@ pub async fn migrate_local(st: &AppState) -> anyhow::Result<(usize, usize)> {
         }
     }
     Ok((replays, recordings))
+}
+
+/// A path made absolute and free of symbolic links where it exists, to compare directories.
+fn own_dir(p: &Path) -> std::path::PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
