@@ -243,16 +243,21 @@ impl Store {
         })
     }
 
-    /// Points in `running` state (in any series).
-    pub async fn running_points(&self) -> StoreResult<Vec<(String, i64)>> {
-        on_db!(&self.db, |p, DB| {
-            sqlx::query_as::<DB, (String, i64)>(
-                "SELECT series_id, idx FROM series_points WHERE state = 'running' \
+    /// Points in `running` state (in any series) taken before `before`.
+    pub async fn running_points(&self, before: DateTime<Utc>) -> StoreResult<Vec<(String, i64)>> {
+        let rows = on_db!(&self.db, |p, DB| {
+            sqlx::query_as::<DB, (String, i64, DateTime<Utc>)>(
+                "SELECT series_id, idx, updated_at FROM series_points WHERE state = 'running' \
                  ORDER BY series_id, idx",
             )
             .fetch_all(p)
             .await
-        })
+        })?;
+        Ok(rows
+            .into_iter()
+            .filter(|(_, _, at)| *at < before)
+            .map(|(s, i, _)| (s, i))
+            .collect())
     }
 
     /// Takes a point for a run: `running` when its state is `from` (false when it was not: a
@@ -348,5 +353,73 @@ impl Store {
                 .await
                 .map(|_| ())
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A point claimed just now is not left over: its instance may be arming its run.
+    #[tokio::test]
+    async fn a_fresh_claim_is_not_a_leftover() {
+        let dir = std::env::temp_dir().join(format!("scil-series-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let url = format!("sqlite://{}?mode=rwc", dir.join("s.db").display());
+        let store = Store::connect(&url).await.expect("store");
+        let now = Utc::now();
+        let series = SeriesRow {
+            id: "s1".into(),
+            name: "w.xlsx".into(),
+            workbook: vec![1],
+            workbook_bytes: 1,
+            map_id: "m".into(),
+            junction_map_id: None,
+            track: None,
+            points: 1,
+            runnable: 1,
+            created_at: now,
+        };
+        let point = PointRow {
+            series_id: "s1".into(),
+            idx: 0,
+            sheet: "sheet".into(),
+            row_no: 5,
+            scenario: "CCRs".into(),
+            test_point: None,
+            expected: "{}".into(),
+            baseline_expected: None,
+            prediction: None,
+            catalogue_row: None,
+            params: "{}".into(),
+            scenario_toml: Some(String::new()),
+            junction: false,
+            reason: None,
+            state: "planned".into(),
+            value: None,
+            baseline_value: None,
+            updated_at: now,
+        };
+        store
+            .insert_series(&series, &[point])
+            .await
+            .expect("insert");
+        assert!(store
+            .claim_series_point("s1", 0, "planned")
+            .await
+            .expect("claim"));
+        let lease = chrono::Duration::seconds(15);
+        assert!(store
+            .running_points(Utc::now() - lease)
+            .await
+            .expect("list")
+            .is_empty());
+        let later = Utc::now() + lease;
+        assert_eq!(
+            store.running_points(later).await.expect("list"),
+            vec![("s1".to_string(), 0)]
+        );
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use crate::ncap::quantity::{measure, target_for, Quantity};
@@ -301,7 +301,13 @@ pub async fn settle_runs(st: AppState, runs: Vec<String>) {
 /// runs still active on another instance.
 pub async fn recover(st: &AppState) -> anyhow::Result<()> {
     let running = st.store.running_attempts().await?;
-    for (sid, idx) in st.store.running_points().await? {
+    // A point taken within the last lease may be between its claim and its attempt on a live
+    // instance (arming takes seconds): only older claims are left over by a stopped process.
+    let lease = chrono::Duration::from_std(st.instance.lease).unwrap_or(chrono::Duration::MAX);
+    let before = Utc::now()
+        .checked_sub_signed(lease)
+        .unwrap_or(DateTime::<Utc>::MIN_UTC);
+    for (sid, idx) in st.store.running_points(before).await? {
         if running.iter().any(|a| a.series_id == sid && a.idx == idx) {
             continue;
         }
