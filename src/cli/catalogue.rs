@@ -280,7 +280,10 @@ fn instantiate(cat: &Catalogue, a: &InstantiateArgs) -> anyhow::Result<ExitCode>
     implied.apply(&mut p);
     let sc = row.instantiate(&p, &map).map_err(anyhow::Error::msg)?;
     let name = sc.name.clone();
-    let text = scenario_file(sc)?;
+    let text = scenario_file(
+        sc,
+        "instantiated from the Euro NCAP 2026 catalogue by `scil catalogue instantiate`",
+    )?;
     std::fs::write(&out, text).with_context(|| format!("cannot write {}", out.display()))?;
     eprintln!("wrote {} ({name})", out.display());
     Ok(ExitCode::SUCCESS)
@@ -296,9 +299,10 @@ pub fn compacted(mut sc: crate::scenario::Scenario) -> crate::scenario::Scenario
     sc
 }
 
-/// The file `instantiate` writes for a scenario: [`compacted`], under a line naming it, each
-/// path's start inline and its points or segments one per line.
-pub fn scenario_file(sc: crate::scenario::Scenario) -> anyhow::Result<String> {
+/// The file `instantiate` (and `scil ncap plan`) writes for a scenario: [`compacted`], under a
+/// line naming it and where it comes from (`origin`), each path's start inline and its points or
+/// segments one per line.
+pub fn scenario_file(sc: crate::scenario::Scenario, origin: &str) -> anyhow::Result<String> {
     let sc = compacted(sc);
     let text = toml::to_string(&sc)?;
     let mut doc: toml_edit::DocumentMut = text
@@ -315,10 +319,7 @@ pub fn scenario_file(sc: crate::scenario::Scenario) -> anyhow::Result<String> {
             inline_path(t);
         }
     }
-    Ok(format!(
-        "# {} — instantiated from the Euro NCAP 2026 catalogue by `scil catalogue instantiate`\n{doc}",
-        sc.name
-    ))
+    Ok(format!("# {} — {origin}\n{doc}", sc.name))
 }
 
 /// `path` of a VUT or target table with its `start` first, as an inline table, and its

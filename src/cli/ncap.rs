@@ -210,7 +210,11 @@ fn plan(a: PlanArgs) -> anyhow::Result<ExitCode> {
         for p in &l.plan {
             let file = p.runnable().then(|| p.file_name());
             if let (Some(f), Ok(sc)) = (&file, &p.scenario) {
-                let text = toml::to_string(sc)?;
+                let origin = format!(
+                    "{} row {} of the rating tool's workbook, planned by `scil ncap plan`",
+                    p.point.sheet, p.point.row
+                );
+                let text = super::catalogue::scenario_file(sc.clone(), &origin)?;
                 let path = dir.join(f);
                 std::fs::write(&path, text)
                     .with_context(|| format!("cannot write {}", path.display()))?;

@@ -491,7 +491,7 @@ fn instantiated_files_are_short() {
             continue;
         };
         let want = compacted(sc.clone());
-        let text = scenario_file(sc).expect("scenario file");
+        let text = scenario_file(sc, "a test").expect("scenario file");
         let lines = text.lines().count();
         let back = scil::scenario::Scenario::from_toml(&text).expect("reads back");
         assert_eq!(back, want, "{}", want.name);

@@ -145,6 +145,12 @@ fn rating_tool_plans_rehearses_and_scores_scil_values() {
         let expected = p["expected"].as_str().expect("expected");
         let fcw = params["function"] == "FCW" || expected == "fcw_ttc";
         let scenario = plan_dir.join(p["file"].as_str().unwrap());
+        // Each file fits on a screen: straights by their ends, turns as segments.
+        let lines = std::fs::read_to_string(&scenario)
+            .expect("scenario file")
+            .lines()
+            .count();
+        assert!(lines <= 120, "{}: {lines} lines", scenario.display());
         let mut c = scil();
         c.arg("sim").arg("--scenario").arg(&scenario).args([
             "--vut-speed",
