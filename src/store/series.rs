@@ -357,6 +357,33 @@ impl Store {
 }
 
 #[cfg(test)]
+impl PointRow {
+    /// A runnable CCRs point in `planned` state, for tests.
+    pub(crate) fn planned(series_id: &str, idx: i64) -> PointRow {
+        PointRow {
+            series_id: series_id.into(),
+            idx,
+            sheet: "FC - Car & PTW verif.".into(),
+            row_no: 5,
+            scenario: "CCRs".into(),
+            test_point: None,
+            expected: "v_rel_impact".into(),
+            baseline_expected: None,
+            prediction: None,
+            catalogue_row: Some("CCRs".into()),
+            params: "{}".into(),
+            scenario_toml: Some(String::new()),
+            junction: false,
+            reason: None,
+            state: "planned".into(),
+            value: None,
+            baseline_value: None,
+            updated_at: Utc::now(),
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -380,26 +407,7 @@ mod tests {
             runnable: 1,
             created_at: now,
         };
-        let point = PointRow {
-            series_id: "s1".into(),
-            idx: 0,
-            sheet: "sheet".into(),
-            row_no: 5,
-            scenario: "CCRs".into(),
-            test_point: None,
-            expected: "{}".into(),
-            baseline_expected: None,
-            prediction: None,
-            catalogue_row: None,
-            params: "{}".into(),
-            scenario_toml: Some(String::new()),
-            junction: false,
-            reason: None,
-            state: "planned".into(),
-            value: None,
-            baseline_value: None,
-            updated_at: now,
-        };
+        let point = PointRow::planned("s1", 0);
         store
             .insert_series(&series, &[point])
             .await

@@ -341,24 +341,11 @@ mod tests {
 
     fn point(baseline: bool) -> PointRow {
         PointRow {
-            series_id: "s".into(),
-            idx: 0,
-            sheet: "FC - Car & PTW verif.".into(),
-            row_no: 5,
-            scenario: "CCRs".into(),
             test_point: Some("(2, 2)".into()),
-            expected: "v_rel_impact".into(),
             baseline_expected: baseline.then(|| "v_impact_baseline".into()),
             prediction: Some("Green".into()),
-            catalogue_row: Some("CCRs".into()),
             params: r#"{"function":"AEB","vut_speed_kmh":30}"#.into(),
-            scenario_toml: Some(String::new()),
-            junction: false,
-            reason: None,
-            state: "planned".into(),
-            value: None,
-            baseline_value: None,
-            updated_at: Utc::now(),
+            ..PointRow::planned("s", 0)
         }
     }
 
