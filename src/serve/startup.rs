@@ -186,9 +186,9 @@ fn give_back_points(st: &AppState, failed: Vec<String>) {
 
 /// At startup with PostgreSQL: local files from before the database held them (or from a
 /// time this instance ran on its own) go into the database. Uploaded replays whose row still
-/// names a local file in this instance's storage directory, and recordings in `<storage_dir>/recordings/` of runs
-/// in the database without a stored copy. Files of other instances are migrated when those
-/// start. Returns (replays, recordings) migrated.
+/// names a local file in this instance's storage directory, and recordings in
+/// `<storage_dir>/recordings/` of runs in the database without a stored copy. Files of other
+/// instances are migrated when those start. Returns (replays, recordings) migrated.
 pub async fn migrate_local(st: &AppState) -> anyhow::Result<(usize, usize)> {
     if !shared_files::shared(st) {
         return Ok((0, 0));
