@@ -97,34 +97,44 @@ async fn two_instances_share_one_postgres() {
         return;
     };
     let dir = tempdir("instances");
-    // An upload from before the database held files: a row naming a file in A's storage
-    // directory. A moves it into the database when it starts.
+    // Uploads from before the database held files: a row naming a file in A's storage
+    // directory and one in B's. Each instance moves its own when it starts, never the other's.
     let store = scil::store::Store::connect(&db).await.expect("store");
-    let legacy_id = format!("legacy-{}", uuid::Uuid::new_v4().simple());
-    let legacy_file = dir.join("inst-a").join("uploads").join("legacy.csv");
-    std::fs::create_dir_all(legacy_file.parent().expect("dir")).expect("dir");
-    std::fs::copy(data("replays/cpna75_30kmh.csv"), &legacy_file).expect("copy");
-    store
-        .upsert_replay(&scil::store::ReplayRow {
-            id: legacy_id.clone(),
-            name: "legacy.csv".into(),
-            scenario_id: Some("cpna75_30kmh".into()),
-            path: legacy_file.display().to_string(),
-            bytes: std::fs::metadata(&legacy_file).expect("meta").len() as i64,
-            row_count: 660,
-            bundled: false,
-            created_at: chrono::Utc::now(),
-            map_id: None,
-        })
-        .await
-        .expect("legacy replay row");
+    let mut legacy = Vec::new();
+    for inst in ["inst-a", "inst-b"] {
+        let id = format!("legacy-{}", uuid::Uuid::new_v4().simple());
+        let file = dir.join(inst).join("uploads").join("legacy.csv");
+        std::fs::create_dir_all(file.parent().expect("dir")).expect("dir");
+        std::fs::copy(data("replays/cpna75_30kmh.csv"), &file).expect("copy");
+        store
+            .upsert_replay(&scil::store::ReplayRow {
+                id: id.clone(),
+                name: "legacy.csv".into(),
+                scenario_id: Some("cpna75_30kmh".into()),
+                path: file.display().to_string(),
+                bytes: std::fs::metadata(&file).expect("meta").len() as i64,
+                row_count: 660,
+                bundled: false,
+                created_at: chrono::Utc::now(),
+                map_id: None,
+            })
+            .await
+            .expect("legacy replay row");
+        legacy.push((id, file));
+    }
+    let legacy_id = legacy[0].0.clone();
+    let path_of = |id: String| {
+        let store = &store;
+        async move { store.get_replay(&id).await.expect("get").expect("row").path }
+    };
     let a = start("inst-a", &db, &dir).await;
-    let migrated = store
-        .get_replay(&legacy_id)
-        .await
-        .expect("get")
-        .expect("row");
-    assert!(migrated.path.starts_with("db:"), "{}", migrated.path);
+    let moved = path_of(legacy[0].0.clone()).await;
+    assert!(moved.starts_with("db:"), "{moved}");
+    assert_eq!(
+        path_of(legacy[1].0.clone()).await,
+        legacy[1].1.display().to_string()
+    );
+    assert!(legacy[1].1.is_file(), "A left B's file where it was");
     let (s, r1) = a
         .api
         .post(
@@ -141,6 +151,8 @@ async fn two_instances_share_one_postgres() {
 
     // B starts while A's run runs: the run is untouched, listed with its instance.
     let b = start("inst-b", &db, &dir).await;
+    let moved = path_of(legacy[1].0.clone()).await;
+    assert!(moved.starts_with("db:"), "{moved}");
     assert_eq!(run(&a.api, &id1).await["state"], "running");
     let (s, list) = b.api.get("/runs?limit=1000").await;
     assert_eq!(s, StatusCode::OK);
