@@ -47,5 +47,6 @@ mod serve_xosc;
 mod sim_vut;
 mod sweep;
 mod sweep_shards;
+mod telemetry_archive;
 mod validity_fcw_lane;
 mod xosc_import;
