@@ -18,6 +18,7 @@ import { testdayTest } from './testday.mjs';
 import { operatorTest, liveChecks, layoutTest } from './operator.mjs';
 import { groundTest } from './ground.mjs';
 import { siteTest } from './site.mjs';
+import { firstdayTest } from './firstday.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -238,8 +239,8 @@ async function main() {
     assert(!(await page.isVisible('#estop')), 'ABORT button still shown after the run');
   });
   await test('validity verdict: window, T0 rule and what closed it', async () => {
-    // The shared CPNA-75 scenario has no [validity] section, so its run ends without a verdict;
-    // the verdict frame of a run that has one (as the engine sends it) is played in here.
+    // The bundled CPNA-75 run opens its window at TTC 4 s and closes it at the impact; a verdict
+    // frame with the other T0 rule and window end (as the engine sends it) is played in here.
     const w = await page.evaluate(() => {
       const { L, onMessage } = window.__scil;
       const t0 = L.t0 ?? 0;
@@ -398,6 +399,11 @@ async function main() {
   if (!MOCK) {
     await operatorTest({ ctx, base, root, token: TOKEN, test, assert, sleep, api, finishedRun: runId, pageErrors })
       .catch((e) => { results.push(['operator setup', false]); console.log(`  FAIL operator setup: ${e.message.split('\n')[0]}`); });
+  }
+
+  if (!MOCK) {
+    await firstdayTest({ ctx, base, root, tmp, token: TOKEN, test, assert })
+      .catch((e) => { results.push(['first day setup', false]); console.log(`  FAIL first day setup: ${e.message.split('\n')[0]}`); });
   }
 
   if (!MOCK) {
