@@ -84,7 +84,8 @@ export async function firstdayTest({ ctx, base, root, tmp, token, test, assert }
     await page.click('#refresh-runs');
     await page.waitForSelector(`#runs tr[data-id="${id}"]`, { timeout: 10000 });
     await page.click(`#runs tr[data-id="${id}"] td:nth-child(2)`);
-    await page.waitForSelector('#run-links a.dl', { timeout: 10000 });
+    await page.waitForFunction((rid) => document.querySelector('#detail-id').textContent === rid
+      && document.querySelector('#verify-run')?.dataset.run === rid, id, { timeout: 10000 });
     const d = await page.evaluate(() => ({ verdict: document.querySelector('#detail-verdict').textContent, checks: document.querySelectorAll('#detail-checks tbody tr').length,
       links: [...document.querySelectorAll('#run-links a.dl')].map((a) => [a.textContent, a.getAttribute('href'), a.getAttribute('download')]),
       cards: Object.fromEntries([...document.querySelectorAll('#detail .kv > div')].map((x) => [x.querySelector('.k').textContent, x.querySelector('.v').textContent])) }));

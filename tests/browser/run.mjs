@@ -2,7 +2,7 @@
 // throwaway contract mock), drives Debian's Chromium through playwright-core, runs a CPNA replay
 // from the dashboard's own controls and checks what an operator would see.
 //
-//   node tests/browser/run.mjs [--mock] [--keep] [--only-ground] [--no-ground] [--only-site]
+//   node tests/browser/run.mjs [--mock] [--keep] [--only-ground] [--no-ground] [--only-site] [--only-firstday]
 // env: SCIL_BIN (default $CARGO_TARGET_DIR/debug/scil or target/debug/scil), CHROMIUM (default
 // /usr/bin/chromium), SCREENSHOT (default target/dashboard.png).
 // Prints `browser: N passed, M failed` last; exits non-zero on any failure.
@@ -100,6 +100,10 @@ async function main() {
   browser = ctx;
   if (args.has('--only-ground')) {
     await groundTest({ ctx, scil: SCIL, root, tmp, port: await freePort(), token: TOKEN, test, assert, sleep, waitHttp, children });
+    return;
+  }
+  if (args.has('--only-firstday')) {
+    await firstdayTest({ ctx, base, root, tmp, token: TOKEN, test, assert });
     return;
   }
   if (args.has('--only-site')) {
