@@ -142,6 +142,22 @@ pub fn wrong_kind(path: &Path, kind: FileKind, hint: &str) -> String {
     }
 }
 
+/// Where a file of this kind goes, for a file given where another kind was expected
+/// ("upload it as a replay"); `None` for text that may be what was expected after all.
+pub fn belongs(kind: FileKind) -> Option<&'static str> {
+    match kind {
+        FileKind::Mdf4 | FileKind::Vbo | FileKind::Mcap => {
+            Some("a recording: upload it as a replay")
+        }
+        FileKind::Candump | FileKind::Asc | FileKind::Blf => {
+            Some("a CAN log: give it with a replay or a run (its CAN source)")
+        }
+        FileKind::Parquet => Some("scil's export of a run, not an input"),
+        FileKind::Mdf3 | FileKind::Binary | FileKind::Empty => Some("not what is read here"),
+        FileKind::Csv => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -171,6 +171,9 @@ impl AppState {
                     row_count: rows as i64,
                     bundled: true,
                     created_at: now,
+                    kind: "csv".into(),
+                    sha256: super::replays::sha256_file(&p).ok(),
+                    columns: None,
                 })
                 .await?;
         }

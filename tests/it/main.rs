@@ -38,6 +38,7 @@ mod serve_api;
 mod serve_control;
 mod serve_errors;
 mod serve_exclusive;
+mod serve_firstday;
 mod serve_instances;
 mod serve_records;
 mod serve_sim;
