@@ -7,7 +7,7 @@ const $ = (s) => document.querySelector(s);
 const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 
 /** What the file control accepts: every kind `POST /replays` reads (told by content there). */
-export const ACCEPT = '.csv,.txt,.mf4,.mdf,.vbo,.mcap,text/csv';
+export const ACCEPT = '.csv,.txt,.mf4,.mdf,.vbo,.mcap,.adma,text/csv';
 
 // The fields a missing-column error can name, with what the mapping form asks for each.
 const FIELDS = {
