@@ -242,6 +242,7 @@ async fn create(
             match &src {
                 RunSource::CsvReplay { replay_id, .. } => source_for(&st, replay_id).await?,
                 RunSource::Ncom { .. }
+                | RunSource::Adma { .. }
                 | RunSource::Json { .. }
                 | RunSource::SimVut(_)
                 | RunSource::Monr { .. } => src,

@@ -181,6 +181,26 @@ macro_rules! run_insert_query {
     }};
 }
 
+/// Deletes a run's telemetry chunks and its archive entry inside transaction `$tx`.
+macro_rules! drop_chunks {
+    ($DB:ident, $tx:expr, $run:expr) => {{
+        let run: &str = $run;
+        let b = $crate::store::telemetry_archive::blob_id(run);
+        sqlx::query::<$DB>("DELETE FROM blob_chunks WHERE blob_id = $1")
+            .bind(&b)
+            .execute(&mut *$tx)
+            .await?;
+        sqlx::query::<$DB>("DELETE FROM blobs WHERE id = $1")
+            .bind(&b)
+            .execute(&mut *$tx)
+            .await?;
+        sqlx::query::<$DB>("DELETE FROM telemetry_archive WHERE run_id = $1")
+            .bind(run)
+            .execute(&mut *$tx)
+            .await?;
+    }};
+}
+
 // After the macros: the modules use them.
 pub mod audit;
 pub mod blobs;
@@ -192,6 +212,8 @@ pub mod geofences;
 pub mod instances;
 pub mod run_list;
 pub mod series;
+pub mod telemetry_archive;
+pub mod telemetry_codec;
 mod telemetry_rows;
 pub use claims::{is_unique_violation, CarrierClaim, ClaimError};
 pub use dbcs::DbcRow;

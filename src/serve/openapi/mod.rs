@@ -206,6 +206,8 @@ pub fn document() -> Value {
                         "kind": {"type": "string", "enum": ["csv_replay"]}, "replay_id": {"type": "string"}, "file_name": {"type": "string"}}},
                     {"type": "object", "title": "ncom", "required": ["kind", "bind"], "description": "OxTS NCOM over UDP, bound when the run is armed; samples are applied from the start on", "properties": {
                         "kind": {"type": "string", "enum": ["ncom"]}, "bind": {"type": "string", "example": "0.0.0.0:3000"}}},
+                    {"type": "object", "title": "adma", "required": ["kind", "bind"], "description": "GeneSys ADMA (ADMAnet 3.3.3, 3.3.4, 3.3.5) over UDP, bound when the run is armed", "properties": {
+                        "kind": {"type": "string", "enum": ["adma"]}, "bind": {"type": "string", "example": "0.0.0.0:1040"}}},
                     {"type": "object", "title": "json", "required": ["kind", "transport", "bind"], "description": "JSON lines (one sample per line) over UDP, a TCP server or a WebSocket server", "properties": {
                         "kind": {"type": "string", "enum": ["json"]}, "transport": {"type": "string", "enum": ["udp", "tcp", "ws"]}, "bind": {"type": "string", "example": "0.0.0.0:5000"}}},
                     {"type": "object", "title": "monr", "required": ["kind", "carrier"], "description": "the VUT's robot's MONR (an object of the run's carriers with drives vut) as the VUT's telemetry", "properties": {

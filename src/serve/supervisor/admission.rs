@@ -196,6 +196,7 @@ pub(super) fn ins_spec_unresolved(src: &RunSource) -> InsSpec {
             on_bad_row: BadRowPolicy::Stop,
         },
         RunSource::Ncom { bind } => InsSpec::Ncom { bind: bind.clone() },
+        RunSource::Adma { bind } => InsSpec::Adma { bind: bind.clone() },
         RunSource::Json { transport, bind } => InsSpec::Json {
             transport: *transport,
             bind: bind.clone(),
