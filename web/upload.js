@@ -1,4 +1,5 @@
-// The recording upload of the control bar: any kind the service replays (CSV, MDF4, VBOX, MCAP),
+// The recording upload of the control bar: any kind the service replays (CSV, MDF4, VBOX, MCAP,
+// raw ADMAnet),
 // a column mapping when the service cannot find a field in a CSV's header, and the service's
 // word when the same file was uploaded before.
 import { postForm } from './api.js';

@@ -1,4 +1,4 @@
-//! `/replays`: recordings (CSV, MDF4, VBOX, MCAP). `POST /replays` uploads one (multipart) and
+//! `/replays`: recordings (CSV, MDF4, VBOX, MCAP, raw GeneSys ADMAnet). `POST /replays` uploads one (multipart) and
 //! creates a run.
 //!
 //! Uploads are streamed to `<storage_dir>/uploads/<generated>` — the client's file name is
@@ -137,7 +137,7 @@ fn replay_kind(name: &str, head: &[u8]) -> Result<&'static str, String> {
         FileKind::Adma => Ok("adma"),
         FileKind::Empty => Err(format!("{name} is empty: no sample to replay")),
         k => Err(format!(
-            "{name} is {}, {}; a replay is a CSV, MDF4, VBOX, ADMAnet or MCAP recording",
+            "{name} is {}, {}; a replay is a CSV, MDF4, VBOX, MCAP or ADMA recording",
             k.describe(),
             belongs(k).unwrap_or("not a recording")
         )),
