@@ -350,10 +350,16 @@ impl Supervisor {
             speed_mps,
             armed: c.state == Some(ObjectState::Armed),
             started: c.start_at_s.is_some_and(|t| now >= t),
+            start_s: c.start_at_s,
         };
         if let Some(reason) = c.watch.check(&c.name, m, &limits, self.geofence.as_ref()) {
             self.abort(now, reason);
         }
+    }
+
+    /// How far `carrier` is behind its plan at its latest MONR, once started.
+    pub fn lag(&self, carrier: usize) -> Option<super::motion_watch::Lag> {
+        self.carriers.get(carrier).and_then(|c| c.watch.lag)
     }
 
     /// Whether `c` blocks arming: not connected, not DISARMED/ARMED, or DISARMED and not ready

@@ -6,11 +6,12 @@ use std::time::Duration;
 
 use serde::{Serialize, Serializer};
 
-use super::impact::{drift_between, monr_impact, timing_corrected, MonrImpact};
+pub use super::checks::ImpactCheck;
+use super::checks::{impact_checks, lags_of, Lags};
 use super::motion::{Motion, StartRefused};
 use super::plan::{plan_objects, Drives, GroundOptions, ObjectPlan, ObjectSpec};
 use super::route::plan_route;
-use super::track::{PlannedTrack, Pose};
+use super::track::Pose;
 use crate::dispatch::control_centre::{MonrSample, Snapshot};
 use crate::dispatch::events::{EventKind, Phase};
 use crate::dispatch::iso22133::ObjectState;
@@ -112,22 +113,10 @@ pub struct ObjectReport {
     /// the largest, s: positive = late.
     pub schedule_lag_s: Option<f64>,
     pub max_schedule_lag_s: Option<f64>,
-}
-
-/// A target's impact as driven (MONR) against the planned one (the rehearsal's).
-#[derive(Debug, Clone, Serialize)]
-pub struct ImpactCheck {
-    pub target: String,
-    pub planned_location: Option<f64>,
-    pub monr: Option<MonrImpact>,
-    /// MONR location − planned location.
-    pub error: Option<f64>,
-    /// How much further the target object drifted off its own schedule than the VUT robot
-    /// between the target's start and the impact, s (positive: the target fell behind).
-    pub relative_drift_s: Option<f64>,
-    /// The impact from MONR with that drift taken out, and its location − planned location.
-    pub corrected: Option<MonrImpact>,
-    pub corrected_error: Option<f64>,
+    /// The same in metres along its path (planned distance less driven distance) at its last
+    /// RUNNING MONR and the largest by magnitude: positive = behind.
+    pub lag_m: Option<f64>,
+    pub max_lag_m: Option<f64>,
 }
 
 /// A run on the ground.
@@ -394,6 +383,7 @@ impl Ground {
                     &prepared.plans[i].name,
                     i,
                     motion.h.monr(),
+                    motion.h.epoch(),
                 );
                 ins_check = Some((sink, diff));
                 (f, None)
@@ -452,7 +442,16 @@ impl Ground {
             session.add_sink(Box::new(sink));
             diff
         });
-        let run = session.run().await;
+        // Each object's smallest MONR arrival − time stamp before the start (its clock offset
+        // against the control centre's, plus the network's shortest delay).
+        let pre_start_latency: Vec<Option<f64>> = motion
+            .h
+            .snapshot()
+            .carriers
+            .iter()
+            .map(|c| (c.link.monr > 0).then_some(c.link.latency_min_ms / 1000.0))
+            .collect();
+        let mut run = session.run().await;
         if let Some(p) = pump {
             p.abort();
         }
@@ -471,19 +470,31 @@ impl Ground {
         }
         let snap = motion.stop().await;
         let monr = motion.monr();
+        let vut_ins = vut_ins.and_then(|d| d.lock().ok().map(|d| d.clone()));
         let (objects, impacts) = off_workers(|| {
             let lags = lags_of(&motion.plans, &monr);
-            (
-                object_reports(&motion, &snap, &monr, &lags),
-                impact_checks(prepared, &monr, &lags),
-            )
+            let impacts = impact_checks(prepared, &monr, &lags, &pre_start_latency);
+            // With the robot's MONR as the VUT's telemetry the sample time is the control
+            // centre's; with an INS, the offset its samples were applied at.
+            let cc_minus_sample = vut_ins
+                .as_ref()
+                .and_then(|d| d.cc_minus_sample_s)
+                .unwrap_or(0.0);
+            super::verdict::from_objects(
+                &mut run,
+                prepared,
+                &monr,
+                &impacts,
+                cc_minus_sample,
+                vut_ins.is_some(),
+            );
+            (object_reports(&motion, &snap, &monr, &lags), impacts)
         });
         self.observe(&snap);
         self.observe_poses(&last_poses(&monr));
         self.forget_lost(&motion.events(&snap));
         motion.reset_objects().await;
         motion.shutdown().await;
-        let vut_ins = vut_ins.and_then(|d| d.lock().ok().map(|d| d.clone()));
         Ok(GroundReport {
             run,
             objects,
@@ -739,6 +750,7 @@ fn object_reports(
                 .last()
                 .map(|m| Pose::new(m.x, m.y, m.yaw_deg.to_radians()));
             let off = final_pose.map(|f| f.offset_to(&p.track.end()));
+            let lag_m = super::checks::lag_m(&p.track, &p.name, track);
             let lag = lags.get(i).and_then(Option::as_ref).and_then(|(_, lags)| {
                 let last = lags.last()?.1;
                 let worst =
@@ -784,6 +796,8 @@ fn object_reports(
                 end_heading_deg: off.map(|o| o.1),
                 schedule_lag_s: lag.map(|l| l.0),
                 max_schedule_lag_s: lag.map(|l| l.1),
+                lag_m: lag_m.map(|l| l.0),
+                max_lag_m: lag_m.map(|l| l.1),
             }
         })
         .collect()
@@ -798,87 +812,4 @@ fn off_workers<T>(f: impl FnOnce() -> T) -> T {
         Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
         _ => f(),
     }
-}
-
-/// An object's lags behind its plan while RUNNING ([`PlannedTrack::schedule_lags`], times
-/// from its first RUNNING MONR) with that MONR's control-centre time.
-type Lags = Option<(f64, Vec<(f64, f64)>)>;
-
-/// Every object's [`Lags`], computed once for the reports and the impact checks.
-fn lags_of(plans: &[ObjectPlan], monr: &[Vec<MonrSample>]) -> Vec<Lags> {
-    plans
-        .iter()
-        .zip(monr)
-        .map(|(p, m)| running_lags(&p.track, m))
-        .collect()
-}
-
-/// One object's [`Lags`] from its MONR.
-fn running_lags(track: &PlannedTrack, monr: &[MonrSample]) -> Lags {
-    let running: Vec<&MonrSample> = monr
-        .iter()
-        .filter(|m| m.state == ObjectState::Running)
-        .collect();
-    let t0 = running.first()?.t_s;
-    let pts: Vec<(f64, f64, f64)> = running.iter().map(|m| (m.t_s - t0, m.x, m.y)).collect();
-    Some((t0, track.schedule_lags(&pts)))
-}
-
-/// Each moving target driven by an object, with the VUT robot among them: its impact from
-/// MONR against the rehearsal's, as driven and with the objects' own drift off their
-/// schedules taken out.
-fn impact_checks(prepared: &Prepared, monr: &[Vec<MonrSample>], lags: &[Lags]) -> Vec<ImpactCheck> {
-    let Some(vi) = prepared.plans.iter().position(|p| p.drives == Drives::Vut) else {
-        return Vec::new();
-    };
-    let vut = &prepared.setup.scenario.vut;
-    prepared
-        .plans
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| match &p.drives {
-            Drives::Target(id) => Some((i, id)),
-            Drives::Vut => None,
-        })
-        .filter_map(|(i, id)| {
-            let spec = prepared
-                .setup
-                .scenario
-                .targets
-                .iter()
-                .find(|t| &t.id == id)?;
-            let planned = prepared.rehearsal.as_ref().and_then(|r| {
-                r.impacts
-                    .iter()
-                    .find(|m| &m.target == id && m.time_s.is_some())
-                    .and_then(|m| m.location)
-            });
-            let (vt, tt) = (monr.get(vi)?, monr.get(i)?);
-            let got = monr_impact(vut, spec, vt, tt);
-            // Each object's drift from the target's start to the impact.
-            let (target_lags, vut_lags) = (lags.get(i)?, lags.get(vi)?);
-            let relative_drift_s = got.zip(target_lags.as_ref()).and_then(|(g, (t0, lags))| {
-                let target = drift_between(lags, *t0, *t0, g.t_s)?;
-                let vut = vut_lags
-                    .as_ref()
-                    .and_then(|(v0, vl)| drift_between(vl, *v0, *t0, g.t_s))
-                    .unwrap_or(0.0);
-                Some(target - vut)
-            });
-            let corrected = relative_drift_s.and_then(|d| timing_corrected(vut, spec, vt, tt, d));
-            let error = |g: Option<MonrImpact>| match (g, planned) {
-                (Some(g), Some(p)) => Some(g.location - p),
-                _ => None,
-            };
-            Some(ImpactCheck {
-                target: id.clone(),
-                planned_location: planned,
-                error: error(got),
-                monr: got,
-                relative_drift_s,
-                corrected_error: error(corrected),
-                corrected,
-            })
-        })
-        .collect()
 }

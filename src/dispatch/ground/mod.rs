@@ -16,6 +16,7 @@
 //! * [`ins_check`]: where an INS on the VUT feeds the run beside its robot, the robot's MONR
 //!   position against the INS position.
 
+pub mod checks;
 pub mod fence;
 pub mod impact;
 pub mod ins_check;
@@ -24,6 +25,7 @@ pub mod motion;
 pub mod plan;
 pub mod route;
 pub mod track;
+pub mod verdict;
 
 pub mod bench;
 
