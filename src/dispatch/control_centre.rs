@@ -700,7 +700,7 @@ async fn central_task(
                         };
                         sup.on_link(i, health.refusal(&link.limits, link.monr_rate_hz));
                         sup.on_monr(t, i, state, m.readiness(), m.error_status);
-                        sup.on_position(t, i, m.x_m(), m.y_m(), m.speed_mps());
+                        sup.on_position(t, t_carrier, i, (m.x_m(), m.y_m()), m.speed_mps());
                         let lag = sup.lag(i);
                         let phase = sup.phase();
                         // Warned once while a run degrades (again after it recovered).

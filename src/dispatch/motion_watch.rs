@@ -345,6 +345,9 @@ pub struct MonrPos {
     pub started: bool,
     /// Its STRT instant (the same clock as `t_s`), when it was given one.
     pub start_s: Option<f64>,
+    /// The MONR's own time stamp on the same clock (`t_s` less its latency): the lag behind
+    /// the plan is measured on it, so that the link's delay is not taken for lag.
+    pub stamp_s: f64,
 }
 
 impl ObjectWatch {
@@ -424,7 +427,7 @@ impl ObjectWatch {
             });
         }
         let lag = m.start_s.map(|t0| {
-            let behind = path.planned_along(m.t_s - t0) - at.along_m;
+            let behind = path.planned_along(m.stamp_s - t0) - at.along_m;
             Lag {
                 m: behind,
                 s: if at.planned_mps > 0.1 {
@@ -497,6 +500,7 @@ mod tests {
             armed: !started,
             started,
             start_s: started.then_some(1.5),
+            stamp_s: t,
         }
     }
 
