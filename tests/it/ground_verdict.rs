@@ -6,10 +6,10 @@
 use std::sync::Arc;
 
 use scil::dispatch::control_centre::MonrSample;
-use scil::dispatch::ground::checks::{impact_checks, lags_of};
 use scil::dispatch::ground::plan::plan_objects;
+use scil::dispatch::ground::report::{impact_checks, lags_of};
 use scil::dispatch::ground::verdict::from_objects;
-use scil::dispatch::ground::{bench::Prepared, Drives, GroundOptions, ObjectPlan, ObjectSpec};
+use scil::dispatch::ground::{Drives, GroundOptions, ObjectPlan, ObjectSpec, Prepared};
 use scil::dispatch::iso22133::ObjectState;
 use scil::map::Map;
 use scil::run::RunSetup;

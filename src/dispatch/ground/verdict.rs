@@ -15,8 +15,8 @@
 
 use serde::Serialize;
 
-use super::bench::{ImpactCheck, Prepared};
-use super::plan::Drives;
+use super::plan::{Drives, Prepared};
+use super::report::ImpactCheck;
 use crate::dispatch::control_centre::MonrSample;
 use crate::dispatch::iso22133::ObjectState;
 use crate::run::report::RunReport;
