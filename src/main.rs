@@ -41,6 +41,9 @@ enum Command {
     Map(cli::map::MapCommand),
     /// ISO 22133 test-object simulator (a dummy target carrier).
     CarrierSim(scil::cli::dispatch::CarrierSimArgs),
+    /// Objects on the ground: `characterise` measures one object's dynamics.
+    #[command(subcommand)]
+    Ground(cli::ground::GroundCommand),
     /// The proving-ground service: REST API, live WebSocket, persistence (SQLite/PostgreSQL).
     Serve(scil::serve::ServeArgs),
     /// Simulated INS: send a replay CSV as OxTS NCOM over UDP.
@@ -92,6 +95,7 @@ fn main() -> ExitCode {
         Some(Command::Cosim(c)) => cli::cosim::run(c),
         Some(Command::Bench(c)) => cli::bench::run(c),
         Some(Command::Db(c)) => cli::db::run(c),
+        Some(Command::Ground(c)) => cli::ground::run(c),
         Some(Command::Export(a)) => cli::export::run(a),
         Some(Command::Convert(a)) => cli::convert::run(a),
         Some(Command::Serve(a)) => scil::serve::run(a),

@@ -1,7 +1,8 @@
 // Objects on the ground (the VUT's robot, the carriers): one row per object in every state of
 // the run — its role, ISO 22133 state, whether it stands at its start (else how far away), its
-// link figures (MONR rate, loss, latency), how far behind its plan it drives (while it runs)
-// and its last fault in words. Rows carry
+// link figures (MONR rate, loss, latency), how far behind its plan it drives (while it runs),
+// its last fault in words and what it can drive (acceleration, deceleration, top speed, dead
+// time, turning radius, MTSP; each figure's source in the cell's title). Rows carry
 // `data-object="NAME"`. The figures come from `GET /runs/{id}` (`objects`), polled by the page.
 
 const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
@@ -49,6 +50,38 @@ export function lagOf(o) {
   return [`${fmt(Math.abs(l.m), 2)} m (${fmt(Math.abs(l.s), 2)} s) ${side}`, Math.abs(l.m) > 1 ? 'warn' : 'ok'];
 }
 
+/** Where a capability came from, in words. */
+const sourceOf = (s) => {
+  if (!s || s.from === 'default') return 'default for its kind';
+  if (s.from === 'measured') return `measured ${String(s.date ?? '').slice(0, 10)}`;
+  if (s.from === 'configured') return `set by ${s.by}`;
+  if (s.from === 'identified') return s.what;
+  return s.from;
+};
+
+/** What the object can drive, in words, and the sources of each figure (its title). */
+export function capabilitiesOf(o) {
+  const c = o.capabilities;
+  if (!c) return ['not planned yet', 'muted', ''];
+  const measured = Object.values(c.sources || {}).some((s) => s && s.from === 'measured');
+  const text = `${fmt(c.max_accel_mps2, 1)} / −${fmt(c.max_decel_mps2, 1)} m/s² · ${fmt(c.max_speed_mps * 3.6, 0)} km/h`
+    + ` · dead ${fmt(c.dead_time_s * 1000, 0)} ms · r ${fmt(c.min_turn_radius_m, 1)} m`
+    + (c.honours_mtsp ? '' : ' · no MTSP') + (measured ? ' · measured' : '');
+  const line = (k, label, v) => `${label}: ${v} (${sourceOf((c.sources || {})[k])})`;
+  const title = [
+    line('max_accel_mps2', 'acceleration', `${fmt(c.max_accel_mps2, 2)} m/s²`),
+    line('max_decel_mps2', 'deceleration', `${fmt(c.max_decel_mps2, 2)} m/s²`),
+    line('max_speed_mps', 'top speed', `${fmt(c.max_speed_mps * 3.6, 1)} km/h`),
+    line('dead_time_s', 'dead time', `${fmt(c.dead_time_s * 1000, 0)} ms`),
+    line('min_turn_radius_m', 'turning radius', `${fmt(c.min_turn_radius_m, 1)} m`),
+    line('honours_mtsp', 'retimed by MTSP', c.honours_mtsp ? 'yes' : 'no (its start is advanced by its dead time)'),
+    ...(c.speed_error_mps != null ? [line('speed_error_mps', 'speed error', `${fmt(c.speed_error_mps, 3)} m/s`)] : []),
+    ...(c.lateral_error_m != null ? [line('lateral_error_m', 'lateral error', `${fmt(c.lateral_error_m, 3)} m`)] : []),
+    ...(c.monr_latency_s != null ? [line('monr_latency_s', 'MONR latency', `${fmt(c.monr_latency_s * 1000, 0)} ms`)] : []),
+  ].join('\n');
+  return [text, measured ? 'ok' : '', title];
+}
+
 export class ObjectsPanel {
   constructor(panel, table, summary) {
     Object.assign(this, { panel, table, summary });
@@ -72,7 +105,9 @@ export class ObjectsPanel {
         + `<td class="obj-state">${esc(stateOf(o))}</td><td class="obj-start ${sc}">${esc(start)}</td>`
         + `<td class="obj-link ${lc}" title="MONR rate, share of MONR missing, and latency (arrival − the object's time stamp: one-way delay plus any clock offset)">${esc(link)}</td>`
         + `<td class="obj-lag ${gc}" title="Distance along its path between where its plan is now and where its MONR says it is, and the same at its planned speed">${esc(lag)}</td>`
-        + `<td class="obj-fault ${fc}">${esc(fault)}</td></tr>`;
+        + `<td class="obj-fault ${fc}">${esc(fault)}</td>`
+        + (() => { const [t, c, title] = capabilitiesOf(o); return `<td class="obj-caps ${c}" title="${esc(title)}">${esc(t)}</td>`; })()
+        + '</tr>';
     }).join('');
   }
 }

@@ -68,6 +68,8 @@ pub enum Source {
     Configured { by: String },
     /// Measured by a characterisation run on `date` (RFC 3339, UTC).
     Measured { date: String },
+    /// Known from what the object was identified as (`what`), e.g. the stock isoObject.
+    Identified { what: String },
 }
 
 /// The capability fields, by name (the keys of [`ObjectCapabilities::sources`]).
@@ -313,6 +315,7 @@ impl ObjectCapabilities {
             c = c.with(&l.patch, &l.source).map_err(|e| match &l.source {
                 Source::Configured { by } => format!("{by}: {e}"),
                 Source::Measured { date } => format!("measured on {date}: {e}"),
+                Source::Identified { what } => format!("{what}: {e}"),
                 Source::Default => e,
             })?;
         }

@@ -56,6 +56,104 @@ pub struct CarrierSimArgs {
     /// No state-change log on stderr.
     #[arg(long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub dynamics: DynamicsArgs,
+}
+
+/// How the simulated object differs from a perfect follower of its TRAJ. Without any of these
+/// it follows its TRAJ exactly, reports it without noise and sends each MONR at once.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct DynamicsArgs {
+    /// A real platform of this kind (`vut_robot`, `pedestrian_platform`, `vehicle_platform`):
+    /// its kind's default dead time, acceleration, deceleration and top speed, a position
+    /// controller catching up at up to 10 km/h above plan, 3 cm lateral wander, RTK error
+    /// 2 cm (30 s correlation) plus 5 mm white noise, MONR 20–40 ms late. The options below
+    /// change single figures.
+    #[arg(long, value_name = "KIND")]
+    pub realistic: Option<String>,
+    /// From the start time to the first motion, ms.
+    #[arg(long)]
+    pub dead_time_ms: Option<f64>,
+    /// Largest acceleration, m/s².
+    #[arg(long)]
+    pub max_accel: Option<f64>,
+    /// Largest deceleration, m/s² (positive).
+    #[arg(long)]
+    pub max_decel: Option<f64>,
+    /// Top speed, km/h.
+    #[arg(long)]
+    pub max_speed_kmh: Option<f64>,
+    /// Largest speed above plan while catching up, km/h.
+    #[arg(long)]
+    pub catchup_kmh: Option<f64>,
+    /// Lateral wander across its path (standard deviation), m.
+    #[arg(long)]
+    pub wander_m: Option<f64>,
+    /// Slowly varying RTK position error per axis (standard deviation), m.
+    #[arg(long)]
+    pub rtk_error_m: Option<f64>,
+    /// Its correlation time, s.
+    #[arg(long)]
+    pub rtk_tau_s: Option<f64>,
+    /// White noise on the reported position per axis (standard deviation), m.
+    #[arg(long)]
+    pub rtk_noise_m: Option<f64>,
+    /// MONR latency, ms: `30` or a range `20-40` (each MONR uniformly within it).
+    #[arg(long, value_name = "MS[-MS]")]
+    pub monr_latency_ms: Option<String>,
+    /// Seed of the random processes (wander, RTK error, latency).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Ignore MTSP (like the stock isoObject): the trajectory is never retimed.
+    #[arg(long)]
+    pub no_mtsp: bool,
+}
+
+impl DynamicsArgs {
+    /// The dynamics these options describe (checked).
+    pub fn dynamics(&self) -> anyhow::Result<crate::dispatch::object_dynamics::Dynamics> {
+        use crate::capabilities::ObjectKind;
+        use crate::dispatch::object_dynamics::Dynamics;
+        let mut d = match &self.realistic {
+            Some(k) => Dynamics::realistic(ObjectKind::parse(k).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--realistic {k}: not a kind of object (vut_robot, pedestrian_platform, vehicle_platform)"
+                )
+            })?),
+            None => Dynamics::default(),
+        };
+        let set = |v: Option<f64>, f: &mut f64, scale: f64| {
+            if let Some(v) = v {
+                *f = v * scale;
+            }
+        };
+        set(self.dead_time_ms, &mut d.dead_time_s, 1e-3);
+        set(self.max_accel, &mut d.max_accel_mps2, 1.0);
+        set(self.max_decel, &mut d.max_decel_mps2, 1.0);
+        set(self.max_speed_kmh, &mut d.max_speed_mps, 1.0 / 3.6);
+        set(self.catchup_kmh, &mut d.catchup_mps, 1.0 / 3.6);
+        set(self.wander_m, &mut d.wander_m, 1.0);
+        set(self.rtk_error_m, &mut d.rtk_bias_m, 1.0);
+        set(self.rtk_tau_s, &mut d.rtk_tau_s, 1.0);
+        set(self.rtk_noise_m, &mut d.rtk_noise_m, 1.0);
+        if let Some(l) = &self.monr_latency_ms {
+            let ms = |x: &str| {
+                x.trim().parse::<f64>().map_err(|_| {
+                    anyhow::anyhow!("--monr-latency-ms {l}: expected MS or MS-MS (e.g. 20-40)")
+                })
+            };
+            d.monr_latency_s = match l.split_once('-') {
+                Some((a, b)) => (ms(a)? * 1e-3, ms(b)? * 1e-3),
+                None => (ms(l)? * 1e-3, ms(l)? * 1e-3),
+            };
+        }
+        if let Some(s) = self.seed {
+            d.seed = s;
+        }
+        d.validate()
+            .map_err(|e| anyhow::anyhow!("carrier-sim: {e}"))?;
+        Ok(d)
+    }
 }
 
 pub async fn run_carrier_sim(args: CarrierSimArgs) -> anyhow::Result<()> {
@@ -83,6 +181,8 @@ pub async fn run_carrier_sim(args: CarrierSimArgs) -> anyhow::Result<()> {
             ready_to_arm: !args.not_ready,
             isoobject_readiness: args.isoobject_readiness,
             faults: args.faults,
+            honour_mtsp: !args.dynamics.no_mtsp,
+            dynamics: args.dynamics.dynamics()?,
             ..Default::default()
         },
         verbose: !args.quiet,

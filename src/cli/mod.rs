@@ -7,6 +7,7 @@ pub mod cosim;
 pub mod db;
 pub mod dispatch;
 pub mod export;
+pub mod ground;
 pub mod ingest;
 pub mod inject;
 pub mod map;

@@ -49,6 +49,7 @@ pub mod iso22133;
 pub mod link_health;
 pub mod motion_watch;
 pub mod object;
+pub mod object_dynamics;
 pub mod object_faults;
 pub mod profile;
 pub mod safety;

@@ -19,6 +19,7 @@
 use super::iso22133::{
     error_bits, CcStatus, Heab, Message, Monr, Mtsp, ObjectState, OstmCommand, Strt, Traj, STRT_NOW,
 };
+use super::object_dynamics::{Dynamics, Plant, Reference};
 use super::object_faults::{self, Fault, FaultFrom, FaultKind};
 use super::profile::{yaw_to_cdeg, DummyProfile, MotionState, TrajFollower};
 use std::collections::VecDeque;
@@ -47,6 +48,9 @@ pub struct ObjectConfig {
     pub max_mtsp_shift_s: f64,
     /// Faults to show ([`super::object_faults`]); none by default.
     pub faults: Vec<Fault>,
+    /// How it differs from a perfect follower (dead time, limits, position controller,
+    /// wander, RTK error, MONR latency); the default is the perfect follower.
+    pub dynamics: Dynamics,
 }
 
 impl Default for ObjectConfig {
@@ -61,6 +65,7 @@ impl Default for ObjectConfig {
             honour_mtsp: true,
             max_mtsp_shift_s: 0.1,
             faults: Vec::new(),
+            dynamics: Dynamics::default(),
         }
     }
 }
@@ -107,6 +112,28 @@ impl Motion {
             Motion::Traj(f) => f.duration_s(),
         }
     }
+    /// Its states sampled for a plant to track: the TRAJ's own points, a built-in profile
+    /// every 10 ms.
+    fn reference(&self) -> Option<Reference> {
+        let samples: Vec<(f64, MotionState)> = match self {
+            Motion::Traj(f) => f.states(),
+            Motion::Profile(p) => {
+                let end = p.duration_s();
+                let n = (end / 0.01).ceil() as usize;
+                (0..=n)
+                    .map(|i| {
+                        let t = (i as f64 * 0.01).min(end);
+                        let mut m = p.at(t);
+                        if t > 0.0 && t < end {
+                            m.speed_mps = p.motion.speed(t);
+                        }
+                        (t, m)
+                    })
+                    .collect()
+            }
+        };
+        Reference::from_states(&samples)
+    }
 }
 
 #[derive(Debug)]
@@ -135,6 +162,10 @@ pub struct TestObject {
     /// HEAB NORMAL_STOP/TEST_DONE outside Running: the isoObject logs "unexpected event 'soft
     /// stop requested' in state NormalStop" for each one.
     pub unexpected_heab: u64,
+    /// The simulated platform when its dynamics are not the perfect follower's.
+    plant: Option<Plant>,
+    /// MONR measured but not yet sent (latency): (when due, MONR).
+    late: VecDeque<(f64, Monr)>,
 }
 
 impl TestObject {
@@ -161,6 +192,42 @@ impl TestObject {
             monr_sent: 0,
             heab_received: 0,
             unexpected_heab: 0,
+            plant: None,
+            late: VecDeque::new(),
+        }
+    }
+
+    /// The plant tracks the motion (not the exact interpolation).
+    fn plant_moves(&self) -> bool {
+        self.plant.is_some() && !self.cfg.dynamics.motion_is_perfect()
+    }
+
+    /// A new plant (or the current one, its random state kept) on the current motion.
+    fn reset_plant(&mut self, now: f64) {
+        if self.cfg.dynamics == Dynamics::default() {
+            return;
+        }
+        let Some(r) = self.motion.reference() else {
+            return;
+        };
+        match &mut self.plant {
+            Some(p) => p.set_reference(r, now),
+            None => self.plant = Some(Plant::new(self.cfg.dynamics.clone(), r, now)),
+        }
+    }
+
+    fn advance_plant(&mut self, now: f64) {
+        if let Some(p) = &mut self.plant {
+            p.advance(now);
+        }
+    }
+
+    /// The object stops moving: a plant brakes at its deceleration, a perfect follower
+    /// freezes where it is.
+    fn halt(&mut self, now: f64) {
+        self.frozen = Some(self.motion_at(now));
+        if let Some(p) = &mut self.plant {
+            p.brake(now);
         }
     }
 
@@ -212,6 +279,7 @@ impl TestObject {
         self.start_at = None;
         self.frozen = None;
         self.motion = Motion::Profile(self.cfg.profile.clone());
+        self.reset_plant(now);
         self.next_monr_at = now;
         self.set_state(now, ObjectState::Disarmed, "connected");
     }
@@ -227,6 +295,7 @@ impl TestObject {
 
     /// A message from the TCP control channel.
     pub fn handle_tcp(&mut self, now: f64, msg: &Message) {
+        self.advance_plant(now);
         match msg {
             Message::Osem(osem) => {
                 if let Some(l) = &osem.limits {
@@ -282,7 +351,10 @@ impl TestObject {
             return;
         }
         match TrajFollower::new(traj) {
-            Some(f) => self.motion = Motion::Traj(f),
+            Some(f) => {
+                self.motion = Motion::Traj(f);
+                self.reset_plant(now);
+            }
             None => self.reject(now, "TRAJ", "no points"),
         }
     }
@@ -300,6 +372,9 @@ impl TestObject {
         };
         self.start_at = Some(start);
         self.frozen = None;
+        if let Some(p) = &mut self.plant {
+            p.start(now, start);
+        }
         self.set_state(now, ObjectState::Running, "STRT");
     }
 
@@ -347,6 +422,9 @@ impl TestObject {
             return;
         }
         self.start_at = Some(origin);
+        if let Some(p) = &mut self.plant {
+            p.start(now, origin);
+        }
         self.outputs.push_back(ObjectOutput::Retimed {
             t_s: now,
             shift_s: shift,
@@ -364,6 +442,7 @@ impl TestObject {
         if !self.connected {
             return;
         }
+        self.advance_plant(now);
         self.last_heab_at = now;
         if !self.heab_seen {
             self.heab_seen = true;
@@ -379,11 +458,11 @@ impl TestObject {
                         | ObjectState::Off
                 ) =>
             {
-                self.frozen = Some(self.motion_at(now));
+                self.halt(now);
                 self.set_state(now, ObjectState::Aborting, "HEAB ABORT");
             }
             CcStatus::NormalStop | CcStatus::TestDone if self.state == ObjectState::Running => {
-                self.frozen = Some(self.motion_at(now));
+                self.halt(now);
                 self.set_state(now, ObjectState::Postrun, "HEAB stop");
             }
             CcStatus::NormalStop | CcStatus::TestDone => {
@@ -403,6 +482,9 @@ impl TestObject {
     }
 
     fn motion_at(&self, now: f64) -> MotionState {
+        if let (true, Some(p)) = (self.plant_moves(), &self.plant) {
+            return p.state();
+        }
         if let Some(f) = self.frozen {
             return MotionState {
                 speed_mps: 0.0,
@@ -495,8 +577,13 @@ impl TestObject {
         if self.heab_seen {
             t = t.min(self.next_monr_at);
         }
-        if let (ObjectState::Running, Some(t0)) = (self.state, self.start_at) {
+        if let (ObjectState::Running, Some(t0), false) =
+            (self.state, self.start_at, self.plant_moves())
+        {
             t = t.min(t0 + self.motion.duration());
+        }
+        if let Some((due, _)) = self.late.front() {
+            t = t.min(*due);
         }
         Some(t)
     }
@@ -505,10 +592,17 @@ impl TestObject {
         if !self.connected {
             return;
         }
+        self.advance_plant(now);
+        while self.late.front().is_some_and(|(due, _)| *due <= now) {
+            if let Some((_, m)) = self.late.pop_front() {
+                self.outputs.push_back(ObjectOutput::Monr(m));
+            }
+        }
         if now >= self.last_heab_at + self.heab_timeout_s {
             self.connected = false;
             self.heab_seen = false;
-            self.frozen = Some(self.motion_at(now));
+            self.late.clear();
+            self.halt(now);
             self.set_state(now, ObjectState::Init, "heartbeat timeout");
             self.outputs.push_back(ObjectOutput::Disconnect {
                 reason: "heartbeat timeout".into(),
@@ -516,7 +610,12 @@ impl TestObject {
             return;
         }
         if let (ObjectState::Running, Some(t0)) = (self.state, self.start_at) {
-            if now >= t0 + self.motion.duration() {
+            if self.plant_moves() {
+                if self.plant.as_ref().is_some_and(Plant::finished) {
+                    self.halt(now);
+                    self.set_state(now, ObjectState::Postrun, "end of trajectory");
+                }
+            } else if now >= t0 + self.motion.duration() {
                 self.frozen = Some(self.motion.at(self.motion.duration()));
                 self.set_state(now, ObjectState::Postrun, "end of trajectory");
             }
@@ -533,8 +632,23 @@ impl TestObject {
         }
         if self.heab_seen && now >= self.next_monr_at {
             if !self.fault_on(now, |k| *k == FaultKind::MonrStop) {
-                let m = self.monr(now);
-                self.outputs.push_back(ObjectOutput::Monr(m));
+                let mut m = self.monr(now);
+                match &mut self.plant {
+                    Some(p) => {
+                        // What its RTK measures, sent when its latency has passed.
+                        let (ex, ey) = p.rtk_error();
+                        m.x_mm = m.x_mm.saturating_add((ex * 1000.0).round() as i32);
+                        m.y_mm = m.y_mm.saturating_add((ey * 1000.0).round() as i32);
+                        let due = now + p.latency();
+                        let due = self.late.back().map_or(due, |(d, _)| due.max(*d));
+                        if due <= now {
+                            self.outputs.push_back(ObjectOutput::Monr(m));
+                        } else {
+                            self.late.push_back((due, m));
+                        }
+                    }
+                    None => self.outputs.push_back(ObjectOutput::Monr(m)),
+                }
                 self.monr_sent += 1;
             }
             self.next_monr_at += self.monr_period_s;
@@ -551,256 +665,5 @@ impl TestObject {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::dispatch::iso22133::Ostm;
-
-    fn drain(o: &mut TestObject) -> Vec<ObjectOutput> {
-        std::iter::from_fn(|| o.poll_output()).collect()
-    }
-
-    #[test]
-    fn lifecycle() {
-        let mut o = TestObject::new(ObjectConfig::default(), 1000.0);
-        o.handle_connected(0.0);
-        assert_eq!(o.state(), ObjectState::Disarmed);
-        let heab = |s| Heab {
-            time_qms_of_week: 0,
-            status: s,
-        };
-        o.handle_heab(0.0, &heab(CcStatus::Ready));
-        o.handle_timeout(0.0);
-        assert!(drain(&mut o)
-            .iter()
-            .any(|x| matches!(x, ObjectOutput::Monr(_))));
-        arm_and_start(&mut o, 0.01, 0.02);
-        o.handle_heab(0.05, &heab(CcStatus::Running));
-        let y0 = o.monr(0.05).y_mm;
-        o.handle_heab(1.0, &heab(CcStatus::Running));
-        let y1 = o.monr(1.0).y_mm;
-        assert!(y1 > y0, "dummy moves north: {y0} -> {y1}");
-        o.handle_heab(1.05, &heab(CcStatus::Abort));
-        assert_eq!(o.state(), ObjectState::Aborting);
-        let frozen = o.monr(1.05);
-        assert_eq!(o.monr(1.08).y_mm, frozen.y_mm);
-        assert_eq!(frozen.speed_lon_cm_s, 0);
-        o.handle_tcp(
-            1.1,
-            &Message::Ostm(Ostm {
-                command: OstmCommand::AllClear,
-            }),
-        );
-        assert_eq!(o.state(), ObjectState::Disarmed);
-        // heartbeat timeout: 10 periods of 100 Hz
-        o.handle_timeout(1.05 + 0.1);
-        assert_eq!(o.state(), ObjectState::Init);
-        assert!(drain(&mut o)
-            .iter()
-            .any(|x| matches!(x, ObjectOutput::Disconnect { .. })));
-    }
-
-    #[test]
-    fn strt_ignored_unless_armed() {
-        let mut o = TestObject::new(ObjectConfig::default(), 0.0);
-        o.handle_connected(0.0);
-        o.handle_tcp(
-            0.0,
-            &Message::Strt(Strt {
-                start_qms_of_week: STRT_NOW,
-                gps_week: None,
-            }),
-        );
-        assert_eq!(o.state(), ObjectState::Disarmed);
-    }
-
-    /// OSTM ARM at `t_arm`, STRT (now) at `t_strt`; the object is ARMED, then RUNNING.
-    fn arm_and_start(o: &mut TestObject, t_arm: f64, t_strt: f64) {
-        o.handle_tcp(
-            t_arm,
-            &Message::Ostm(Ostm {
-                command: OstmCommand::Arm,
-            }),
-        );
-        assert_eq!(o.state(), ObjectState::Armed);
-        o.handle_tcp(
-            t_strt,
-            &Message::Strt(Strt {
-                start_qms_of_week: STRT_NOW,
-                gps_week: None,
-            }),
-        );
-        assert_eq!(o.state(), ObjectState::Running);
-    }
-
-    fn running(gps_base_s: f64) -> TestObject {
-        let mut o = TestObject::new(ObjectConfig::default(), gps_base_s);
-        o.handle_connected(0.0);
-        arm_and_start(&mut o, 0.0, 1.0);
-        o
-    }
-
-    #[test]
-    fn mtsp_moves_the_time_origin_within_bounds() {
-        // GPS base near the end of the week: the conversion wraps.
-        let base = 604_800.0 - 1.0;
-        let mut o = running(base);
-        assert_eq!(o.start_time(), Some(1.0));
-        let qms = |local: f64| (((base + local) * 4000.0).round() as u64 % (604_800 * 4000)) as u32;
-        // 8 ms later, received at 1.5 s (across the week boundary)
-        o.handle_tcp(
-            1.5,
-            &Message::Mtsp(Mtsp {
-                estimated_sync_qms_of_week: qms(1.008),
-            }),
-        );
-        let t0 = o.start_time().expect("started");
-        assert!((t0 - 1.008).abs() < 1e-3, "origin {t0}");
-        assert!(drain(&mut o).iter().any(
-            |x| matches!(x, ObjectOutput::Retimed { shift_s, .. } if (shift_s - 0.008).abs() < 1e-3)
-        ));
-        let before = o.monr(3.0).y_mm;
-        // 5 ms earlier again: the dummy is ahead by the shift
-        o.handle_tcp(
-            1.6,
-            &Message::Mtsp(Mtsp {
-                estimated_sync_qms_of_week: qms(1.003),
-            }),
-        );
-        assert!(o.monr(3.0).y_mm > before);
-        // beyond ±100 ms, unavailable: rejected, origin unchanged
-        let t0 = o.start_time();
-        o.handle_tcp(
-            1.7,
-            &Message::Mtsp(Mtsp {
-                estimated_sync_qms_of_week: qms(1.2),
-            }),
-        );
-        o.handle_tcp(
-            1.7,
-            &Message::Mtsp(Mtsp {
-                estimated_sync_qms_of_week: u32::MAX,
-            }),
-        );
-        assert_eq!(o.start_time(), t0);
-        let rejected = drain(&mut o)
-            .iter()
-            .filter(|x| {
-                matches!(
-                    x,
-                    ObjectOutput::Rejected {
-                        message: "MTSP",
-                        ..
-                    }
-                )
-            })
-            .count();
-        assert_eq!(rejected, 2);
-    }
-
-    #[test]
-    fn mtsp_rejected_unless_running_or_when_not_supported() {
-        let mut o = TestObject::new(ObjectConfig::default(), 0.0);
-        o.handle_connected(0.0);
-        o.handle_tcp(
-            0.1,
-            &Message::Mtsp(Mtsp {
-                estimated_sync_qms_of_week: 400,
-            }),
-        );
-        assert!(o.start_time().is_none());
-        let mut o = TestObject::new(
-            ObjectConfig {
-                honour_mtsp: false,
-                ..Default::default()
-            },
-            0.0,
-        );
-        o.handle_connected(0.0);
-        arm_and_start(&mut o, 0.0, 1.0);
-        o.handle_tcp(
-            1.5,
-            &Message::Mtsp(Mtsp {
-                estimated_sync_qms_of_week: 4020,
-            }),
-        );
-        assert_eq!(o.start_time(), Some(1.0));
-    }
-
-    /// A path target's MONR (built-in motion and TRAJ following) lies on the path
-    /// with the heading of its tangent: a circle of R = 30 m sampled every 0.5 m.
-    #[test]
-    fn monr_follows_a_curved_path() {
-        use crate::dispatch::profile::cdeg_to_yaw;
-        use crate::scenario::path::Polyline;
-        use crate::scenario::profile::Profile;
-        use crate::scenario::Point;
-        let r = 30.0;
-        let pts: Vec<Point> = (0..=120)
-            .map(|k| {
-                let a = k as f64 * 0.5 / r;
-                Point {
-                    x: r * a.sin(),
-                    y: r * (1.0 - a.cos()),
-                }
-            })
-            .collect();
-        let line = Polyline::new(&pts).expect("line");
-        let profile = DummyProfile {
-            motion: Profile::new(0.0, 0.0, 0.0, 2.0, 20.0 / 3.6),
-            max_travel_m: line.length(),
-            path: Some(std::sync::Arc::new(line)),
-        };
-        let traj = profile.to_traj(1, "t", 0.05);
-        for with_traj in [false, true] {
-            let cfg = ObjectConfig {
-                profile: profile.clone(),
-                ..Default::default()
-            };
-            let mut o = TestObject::new(cfg, 1000.0);
-            o.handle_connected(0.0);
-            if with_traj {
-                o.handle_tcp(0.0, &Message::Traj(traj.clone()));
-            }
-            o.handle_heab(
-                0.0,
-                &Heab {
-                    time_qms_of_week: 0,
-                    status: CcStatus::Ready,
-                },
-            );
-            arm_and_start(&mut o, 0.01, 0.02);
-            let (mut worst_r, mut worst_yaw, mut worst_s) = (0.0f64, 0.0f64, 0.0f64);
-            let mut t = 0.02;
-            while t < 0.02 + profile.duration_s() + 0.5 {
-                o.handle_heab(
-                    t,
-                    &Heab {
-                        time_qms_of_week: 0,
-                        status: CcStatus::Running,
-                    },
-                );
-                o.handle_timeout(t);
-                let m = o.monr(t);
-                let (x, y) = (m.x_mm as f64 / 1000.0, m.y_mm as f64 / 1000.0);
-                worst_r = worst_r.max((x.hypot(y - r) - r).abs());
-                let a = x.atan2(r - y); // angle travelled on the circle
-                let dy = (cdeg_to_yaw(m.yaw_cdeg) - a + std::f64::consts::PI)
-                    .rem_euclid(std::f64::consts::TAU)
-                    - std::f64::consts::PI;
-                worst_yaw = worst_yaw.max(dy.abs().to_degrees());
-                let tau = (t - 0.02).min(profile.duration_s());
-                worst_s = worst_s
-                    .max((a * r - profile.motion.travel(tau).min(profile.max_travel_m)).abs());
-                t += 0.01;
-            }
-            eprintln!(
-                "carrier MONR on a R = 30 m path (TRAJ {with_traj}): radius {:.3} mm, yaw {:.4} deg, travel {:.3} mm",
-                worst_r * 1e3, worst_yaw, worst_s * 1e3
-            );
-            assert!(worst_r < 0.002, "{worst_r}");
-            assert!(worst_yaw < 0.1, "{worst_yaw}");
-            assert!(worst_s < 0.01, "{worst_s}");
-            assert_eq!(o.state(), ObjectState::Postrun, "ends at the path's end");
-        }
-    }
-}
+#[path = "object_tests.rs"]
+mod tests;

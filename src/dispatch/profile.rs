@@ -422,6 +422,28 @@ impl TrajFollower {
         self.pts.last().map(|p| p[0]).unwrap_or(0.0)
     }
 
+    /// Each point as (time, state), its speed and acceleration as the TRAJ says (also at the
+    /// ends) and its travel along the points.
+    pub fn states(&self) -> Vec<(f64, MotionState)> {
+        self.pts
+            .iter()
+            .zip(&self.cum)
+            .map(|(p, &travel_m)| {
+                (
+                    p[0],
+                    MotionState {
+                        x: p[1],
+                        y: p[2],
+                        yaw_rad: p[3],
+                        speed_mps: p[4],
+                        accel_mps2: p[5],
+                        travel_m,
+                    },
+                )
+            })
+            .collect()
+    }
+
     pub fn at(&self, t: f64) -> MotionState {
         let n = self.pts.len() - 1;
         let first = self.pts[0];

@@ -108,9 +108,36 @@ pub struct GroundConfig {
     /// Geofences by map id (`[ground.geofence.<map>]`: `permitted = [[x, y], …]`,
     /// `forbidden = [[[x, y], …], …]`, the map's metres); `PUT /maps/{id}/geofence` overrides.
     pub geofence: std::collections::BTreeMap<String, crate::dispatch::motion_watch::Geofence>,
+    /// What objects can drive (`[ground.capabilities.<key>]`, key a kind — `vut_robot`,
+    /// `pedestrian_platform`, `vehicle_platform` — or an object's name; `max_accel_mps2`,
+    /// `max_decel_mps2`, `max_speed_mps`, `dead_time_s`, `min_turn_radius_m`,
+    /// `honours_mtsp`, `may_reverse`): over the kind's defaults, a name over its kind.
+    pub capabilities: std::collections::BTreeMap<String, crate::capabilities::CapabilitiesPatch>,
 }
 
 impl GroundConfig {
+    /// The site's capability layers for an object named `name`: by kind, then by its name.
+    pub fn capability_layers(&self, name: &str) -> Vec<crate::capabilities::CapabilityLayer> {
+        use crate::capabilities::{CapabilityLayer, ObjectKind, Source};
+        let by_kind = self.capabilities.iter().filter_map(|(k, p)| {
+            ObjectKind::parse(k).map(|kind| CapabilityLayer {
+                kind: Some(kind),
+                source: Source::Configured {
+                    by: format!("[ground.capabilities.{k}]"),
+                },
+                patch: p.clone(),
+            })
+        });
+        let by_name = self.capabilities.get(name).map(|p| CapabilityLayer {
+            kind: None,
+            source: Source::Configured {
+                by: format!("[ground.capabilities.{name}]"),
+            },
+            patch: p.clone(),
+        });
+        by_kind.chain(by_name).collect()
+    }
+
     /// The limits of the control centre's motion rules.
     pub fn motion_limits(&self) -> crate::dispatch::motion_watch::MotionLimits {
         crate::dispatch::motion_watch::MotionLimits {
@@ -135,6 +162,7 @@ impl Default for GroundConfig {
             max_stand_m: 0.5,
             max_jump_m: 1.0,
             geofence: Default::default(),
+            capabilities: Default::default(),
         }
     }
 }
@@ -450,6 +478,17 @@ impl Config {
         for (map, f) in &g.geofence {
             f.validate()
                 .map_err(|e| anyhow::anyhow!("ground.geofence.{map}: {e}"))?;
+        }
+        for kind in crate::capabilities::ObjectKind::ALL {
+            crate::capabilities::ObjectCapabilities::resolve(kind, &g.capability_layers(""))
+                .map_err(|e| anyhow::anyhow!("ground.capabilities: {e}"))?;
+        }
+        for (key, p) in &g.capabilities {
+            p.over(
+                crate::capabilities::ObjectKind::VutRobot,
+                &crate::capabilities::Source::Default,
+            )
+            .map_err(|e| anyhow::anyhow!("ground.capabilities.{key}: {e}"))?;
         }
         Ok(())
     }

@@ -31,6 +31,7 @@ pub mod known;
 pub mod live;
 pub mod maps;
 pub mod metrics;
+pub mod objects;
 pub mod openapi;
 pub mod plan;
 pub mod records;
@@ -94,6 +95,7 @@ pub fn app(state: AppState) -> Router {
         .merge(audit::router())
         .merge(auth::router())
         .merge(records::router())
+        .merge(objects::router())
         .fallback(error::not_found_fallback)
         .layer(axum::middleware::from_fn(error::json_errors))
         // Outside the JSON errors: the audit reads the reason a refusal gives.

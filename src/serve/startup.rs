@@ -98,6 +98,8 @@ impl AppState {
         }
         state.register_bundled().await?;
         state.refresh_carriers().await?;
+        // Objects' measured capabilities, from their characterisations in the audit trail.
+        crate::serve::objects::load_measured(&state).await?;
         // Test series: attempts whose run ended while no process watched.
         attempts::recover(&state).await?;
         spawn_upkeep(&state);

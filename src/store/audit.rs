@@ -70,6 +70,19 @@ impl Store {
         })
     }
 
+    /// The accepted entries of one `action`, oldest first.
+    pub async fn audit_of_action(&self, action: &str) -> StoreResult<Vec<AuditEntry>> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query_as::<DB, AuditEntry>(
+                "SELECT * FROM audit WHERE action = $1 AND status >= 200 AND status < 300 \
+                 ORDER BY id",
+            )
+            .bind(action)
+            .fetch_all(p)
+            .await
+        })
+    }
+
     /// Oldest first (by id: the order the service recorded them).
     pub async fn list_audit(&self, f: &AuditFilter) -> StoreResult<Vec<AuditEntry>> {
         // Bounds every backend stores (PostgreSQL's timestamps end long before chrono's).

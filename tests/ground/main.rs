@@ -199,6 +199,7 @@ pub(crate) fn objects(setup: &RunSetup, ips: &[&str]) -> Vec<ObjectSpec> {
                 }
             }),
             drives: d,
+            capabilities: Vec::new(),
         })
         .collect()
 }

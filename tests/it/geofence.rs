@@ -50,6 +50,7 @@ async fn planned_points(s: Arc<RunSetup>) -> (Vec<(f64, f64)>, Vec<(f64, f64)>) 
         address: format!("127.0.0.1:{}", 40000 + i),
         mobility: Some(mobility()),
         drives: d,
+        capabilities: Vec::new(),
     })
     .collect();
     let mut g = Ground::new(objects, GroundOptions::default()).expect("objects");

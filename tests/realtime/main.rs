@@ -10,6 +10,7 @@ mod dispatch_faults;
 mod dispatch_isoobject;
 mod dispatch_loop;
 mod dispatch_motion;
+mod ground_realistic;
 mod isoobject_interop;
 mod live_replay;
 mod serve_can;

@@ -54,6 +54,9 @@ pub struct ObjectStatus {
     pub start: Option<Pose>,
     /// Within the tolerances of the start pose (none while either pose is unknown).
     pub at_start: Option<bool>,
+    /// What it can drive, as the prepared run plans it (none before a run is prepared).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<crate::capabilities::ObjectCapabilities>,
 }
 
 /// The objects of a test bench (see the module doc).
@@ -93,6 +96,7 @@ impl Ground {
                 pose: None,
                 start: None,
                 at_start: None,
+                capabilities: None,
             })
             .collect();
         Ok(Ground {
@@ -139,6 +143,7 @@ impl Ground {
             .map_err(GroundError::Plan)?;
         for (s, p) in self.status.iter_mut().zip(&plans) {
             s.start = Some(p.track.start());
+            s.capabilities = Some(p.capabilities.clone());
         }
         self.update_at_start();
         Ok(Prepared {
@@ -181,6 +186,10 @@ impl Ground {
         let m = Motion::connect(plans, &self.addresses(), origin, &self.opts)
             .await
             .map_err(GroundError::Connect)?;
+        // What each object was identified as, in the capabilities shown.
+        for ((st, p), stock) in self.status.iter_mut().zip(&m.plans).zip(&m.stock) {
+            st.capabilities = Some(super::identify::identified(&p.capabilities, *stock));
+        }
         if let Err(e) = m.arm().await {
             self.observe(&m.h.snapshot());
             m.h.disarm();
@@ -322,7 +331,8 @@ impl Ground {
         };
         let start_on_arm = vut_idx.map(|i| (prepared.plans[i].name.clone(), self.opts.start_lead));
         let mut sink = CarrierSink::attached(motion.h.clone(), copts, targets_of, start_on_arm)
-            .with_events_from(motion.window.events);
+            .with_events_from(motion.window.events)
+            .with_object_sync(super::identify::object_sync(&motion.plans, &motion.stock));
         if let Some(o) = observer {
             sink = sink.with_observer(o);
         }
@@ -492,6 +502,7 @@ impl Ground {
             objects,
             at_start,
             aborted,
+            passes: 1,
         })
     }
 }

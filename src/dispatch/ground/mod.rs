@@ -17,8 +17,11 @@
 //! * [`ins_check`]: where an INS on the VUT feeds the run beside its robot, the robot's MONR
 //!   position against the INS position.
 
+pub mod characterise;
+pub mod characterise_drive;
 pub mod fence;
 pub mod fleet;
+pub mod identify;
 pub mod impact;
 pub mod ins_check;
 pub mod links;
@@ -28,6 +31,8 @@ pub mod report;
 pub mod route;
 pub mod track;
 pub mod verdict;
+
+pub mod back_to_start;
 
 pub use fleet::{Ground, GroundError, ObjectStatus};
 pub use motion::{Motion, StartRefused};

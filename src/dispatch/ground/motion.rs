@@ -47,6 +47,9 @@ pub struct Motion {
     pub window: Window,
     /// How long each object's TRAJ holds its end pose after its path, s.
     pub holds_s: Vec<f64>,
+    /// Each object was seen to be the stock isoObject (readyToArm 2, "unavailable", while
+    /// DISARMED: the reference implementation's signature).
+    pub stock: Vec<bool>,
 }
 
 /// How long every object's TRAJ holds its end pose after the motion's last path is planned to
@@ -190,6 +193,7 @@ impl Motion {
             opts: opts.clone(),
             window: Window::default(),
             holds_s: holds,
+            stock: Vec::new(),
         };
         let ready = if taken.fresh {
             Ok(())
@@ -212,6 +216,12 @@ impl Motion {
             return Err(e);
         }
         m.window = Window::now(&m.h);
+        m.stock =
+            m.h.snapshot()
+                .carriers
+                .iter()
+                .map(|c| c.readiness == Some(crate::dispatch::iso22133::Readiness::Unavailable))
+                .collect();
         Ok(m)
     }
 

@@ -8,12 +8,13 @@ use serde::{Deserialize, Serialize};
 
 use super::route::Mobility;
 use super::track::{PlannedTrack, TrackPoint};
+use crate::capabilities::{CapabilityLayer, ObjectCapabilities, ObjectKind};
 use crate::dispatch::profile::DummyProfile;
 use crate::run::report::RunReport;
 use crate::run::{RunSetup, SessionOptions, Sink, SinkCtx};
 use crate::sample::Sample;
 use crate::scenario::engine::Engine;
-use crate::scenario::{Activation, TargetKind};
+use crate::scenario::Activation;
 use crate::sim::SimOptions;
 
 /// What an object moves: the VUT (its driving robot) or a scenario target.
@@ -63,6 +64,10 @@ pub struct ObjectSpec {
     /// Turning radius, reversing and speed of its drive back; default by what it carries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mobility: Option<Mobility>,
+    /// What it can drive, as layers over the defaults of the platform that carries what it
+    /// drives (the site's settings, the run's, its measurements; later layers win).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capabilities: Vec<CapabilityLayer>,
 }
 
 /// Options of the ground layer.
@@ -139,6 +144,8 @@ pub struct ObjectPlan {
     pub drives: Drives,
     pub track: PlannedTrack,
     pub mobility: Mobility,
+    /// What it can drive: its trajectories stay within these.
+    pub capabilities: ObjectCapabilities,
     /// When the object is planned to start after the motion's first STRT, s: a target when
     /// the rehearsal triggers it (on the VUT robot's track time), 0 for the robot and for a
     /// drive back.
@@ -153,20 +160,39 @@ pub struct Prepared {
     pub rehearsal: Option<RunReport>,
 }
 
-/// The default mobility of an object by what it carries.
-pub fn default_mobility(setup: &RunSetup, d: &Drives) -> Mobility {
+/// What kind of platform drives `d`: the VUT's robot, or the platform of the target's kind
+/// (an unknown target: a pedestrian platform).
+pub fn object_kind(setup: &RunSetup, d: &Drives) -> ObjectKind {
     match d {
-        Drives::Vut => Mobility::CAR,
-        Drives::Target(id) => match setup
+        Drives::Vut => ObjectKind::VutRobot,
+        Drives::Target(id) => setup
             .scenario
             .targets
             .iter()
             .find(|t| &t.id == id)
-            .map(|t| t.kind)
-        {
-            Some(TargetKind::Vehicle | TargetKind::Motorcycle) => Mobility::PLATFORM,
-            _ => Mobility::SMALL_PLATFORM,
-        },
+            .map_or(ObjectKind::PedestrianPlatform, |t| {
+                ObjectKind::carrying(t.kind)
+            }),
+    }
+}
+
+/// The default mobility of an object by what it carries.
+pub fn default_mobility(setup: &RunSetup, d: &Drives) -> Mobility {
+    match object_kind(setup, d) {
+        ObjectKind::VutRobot => Mobility::CAR,
+        ObjectKind::VehiclePlatform => Mobility::PLATFORM,
+        ObjectKind::PedestrianPlatform => Mobility::SMALL_PLATFORM,
+    }
+}
+
+/// The drive back of an object with capabilities `c`: its kind's drive-back speed and
+/// acceleration, at most its own, on its own turning radius and reversing rule.
+pub fn mobility_within(base: Mobility, c: &ObjectCapabilities) -> Mobility {
+    Mobility {
+        min_turn_radius_m: c.min_turn_radius_m,
+        may_reverse: c.may_reverse,
+        speed_mps: base.speed_mps.min(c.max_speed_mps),
+        accel_mps2: base.accel_mps2.min(c.max_accel_mps2).min(c.max_decel_mps2),
     }
 }
 
@@ -509,9 +535,13 @@ pub async fn plan_objects(
         if objects[..i].iter().any(|p| p.drives == o.drives) {
             return Err(format!("two objects drive {}", o.drives));
         }
-        let mobility = o
-            .mobility
-            .unwrap_or_else(|| default_mobility(setup, &o.drives));
+        let capabilities =
+            ObjectCapabilities::resolve(object_kind(setup, &o.drives), &o.capabilities)
+                .map_err(|e| format!("object {}: {e}", o.name))?;
+        let mobility = match o.mobility {
+            Some(m) => m,
+            None => mobility_within(default_mobility(setup, &o.drives), &capabilities),
+        };
         mobility
             .validate()
             .map_err(|e| format!("object {}: {e}", o.name))?;
@@ -554,6 +584,7 @@ pub async fn plan_objects(
             drives: o.drives.clone(),
             track,
             mobility,
+            capabilities,
             start_s,
         });
     }

@@ -135,6 +135,8 @@ pub struct ReturnReport {
     /// Every object within the tolerances of its start pose.
     pub at_start: bool,
     pub aborted: Option<String>,
+    /// Drive backs it took ([`super::back_to_start`]); 1 for a single one.
+    pub passes: usize,
 }
 
 /// The last MONR pose of each object.

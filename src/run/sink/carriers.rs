@@ -108,6 +108,15 @@ pub struct StartRecord {
     pub decided_wall: Option<Instant>,
 }
 
+/// How the sink starts and retimes one object on the ground (by its carrier name).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ObjectSync {
+    /// MTSP goes to it; otherwise a retime is recorded but not sent.
+    pub honours_mtsp: bool,
+    /// Its STRT time is this much earlier than the engine's start (its dead time), s.
+    pub start_lead_s: f64,
+}
+
 /// A retime of a target's profile origin (after the fact, from the exact crossing).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct RetimeRecord {
@@ -217,6 +226,8 @@ pub struct CarrierSink {
     /// The run's events start at this index of the control centre's record (a session kept
     /// open across runs holds the runs before it too).
     events_from: usize,
+    /// How each object on the ground is started and retimed, by carrier name.
+    sync: std::collections::HashMap<String, ObjectSync>,
 }
 
 impl CarrierSink {
@@ -242,6 +253,7 @@ impl CarrierSink {
             owned: true,
             start_on_arm: None,
             events_from: 0,
+            sync: Default::default(),
         })
     }
 
@@ -274,7 +286,14 @@ impl CarrierSink {
             owned: false,
             start_on_arm,
             events_from: 0,
+            sync: Default::default(),
         }
+    }
+
+    /// How each object is started and retimed (objects not named: at once, with MTSP).
+    pub fn with_object_sync(mut self, sync: Vec<(String, ObjectSync)>) -> Self {
+        self.sync = sync.into_iter().collect();
+        self
     }
 
     /// The run's events are those from index `n` of the control centre's record on (the
@@ -576,7 +595,13 @@ impl Sink for CarrierSink {
             }) => {
                 let now = Instant::now();
                 let at = self.clock.wall(*at_s).unwrap_or(now);
-                h.start_carrier_at(&self.carrier_of(target, carrier.as_deref()), at);
+                let name = self.carrier_of(target, carrier.as_deref());
+                // An object that ignores MTSP starts earlier by its dead time instead.
+                let lead = self.sync.get(&name).map_or(0.0, |s| s.start_lead_s);
+                let at = at
+                    .checked_sub(Duration::from_secs_f64(lead.max(0.0)))
+                    .unwrap_or(at);
+                h.start_carrier_at(&name, at);
                 self.starts.push(StartRecord {
                     target: target.clone(),
                     carrier: carrier.clone(),
@@ -600,10 +625,21 @@ impl Sink for CarrierSink {
                     *self.below_deadband.entry(target.clone()).or_default() += 1;
                     return;
                 }
+                let name = self.carrier_of(target, carrier.as_deref());
+                if self.sync.get(&name).is_some_and(|s| !s.honours_mtsp) {
+                    // It ignores MTSP: none is sent (its start was advanced instead).
+                    self.retimes.push(RetimeRecord {
+                        target: target.clone(),
+                        origin_s: *origin_s,
+                        correction_ms: correction_s * 1000.0,
+                        mtsp_sent: false,
+                    });
+                    return;
+                }
                 // Without an anchored clock nothing can have started: nothing is sent.
                 let mtsp_sent = match self.clock.wall(*origin_s) {
                     Some(w) => {
-                        h.retime(&self.carrier_of(target, carrier.as_deref()), w);
+                        h.retime(&name, w);
                         self.mtsp_origin.insert(target.clone(), *origin_s);
                         true
                     }

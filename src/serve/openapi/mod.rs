@@ -106,6 +106,30 @@ fn track_paths() -> serde_json::Map<String, Value> {
         "get": op("Registered DBC files (bundled and uploaded)", "dbcs", false, "200", json!({})),
         "post": op("Register a DBC (422 naming the parser's line and reason; 409 if the id exists)", "dbcs", true, "201", dbc_body)}));
     m.insert("/dbcs/{id}".into(), json!({"get": op("A registered DBC", "dbcs", false, "200", json!({"parameters": id_param()}))}));
+    let name = json!([{"name": "name", "in": "path", "required": true, "schema": {"type": "string"}, "description": "the object's name (as in a run's carriers)"}]);
+    let mut ch = capabilities_patch_schema();
+    ch["description"] = json!("the object and the motion: straight ahead from where it stands, accelerate to speed_kmh, hold it hold_s, stop");
+    ch["required"] = json!(["address"]);
+    if let Some(p) = ch["properties"].as_object_mut() {
+        p.clear();
+        p.insert(
+            "address".into(),
+            json!({"type": "string", "description": "HOST[:TCP[:UDP]]"}),
+        );
+        p.insert("kind".into(), json!({"type": "string", "enum": ["vut_robot", "pedestrian_platform", "vehicle_platform"]}));
+        p.insert("map_id".into(), json!({"type": "string", "description": "the map whose origin it uses and whose geofence the motion keeps to"}));
+        p.insert("from".into(), json!({"type": "object", "required": ["x", "y", "heading_deg"], "description": "where it stands when it has not reported it", "properties": {"x": {"type": "number"}, "y": {"type": "number"}, "heading_deg": {"type": "number"}}}));
+        for (k, d) in [
+            ("speed_kmh", "2..60, default 10"),
+            ("hold_s", "2..30, default 6"),
+            ("accel_mps2", "planned launch, default 4"),
+            ("decel_mps2", "planned stop, default 8"),
+        ] {
+            p.insert(k.into(), json!({"type": "number", "description": d}));
+        }
+    }
+    m.insert("/objects/{name}/characterise".into(), json!({"post": op("Drive one object through a characterisation run and keep what its MONR show (dead time, acceleration, deceleration, speed- and lateral-tracking error, MONR latency) as its measured capabilities, dated, in the audit trail (409 when it cannot be driven, 422 for a bad request or a motion outside the geofence)", "objects", true, "200", json!({"parameters": name.clone(), "requestBody": {"required": true, "content": {"application/json": {"schema": ch}}}}))}));
+    m.insert("/objects/{name}/capabilities".into(), json!({"get": op("An object's measured capabilities (null before its first characterisation) and what it can drive as each kind of platform, the site's settings and its measurements applied", "objects", false, "200", json!({"parameters": name}))}));
     m.insert("/live".into(), json!({"get": websocket("WebSocket: hello, the run's history, then its live frames — of the latest run of a track (switches when a new run starts there)", track)}));
     m
 }
@@ -245,6 +269,24 @@ pub fn document() -> Value {
     doc
 }
 
+/// Some of an object's capabilities (a carrier entry's `capabilities`, `[ground.capabilities]`).
+pub fn capabilities_patch_schema() -> Value {
+    let num = |d: &str| json!({"type": "number", "minimum": 0, "description": d});
+    json!({"type": "object", "additionalProperties": false,
+        "description": "what the object can drive, over the defaults of its kind and the site's [ground.capabilities]; trajectories are planned within them",
+        "properties": {
+            "max_accel_mps2": num("largest acceleration, m/s²"),
+            "max_decel_mps2": num("largest deceleration, m/s² (positive)"),
+            "max_speed_mps": num("highest speed, m/s"),
+            "dead_time_s": num("from its start command to its first motion, s"),
+            "min_turn_radius_m": num("smallest turning radius, m"),
+            "honours_mtsp": {"type": "boolean", "description": "it retimes on MTSP (false: no MTSP is sent; its start is advanced by its dead time)"},
+            "may_reverse": {"type": "boolean", "description": "it may drive backwards"},
+            "speed_error_mps": num("speed-tracking error (RMS), m/s"),
+            "lateral_error_m": num("lateral-tracking error (RMS), m"),
+            "monr_latency_s": num("MONR latency, s")}})
+}
+
 /// Objects on the ground: what a carrier drives, how it drives back, the drive back, the
 /// arming override.
 fn ground_docs(doc: &mut Value) {
@@ -255,6 +297,8 @@ fn ground_docs(doc: &mut Value) {
         "description": "how the object drives back to its start (default by what it carries)",
         "properties": {"min_turn_radius_m": {"type": "number"}, "may_reverse": {"type": "boolean"},
                        "speed_mps": {"type": "number"}, "accel_mps2": {"type": "number"}}});
+    props["max_lateral_m"] = json!({"type": "number", "exclusiveMinimum": 0, "description": "this object's largest distance from its path, m (default: the site's [ground] max_lateral_m)"});
+    props["capabilities"] = capabilities_patch_schema();
     let arm = &mut doc["paths"]["/runs/{id}/arm"]["post"]["requestBody"]["content"]
         ["application/json"]["schema"]["properties"];
     arm["override_start"] = json!({"type": "boolean", "description": "arm objects on the ground although one is known to stand away from its start"});

@@ -124,7 +124,7 @@ pub(super) async fn validate(st: &Supervisor, req: &mut NewRun) -> ApiResult<Opt
         // against the scenario when the run is planned (arming), naming the object.
         carrier_specs(&req.carriers)?;
         crate::dispatch::ground::Ground::new(
-            super::ground::object_specs(&req.carriers),
+            super::ground::object_specs(st, &req.carriers),
             super::ground::options(&st.config.ground),
         )
         .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
@@ -271,6 +271,7 @@ mod tests {
             drives,
             mobility: None,
             max_lateral_m: None,
+            capabilities: None,
         }
     }
 

@@ -45,9 +45,21 @@ pub struct Board {
     pub live: Mutex<HashMap<String, ControlCentreHandle>>,
     /// Each ended run's faults in words, by object (what the session said when it ended).
     faults: Mutex<HashMap<String, HashMap<String, String>>>,
+    /// Each object's measured capabilities (its latest characterisation), by name.
+    measured: Mutex<HashMap<String, crate::capabilities::CapabilityLayer>>,
 }
 
 impl Board {
+    /// The object's measured capabilities, when it was characterised.
+    pub fn measured(&self, name: &str) -> Option<crate::capabilities::CapabilityLayer> {
+        lock(&self.measured).get(name).cloned()
+    }
+
+    /// Keeps an object's latest measured capabilities.
+    pub fn set_measured(&self, name: &str, layer: crate::capabilities::CapabilityLayer) {
+        lock(&self.measured).insert(name.to_string(), layer);
+    }
+
     pub fn insert(&self, run_id: &str, g: GroundRun) -> Arc<tokio::sync::Mutex<GroundRun>> {
         let g = Arc::new(tokio::sync::Mutex::new(g));
         let mut runs = lock(&self.runs);

@@ -76,6 +76,7 @@ mod tests {
             drives: None,
             mobility: None,
             max_lateral_m: None,
+            capabilities: None,
         }
     }
 

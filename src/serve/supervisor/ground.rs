@@ -28,7 +28,9 @@ pub fn is_ground(carriers: &[CarrierSpec]) -> Result<bool, ApiError> {
     }
 }
 
-pub fn object_specs(carriers: &[CarrierSpec]) -> Vec<ObjectSpec> {
+/// The run's objects: each with its capability layers — the site's (by kind, by name), its
+/// measured capabilities, then the run's own carrier entry.
+pub fn object_specs(st: &super::Supervisor, carriers: &[CarrierSpec]) -> Vec<ObjectSpec> {
     carriers
         .iter()
         .filter_map(|c| {
@@ -37,9 +39,29 @@ pub fn object_specs(carriers: &[CarrierSpec]) -> Vec<ObjectSpec> {
                 address: c.address.clone(),
                 drives: d,
                 mobility: c.mobility,
+                capabilities: capability_layers(st, c),
             })
         })
         .collect()
+}
+
+/// An object's capability layers (see [`object_specs`]).
+pub fn capability_layers(
+    st: &super::Supervisor,
+    c: &CarrierSpec,
+) -> Vec<crate::capabilities::CapabilityLayer> {
+    let mut layers = st.config.ground.capability_layers(&c.name);
+    layers.extend(st.ground.measured(&c.name));
+    if let Some(p) = &c.capabilities {
+        layers.push(crate::capabilities::CapabilityLayer {
+            kind: None,
+            source: crate::capabilities::Source::Configured {
+                by: format!("the run's carrier {}", c.name),
+            },
+            patch: p.clone(),
+        });
+    }
+    layers
 }
 
 /// The service's ground options (its `[ground]` configuration).
@@ -100,6 +122,7 @@ pub(super) fn status_json(g: &Ground) -> Value {
                     "pose": pose(s.pose),
                     "start": pose(s.start),
                     "at_start": s.at_start,
+                    "capabilities": s.capabilities,
                 })
             })
             .collect(),
@@ -126,7 +149,7 @@ pub async fn arm_objects(
         )));
     }
     let opts = super::geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
-    let mut ground = Ground::new(object_specs(carriers), opts.clone())
+    let mut ground = Ground::new(object_specs(st, carriers), opts.clone())
         .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
     st.ground.seed(&mut ground);
     let prepared = ground.prepare(setup.clone()).await.map_err(api_error)?;
@@ -230,7 +253,7 @@ pub async fn check_at_create(
         return Ok(());
     }
     let setup = super::lifecycle::setup_of(st, row, carriers).await?;
-    let mut ground = Ground::new(object_specs(carriers), opts.clone())
+    let mut ground = Ground::new(object_specs(st, carriers), opts.clone())
         .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
     st.ground.seed(&mut ground);
     let prepared = ground.prepare(setup).await.map_err(api_error)?;
@@ -296,7 +319,16 @@ pub async fn drive(
     match r {
         Ok(rep) => {
             let mut report = rep.run.clone();
-            report.ground = Some(rep.objects_json());
+            let mut v = rep.objects_json();
+            // What each object could drive in this run, and where each figure came from.
+            v["capabilities"] = Value::Array(
+                g.ground
+                    .status()
+                    .iter()
+                    .map(|s| json!({"name": s.name, "capabilities": s.capabilities}))
+                    .collect(),
+            );
+            report.ground = Some(v);
             report
         }
         Err(e) => crate::run::RunReport {
@@ -352,7 +384,7 @@ pub async fn position(
         ApiError::Internal(anyhow::anyhow!("stored source of run '{}': {e}", row.id))
     })?;
     let opts = super::geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
-    let mut ground = Ground::new(object_specs(carriers), opts.clone())
+    let mut ground = Ground::new(object_specs(st, carriers), opts.clone())
         .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
     st.ground.seed(&mut ground);
     let prepared = ground.prepare(setup.clone()).await.map_err(api_error)?;
@@ -409,7 +441,13 @@ async fn drive_to_start(
     st.ground.publish(id, &guard);
     let (st2, id2) = (st.clone(), id.to_string());
     tokio::spawn(async move {
-        let r = guard.ground.drive_back(motion).await;
+        let r = crate::dispatch::ground::back_to_start::drive_back_to_start(
+            &mut guard.ground,
+            &prepared,
+            motion,
+            crate::dispatch::ground::back_to_start::PASSES,
+        )
+        .await;
         st2.ground.remember(&guard.ground);
         st2.ground.publish(&id2, &guard);
         lock(&st2.ground.returning).remove(&id2);

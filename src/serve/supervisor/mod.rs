@@ -31,7 +31,7 @@ use std::ops::Deref;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-pub use geofence::geofence_of;
+pub use geofence::{geofence_of, options_for as ground_options_for};
 pub use health::ingest_health_json;
 pub use run::{speed_to_db, ActiveRun, CarrierSpec, NewRun, RunSource, StoredSource};
 pub use unsaved::derived_result;

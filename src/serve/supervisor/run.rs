@@ -91,6 +91,10 @@ pub struct CarrierSpec {
     /// `[ground] max_lateral_m`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_lateral_m: Option<f64>,
+    /// What this object can drive, over its kind's defaults and the site's
+    /// `[ground.capabilities]` (`{"max_accel_mps2": 1.2, "honours_mtsp": false, …}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<crate::capabilities::CapabilitiesPatch>,
 }
 
 /// Source health counters, updated by the store sink, read by the health ticker.
