@@ -31,6 +31,7 @@ pub mod live;
 pub mod maps;
 pub mod metrics;
 pub mod openapi;
+pub mod osi_stream;
 pub mod plan;
 pub mod records;
 pub mod replay_fit;
@@ -48,6 +49,7 @@ pub mod state;
 pub mod supervisor;
 pub mod sweep_jobs;
 pub mod sweeps;
+pub mod virtual_targets;
 pub mod web;
 
 use std::net::SocketAddr;
@@ -306,6 +308,8 @@ pub async fn demo_loop(st: AppState) {
                     record: false,
                     track: None,
                     demo: true,
+                    virtual_targets: Vec::new(),
+                    osi: None,
                 })
                 .await?;
             st.supervisor.arm(&row.id, None).await?;
