@@ -19,7 +19,8 @@
 //! * [`events`]: serialisable events with timestamps.
 //! * [`ground`]: every object of a run on the ground — the VUT's robot and the carriers,
 //!   planned, armed as one, measured against their paths and driven back to their starts.
-//! * [`bench`]: decision → STRT-written latency benchmark (`scil bench dispatch`).
+//! * The decision → STRT-written latency is measured by [`crate::bench::dispatch`]
+//!   (`scil bench dispatch`).
 //!
 //! Frames and conventions: positions in TRAJ/MONR are the map frame (x east, y north, metres),
 //! taken as the local frame at the OSEM origin (the map's geoReference `+lat_0/+lon_0`). Yaw on

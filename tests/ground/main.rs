@@ -31,7 +31,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use scil::dispatch::ground::bench::Prepared;
+use scil::dispatch::ground::Prepared;
 use scil::dispatch::ground::{Drives, Ground, GroundError, GroundOptions, Mobility, ObjectSpec};
 use scil::dispatch::iso22133::ObjectState;
 use scil::map::Map;

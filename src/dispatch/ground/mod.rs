@@ -10,25 +10,27 @@
 //!   lines, reversing where it may.
 //! * [`motion`]: one motion of the objects (a run or a drive back) on one control centre:
 //!   connect and upload, arm as one, the start check, the MONR record.
-//! * [`Ground`]: the objects of a test bench across runs (their last pose, state and whether
-//!   they stand at their start), the run with the VUT robot's MONR as the run's telemetry, the
-//!   drive back, and the per-object results.
+//! * [`fleet`]: the objects of a test bench across runs ([`Ground`]: their last pose, state
+//!   and whether they stand at their start), the run with the VUT robot's MONR as the run's
+//!   telemetry, and the drive back.
+//! * [`report`]: what each object did in a motion, and each target's impact as driven.
 //! * [`ins_check`]: where an INS on the VUT feeds the run beside its robot, the robot's MONR
 //!   position against the INS position.
 
 pub mod fence;
+pub mod fleet;
 pub mod impact;
 pub mod ins_check;
 pub mod links;
 pub mod motion;
 pub mod plan;
+pub mod report;
 pub mod route;
 pub mod track;
 
-pub mod bench;
-
-pub use bench::{Ground, GroundError, GroundReport, ObjectReport, ObjectStatus, ReturnReport};
+pub use fleet::{Ground, GroundError, ObjectStatus};
 pub use motion::{Motion, StartRefused};
-pub use plan::{Drives, GroundOptions, ObjectPlan, ObjectSpec};
+pub use plan::{Drives, GroundOptions, ObjectPlan, ObjectSpec, Prepared};
+pub use report::{GroundReport, ObjectReport, PoseOut, ReturnReport};
 pub use route::Mobility;
 pub use track::{PlannedTrack, Pose, TrackPoint};

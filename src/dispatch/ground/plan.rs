@@ -148,6 +148,14 @@ pub struct ObjectPlan {
     pub start_s: f64,
 }
 
+/// A run prepared for its objects: the plans and the rehearsal's report.
+#[derive(Clone)]
+pub struct Prepared {
+    pub setup: Arc<RunSetup>,
+    pub plans: Vec<ObjectPlan>,
+    pub rehearsal: Option<RunReport>,
+}
+
 /// The default mobility of an object by what it carries.
 pub fn default_mobility(setup: &RunSetup, d: &Drives) -> Mobility {
     match d {

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::ground::status_json;
 use super::run::lock;
 use crate::dispatch::control_centre::ControlCentreHandle;
-use crate::dispatch::ground::bench::Prepared as GroundPrepared;
+use crate::dispatch::ground::Prepared as GroundPrepared;
 use crate::dispatch::ground::{Ground, Motion, Pose};
 use crate::dispatch::iso22133::ObjectState;
 

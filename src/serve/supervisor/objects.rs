@@ -75,7 +75,7 @@ fn created(st: &Supervisor, id: &str) -> Option<Value> {
                     "name": c.name,
                     "drives": c.drives,
                     "state": state.map(|s| format!("{s:?}").to_lowercase()),
-                    "pose": pose.map(crate::dispatch::ground::bench::PoseOut::from),
+                    "pose": pose.map(crate::dispatch::ground::PoseOut::from),
                     "start": null,
                     "at_start": null,
                 })

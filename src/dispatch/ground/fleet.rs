@@ -1,49 +1,26 @@
-//! The objects of a test bench across runs: plan, arm as one, run with the VUT robot's MONR
-//! as telemetry, drive back to the start, and what each object did.
+//! The objects of a test bench across runs (the fleet): what each is known to be and where it
+//! stands against the prepared run's starts; plan, arm as one, run with the VUT robot's MONR
+//! as telemetry, and drive back to the start. What each object did is in [`super::report`].
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
-use super::impact::{drift_between, monr_impact, timing_corrected, MonrImpact};
 use super::motion::{Motion, StartRefused};
-use super::plan::{plan_objects, Drives, GroundOptions, ObjectPlan, ObjectSpec};
+use super::plan::{plan_objects, Drives, GroundOptions, ObjectPlan, ObjectSpec, Prepared};
+use super::report::{
+    impact_checks, lags_of, last_poses, object_reports, off_workers, opt_pose, GroundReport,
+    ReturnReport,
+};
 use super::route::plan_route;
-use super::track::{PlannedTrack, Pose};
-use crate::dispatch::control_centre::{MonrSample, Snapshot};
+use super::track::Pose;
+use crate::dispatch::control_centre::Snapshot;
 use crate::dispatch::events::{EventKind, Phase};
 use crate::dispatch::iso22133::ObjectState;
-use crate::run::report::RunReport;
 use crate::run::sink::carriers::{CarrierOptions, CarrierSink};
 use crate::run::{Feed, RunSetup, Session, SessionOptions, Sink};
 use crate::sample::{InsPosition, InsSample};
-
-/// A pose as the results and the API show it: map frame, INS heading (0 = north, clockwise).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct PoseOut {
-    pub x: f64,
-    pub y: f64,
-    pub heading_deg: f64,
-}
-
-impl From<Pose> for PoseOut {
-    fn from(p: Pose) -> Self {
-        PoseOut {
-            x: p.x,
-            y: p.y,
-            heading_deg: crate::frame::yaw_to_heading(p.yaw),
-        }
-    }
-}
-
-fn opt_pose<S: Serializer>(p: &Option<Pose>, s: S) -> Result<S::Ok, S::Error> {
-    p.map(PoseOut::from).serialize(s)
-}
-
-fn pose<S: Serializer>(p: &Pose, s: S) -> Result<S::Ok, S::Error> {
-    PoseOut::from(*p).serialize(s)
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum GroundError {
@@ -77,98 +54,6 @@ pub struct ObjectStatus {
     pub start: Option<Pose>,
     /// Within the tolerances of the start pose (none while either pose is unknown).
     pub at_start: Option<bool>,
-}
-
-/// A state as seen, control-centre seconds.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct StateAt {
-    pub t_s: f64,
-    pub state: ObjectState,
-}
-
-/// What one object did in a motion.
-#[derive(Debug, Clone, Serialize)]
-pub struct ObjectReport {
-    pub name: String,
-    pub drives: Drives,
-    pub states_seen: Vec<StateAt>,
-    /// TRAJ uploaded: points and duration of its path (the TRAJ then holds the end pose for
-    /// `traj_hold_s` more, so that the motion ends inside it).
-    pub traj_points: usize,
-    pub traj_duration_s: f64,
-    pub traj_hold_s: f64,
-    pub monr_count: u64,
-    /// Largest distance of a MONR position while RUNNING from the planned path, m.
-    pub max_lateral_m: Option<f64>,
-    #[serde(serialize_with = "opt_pose")]
-    pub final_pose: Option<Pose>,
-    #[serde(serialize_with = "pose")]
-    pub start_pose: Pose,
-    /// The final pose against the end of its path (a drive back: its start pose).
-    pub end_distance_m: Option<f64>,
-    pub end_heading_deg: Option<f64>,
-    /// How far behind its planned schedule the object drove (MONR time from its first
-    /// RUNNING MONR against the planned time of the same place), at its last moving MONR and
-    /// the largest, s: positive = late.
-    pub schedule_lag_s: Option<f64>,
-    pub max_schedule_lag_s: Option<f64>,
-}
-
-/// A target's impact as driven (MONR) against the planned one (the rehearsal's).
-#[derive(Debug, Clone, Serialize)]
-pub struct ImpactCheck {
-    pub target: String,
-    pub planned_location: Option<f64>,
-    pub monr: Option<MonrImpact>,
-    /// MONR location − planned location.
-    pub error: Option<f64>,
-    /// How much further the target object drifted off its own schedule than the VUT robot
-    /// between the target's start and the impact, s (positive: the target fell behind).
-    pub relative_drift_s: Option<f64>,
-    /// The impact from MONR with that drift taken out, and its location − planned location.
-    pub corrected: Option<MonrImpact>,
-    pub corrected_error: Option<f64>,
-}
-
-/// A run on the ground.
-#[derive(Debug, Clone, Serialize)]
-pub struct GroundReport {
-    pub run: RunReport,
-    pub objects: Vec<ObjectReport>,
-    pub impacts: Vec<ImpactCheck>,
-    /// The VUT robot's MONR against the INS, when an INS fed the run beside the robot.
-    pub vut_ins: Option<super::ins_check::InsMonrDiff>,
-}
-
-impl GroundReport {
-    /// The objects' block of a run's results (`objects`, `impacts`).
-    pub fn objects_json(&self) -> serde_json::Value {
-        let mut v = serde_json::json!({
-            "objects": self.objects,
-            "impacts": self.impacts,
-        });
-        if let Some(d) = &self.vut_ins {
-            v["vut_ins"] = serde_json::to_value(d).unwrap_or_default();
-        }
-        v
-    }
-}
-
-/// A drive back to the start.
-#[derive(Debug, Clone, Serialize)]
-pub struct ReturnReport {
-    pub objects: Vec<ObjectReport>,
-    /// Every object within the tolerances of its start pose.
-    pub at_start: bool,
-    pub aborted: Option<String>,
-}
-
-/// A run prepared for the bench: the plans and the rehearsal's report.
-#[derive(Clone)]
-pub struct Prepared {
-    pub setup: Arc<RunSetup>,
-    pub plans: Vec<ObjectPlan>,
-    pub rehearsal: Option<RunReport>,
 }
 
 /// The objects of a test bench (see the module doc).
@@ -625,16 +510,6 @@ async fn wait_at_ends(motion: &Motion, limit: Duration, skip_armed: bool) {
         .await;
 }
 
-/// The last MONR pose of each object.
-fn last_poses(monr: &[Vec<MonrSample>]) -> Vec<Option<Pose>> {
-    monr.iter()
-        .map(|v| {
-            v.last()
-                .map(|m| Pose::new(m.x, m.y, m.yaw_deg.to_radians()))
-        })
-        .collect()
-}
-
 /// The VUT robot's MONR as the run's telemetry: samples from its first RUNNING MONR until it
 /// reports the end of its path (or 1.5 × its duration + 5 s passed) or leaves RUNNING.
 fn monr_feed(
@@ -713,173 +588,4 @@ fn monr_feed(
         }
     });
     (Feed::from_channel("monr:vut", rx).with_map_frame(), pump)
-}
-
-/// Per object: states, TRAJ, MONR count, lateral deviation while RUNNING, final pose.
-fn object_reports(
-    motion: &Motion,
-    snap: &Snapshot,
-    monr: &[Vec<MonrSample>],
-    lags: &[Lags],
-) -> Vec<ObjectReport> {
-    motion
-        .plans
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let c = snap.carriers.get(i);
-            let w = &motion.window;
-            let track = monr.get(i).map(Vec::as_slice).unwrap_or(&[]);
-            let max_lateral_m = p.track.max_lateral_m(
-                track
-                    .iter()
-                    .filter(|m| m.state == ObjectState::Running)
-                    .map(|m| (m.x, m.y)),
-            );
-            let final_pose = track
-                .last()
-                .map(|m| Pose::new(m.x, m.y, m.yaw_deg.to_radians()));
-            let off = final_pose.map(|f| f.offset_to(&p.track.end()));
-            let lag = lags.get(i).and_then(Option::as_ref).and_then(|(_, lags)| {
-                let last = lags.last()?.1;
-                let worst =
-                    lags.iter()
-                        .map(|l| l.1)
-                        .fold(0.0f64, |w, l| if l.abs() > w.abs() { l } else { w });
-                Some((last, worst))
-            });
-            ObjectReport {
-                name: p.name.clone(),
-                drives: p.drives.clone(),
-                // This motion's: its state when it began, then each change since.
-                states_seen: c
-                    .map(|c| {
-                        let first = w
-                            .states
-                            .get(i)
-                            .copied()
-                            .flatten()
-                            .map(|state| StateAt { t_s: w.t_s, state });
-                        first
-                            .into_iter()
-                            .chain(
-                                c.states_seen
-                                    .iter()
-                                    .filter(|(t, _)| *t > w.t_s)
-                                    .map(|(t, s)| StateAt { t_s: *t, state: *s }),
-                            )
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                traj_points: p.track.points.len(),
-                traj_duration_s: p.track.duration_s(),
-                traj_hold_s: motion.holds_s.get(i).copied().unwrap_or(0.0),
-                monr_count: c.map_or(0, |c| {
-                    c.monr_count
-                        .saturating_sub(w.monr_counts.get(i).copied().unwrap_or(0))
-                }),
-                max_lateral_m,
-                final_pose,
-                start_pose: p.track.start(),
-                end_distance_m: off.map(|o| o.0),
-                end_heading_deg: off.map(|o| o.1),
-                schedule_lag_s: lag.map(|l| l.0),
-                max_schedule_lag_s: lag.map(|l| l.1),
-            }
-        })
-        .collect()
-}
-
-/// Runs `f` (the analysis of a motion's tracks: tens of thousands of MONR against their
-/// paths) off the runtime's workers where the runtime allows it: a worker busy with it holds
-/// the tasks queued on it, the heartbeat among them, and an object whose heartbeat lapses
-/// for a second drops its link.
-fn off_workers<T>(f: impl FnOnce() -> T) -> T {
-    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
-        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
-        _ => f(),
-    }
-}
-
-/// An object's lags behind its plan while RUNNING ([`PlannedTrack::schedule_lags`], times
-/// from its first RUNNING MONR) with that MONR's control-centre time.
-type Lags = Option<(f64, Vec<(f64, f64)>)>;
-
-/// Every object's [`Lags`], computed once for the reports and the impact checks.
-fn lags_of(plans: &[ObjectPlan], monr: &[Vec<MonrSample>]) -> Vec<Lags> {
-    plans
-        .iter()
-        .zip(monr)
-        .map(|(p, m)| running_lags(&p.track, m))
-        .collect()
-}
-
-/// One object's [`Lags`] from its MONR.
-fn running_lags(track: &PlannedTrack, monr: &[MonrSample]) -> Lags {
-    let running: Vec<&MonrSample> = monr
-        .iter()
-        .filter(|m| m.state == ObjectState::Running)
-        .collect();
-    let t0 = running.first()?.t_s;
-    let pts: Vec<(f64, f64, f64)> = running.iter().map(|m| (m.t_s - t0, m.x, m.y)).collect();
-    Some((t0, track.schedule_lags(&pts)))
-}
-
-/// Each moving target driven by an object, with the VUT robot among them: its impact from
-/// MONR against the rehearsal's, as driven and with the objects' own drift off their
-/// schedules taken out.
-fn impact_checks(prepared: &Prepared, monr: &[Vec<MonrSample>], lags: &[Lags]) -> Vec<ImpactCheck> {
-    let Some(vi) = prepared.plans.iter().position(|p| p.drives == Drives::Vut) else {
-        return Vec::new();
-    };
-    let vut = &prepared.setup.scenario.vut;
-    prepared
-        .plans
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| match &p.drives {
-            Drives::Target(id) => Some((i, id)),
-            Drives::Vut => None,
-        })
-        .filter_map(|(i, id)| {
-            let spec = prepared
-                .setup
-                .scenario
-                .targets
-                .iter()
-                .find(|t| &t.id == id)?;
-            let planned = prepared.rehearsal.as_ref().and_then(|r| {
-                r.impacts
-                    .iter()
-                    .find(|m| &m.target == id && m.time_s.is_some())
-                    .and_then(|m| m.location)
-            });
-            let (vt, tt) = (monr.get(vi)?, monr.get(i)?);
-            let got = monr_impact(vut, spec, vt, tt);
-            // Each object's drift from the target's start to the impact.
-            let (target_lags, vut_lags) = (lags.get(i)?, lags.get(vi)?);
-            let relative_drift_s = got.zip(target_lags.as_ref()).and_then(|(g, (t0, lags))| {
-                let target = drift_between(lags, *t0, *t0, g.t_s)?;
-                let vut = vut_lags
-                    .as_ref()
-                    .and_then(|(v0, vl)| drift_between(vl, *v0, *t0, g.t_s))
-                    .unwrap_or(0.0);
-                Some(target - vut)
-            });
-            let corrected = relative_drift_s.and_then(|d| timing_corrected(vut, spec, vt, tt, d));
-            let error = |g: Option<MonrImpact>| match (g, planned) {
-                (Some(g), Some(p)) => Some(g.location - p),
-                _ => None,
-            };
-            Some(ImpactCheck {
-                target: id.clone(),
-                planned_location: planned,
-                error: error(got),
-                monr: got,
-                relative_drift_s,
-                corrected_error: error(corrected),
-                corrected,
-            })
-        })
-        .collect()
 }
