@@ -18,6 +18,7 @@ pub mod dispatch;
 pub mod ingest;
 pub mod ncap;
 pub mod ncap_report;
+pub mod osi;
 pub mod record;
 pub mod run;
 pub mod serve;

@@ -78,6 +78,7 @@ function onMessage(m) {
       if (m.t0 != null) L.t0 = m.t0;
       L.track = m.track ?? (m.run && m.run.track) ?? null;
       L.scenarioId = m.scenario_id ?? (m.run && m.run.scenario_id) ?? L.scenarioId;
+      L.virtual = new Set((m.run && m.run.source && m.run.source.virtual) || []);
       L.runPlan = m.plan ?? null;
       if (!L.preview) L.plan = L.runPlan;
       scenarioDetail(L.scenarioId).then((sc) => {
@@ -377,7 +378,7 @@ function frame(now, fromTimer = false) {
   if (L.dirty.map || mapView.dirty || mapView.follow && L.dirty.hud) {
     // a preview shows the scenario's plan alone, not the shown run's actors
     mapView.draw(L.preview ? { vut: null, targets: new Map(), trail: [], triggerPoint: null, plan: L.plan }
-      : { vut: L.vut, targets: L.targets, trail: L.trail, triggerPoint: L.triggerPoint, plan: L.plan, objects: L.objects });
+      : { vut: L.vut, targets: L.targets, trail: L.trail, triggerPoint: L.triggerPoint, plan: L.plan, objects: L.objects, virtual: L.virtual });
     L.dirty.map = false;
   }
   if (L.dirty.plots) {
@@ -466,7 +467,8 @@ function renderTables() {
   for (const [id, st] of L.carriers) {
     const tg = L.targets.get(id), ttc = L.ttcByTarget.get(id);
     const car = L.carrierOf.get(id);
-    rows.push(`<tr><td>${esc(id)}${car ? ` <span class="muted">${esc(car)}</span>` : ''}</td><td><span class="st st-${st}">${st}</span></td><td class="num">${tg ? fmt(tg.speed * 3.6, 1) : '—'}</td><td class="num">${fmt(ttc, 2)}</td></tr>`);
+    const virt = L.virtual && L.virtual.has(id) ? ' <span class="muted virtual">virtual</span>' : '';
+    rows.push(`<tr data-target="${esc(id)}"><td>${esc(id)}${virt}${car && !virt ? ` <span class="muted">${esc(car)}</span>` : ''}</td><td><span class="st st-${st}">${st}</span></td><td class="num">${tg ? fmt(tg.speed * 3.6, 1) : '—'}</td><td class="num">${fmt(ttc, 2)}</td></tr>`);
   }
   // a ground run's targets are its objects' carriers, before any target moves
   const ground = (L.objects || []).filter((o) => o.drives !== 'vut');
@@ -747,6 +749,8 @@ $('#refusal-offers').addEventListener('click', (ev) => {
 
 busy('#btn-create', () => op(async () => {
   const body = { scenario_id: $('#scenario').value, replay: $('#replay').value || undefined, speed: Number($('#speed').value) || 1, track: $('#track').value || undefined };
+  const virt = $('#virtual').value.split(',').map((v) => v.trim()).filter(Boolean);
+  if (virt.length) body.virtual = virt;
   if (body.replay === SIM_VUT) { delete body.replay; body.source = simSource(); }
   const run = await post('/runs', body);
   const id = runId(run);

@@ -165,11 +165,19 @@ export class MapView {
     }
 
     // targets: circle + heading
+    // a virtual target (only in the twin): hollow, dashed, labelled "(virtual)"
     for (const [id, tg] of st.targets) {
       const px = X(tg.x), py = Y(tg.y), r = Math.max(5, 0.35 * s);
-      ctx.fillStyle = '#ffcf3a'; ctx.beginPath(); ctx.arc(px, py, r, 0, 2 * Math.PI); ctx.fill();
-      this._arrow(ctx, px, py, tg.yaw, Math.max(14, 1.2 * s), '#ffcf3a');
-      ctx.fillStyle = '#ffe9a0'; ctx.font = '11px monospace'; this._text(ctx, id, px + r + 4, py + 4);
+      const virt = st.virtual && st.virtual.has(id);
+      ctx.beginPath(); ctx.arc(px, py, r, 0, 2 * Math.PI);
+      if (virt) {
+        ctx.save(); ctx.setLineDash([3, 3]); ctx.strokeStyle = '#7fe3ff'; ctx.lineWidth = 2; ctx.stroke(); ctx.restore();
+      } else {
+        ctx.fillStyle = '#ffcf3a'; ctx.fill();
+      }
+      this._arrow(ctx, px, py, tg.yaw, Math.max(14, 1.2 * s), virt ? '#7fe3ff' : '#ffcf3a');
+      ctx.fillStyle = virt ? '#bff1ff' : '#ffe9a0'; ctx.font = '11px monospace';
+      this._text(ctx, virt ? `${id} (virtual)` : id, px + r + 4, py + 4);
     }
 
     // VUT: oriented rectangle (INS reference 2.3 m behind the front), heading arrow

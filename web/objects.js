@@ -13,6 +13,7 @@ export const roleOf = (drives) => (drives === 'vut' ? 'VUT robot' : drives ? `ta
 
 /** The object's state as the page says it (ISO 22133 states in capitals). */
 export function stateOf(o) {
+  if (o.virtual) return 'virtual: in the twin only';
   if (!o.state) return o.connected === false ? 'not connected' : 'not connected yet';
   if (o.state === 'returning') return 'driving to its start';
   if (o.state === 'disconnected') return 'disconnected';
@@ -21,6 +22,7 @@ export function stateOf(o) {
 
 /** Where the object stands against its start, in words, with a class for its colour. */
 export function startOf(o) {
+  if (o.virtual) return ['no carrier: moves on its plan', 'muted'];
   const f = o.from_start;
   if (o.state === 'returning') {
     return f ? [`${fmt(f.distance_m, 1)} m to go`, 'warn'] : ['driving to its start', 'warn'];
@@ -34,6 +36,7 @@ export function startOf(o) {
 
 /** MONR rate, loss and latency in words (latency: arrival − the object's own time stamp). */
 export function linkOf(o) {
+  if (o.virtual) return ['no link', 'muted'];
   const l = o.link;
   if (!l) return [o.connected === false ? 'link down' : 'no link open', 'muted'];
   const lat = l.latency_ms;
@@ -92,16 +95,17 @@ export class ObjectsPanel {
     const list = objects || [];
     this.panel.hidden = list.length === 0;
     if (!list.length) return;
-    const atStart = list.filter((o) => o.at_start === true).length;
+    const real = list.filter((o) => !o.virtual);
+    const atStart = real.filter((o) => o.at_start === true).length;
     const returning = list.some((o) => o.state === 'returning');
-    this.summary.textContent = returning ? 'driving to their starts' : `${atStart} of ${list.length} at start`
+    this.summary.textContent = returning ? 'driving to their starts' : `${atStart} of ${real.length} at start`
       + (runFault && runFault.text ? ` · run ended: ${runFault.text}` : '');
     this.table.querySelector('tbody').innerHTML = list.map((o) => {
       const [start, sc] = startOf(o), [link, lc] = linkOf(o), [lag, gc] = lagOf(o);
       const fault = o.fault || (runFault && runFault.object === o.name ? runFault.text : '') || o.link_warning || '';
       const fc = o.fault || (runFault && runFault.object === o.name) ? 'bad' : o.link_warning ? 'warn' : '';
-      return `<tr data-object="${esc(o.name)}" data-state="${esc(o.state ?? '')}" data-at-start="${o.at_start === true}">`
-        + `<td><b>${esc(o.name)}</b></td><td>${esc(roleOf(o.drives))}</td>`
+      return `<tr data-object="${esc(o.name)}" data-state="${esc(o.state ?? '')}" data-at-start="${o.at_start === true}"${o.virtual ? ' data-virtual="true"' : ''}>`
+        + `<td><b>${esc(o.name)}</b></td><td>${esc(roleOf(o.drives))}${o.virtual ? ' (virtual)' : ''}</td>`
         + `<td class="obj-state">${esc(stateOf(o))}</td><td class="obj-start ${sc}">${esc(start)}</td>`
         + `<td class="obj-link ${lc}" title="MONR rate, share of MONR missing, and latency (arrival − the object's time stamp: one-way delay plus any clock offset)">${esc(link)}</td>`
         + `<td class="obj-lag ${gc}" title="Distance along its path between where its plan is now and where its MONR says it is, and the same at its planned speed">${esc(lag)}</td>`

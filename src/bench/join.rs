@@ -175,6 +175,8 @@ async fn measure(a: &JoinBenchArgs, dir: &Path) -> anyhow::Result<String> {
             record: false,
             track: None,
             demo: false,
+            virtual_targets: Vec::new(),
+            osi: None,
         })
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;

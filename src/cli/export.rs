@@ -1,4 +1,4 @@
-//! `scil export RUN --parquet [--mcap] [--mf4] [--xosc OUT.xosc]`: a stored run's telemetry and events
+//! `scil export RUN --parquet [--mcap] [--mf4] [--osi] [--xosc OUT.xosc]`: a stored run's telemetry and events
 //! for other tools.
 
 use std::io::Write;
@@ -23,6 +23,9 @@ pub struct ExportArgs {
     /// Write RUN.mf4 (ASAM MDF 4.10: one channel group per vehicle, and the events).
     #[arg(long)]
     pub mf4: bool,
+    /// Write RUN.osi (ASAM OSI trace: one `osi3.SensorView` per VUT sample; docs/osi.md).
+    #[arg(long)]
+    pub osi: bool,
     /// Write the run as OpenSCENARIO 1.3 (every actor replays its recorded motion; the run's
     /// map is written beside it as OUT.xodr).
     #[arg(long, value_name = "OUT.xosc")]
@@ -37,8 +40,10 @@ pub struct ExportArgs {
 
 /// `scil export`.
 pub fn run(a: ExportArgs) -> anyhow::Result<ExitCode> {
-    if !a.parquet && !a.mcap && !a.mf4 && a.xosc.is_none() {
-        anyhow::bail!("nothing to export: give --parquet, --mcap, --mf4 and/or --xosc OUT.xosc");
+    if !a.parquet && !a.mcap && !a.mf4 && !a.osi && a.xosc.is_none() {
+        anyhow::bail!(
+            "nothing to export: give --parquet, --mcap, --mf4, --osi and/or --xosc OUT.xosc"
+        );
     }
     let url = super::database_url(&a.database_url);
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -69,7 +74,7 @@ async fn export(url: &str, a: &ExportArgs) -> anyhow::Result<()> {
         std::fs::write(&p, crate::record::mdf4::write_run(&rows, &events, made))?;
         eprintln!("{}: {} telemetry rows", p.display(), rows.len());
     }
-    if a.mcap {
+    if a.mcap || a.osi {
         let scenario = store
             .get_scenario(&run.scenario_id)
             .await?
@@ -82,14 +87,31 @@ async fn export(url: &str, a: &ExportArgs) -> anyhow::Result<()> {
                 .map(crate::map::Map::from_road_network),
             None => None,
         };
-        let bytes = crate::record::mcap_from_store(
-            &rows,
-            &events,
-            Encoder::new(scenario.as_ref(), map.as_ref()),
-        )?;
-        let p = file("mcap");
-        std::fs::write(&p, &bytes)?;
-        eprintln!("{}: {} bytes", p.display(), bytes.len());
+        let osi = crate::serve::exports::osi_encoder(&run, scenario.as_ref(), map.as_ref());
+        if a.osi {
+            let Some(mut enc) = osi.clone() else {
+                anyhow::bail!(
+                    "run '{}': its scenario '{}' is gone; OSI needs its objects",
+                    a.run,
+                    run.scenario_id
+                );
+            };
+            let frames = crate::osi::Frame::from_rows(&rows);
+            let p = file("osi");
+            std::fs::write(&p, enc.trace(&frames))?;
+            eprintln!("{}: {} SensorView messages", p.display(), frames.len());
+        }
+        if a.mcap {
+            let bytes = crate::record::mcap_from_store(
+                &rows,
+                &events,
+                Encoder::new(scenario.as_ref(), map.as_ref()),
+                osi,
+            )?;
+            let p = file("mcap");
+            std::fs::write(&p, &bytes)?;
+            eprintln!("{}: {} bytes", p.display(), bytes.len());
+        }
     }
     if let Some(out) = &a.xosc {
         let scenario = store

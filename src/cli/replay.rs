@@ -107,6 +107,10 @@ pub struct ReplayArgs {
     /// Record the run to this MCAP file (Foxglove schemas; open it in Foxglove/Lichtblick).
     #[arg(long, value_name = "FILE")]
     pub mcap: Option<PathBuf>,
+    /// Write the twin as an ASAM OSI trace (`osi3.SensorView`, one message per VUT sample,
+    /// each a 4-byte little-endian length then the message; see docs/osi.md).
+    #[arg(long, value_name = "FILE")]
+    pub osi: Option<PathBuf>,
     /// Keep per-sample time series in the result (`"traces"` in --json) for `scil report`'s
     /// plots: T0 − 1 s to the end of the validity window + 0.5 s, at most 100 Hz.
     #[arg(long)]
@@ -146,6 +150,7 @@ impl ReplayArgs {
             strt_lead_ms: 5.0,
             inject: Default::default(),
             mcap: None,
+            osi: None,
             traces: false,
         }
     }
@@ -248,6 +253,12 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(path) = &a.mcap {
         sinks.push(Box::new(crate::run::sink::recording::McapSink::new(path)));
+    }
+    if let Some(path) = &a.osi {
+        sinks.push(Box::new(crate::run::sink::osi::OsiSink::new(
+            Some(path.clone()),
+            Vec::new(),
+        )));
     }
     let progress = std::io::stdout().is_terminal() && std::io::stderr().is_terminal() && !a.json;
     if progress {

@@ -44,7 +44,13 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
         EngineConfig::default(),
     )?);
     let opts = a.options()?;
-    let report = crate::sim::run_sim(setup, &opts);
+    let report = match &a.osi {
+        None => crate::sim::run_sim(setup, &opts),
+        Some(path) => {
+            let sink = crate::run::sink::osi::OsiSink::new(Some(path.clone()), Vec::new());
+            crate::sim::run_sim_with(setup, &opts, vec![Box::new(sink)])
+        }
+    };
     if let Some(e) = &report.error {
         anyhow::bail!("{e}");
     }

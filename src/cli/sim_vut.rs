@@ -39,6 +39,9 @@ pub struct SimVutArgs {
     /// One JSON object (the run report) on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Write the twin as an ASAM OSI trace (`osi3.SensorView` per VUT sample; docs/osi.md).
+    #[arg(long, value_name = "FILE")]
+    pub osi: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub inject: InjectArgs,
 }

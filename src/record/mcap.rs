@@ -17,6 +17,7 @@ use super::messages::{
     ch, log_message, Encoder, Message, Snapshot, VehicleSnap, CHANNELS, MESSAGE_ENCODING,
     SCHEMA_ENCODING,
 };
+use crate::osi::OsiEncoder;
 use crate::sample::{InsPosition, InsSample, Sample};
 use crate::scenario::engine::{Engine, Output};
 use crate::store::{EventRow, TelemetryRow};
@@ -31,7 +32,12 @@ pub struct McapRecorder<W: Write + Seek> {
     enc: Encoder,
     last_t: Option<f64>,
     samples: u64,
+    /// The OSI channel ([`OSI_TOPIC`]) and its encoder, when the recording has one.
+    osi: Option<(u16, u32, OsiEncoder)>,
 }
+
+/// The topic of the OSI channel: `osi3.SensorView`, protobuf, one message per VUT sample.
+pub const OSI_TOPIC: &str = "/osi/sensor_view";
 
 impl McapRecorder<BufWriter<File>> {
     /// Creates (truncates) `path`.
@@ -69,7 +75,43 @@ impl<W: Write + Seek> McapRecorder<W> {
             enc,
             last_t: None,
             samples: 0,
+            osi: None,
         })
+    }
+
+    /// Adds the OSI channel ([`OSI_TOPIC`], schema `osi3.SensorView` as its protobuf
+    /// FileDescriptorSet): every VUT sample then also goes out as a SensorView from `osi`.
+    pub fn with_osi(mut self, osi: OsiEncoder) -> anyhow::Result<Self> {
+        let sid = self.writer.add_schema(
+            crate::osi::MESSAGE_NAME,
+            "protobuf",
+            crate::osi::FILE_DESCRIPTOR_SET,
+        )?;
+        let cid = self
+            .writer
+            .add_channel(sid, OSI_TOPIC, "protobuf", &BTreeMap::new())?;
+        self.osi = Some((cid, 0, osi));
+        Ok(self)
+    }
+
+    /// One SensorView on the OSI channel (none without one).
+    fn osi_frame(&mut self, frame: &crate::osi::Frame) -> anyhow::Result<()> {
+        let Some((cid, seq, enc)) = self.osi.as_mut() else {
+            return Ok(());
+        };
+        let data = prost::Message::encode_to_vec(&enc.sensor_view(frame));
+        *seq = seq.wrapping_add(1);
+        let t = super::messages::time_ns(frame.time_s);
+        self.writer.write_to_known_channel(
+            &mcap::records::MessageHeader {
+                channel_id: *cid,
+                sequence: *seq,
+                log_time: t,
+                publish_time: t,
+            },
+            &data,
+        )?;
+        Ok(())
     }
 
     /// Writes one encoded message.
@@ -90,6 +132,12 @@ impl<W: Write + Seek> McapRecorder<W> {
 
     /// The engine's state after it handled VUT sample `s`.
     pub fn sample(&mut self, engine: &Engine, s: &Sample) -> anyhow::Result<()> {
+        if let Some((_, _, osi)) = &self.osi {
+            if *s.vehicle == *engine.config().vut_id {
+                let frame = crate::osi::Frame::from_engine(engine, s, &osi.target_ids());
+                self.osi_frame(&frame)?;
+            }
+        }
         self.snapshot(&Snapshot::from_engine(engine, s))
     }
 
@@ -275,10 +323,14 @@ fn vut_sample(v: &Value) -> anyhow::Result<InsSample> {
 
 /// An MCAP of a stored run: telemetry rows (VUT rows and the target rows at the same instant)
 /// and events, in log-time order. The state channel carries speeds only (TTC is not stored).
+///
+/// With `osi`, the recording also has the OSI channel ([`OSI_TOPIC`]), one SensorView per
+/// VUT row ([`crate::osi::Frame::from_rows`]).
 pub fn mcap_from_store(
     rows: &[TelemetryRow],
     events: &[EventRow],
     enc: Encoder,
+    osi: Option<OsiEncoder>,
 ) -> anyhow::Result<Vec<u8>> {
     let key = |t: f64| (t * 1e6).round() as i64;
     let mut targets: BTreeMap<i64, Vec<VehicleSnap>> = BTreeMap::new();
@@ -331,6 +383,12 @@ pub fn mcap_from_store(
     }
     msgs.sort_by_key(|m| m.log_time_ns);
     let mut rec = McapRecorder::new(std::io::Cursor::new(Vec::new()), enc)?;
+    if let Some(osi) = osi {
+        rec = rec.with_osi(osi)?;
+        for f in crate::osi::Frame::from_rows(rows) {
+            rec.osi_frame(&f)?;
+        }
+    }
     for m in &msgs {
         rec.write(m)?;
     }

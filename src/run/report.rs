@@ -99,6 +99,9 @@ pub struct RunReport {
     /// The run's MCAP recording (`scil replay --mcap`, a service run with `record`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recording: Option<RecordingReport>,
+    /// The run's ASAM OSI output (`--osi`, a service run's live stream).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub osi: Option<super::sink::osi::OsiReport>,
     /// Per-sample time series for the report's plots (`scil replay --traces`, service runs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub traces: Option<crate::scenario::validity::trace::Traces>,

@@ -122,10 +122,21 @@ impl RunSetup {
     /// its target (the engine's own profile: one kinematics for both). Every carrier of the
     /// scenario must be given, and only those.
     pub fn carrier_configs(&self, specs: &[String]) -> anyhow::Result<Vec<CarrierConfig>> {
+        self.carrier_configs_except(specs, &[])
+    }
+
+    /// [`Self::carrier_configs`] where the targets `virtual_targets` exist only in the twin:
+    /// they need no carrier.
+    pub fn carrier_configs_except(
+        &self,
+        specs: &[String],
+        virtual_targets: &[String],
+    ) -> anyhow::Result<Vec<CarrierConfig>> {
         let targets: Vec<(String, String, DummyProfile, CarrierMode)> = self
             .scenario
             .targets
             .iter()
+            .filter(|t| !virtual_targets.contains(&t.id))
             .map(|t| {
                 let carrier = t.carrier.clone().unwrap_or_else(|| t.id.clone());
                 (

@@ -34,6 +34,12 @@
 //! upload_max_bytes = 67108864
 //! upload_max_rows = 2000000
 //!
+//! [osi]
+//! tcp = "0.0.0.0:48198"                     # live ASAM OSI stream of each run (docs/osi.md)
+//!
+//! [twin]
+//! virtual = ["dummy"]                       # targets only in the twin when a run does not say
+//!
 //! [telemetry]
 //! max_buffer_rows = 500000                  # rows held in memory while the database fails
 //! spill_dir = "/var/spool/scil"             # beyond that, rows go to files here (default: off)
@@ -81,6 +87,19 @@ pub struct Config {
     pub limits: Limits,
     pub telemetry: TelemetryConfig,
     pub ground: GroundConfig,
+    /// `[osi]`: the live ASAM OSI stream of every run that does not name its own.
+    pub osi: Option<crate::serve::osi_stream::OsiSpec>,
+    pub twin: TwinConfig,
+}
+
+/// `[twin]`: what exists only in the digital twin.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TwinConfig {
+    /// Targets (by id) that are virtual in every run that does not say (`"virtual"`) and whose
+    /// scenario has them: no carrier, moved on their plan.
+    #[serde(rename = "virtual")]
+    pub virtual_targets: Vec<String>,
 }
 
 /// Runs with objects on the ground (`[ground]`: the VUT's robot and the carriers): how closely
@@ -296,6 +315,8 @@ impl Default for Config {
             limits: Limits::default(),
             telemetry: TelemetryConfig::default(),
             ground: GroundConfig::default(),
+            osi: None,
+            twin: TwinConfig::default(),
         }
     }
 }

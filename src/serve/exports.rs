@@ -1,6 +1,6 @@
 //! Run exports for other tools: `GET /runs/{id}/telemetry.parquet`, `/runs/{id}/events.parquet`
-//! `/runs/{id}/export.mcap` (Foxglove channels from the stored telemetry and events) and
-//! `/runs/{id}/export.mf4` (ASAM MDF4).
+//! `/runs/{id}/export.mcap` (Foxglove channels from the stored telemetry and events),
+//! `/runs/{id}/export.mf4` (ASAM MDF4) and `/runs/{id}/osi` (an ASAM OSI trace).
 
 use axum::extract::{Path, State};
 use axum::http::header;
@@ -24,6 +24,61 @@ pub fn router() -> Router<AppState> {
         .route("/runs/{id}/export.mcap", get(export_mcap))
         .route("/runs/{id}/export.mf4", get(export_mf4))
         .route("/runs/{id}/export.xosc", get(export_xosc))
+        .route("/runs/{id}/osi", get(export_osi))
+}
+
+/// The targets a stored run had only in the twin (its source's `virtual`).
+pub fn virtual_targets(run: &RunRow) -> Vec<String> {
+    serde_json::from_str::<super::supervisor::StoredSource>(&run.source)
+        .map(|s| s.virtual_targets)
+        .unwrap_or_default()
+}
+
+/// The OSI encoder of a stored run (`None` without its scenario).
+pub fn osi_encoder(
+    run: &RunRow,
+    scenario: Option<&crate::scenario::Scenario>,
+    map: Option<&crate::map::Map>,
+) -> Option<crate::osi::OsiEncoder> {
+    scenario.map(|sc| crate::osi::OsiEncoder::new(sc, map, &virtual_targets(run)))
+}
+
+/// `GET /runs/{id}/osi`: the run as an OSI trace (`osi3.SensorView`, 4-byte little-endian
+/// length then the message; one per VUT sample), from its stored telemetry: the messages its
+/// live stream sent.
+async fn export_osi(
+    State(st): State<AppState>,
+    _r: Reader,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let (run, rows, _) = load(&st, &id).await?;
+    let map = match &run.map_id {
+        Some(m) => st.map(m).await.ok(),
+        None => None,
+    };
+    let scenario = st
+        .store
+        .get_scenario(&run.scenario_id)
+        .await?
+        .and_then(|s| crate::scenario::Scenario::from_toml(&s.toml).ok())
+        .ok_or_else(|| {
+            ApiError::Unprocessable(format!(
+                "run '{id}': its scenario '{}' is gone; OSI needs its objects",
+                run.scenario_id
+            ))
+        })?;
+    let body = tokio::task::spawn_blocking(move || {
+        let mut enc =
+            crate::osi::OsiEncoder::new(&scenario, map.as_deref(), &virtual_targets(&run));
+        enc.trace(&crate::osi::Frame::from_rows(&rows))
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.into()))?;
+    Ok(attachment(
+        body,
+        "application/octet-stream",
+        format!("{id}.osi"),
+    ))
 }
 
 /// A stored run's telemetry and events (`None` if there is no such run).
@@ -123,7 +178,8 @@ async fn export_mcap(
         .and_then(|s| crate::scenario::Scenario::from_toml(&s.toml).ok());
     let body = tokio::task::spawn_blocking(move || {
         let enc = Encoder::new(scenario.as_ref(), map.as_deref());
-        crate::record::mcap_from_store(&rows, &events, enc)
+        let osi = osi_encoder(&run, scenario.as_ref(), map.as_deref());
+        crate::record::mcap_from_store(&rows, &events, enc, osi)
     })
     .await
     .map_err(|e| ApiError::Internal(e.into()))??;

@@ -33,6 +33,7 @@ pub mod maps;
 pub mod metrics;
 pub mod objects;
 pub mod openapi;
+pub mod osi_stream;
 pub mod plan;
 pub mod records;
 pub mod replay_fit;
@@ -50,6 +51,7 @@ pub mod state;
 pub mod supervisor;
 pub mod sweep_jobs;
 pub mod sweeps;
+pub mod virtual_targets;
 pub mod web;
 
 use std::net::SocketAddr;
@@ -309,6 +311,8 @@ pub async fn demo_loop(st: AppState) {
                     record: false,
                     track: None,
                     demo: true,
+                    virtual_targets: Vec::new(),
+                    osi: None,
                 })
                 .await?;
             st.supervisor.arm(&row.id, None).await?;

@@ -383,6 +383,8 @@ async fn upload(
             record: false,
             track: None,
             demo: false,
+            virtual_targets: Vec::new(),
+            osi: None,
         })
         .await?;
     if start {

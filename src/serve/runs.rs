@@ -93,6 +93,18 @@ pub struct CreateRun {
     /// The track (one of the service's `tracks`; default: the default track).
     #[serde(default)]
     pub track: Option<String>,
+    /// Targets that exist only in the twin: no carrier; each moves on its planned path,
+    /// triggered and synchronised like a real one (`["dummy"]`).
+    /// Default: `[twin] virtual` of scil.toml (those of its ids the scenario has).
+    #[serde(
+        default,
+        rename = "virtual",
+        deserialize_with = "super::error::not_null"
+    )]
+    pub virtual_targets: Option<Vec<String>>,
+    /// A live ASAM OSI stream while the run is live: `{"tcp": "HOST:PORT"}` (docs/osi.md).
+    #[serde(default, deserialize_with = "super::error::not_null")]
+    pub osi: Option<super::osi_stream::OsiSpec>,
 }
 
 async fn list(
@@ -263,6 +275,10 @@ async fn create(
             "a service run fuses live CAN (cannelloni or socketcan), not a log file".into(),
         ));
     }
+    let virtual_targets = match req.virtual_targets {
+        Some(v) => v,
+        None => configured_virtual(&st, &req.scenario_id).await?,
+    };
     let new = NewRun {
         scenario_id: req.scenario_id,
         map_id: req.map_id,
@@ -275,6 +291,8 @@ async fn create(
         record: req.record,
         track: req.track,
         demo: false,
+        virtual_targets,
+        osi: req.osi.or_else(|| st.config.osi.clone()),
     };
     // With start: created, armed and started at once, or nothing is left behind.
     let row = if req.start {
@@ -282,7 +300,42 @@ async fn create(
     } else {
         st.supervisor.create(new).await?
     };
-    Ok((StatusCode::CREATED, axum::Json(run_json(&row))).into_response())
+    let mut v = run_json(&row);
+    osi_address(&st, &row.id, &mut v);
+    Ok((StatusCode::CREATED, axum::Json(v)).into_response())
+}
+
+/// An active run's live OSI stream: `"osi": {"tcp": ADDRESS}`, the address it listens on.
+fn osi_address(st: &AppState, id: &str, v: &mut Value) {
+    if let Some(addr) = st
+        .supervisor
+        .active(id)
+        .and_then(|r| r.osi.as_ref().map(|s| s.local_addr()))
+    {
+        v["osi"] = json!({"tcp": addr.to_string()});
+    }
+}
+
+/// `[twin] virtual` of scil.toml: those of its targets the run's scenario has.
+async fn configured_virtual(st: &AppState, scenario_id: &str) -> ApiResult<Vec<String>> {
+    let ids = &st.config.twin.virtual_targets;
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let scenario = st
+        .store
+        .get_scenario(scenario_id)
+        .await?
+        .and_then(|s| crate::scenario::Scenario::from_toml(&s.toml).ok());
+    Ok(scenario
+        .map(|sc| {
+            sc.targets
+                .iter()
+                .filter(|t| ids.contains(&t.id))
+                .map(|t| t.id.clone())
+                .collect()
+        })
+        .unwrap_or_default())
 }
 
 async fn get_one(
@@ -292,9 +345,19 @@ async fn get_one(
 ) -> ApiResult<Response> {
     let r = run_row(&st, &id).await?;
     let mut v = run_json(&r);
-    if let Some(objects) = st.supervisor.objects(&id).await {
+    if let Some(mut objects) = st.supervisor.objects(&id).await {
+        // The virtual targets beside the objects on the ground: in the twin only, no carrier.
+        if let Some(list) = objects.as_array_mut() {
+            for t in super::exports::virtual_targets(&r) {
+                list.push(
+                    json!({"name": t, "drives": t, "virtual": true, "state": "virtual",
+                                 "at_start": true}),
+                );
+            }
+        }
         v["objects"] = objects;
     }
+    osi_address(&st, &id, &mut v);
     Ok(axum::Json(v).into_response())
 }
 

@@ -346,6 +346,15 @@ pub async fn run_sim_session(
 /// Runs a simulated session synchronously on the calling thread (what sweeps
 /// call). Deterministic: same setup and options, same report.
 pub fn run_sim(setup: Arc<RunSetup>, opts: &SimOptions) -> RunReport {
+    run_sim_with(setup, opts, Vec::new())
+}
+
+/// [`run_sim`] with extra sinks (an OSI trace).
+pub fn run_sim_with(
+    setup: Arc<RunSetup>,
+    opts: &SimOptions,
+    sinks: Vec<Box<dyn Sink>>,
+) -> RunReport {
     if let Err(e) = opts.validate() {
         return RunReport {
             error: Some(e),
@@ -358,7 +367,7 @@ pub fn run_sim(setup: Arc<RunSetup>, opts: &SimOptions) -> RunReport {
         setup,
         opts,
         SessionOptions::default(),
-        Vec::new(),
+        sinks,
     ))
     .0
 }

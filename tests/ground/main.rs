@@ -23,6 +23,7 @@ mod support;
 mod proxy;
 mod safety;
 mod service;
+mod virtual_osi;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

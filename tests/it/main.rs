@@ -27,6 +27,7 @@ mod ncap2026;
 mod ncap_series;
 mod ncap_workbook;
 mod openapi_routes;
+mod osi_trace;
 mod protocol_shared;
 mod record_mcap;
 mod record_replay;

@@ -327,6 +327,7 @@ impl Ground {
             monr_rate_hz: self.opts.monr_rate_hz,
             heab_rate_hz: self.opts.heab_rate_hz,
             monr_miss_limit: self.opts.monr_miss_limit,
+            virtual_targets: self.opts.virtual_targets.clone(),
             ..CarrierOptions::default()
         };
         let start_on_arm = vut_idx.map(|i| (prepared.plans[i].name.clone(), self.opts.start_lead));

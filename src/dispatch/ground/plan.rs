@@ -107,6 +107,8 @@ pub struct GroundOptions {
     pub lateral_m: std::collections::BTreeMap<String, f64>,
     /// The site's geofence: checked against every planned motion and every MONR.
     pub geofence: Option<Arc<crate::dispatch::motion_watch::Geofence>>,
+    /// Targets that exist only in the twin: no object drives them.
+    pub virtual_targets: Vec<String>,
 }
 
 impl Default for GroundOptions {
@@ -133,6 +135,7 @@ impl Default for GroundOptions {
             motion: Default::default(),
             lateral_m: Default::default(),
             geofence: None,
+            virtual_targets: Vec::new(),
         }
     }
 }
@@ -556,6 +559,12 @@ pub async fn plan_objects(
                         setup.target_ids().join(", ")
                     ));
                 };
+                if opts.virtual_targets.contains(id) {
+                    return Err(format!(
+                        "object {} drives {id}, a virtual target (it exists only in the twin)",
+                        o.name
+                    ));
+                }
                 if t.activation == Activation::Static {
                     return Err(format!(
                         "object {} drives {id}, a static target (obstructions and parked cars are not objects)",
@@ -590,6 +599,7 @@ pub async fn plan_objects(
     }
     for t in &setup.scenario.targets {
         if t.activation != Activation::Static
+            && !opts.virtual_targets.contains(&t.id)
             && !objects
                 .iter()
                 .any(|o| o.drives == Drives::Target(t.id.clone()))

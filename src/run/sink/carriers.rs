@@ -51,6 +51,9 @@ pub struct CarrierOptions {
     pub heab_rate_hz: u16,
     /// Consecutive missing MONR that abort the run.
     pub monr_miss_limit: u32,
+    /// Targets that exist only in the twin: they have no carrier, their starts and retimes
+    /// go nowhere (the engine moves them on their plan).
+    pub virtual_targets: Vec<String>,
 }
 
 impl Default for CarrierOptions {
@@ -64,6 +67,7 @@ impl Default for CarrierOptions {
             monr_rate_hz: 100,
             heab_rate_hz: 100,
             monr_miss_limit: 10,
+            virtual_targets: Vec::new(),
         }
     }
 }
@@ -73,7 +77,7 @@ pub fn control_centre_config(
     setup: &RunSetup,
     opts: &CarrierOptions,
 ) -> anyhow::Result<ControlCentreConfig> {
-    let carriers = setup.carrier_configs(&opts.carriers)?;
+    let carriers = setup.carrier_configs_except(&opts.carriers, &opts.virtual_targets)?;
     let origin = setup.osem_origin().unwrap_or_else(|| {
         tracing::warn!("map without a usable geoReference: OSEM origin 0/0");
         GeoOrigin::default()
@@ -588,6 +592,8 @@ impl Sink for CarrierSink {
         self.clock = *ctx.clock;
         let Some(h) = &self.h else { return };
         match o {
+            Output::Command(Command::Start { target, .. } | Command::Retime { target, .. })
+                if self.opts.virtual_targets.contains(target) => {}
             Output::Command(Command::Start {
                 target,
                 carrier,

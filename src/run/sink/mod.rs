@@ -12,6 +12,7 @@
 
 pub mod carriers;
 pub mod events;
+pub mod osi;
 pub mod recording;
 
 use futures_util::future::BoxFuture;

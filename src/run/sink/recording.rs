@@ -25,6 +25,7 @@ pub struct McapSink {
     rec: Option<McapRecorder<BufWriter<File>>>,
     samples: u64,
     error: Option<String>,
+    virtual_targets: Vec<String>,
 }
 
 impl McapSink {
@@ -34,7 +35,14 @@ impl McapSink {
             rec: None,
             samples: 0,
             error: None,
+            virtual_targets: Vec::new(),
         }
+    }
+
+    /// Marks `targets` as existing only in the twin on the OSI channel.
+    pub fn with_virtual(mut self, targets: Vec<String>) -> McapSink {
+        self.virtual_targets = targets;
+        self
     }
 
     fn fail(&mut self, what: &str, e: anyhow::Error) {
@@ -60,7 +68,12 @@ impl Sink for McapSink {
                     .map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", dir.display()))?;
             }
             let enc = Encoder::new(Some(&ctx.setup.scenario), ctx.setup.map.as_deref());
-            self.rec = Some(McapRecorder::create(&self.path, enc)?);
+            let osi = crate::osi::OsiEncoder::new(
+                &ctx.setup.scenario,
+                ctx.setup.map.as_deref(),
+                &self.virtual_targets,
+            );
+            self.rec = Some(McapRecorder::create(&self.path, enc)?.with_osi(osi)?);
             Ok(())
         })
     }

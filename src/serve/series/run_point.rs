@@ -300,6 +300,8 @@ pub async fn run_point(
         record: req.record,
         track: s.track.clone(),
         demo: false,
+        virtual_targets: Vec::new(),
+        osi: None,
     };
     let mut positioning = None;
     let run = if req.start.unwrap_or(true) {

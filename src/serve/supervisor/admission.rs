@@ -107,6 +107,7 @@ pub(super) async fn validate(st: &Supervisor, req: &mut NewRun) -> ApiResult<Opt
         ));
     }
     drives_from_scenario(&scenario, &req.scenario_id, &mut req.carriers)?;
+    crate::serve::virtual_targets::check(&scenario, &req.scenario_id, req)?;
     let ground = super::ground::is_ground(&req.carriers)?;
     if let RunSource::Monr { carrier } = &req.source {
         let drives_vut = req
@@ -131,7 +132,7 @@ pub(super) async fn validate(st: &Supervisor, req: &mut NewRun) -> ApiResult<Opt
     } else if !req.carriers.is_empty() {
         let setup = RunSetup::new(scenario, None, EngineConfig::default());
         setup
-            .carrier_configs(&carrier_specs(&req.carriers)?)
+            .carrier_configs_except(&carrier_specs(&req.carriers)?, &req.virtual_targets)
             .map_err(|e| ApiError::Unprocessable(format!("carriers: {e:#}")))?;
     }
     Ok(map_id)

@@ -148,7 +148,8 @@ pub async fn arm_objects(
             row.id
         )));
     }
-    let opts = super::geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
+    let mut opts = super::geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
+    opts.virtual_targets = crate::serve::exports::virtual_targets(row);
     let mut ground = Ground::new(object_specs(st, carriers), opts.clone())
         .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
     st.ground.seed(&mut ground);
@@ -248,7 +249,8 @@ pub async fn check_at_create(
     if !is_ground(carriers)? {
         return Ok(());
     }
-    let opts = super::geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
+    let mut opts = super::geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
+    opts.virtual_targets = crate::serve::exports::virtual_targets(row);
     if opts.geofence.is_none() {
         return Ok(());
     }
@@ -383,7 +385,8 @@ pub async fn position(
     let stored: super::StoredSource = serde_json::from_str(&row.source).map_err(|e| {
         ApiError::Internal(anyhow::anyhow!("stored source of run '{}': {e}", row.id))
     })?;
-    let opts = super::geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
+    let mut opts = super::geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
+    opts.virtual_targets = crate::serve::exports::virtual_targets(row);
     let mut ground = Ground::new(object_specs(st, carriers), opts.clone())
         .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
     st.ground.seed(&mut ground);

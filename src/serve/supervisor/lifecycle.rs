@@ -42,6 +42,7 @@ fn new_row(st: &Supervisor, req: &NewRun, map_id: Option<String>) -> ApiResult<R
         can: req.can.clone(),
         can_mapping: req.can_mapping.clone(),
         sync: req.sync,
+        virtual_targets: req.virtual_targets.clone(),
     };
     Ok(RunRow {
         id: format!(
@@ -71,18 +72,17 @@ fn register(
     row: &RunRow,
     req: &NewRun,
     claims: Vec<CarrierClaim>,
+    osi: Option<Arc<crate::serve::osi_stream::OsiServer>>,
 ) -> Arc<ActiveRun> {
     st.metrics.runs_created.fetch_add(1, Ordering::Relaxed);
     let carriers = &req.carriers;
     let recording = req
         .record
         .then(|| crate::serve::shared_files::recording_path(st, &row.id));
-    let run = Arc::new(ActiveRun::new(
-        row.clone(),
-        carriers.to_vec(),
-        claims,
-        recording,
-    ));
+    let mut active = ActiveRun::new(row.clone(), carriers.to_vec(), claims, recording);
+    active.virtual_targets = req.virtual_targets.clone();
+    active.osi = osi;
+    let run = Arc::new(active);
     lock(&st.runs).insert(row.id.clone(), run.clone());
     st.record_event(
         Some(&row.id),
@@ -114,17 +114,30 @@ async fn hold_claims(st: &Supervisor, run: &ActiveRun) -> ApiResult<()> {
         .map_err(claim_error)
 }
 
+/// The run's live OSI server, bound now so that a busy address fails the request (422).
+fn osi_server(req: &NewRun) -> ApiResult<Option<Arc<crate::serve::osi_stream::OsiServer>>> {
+    req.osi
+        .as_ref()
+        .map(|spec| {
+            crate::serve::osi_stream::OsiServer::bind(spec)
+                .map(Arc::new)
+                .map_err(ApiError::Unprocessable)
+        })
+        .transpose()
+}
+
 /// Creates a run (state `created`).
 pub async fn create(st: &Supervisor, mut req: NewRun) -> ApiResult<RunRow> {
     let map_id = validate(st, &mut req).await?;
     let row = new_row(st, &req, map_id)?;
     super::ground::check_at_create(st, &row, &req.carriers).await?;
     let claims = claims_for(&req.carriers).await?;
+    let osi = osi_server(&req)?;
     st.store
         .insert_run_claiming(&row, &claims)
         .await
         .map_err(claim_error)?;
-    register(st, &row, &req, claims);
+    register(st, &row, &req, claims, osi);
     Ok(row)
 }
 
@@ -136,11 +149,12 @@ pub async fn create_and_start(st: &Supervisor, mut req: NewRun) -> ApiResult<Run
     super::ground::check_at_create(st, &row, &req.carriers).await?;
     let claims = claims_for(&req.carriers).await?;
     let prepared = prepare(st, &row, &req.carriers).await?;
+    let osi = osi_server(&req)?;
     st.store
         .insert_run_claiming(&row, &claims)
         .await
         .map_err(claim_error)?;
-    let run = register(st, &row, &req, claims);
+    let run = register(st, &row, &req, claims, osi);
     if super::ground::is_ground(&req.carriers)? {
         super::ground::arm_objects(st, &row, &prepared.setup, &req.carriers, false).await?;
     }
@@ -305,6 +319,7 @@ async fn prepare(st: &Supervisor, row: &RunRow, carriers: &[CarrierSpec]) -> Api
     } else {
         Some(CarrierOptions {
             carriers: carrier_specs(carriers)?,
+            virtual_targets: stored.virtual_targets.clone(),
             ..CarrierOptions::default()
         })
     };

@@ -71,6 +71,9 @@ pub struct StoredSource {
     /// with the source so that the stored run says how it ran without a schema change.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sync: bool,
+    /// Targets that exist only in the twin (`"virtual"` on the run).
+    #[serde(default, rename = "virtual", skip_serializing_if = "Vec::is_empty")]
+    pub virtual_targets: Vec<String>,
 }
 
 /// A real carrier of a run: `name` is the scenario's carrier name, `address` its ISO 22133
@@ -143,6 +146,10 @@ pub struct ActiveRun {
     pub history: Mutex<History>,
     /// Telemetry rows handed to the writer (the run is `finished` only if all are stored).
     pub rows_sent: AtomicU64,
+    /// Targets that exist only in the twin.
+    pub virtual_targets: Vec<String>,
+    /// The run's live OSI stream, bound at create.
+    pub osi: Option<Arc<crate::serve::osi_stream::OsiServer>>,
 }
 
 impl ActiveRun {
@@ -167,6 +174,8 @@ impl ActiveRun {
             params: crate::run::LiveParams::new(),
             history: Mutex::new(History::default()),
             rows_sent: AtomicU64::new(0),
+            virtual_targets: Vec::new(),
+            osi: None,
         }
     }
 
@@ -208,6 +217,10 @@ pub struct NewRun {
     pub track: Option<String>,
     /// A run of the demo: on the demo's own track, marked `demo`.
     pub demo: bool,
+    /// Targets that exist only in the twin: no carrier, moved on their plan.
+    pub virtual_targets: Vec<String>,
+    /// The live OSI stream of the run, when it has one.
+    pub osi: Option<crate::serve::osi_stream::OsiSpec>,
 }
 
 pub fn speed_to_db(s: Pace) -> Option<f64> {

@@ -306,7 +306,13 @@ pub fn for_run(st: &Supervisor, run: &Arc<ActiveRun>, setup: &RunSetup) -> Vec<B
         sinks.push(Box::new(crate::serve::foxglove::FoxgloveSink::new(hub)));
     }
     if let Some(path) = &run.recording {
-        sinks.push(Box::new(McapSink::new(path.clone())));
+        let mcap = McapSink::new(path.clone()).with_virtual(run.virtual_targets.clone());
+        sinks.push(Box::new(mcap));
+    }
+    if let Some(server) = &run.osi {
+        let osi = crate::run::sink::osi::OsiSink::new(None, run.virtual_targets.clone())
+            .with_feed(server.feed());
+        sinks.push(Box::new(osi));
     }
     sinks
 }
