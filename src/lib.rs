@@ -10,7 +10,7 @@
 // The sans-IO core (crate `scil-core`), re-exported so that `scil::scenario::…` etc. keep working.
 #[cfg(feature = "proj")]
 pub use scil_core::proj_geo;
-pub use scil_core::{frame, map, sample, scenario, twin};
+pub use scil_core::{capabilities, frame, map, sample, scenario, twin};
 
 pub mod bench;
 pub mod cli;

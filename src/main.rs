@@ -69,6 +69,9 @@ enum Command {
     /// Benchmarks (print figures; not tests).
     #[command(subcommand)]
     Bench(cli::bench::BenchCommand),
+    /// The database's upkeep: compact stored telemetry, drop old runs' telemetry.
+    #[command(subcommand)]
+    Db(cli::db::DbCommand),
 }
 
 fn main() -> ExitCode {
@@ -88,6 +91,7 @@ fn main() -> ExitCode {
         Some(Command::Ncap(a)) => cli::ncap::run(a),
         Some(Command::Cosim(c)) => cli::cosim::run(c),
         Some(Command::Bench(c)) => cli::bench::run(c),
+        Some(Command::Db(c)) => cli::db::run(c),
         Some(Command::Export(a)) => cli::export::run(a),
         Some(Command::Convert(a)) => cli::convert::run(a),
         Some(Command::Serve(a)) => scil::serve::run(a),

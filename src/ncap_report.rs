@@ -73,6 +73,10 @@ struct Row {
     window: Option<(f64, f64)>,
     closed_by: String,
     t0_rule: String,
+    /// Why there is no verdict (empty when there is one).
+    no_verdict_why: String,
+    /// Why impact speed and speed reduction are empty (empty when they are given).
+    no_impact_speed_why: String,
 }
 
 fn row(r: &RunInput) -> Row {
@@ -119,6 +123,37 @@ fn row(r: &RunInput) -> Row {
             .as_str()
             .unwrap_or(if val["window"].is_object() { "ttc" } else { "" })
             .to_string(),
+        no_verdict_why: no_verdict_why(v),
+        no_impact_speed_why: if !i.is_object() {
+            "no impact".into()
+        } else if num(&i["impact_speed_kmh"]).is_none() {
+            "the scenario names no test speed (vut.speed_kmh)".into()
+        } else {
+            String::new()
+        },
+    }
+}
+
+/// Why a run's result carries no verdict: the scenario judges none, or the run ended first.
+fn no_verdict_why(v: &Value) -> String {
+    let val = &v["validity"];
+    if val["valid"].is_boolean() {
+        String::new()
+    } else if val.is_null() {
+        "the scenario has no [validity] section: nothing is judged".into()
+    } else if val["window"].is_null() {
+        "the validity window never opened (the VUT did not reach T0)".into()
+    } else {
+        "the run ended before its validity window closed".into()
+    }
+}
+
+/// A table cell: the value, else why there is none (greyed).
+fn or_why(value: String, why: &str) -> String {
+    if value.is_empty() && !why.is_empty() {
+        format!("<span class=\"na\">{}</span>", esc(why))
+    } else {
+        value
     }
 }
 
@@ -153,8 +188,8 @@ pub fn csv(runs: &[RunInput]) -> String {
             f(r.travel, 4),
             f(r.nominal, 5),
             f(r.travel.zip(r.nominal).map(|(a, b)| a - b), 4),
-            f(r.impact_kmh, 2),
-            f(r.reduction_kmh, 2)
+            or_why(f(r.impact_kmh, 2), &r.no_impact_speed_why),
+            or_why(f(r.reduction_kmh, 2), &r.no_impact_speed_why)
         );
         for c in CHANNELS {
             match r.checks.iter().find(|k| k.0 == c) {
@@ -184,13 +219,16 @@ pub fn csv(runs: &[RunInput]) -> String {
     s
 }
 
-/// Points (run index, value) inside a band drawn as dashed lines; `None` without points.
+/// Points (run index, value) inside a band drawn as lines; `None` without points. A `judged`
+/// band is the check's tolerance (red, points outside it red); otherwise a grey reference and
+/// every point blue.
 fn band_plot(
     title: &str,
     y_desc: &str,
     names: &[String],
     pts: &[(usize, f64)],
     band: Option<(f64, f64)>,
+    judged: bool,
 ) -> Option<String> {
     if pts.is_empty() {
         return None;
@@ -237,14 +275,14 @@ fn band_plot(
                 chart
                     .draw_series(LineSeries::new(
                         [(-0.5, y), (n as f64 - 0.5, y)],
-                        RED.stroke_width(1),
+                        if judged { RED } else { RGBColor(150, 150, 150) }.stroke_width(1),
                     ))
                     .map_err(|e| e.to_string())?;
             }
         }
         chart
             .draw_series(pts.iter().map(|(i, v)| {
-                let inside = band.is_none_or(|(a, b)| *v >= a && *v <= b);
+                let inside = !judged || band.is_none_or(|(a, b)| *v >= a && *v <= b);
                 Circle::new(
                     (*i as f64, *v),
                     5,
@@ -285,7 +323,10 @@ yaw and steering-wheel rates 12-pole phaseless Butterworth at 10 Hz; position an
             (Some(true), _) => "<span class=\"ok\">VALID</span>".to_string(),
             (Some(false), _) => "<span class=\"bad\">INVALID</span>".to_string(),
             (None, Some(a)) => format!("<span class=\"bad\">aborted: {}</span>", esc(a)),
-            (None, None) => "<span class=\"na\">no verdict</span>".to_string(),
+            (None, None) => format!(
+                "<span class=\"na\">no verdict</span><br><small>{}</small>",
+                esc(&r.no_verdict_why)
+            ),
         };
         let verdict = match r.window {
             Some((a, b)) => format!(
@@ -336,8 +377,8 @@ yaw and steering-wheel rates 12-pole phaseless Butterworth at 10 Hz; position an
             f(r.travel, 4),
             f(r.nominal, 5),
             f(r.travel.zip(r.nominal).map(|(a, b)| (a - b) * 1000.0), 1),
-            f(r.impact_kmh, 2),
-            f(r.reduction_kmh, 2)
+            or_why(f(r.impact_kmh, 2), &r.no_impact_speed_why),
+            or_why(f(r.reduction_kmh, 2), &r.no_impact_speed_why)
         );
     }
     s.push_str("</table><h2>Worst deviation per channel, tolerance band</h2><div class=\"plots\">");
@@ -352,7 +393,7 @@ yaw and steering-wheel rates 12-pole phaseless Butterworth at 10 Hz; position an
                 b = b.or_else(|| band(c, &k.3));
             }
         }
-        if let Some(svg) = band_plot(c, "worst deviation", &names, &pts, b) {
+        if let Some(svg) = band_plot(c, "worst deviation", &names, &pts, b, true) {
             s.push_str(&svg);
         }
     }
@@ -361,12 +402,15 @@ yaw and steering-wheel rates 12-pole phaseless Butterworth at 10 Hz; position an
         .enumerate()
         .filter_map(|(i, r)| Some((i, (r.travel? - r.nominal?) * 1000.0)))
         .collect();
+    // ±20 mm is the seed paper's reference for the trigger's accuracy, not a protocol
+    // check: drawn for scale, nothing outside it is marked as a failure.
     if let Some(svg) = band_plot(
-        "dummy travel error at impact",
+        "dummy travel error at impact (±20 mm reference, not judged)",
         "mm",
         &names,
         &travel,
         Some((-20.0, 20.0)),
+        false,
     ) {
         s.push_str(&svg);
     }

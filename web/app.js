@@ -13,6 +13,7 @@ import { RunStrip } from './runs_strip.js';
 import { ObjectsPanel, roleOf, stateOf } from './objects.js';
 import { describe, inWords } from './events.js';
 import { initMapUpload, showSite } from './maps.js';
+import { initUpload } from './upload.js';
 
 const $ = (s) => document.querySelector(s);
 // a 10-minute run at 100 Hz is 60 000 points: the whole run stays on screen
@@ -190,7 +191,11 @@ function onHistory(m) {
     if (first) { for (let i = 0; i < n; i++) { L.ttc[0].push(s.t[i] - t0); L.ttc[1].push(s.ttc_s[i]); } L.lastTtc = n ? s.ttc_s[n - 1] : null; }
     first = false;
   }
+  // A stored event without its own sample time (the operator's create, arm, start) keeps the
+  // clock time it was stored at: it is not put at the run's last sample, after the impact.
+  const vutNow = L.vut; L.vut = null;
   for (const e of m.events || []) onEvent(e);
+  L.vut = vutNow;
   // the trigger point where the VUT was at the trigger, not where it is now
   const trig = (m.events || []).find((e) => e.event && e.event.event === 'triggered');
   if (trig && vutT && trig.event.time_s != null) {
@@ -256,7 +261,7 @@ function onEvent(m) {
     case 'validity': lamps.onBreak(e, rel); break;
     case 'verdict': lamps.onVerdict(e, rel); break;
   }
-  addLog(t, name, e);
+  addLog(t, name, e, m.at);
   L.dirty.plots = true; L.dirty.tables = true;
 }
 
@@ -266,7 +271,7 @@ let eventSeq = 0;
 // closed-loop synchronisation re-times a target every few samples: one line per target and
 // second, counting the re-timings it stands for
 const SYNCED_MERGE_S = 1.0;
-function addLog(t, name, e) {
+function addLog(t, name, e, at = null) {
   let abs = t;
   if (abs == null && L.vut && L.t0 != null) abs = L.vut.t + L.t0;
   if (name === 'synced') {
@@ -277,7 +282,7 @@ function addLog(t, name, e) {
       return;
     }
   }
-  const ev = { abs, wall: new Date(), seq: eventSeq++, name, e };
+  const ev = { abs, wall: at ? new Date(at) : new Date(), seq: eventSeq++, name, e };
   L.events.push(ev);
   if (name === 'synced') { L.lastSynced = L.lastSynced || new Map(); L.lastSynced.set(e.target, ev); }
   if (L.events.length > MAX_EVENTS) L.events.splice(0, L.events.length - MAX_EVENTS);
@@ -586,12 +591,15 @@ async function fillReplays() {
   list = list.map((r) => (typeof r === 'string' ? { id: r } : r))
     .filter((r) => r.fits !== false && (!r.scenario_id || r.scenario_id === sid));
   if (!list.length && sid && !judged) list = [{ id: sid }];
-  for (const u of uploaded) if (u.scenario_id === sid) list.push(u);
-  $('#replay').innerHTML = list.map((r) => `<option value="${esc(r.id)}">${esc(r.name || r.id)}${r.uploaded ? ' (upload)' : ''}</option>`).join('') + simOption();
+  for (const u of uploaded) if (u.scenario_id === sid && !list.some((r) => r.id === u.id)) list.push(u);
+  const kindOf = (r) => (r.kind && r.kind !== 'csv' ? ` · ${r.kind.toUpperCase()}` : '');
+  $('#replay').innerHTML = list.map((r) => `<option value="${esc(r.id)}">${esc(r.name || r.id)}${kindOf(r)}${r.uploaded || r.bundled === false ? ' (upload)' : ''}</option>`).join('') + simOption();
   if (uploaded.length && uploaded[uploaded.length - 1].scenario_id === sid) $('#replay').value = uploaded[uploaded.length - 1].id;
   // No fitting replay (an uploaded scenario on its own map): the simulated VUT.
   if (keepSim || !list.length) $('#replay').value = SIM_VUT;
   simSelected();
+  // The chosen scenario's map is drawn at once while no live run holds the map panel.
+  if (sc.map_id && sc.map_id !== L.mapId && !L.preview && !ACTIVE.includes(L.state)) loadMap(sc.map_id);
 }
 
 // A scenario's own description (GET /scenarios/{id}, cached per page load): whether it has a
@@ -649,25 +657,18 @@ function syncScenario() {
   if (scenarioTouched || !L.scenarioId || sel.value === L.scenarioId) return;
   if ([...sel.options].some((o) => o.value === L.scenarioId)) { sel.value = L.scenarioId; fillReplays(); }
 }
-$('#upload').addEventListener('change', async (ev) => {
-  const file = ev.target.files[0]; if (!file) return;
-  const fd = new FormData();
-  const sid = $('#scenario').value;
-  fd.append('scenario_id', sid);
-  fd.append('speed', String(Number($('#speed').value) || 1));
-  fd.append('start', 'false');
-  fd.append('file', file, file.name);
-  try {
-    // the service stores the CSV and creates a run on it (not started): follow that run
-    const r = await postForm('/replays', fd);
-    const rid = (r && (r.replay_id ?? r.replay)) || file.name;
-    uploaded.push({ id: rid, name: file.name, scenario_id: sid, uploaded: true });
+initUpload({
+  scenario: () => $('#scenario').value,
+  speed: () => Number($('#speed').value) || 1,
+  toast,
+  uploaded: async (r, rid, file, sid, kind) => {
+    if (!uploaded.some((u) => u.id === rid)) uploaded.push({ id: rid, name: file.name, kind, scenario_id: sid, uploaded: true });
     await fillReplays();
+    $('#replay').value = rid;
+    // follow the run the service created on it (not started)
     const id = runId(r);
     if (id != null) { resetRun(id); setPreview(null); L.scenarioId = sid; L.state = null; setState(r.state || 'created'); connect(id); }
-    toast(`uploaded ${file.name} → replay ${rid}${id != null ? `, run ${id}` : ''}`);
-  } catch (e) { toast(e.message, true); }
-  ev.target.value = '';
+  },
 });
 
 $('#token').value = getToken();
@@ -678,7 +679,8 @@ async function showWho() {
   const el = $('#whoami');
   try {
     const w = await getAuth('/whoami');
-    el.textContent = w && w.name ? `signed in: ${w.name} (${w.role})` : (getToken() ? 'unknown token' : 'not signed in');
+    // "operator" signed in as the unnamed operator token: the name once
+    el.textContent = w && w.name ? `signed in: ${w.name}${w.role && w.role !== w.name ? ` (${w.role})` : ''}` : (getToken() ? 'unknown token' : 'not signed in');
     el.className = w && w.name ? 'signed-in' : '';
   } catch { el.textContent = 'not signed in'; el.className = ''; }
 }

@@ -104,6 +104,7 @@ export class MapView {
   draw(st) {
     const c = this.canvas, dpr = window.devicePixelRatio || 1;
     const w = c.clientWidth, h = c.clientHeight;
+    this._w = w; this._h = h; this._placed = [];
     if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) { c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); }
     // objects on the ground: while following, every object and its start pose stay in view
     const objPts = [];
@@ -160,7 +161,7 @@ export class MapView {
       const [tx, ty] = st.triggerPoint;
       ctx.strokeStyle = '#ff5cd6'; ctx.lineWidth = 2;
       ctx.beginPath(); ctx.arc(X(tx), Y(ty), 7, 0, 2 * Math.PI); ctx.stroke();
-      ctx.fillStyle = '#ff5cd6'; ctx.font = '11px monospace'; ctx.fillText('trigger', X(tx) + 9, Y(ty) - 9);
+      ctx.fillStyle = '#ff5cd6'; ctx.font = '11px monospace'; this._text(ctx, 'trigger', X(tx) + 9, Y(ty) - 9);
     }
 
     // targets: circle + heading
@@ -168,7 +169,7 @@ export class MapView {
       const px = X(tg.x), py = Y(tg.y), r = Math.max(5, 0.35 * s);
       ctx.fillStyle = '#ffcf3a'; ctx.beginPath(); ctx.arc(px, py, r, 0, 2 * Math.PI); ctx.fill();
       this._arrow(ctx, px, py, tg.yaw, Math.max(14, 1.2 * s), '#ffcf3a');
-      ctx.fillStyle = '#ffe9a0'; ctx.font = '11px monospace'; ctx.fillText(id, px + r + 4, py + 4);
+      ctx.fillStyle = '#ffe9a0'; ctx.font = '11px monospace'; this._text(ctx, id, px + r + 4, py + 4);
     }
 
     // VUT: oriented rectangle (INS reference 2.3 m behind the front), heading arrow
@@ -182,7 +183,7 @@ export class MapView {
       ctx.fillStyle = '#e8f1ff'; ctx.beginPath(); ctx.moveTo(front, 0); ctx.lineTo(front - Math.min(L * 0.3, 10), -W / 2 + 1); ctx.lineTo(front - Math.min(L * 0.3, 10), W / 2 - 1); ctx.closePath(); ctx.fill();
       ctx.restore();
       this._arrow(ctx, px, py, v.yaw, Math.max(26, 6 * s), '#9fd0ff');
-      ctx.fillStyle = '#cfe6ff'; ctx.font = '11px monospace'; ctx.fillText('VUT', px + 10, py - 12);
+      ctx.fillStyle = '#cfe6ff'; ctx.font = '11px monospace'; this._text(ctx, 'VUT', px + 10, py - 12);
     }
     if (this.geofence) this._geofence(ctx, X, Y);
     // objects on the ground (VUT robot, carriers): start pose (hollow square with its heading)
@@ -253,6 +254,22 @@ export class MapView {
     ctx.restore();
   }
 
+  /** A map label kept inside the canvas and off the labels drawn before it in this frame
+   *  (moved down a line while it would overlap one). */
+  _text(ctx, text, x, y) {
+    const w = this._w ?? ctx.canvas.clientWidth, h = this._h ?? ctx.canvas.clientHeight, placed = this._placed ?? [];
+    const tw = ctx.measureText(text).width, lh = 13;
+    const lx = Math.min(Math.max(x, 4), Math.max(4, w - tw - 4));
+    let ly = Math.min(Math.max(y, 12), h - 4);
+    for (let i = 0; i < 8; i++) {
+      const hit = placed.find((r) => lx < r.x + r.w + 2 && lx + tw + 2 > r.x && ly - lh < r.y && ly > r.y - lh);
+      if (!hit) break;
+      ly = hit.y + lh;
+    }
+    placed.push({ x: lx, y: ly, w: tw });
+    ctx.fillText(text, lx, ly);
+  }
+
   _offscreen(ctx, w, h, px, py, label, dist, color) {
     const m = 14;
     if (px >= 0 && px <= w && py >= 0 && py <= h) return;
@@ -286,7 +303,7 @@ export class MapView {
       const x = X(p[0]), y = Y(p[1]);
       ctx.fillStyle = color; ctx.strokeStyle = '#0c0e12'; ctx.lineWidth = 2;
       ctx.beginPath(); ctx.arc(x, y, 6, 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
-      ctx.font = '12px monospace'; ctx.fillText(label, x + 9, y + 16);
+      ctx.font = '12px monospace'; this._text(ctx, label, x + 9, y + 16);
       marks.push({ kind: 'start', label, x, y });
     };
     if (plan.vut_path) { line(plan.vut_path, '#4fa3ff', 'VUT path'); start(plan.vut_path[0], '#4fa3ff', 'VUT start'); }
@@ -298,7 +315,7 @@ export class MapView {
       for (let i = 0; i <= 40; i++) {
         const x = X(a[0] + (b[0] - a[0]) * i / 40), y = Y(a[1] + (b[1] - a[1]) * i / 40);
         if (x > 30 && x < w - 140 && y > 30 && y < h - 30) {
-          ctx.fillStyle = '#4fa3ff'; ctx.font = '12px monospace'; ctx.fillText('VUT centreline', x + 4, y - 8);
+          ctx.fillStyle = '#4fa3ff'; ctx.font = '12px monospace'; this._text(ctx, 'VUT centreline', x + 4, y - 8);
           break;
         }
       }
@@ -312,7 +329,7 @@ export class MapView {
       ctx.lineWidth = 3; ctx.beginPath();
       ctx.moveTo(X(door.hinge[0]), Y(door.hinge[1])); ctx.lineTo(X(door.open_edge[0]), Y(door.open_edge[1])); ctx.stroke();
       ctx.fillStyle = '#e05a5a'; ctx.font = '11px monospace';
-      ctx.fillText(`door: opens at ${door.open_at_m} m`, X(door.open_edge[0]) + 6, Y(door.open_edge[1]) - 6);
+      this._text(ctx, `door: opens at ${door.open_at_m} m`, X(door.open_edge[0]) + 6, Y(door.open_edge[1]) - 6);
     }
     for (const t of plan.targets || []) {
       if (t.static) {
@@ -325,7 +342,7 @@ export class MapView {
         ctx.beginPath(); ctx.rect(0, -wid / 2, len, wid); ctx.fill(); ctx.stroke();
         ctx.restore();
         ctx.fillStyle = '#aab1bf'; ctx.font = '12px monospace';
-        ctx.fillText(`${t.id} (parked)`, X(t.start[0]) + 8, Y(t.start[1]) + 18);
+        this._text(ctx, `${t.id} (parked)`, X(t.start[0]) + 8, Y(t.start[1]) + 18);
         marks.push({ kind: 'static', label: t.id, x: X(t.start[0]), y: Y(t.start[1]) });
         continue;
       }
@@ -336,7 +353,7 @@ export class MapView {
         ctx.strokeStyle = '#ff7a45'; ctx.lineWidth = 2.5; ctx.beginPath();
         ctx.moveTo(X(cx) - r, Y(cy) - r); ctx.lineTo(X(cx) + r, Y(cy) + r);
         ctx.moveTo(X(cx) - r, Y(cy) + r); ctx.lineTo(X(cx) + r, Y(cy) - r); ctx.stroke();
-        ctx.fillStyle = '#ff7a45'; ctx.font = '12px monospace'; ctx.fillText(`conflict ${t.id}`, X(cx) + 9, Y(cy) - 9);
+        ctx.fillStyle = '#ff7a45'; ctx.font = '12px monospace'; this._text(ctx, `conflict ${t.id}`, X(cx) + 9, Y(cy) - 9);
         marks.push({ kind: 'conflict', label: t.id, x: X(cx), y: Y(cy) });
       }
     }

@@ -249,7 +249,7 @@ export class TestDay {
     const s = this.series;
     const box = $('#td-point');
     const p = s && s.points.find((x) => x.point === this.selected);
-    if (!p) { box.innerHTML = '<p class="muted">Select a cell of a grid.</p>'; return; }
+    if (!p) { box.innerHTML = `<p class="muted">${s ? 'Select a cell of a grid.' : 'No points yet: upload a workbook first.'}</p>`; return; }
     let action = '';
     const btn = (what) => `<button type="button" data-action="run" data-series="${esc(s.id)}" data-point="${p.point}" data-state="${esc(p.state)}">${what} ${esc(label(p))} of ${esc(s.id)}</button>`;
     if (p.runnable && p.state === 'planned') action = btn('Run');

@@ -7,6 +7,7 @@
 //! cannot reach a clock: time comes from the samples. Its dependencies keep it that way — no
 //! tokio, sqlx, axum or clap.
 
+pub mod capabilities;
 pub mod frame;
 pub mod map;
 #[cfg(feature = "proj")]

@@ -4,9 +4,12 @@
 //!
 //! Each archive: finished runs one second apart (two events and four telemetry rows each) and
 //! one run with 1320 telemetry rows (the 30 km/h replay's 660 samples × VUT and target) whose
-//! `telemetry.parquet` is exported. Measured: the first page of `GET /runs?limit=50`, the page
-//! half-way down (by its cursor), and `GET /runs/{id}/telemetry.parquet`; the median of
-//! `--requests` requests each, over a fresh TCP connection each.
+//! `telemetry.parquet` is exported. With `--samples-per-run N` every run has N samples (VUT and
+//! target alternating, 25 Hz, a CSV logger's decimals for the VUT, full doubles for the rest),
+//! compacted as a run's end compacts them, and the bytes a sample on disk are printed.
+//! Measured: the first page of `GET /runs?limit=50`, the page half-way down (by its cursor),
+//! `GET /runs/{id}/telemetry.parquet` and `GET /runs/{id}/telemetry` (the whole run as JSON);
+//! the median of `--requests` requests each, over a fresh TCP connection each.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -28,6 +31,9 @@ pub struct ArchiveBenchArgs {
     /// Requests per measurement (the median is printed).
     #[arg(long, default_value_t = 30)]
     pub requests: usize,
+    /// Samples of telemetry in every run (default: four rows each, 1320 in the exported one).
+    #[arg(long)]
+    pub samples_per_run: Option<usize>,
     /// Also PostgreSQL: a server URL (two schemas are created in it and dropped after).
     /// Default: $SCIL_TEST_POSTGRES_URL when set.
     #[arg(long)]
@@ -95,8 +101,85 @@ fn telemetry(run: &str, samples: usize) -> Vec<TelemetryRow> {
         .collect()
 }
 
+/// `samples` rows of a run as a proving ground records them: the VUT from a CSV logger (its
+/// decimals), a pedestrian target simulated (full doubles), alternating.
+fn ground_telemetry(run: &str, samples: usize) -> Vec<TelemetryRow> {
+    let dec = |v: f64, k: i32| (v * 10f64.powi(k)).round() / 10f64.powi(k);
+    (0..samples)
+        .map(|k| {
+            let (i, target) = (k / 2, k % 2 == 1);
+            let f = i as f64;
+            let t = dec(387_000.0 + f * 0.04, 3);
+            let (x, y, yaw, speed) = if target {
+                let s = (f * 0.04 - 2.0).max(0.0) * 1.39;
+                (200.0, -5.75 + s, std::f64::consts::FRAC_PI_2, 5.0 / 3.6)
+            } else {
+                (
+                    dec(20.0 + f * 0.3359 + 0.01 * (f * 0.37).sin(), 4),
+                    dec(-1.75 + 0.002 * (f * 0.11).sin(), 4),
+                    (90.0 - dec(0.1 * (f * 0.05).sin(), 3)).to_radians(),
+                    dec(30.25 + 0.05 * (f * 0.3).sin(), 3) / 3.6,
+                )
+            };
+            TelemetryRow {
+                run_id: run.to_string(),
+                seq: k as i64,
+                t,
+                vehicle: if target { "dummy" } else { "vut" }.into(),
+                kind: if target { "target" } else { "vut" }.into(),
+                x,
+                y,
+                yaw,
+                speed_mps: speed,
+                steering_wheel_deg: (!target).then(|| dec(0.2 * (f * 0.21).sin(), 1)),
+                brake_light: (!target).then_some(i % 500 > 450),
+                road_id: Some("1".into()),
+                lane_id: Some(-1),
+                road_s: Some(x - 5.0),
+                road_t: Some(y + 3.5),
+                wheel_speed_mps: None,
+            }
+        })
+        .collect()
+}
+
+/// Gives every run of the archive the telemetry of the exported run: its rows compacted as a
+/// run's end compacts them, its chunks then copied to every other run (SQL, in the database).
+async fn populate_samples(store: &Store, samples: usize) -> anyhow::Result<()> {
+    store
+        .insert_telemetry(&ground_telemetry(EXPORT_RUN, samples))
+        .await?;
+    store
+        .compact_run(EXPORT_RUN)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("{EXPORT_RUN} not compacted"))?;
+    let blob = crate::store::telemetry_archive::blob_id(EXPORT_RUN);
+    let runs = "FROM runs r CROSS JOIN";
+    let others = format!("r.id <> '{EXPORT_RUN}'");
+    for sql in [
+        format!(
+            "INSERT INTO blobs (id, kind, bytes, chunks, complete, created_ms) \
+             SELECT 'telemetry/' || r.id, b.kind, b.bytes, b.chunks, b.complete, b.created_ms \
+             {runs} blobs b WHERE {others} AND b.id = '{blob}'"
+        ),
+        format!(
+            "INSERT INTO blob_chunks (blob_id, seq, data) \
+             SELECT 'telemetry/' || r.id, c.seq, c.data \
+             {runs} blob_chunks c WHERE {others} AND c.blob_id = '{blob}'"
+        ),
+        format!(
+            "INSERT INTO telemetry_archive (run_id, samples, chunks, bytes, compacted_ms) \
+             SELECT r.id, a.samples, a.chunks, a.bytes, a.compacted_ms \
+             {runs} telemetry_archive a WHERE {others} AND a.run_id = '{EXPORT_RUN}'"
+        ),
+    ] {
+        store.execute_raw(&sql).await?;
+    }
+    Ok(())
+}
+
 /// Fills an empty store with `n` runs.
-async fn populate(store: &Store, n: usize) -> anyhow::Result<()> {
+async fn populate(store: &Store, n: usize, samples: Option<usize>) -> anyhow::Result<()> {
     let t0 = Utc::now();
     for lo in (0..n).step_by(10_000) {
         let hi = (lo + 10_000).min(n);
@@ -114,14 +197,17 @@ async fn populate(store: &Store, n: usize) -> anyhow::Result<()> {
                     created_at: r.created_at,
                 });
             }
-            if r.id != EXPORT_RUN {
+            if r.id != EXPORT_RUN && samples.is_none() {
                 rows.extend(telemetry(&r.id, 2));
             }
         }
         store.insert_events(&events).await?;
         store.insert_telemetry(&rows).await?;
     }
-    store.insert_telemetry(&telemetry(EXPORT_RUN, 660)).await?;
+    match samples {
+        Some(s) => populate_samples(store, s).await?,
+        None => store.insert_telemetry(&telemetry(EXPORT_RUN, 660)).await?,
+    }
     Ok(())
 }
 
@@ -162,13 +248,16 @@ struct Figures {
     deep_page: Duration,
     export: Duration,
     export_bytes: usize,
+    read: Duration,
+    /// Samples of the exported run.
+    samples: usize,
 }
 
 /// An archive served in process: its address and the three measured paths.
 struct Served {
     server: crate::serve::Server,
     storage: std::path::PathBuf,
-    paths: [String; 3],
+    paths: [String; 4],
 }
 
 async fn serve(url: &str, runs: usize) -> anyhow::Result<Served> {
@@ -206,17 +295,23 @@ async fn serve(url: &str, runs: usize) -> anyhow::Result<Served> {
             format!("/api/v1/runs?limit={PAGE}"),
             format!("/api/v1/runs?limit={PAGE}&cursor={cursor}"),
             format!("/api/v1/runs/{EXPORT_RUN}/telemetry.parquet"),
+            format!("/api/v1/runs/{EXPORT_RUN}/telemetry"),
         ],
     })
 }
 
 /// Both archives, requests alternating between them (machine load drifts alike for both);
 /// medians.
-async fn measure(small: Served, large: Served, n: usize) -> anyhow::Result<(Figures, Figures)> {
+async fn measure(
+    small: Served,
+    large: Served,
+    n: usize,
+    samples: usize,
+) -> anyhow::Result<(Figures, Figures)> {
     // Per measured path: the medians of (small, large).
     let mut meds: Vec<[Duration; 2]> = Vec::new();
     let mut bytes = [0usize; 2];
-    for (m, last) in [(0, false), (1, false), (2, true)] {
+    for (m, last) in [(0, false), (1, false), (2, true), (3, false)] {
         let mut times: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
         for s in [&small, &large] {
             timed(s.server.addr, &s.paths[m]).await?; // warm-up
@@ -245,6 +340,8 @@ async fn measure(small: Served, large: Served, n: usize) -> anyhow::Result<(Figu
         deep_page: meds[1][k],
         export: meds[2][k],
         export_bytes: bytes[k],
+        read: meds[3][k],
+        samples,
     };
     Ok((fig(0), fig(1)))
 }
@@ -264,6 +361,7 @@ fn print(backend: &str, small: usize, large: usize, a: &Figures, b: &Figures) {
             b.deep_page,
         ),
         ("GET /runs/{id}/telemetry.parquet", a.export, b.export),
+        ("GET /runs/{id}/telemetry (one run, JSON)", a.read, b.read),
     ] {
         println!(
             "  {what:<42} {:>8.2} {:>8.2}   ×{:.2}",
@@ -273,8 +371,8 @@ fn print(backend: &str, small: usize, large: usize, a: &Figures, b: &Figures) {
         );
     }
     println!(
-        "  (export: 1320 telemetry rows; {} and {} bytes of Parquet)",
-        a.export_bytes, b.export_bytes
+        "  (export: {} telemetry rows; {} and {} bytes of Parquet)",
+        a.samples, a.export_bytes, b.export_bytes
     );
 }
 
@@ -290,17 +388,30 @@ async fn bench(args: ArchiveBenchArgs) -> anyhow::Result<()> {
         );
         let store = Store::connect(&url).await?;
         let t = Instant::now();
-        populate(&store, *n).await?;
-        store.close().await;
+        populate(&store, *n, args.samples_per_run).await?;
+        store.checkpoint(true).await?;
         eprintln!(
             "sqlite: {n} runs stored in {:.1} s",
             t.elapsed().as_secs_f64()
         );
+        if let Some(per_run) = args.samples_per_run {
+            let file = std::fs::metadata(tmp.join(format!("a{k}.db")))?.len()
+                + store.wal_bytes().unwrap_or(0);
+            let samples = (per_run * n) as f64;
+            println!(
+                "sqlite: {n} runs × {per_run} samples: database file {:.1} MB, {:.2} bytes a \
+                 sample on disk (everything: runs, events, chunks, indexes)",
+                file as f64 / 1e6,
+                file as f64 / samples.max(1.0)
+            );
+        }
+        store.close().await;
         served.push(serve(&url, *n).await?);
     }
     let large = served.pop().ok_or_else(|| anyhow::anyhow!("no archive"))?;
     let small = served.pop().ok_or_else(|| anyhow::anyhow!("no archive"))?;
-    let (a, b) = measure(small, large, args.requests).await?;
+    let samples = args.samples_per_run.unwrap_or(1320);
+    let (a, b) = measure(small, large, args.requests, samples).await?;
     print("sqlite", sizes[0], sizes[1], &a, &b);
     let _ = std::fs::remove_dir_all(&tmp);
 
@@ -325,7 +436,25 @@ async fn bench(args: ArchiveBenchArgs) -> anyhow::Result<()> {
                 let url = format!("{pg}{sep}options=-csearch_path%3D{schema}");
                 let store = Store::connect(&url).await?;
                 let t = Instant::now();
-                populate(&store, *n).await?;
+                populate(&store, *n, args.samples_per_run).await?;
+                if let (Some(per_run), crate::store::Db::Postgres(p)) =
+                    (args.samples_per_run, &store.db)
+                {
+                    // Every table of the archive's schema with its indexes and TOAST.
+                    let bytes: i64 = sqlx::query_scalar(
+                        "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::BIGINT \
+                         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+                         WHERE n.nspname = current_schema() AND c.relkind = 'r'",
+                    )
+                    .fetch_one(p)
+                    .await?;
+                    println!(
+                        "postgres: {n} runs × {per_run} samples: tables {:.1} MB, {:.2} bytes a \
+                         sample on disk (everything: runs, events, chunks, indexes)",
+                        bytes as f64 / 1e6,
+                        bytes as f64 / (per_run * n).max(1) as f64
+                    );
+                }
                 store.close().await;
                 eprintln!(
                     "postgres: {n} runs stored in {:.1} s",
@@ -335,7 +464,7 @@ async fn bench(args: ArchiveBenchArgs) -> anyhow::Result<()> {
             }
             let large = served.pop().ok_or_else(|| anyhow::anyhow!("no archive"))?;
             let small = served.pop().ok_or_else(|| anyhow::anyhow!("no archive"))?;
-            measure(small, large, args.requests).await
+            measure(small, large, args.requests, samples).await
         }
         .await;
         for schema in &schemas {

@@ -152,6 +152,9 @@ async fn measure(a: &JoinBenchArgs, dir: &Path) -> anyhow::Result<String> {
             row_count: rows as i64,
             bundled: false,
             created_at: chrono::Utc::now(),
+            kind: "csv".into(),
+            sha256: None,
+            columns: None,
             map_id: Some("proving_ground".into()),
         })
         .await?;

@@ -28,8 +28,12 @@ pub struct FeedArgs {
     /// Replay CSV (local PosX/PosY columns need --map; WGS84 exports are sent as they are).
     pub csv: PathBuf,
     /// Destination HOST:PORT of the NCOM stream (OxTS default port 3000).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "adma")]
     pub ncom: Option<String>,
+    /// Send GeneSys ADMAnet (v3.3.3) instead of NCOM: destination HOST:PORT (GeneSys default
+    /// port 1040); with --save the capture holds ADMAnet packets.
+    #[arg(long)]
+    pub adma: Option<String>,
     /// Also (or only) write the raw packets to a capture file.
     #[arg(long)]
     pub save: Option<PathBuf>,
@@ -69,6 +73,9 @@ pub fn run_feed(a: FeedArgs) -> anyhow::Result<ExitCode> {
         gps_week: a.gps_week,
         ..Default::default()
     };
+    if a.adma.is_some() {
+        return feed_adma(&a, &samples, geo.as_deref(), &opts);
+    }
     let packets = feed::ncom_stream(&samples, geo.as_deref(), &opts)?;
     if let Some(p) = &a.save {
         let mut f = std::io::BufWriter::new(std::fs::File::create(p)?);
@@ -106,6 +113,36 @@ pub fn run_feed(a: FeedArgs) -> anyhow::Result<ExitCode> {
         }
     } else if a.save.is_none() {
         anyhow::bail!("give --ncom HOST:PORT and/or --save FILE");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `scil feed --adma`: the replay as GeneSys ADMAnet packets.
+fn feed_adma(
+    a: &FeedArgs,
+    samples: &[InsSample],
+    geo: Option<&dyn feed::MapToGeo>,
+    opts: &FeedOptions,
+) -> anyhow::Result<ExitCode> {
+    if a.can_log.is_some() {
+        anyhow::bail!("--can-log is sent with NCOM only (give --ncom)");
+    }
+    let packets = feed::adma_stream(samples, geo, opts)?;
+    if let Some(p) = &a.save {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(p)?);
+        for (_, pk) in &packets {
+            f.write_all(pk)?;
+        }
+        f.flush()?;
+        eprintln!("wrote {} ADMAnet packets to {}", packets.len(), p.display());
+    }
+    if let Some(target) = &a.adma {
+        let addr: SocketAddr = std::net::ToSocketAddrs::to_socket_addrs(target.as_str())
+            .with_context(|| format!("bad --adma address {target}"))?
+            .next()
+            .context("--adma resolves to nothing")?;
+        let n = runtime()?.block_on(feed::send_udp_datagrams(&packets, addr, a.speed))?;
+        eprintln!("sent {n} ADMAnet packets to {addr}");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -318,6 +355,10 @@ pub struct ListenArgs {
     /// NCOM over UDP: address to bind (OxTS default 0.0.0.0:3000).
     #[arg(long)]
     pub ncom: Option<String>,
+    /// GeneSys ADMA (ADMAnet 3.3.3–3.3.5) over UDP: address to bind (GeneSys default
+    /// 0.0.0.0:1040).
+    #[arg(long)]
+    pub adma: Option<String>,
     /// JSON lines over UDP: address to bind.
     #[arg(long)]
     pub json_udp: Option<String>,
@@ -353,6 +394,9 @@ impl ListenArgs {
         let mut v = Vec::new();
         if let Some(b) = &self.ncom {
             v.push(SourceSpec::ins(InsSpec::Ncom { bind: b.clone() }));
+        }
+        if let Some(b) = &self.adma {
+            v.push(SourceSpec::ins(InsSpec::Adma { bind: b.clone() }));
         }
         for (t, b) in [
             (JsonTransport::Udp, &self.json_udp),
@@ -396,8 +440,9 @@ pub fn run_listen(a: ListenArgs) -> anyhow::Result<ExitCode> {
     let specs = a.specs();
     if specs.is_empty() {
         anyhow::bail!(
-            "give at least one source: --ncom 0.0.0.0:{}, --json-udp, --json-tcp, --json-ws, --json-ws-url",
-            udp::NCOM_DEFAULT_PORT
+            "give at least one source: --ncom 0.0.0.0:{}, --adma 0.0.0.0:{}, --json-udp, --json-tcp, --json-ws, --json-ws-url",
+            udp::NCOM_DEFAULT_PORT,
+            crate::ingest::adma::DEFAULT_PORT
         );
     }
     let rt = runtime()?;

@@ -4,6 +4,7 @@ pub mod bench;
 pub mod catalogue;
 pub mod convert;
 pub mod cosim;
+pub mod db;
 pub mod dispatch;
 pub mod export;
 pub mod ingest;

@@ -53,9 +53,28 @@ pub struct ReplayArgs {
     /// steering brake; units: s ms m deg rad m/s km/h mph). Repeatable.
     #[arg(long = "column", value_name = "FIELD=COLUMN[:UNIT]", value_parser = column_arg)]
     pub columns: Vec<String>,
-    /// candump log of the run's CAN (same time base as the CSV), fused into the samples.
+    /// CAN log of the run (candump, Vector BLF or ASC, MDF4 bus logging), fused into the
+    /// samples. Its times must meet the recording's: see --can-offset and --can-align.
     #[arg(long, requires = "dbc")]
     pub can_log: Option<PathBuf>,
+    /// Seconds added to the CAN log's times (the recording's time at the log's 0), for a
+    /// logger on another time base.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        requires = "can_log",
+        allow_hyphen_values = true
+    )]
+    pub can_offset: Option<f64>,
+    /// Find the CAN log's offset by matching a CAN speed signal to the INS speed
+    /// (cross-correlation): speed=MESSAGE.SIGNAL, e.g. speed=WHEEL_SPEEDS.WHEEL_SPEED_FL.
+    #[arg(
+        long,
+        value_name = "speed=MESSAGE.SIGNAL",
+        requires = "can_log",
+        conflicts_with = "can_offset"
+    )]
+    pub can_align: Option<String>,
     /// DBC that decodes --can-log.
     #[arg(long)]
     pub dbc: Option<PathBuf>,
@@ -116,6 +135,8 @@ impl ReplayArgs {
             on_bad_row: BadRowPolicy::Stop,
             columns: Vec::new(),
             can_log: None,
+            can_offset: None,
+            can_align: None,
             dbc: None,
             can_fcw: None,
             stale_limit_ms: 200.0,
@@ -155,6 +176,8 @@ impl ReplayArgs {
                 spec.can = Some(CanSpec::Candump {
                     path: log.clone(),
                     dbc: dbc.display().to_string(),
+                    offset_s: self.can_offset,
+                    align: self.can_align.clone(),
                 })
             }
             (Some(_), None) => anyhow::bail!("--can-log needs --dbc FILE"),
@@ -414,6 +437,9 @@ pub fn report(r: &RunReport, a: &ReplayArgs) -> String {
     );
     for e in &r.skipped {
         let _ = writeln!(s, "  skipped: {e}");
+    }
+    if let Some(c) = &r.can {
+        let _ = writeln!(s, "can      {}", c.describe());
     }
     if let Some(rec) = &r.recording {
         let _ = writeln!(

@@ -177,6 +177,15 @@ fn split_header(cell: &str) -> (String, Option<String>) {
     (norm, unit.filter(|u| !u.is_empty()))
 }
 
+/// The names [`auto_field`] takes for each required field, as a missing-column error lists them.
+const ACCEPTED_TIME: &str = "Time, T, Timestamp, GPSTime, TimeGPS or TimeS";
+const ACCEPTED_X: &str = "PosX, X, PositionX, XPos or MapX";
+const ACCEPTED_Y: &str = "PosY, Y, PositionY, YPos or MapY";
+const ACCEPTED_LAT: &str = "Latitude or Lat";
+const ACCEPTED_LON: &str = "Longitude, Lon, Long or Lng";
+const ACCEPTED_HEADING: &str = "Heading, Hdg, HeadingAngle or Course";
+const ACCEPTED_SPEED: &str = "Velocity, Speed, Speed horizontal, HorizontalSpeed, V or Vel";
+
 fn auto_field(name: &str) -> Option<Field> {
     Some(match name {
         "time" | "t" | "timestamp" | "gpstime" | "timegps" | "times" => Field::Time,
@@ -253,21 +262,23 @@ impl ColumnMapping {
         let has = |f| m.index(f).is_some();
         let mut missing = Vec::new();
         if !has(Field::Time) {
-            missing.push("time");
+            missing.push(format!("time (a column named {})", ACCEPTED_TIME));
         }
         if !(has(Field::X) && has(Field::Y) || has(Field::Lat) && has(Field::Lon)) {
-            missing.push("position (PosX+PosY or Latitude+Longitude)");
+            missing.push(format!(
+                "position (x: {ACCEPTED_X}; y: {ACCEPTED_Y}; or latitude: {ACCEPTED_LAT} and longitude: {ACCEPTED_LON})"
+            ));
         }
         if !has(Field::Heading) {
-            missing.push("heading");
+            missing.push(format!("heading (a column named {ACCEPTED_HEADING})"));
         }
         if !has(Field::Speed) {
-            missing.push("speed");
+            missing.push(format!("speed (a column named {ACCEPTED_SPEED})"));
         }
         if !missing.is_empty() {
             return Err(format!(
-                "missing column(s): {} (header: [{}]; map explicitly with --column FIELD=NAME[:UNIT])",
-                missing.join(", "),
+                "missing column(s): {} (header: [{}]; names compare without case, spaces, '_', '-' and '.', a unit in brackets after them; map explicitly with --column FIELD=NAME[:UNIT])",
+                missing.join("; "),
                 header.iter().map(|h| h.trim()).collect::<Vec<_>>().join(", ")
             ));
         }

@@ -138,3 +138,26 @@ fn implausible_rows_follow_the_policy_with_their_line() {
     assert!(s.next().is_none());
     assert_eq!(s.rows, 1);
 }
+
+/// Every name a missing-column error lists is one the header detection takes for that field.
+#[test]
+fn accepted_names_are_the_detected_ones() {
+    for (list, field) in [
+        (ACCEPTED_TIME, Field::Time),
+        (ACCEPTED_X, Field::X),
+        (ACCEPTED_Y, Field::Y),
+        (ACCEPTED_LAT, Field::Lat),
+        (ACCEPTED_LON, Field::Lon),
+        (ACCEPTED_HEADING, Field::Heading),
+        (ACCEPTED_SPEED, Field::Speed),
+    ] {
+        for name in list.split(", ").flat_map(|n| n.split(" or ")) {
+            let (norm, _) = split_header(name);
+            assert_eq!(auto_field(&norm), Some(field), "{name}");
+        }
+    }
+    let e = ColumnMapping::from_header(&["Time", "PosX", "PosY", "Heading", "VelocityKmh"], &[])
+        .err()
+        .unwrap_or_default();
+    assert!(e.contains("speed (a column named Velocity, Speed"), "{e}");
+}

@@ -24,6 +24,8 @@ pub enum FileKind {
     Asc,
     /// Vector BLF binary log (`LOGG`).
     Blf,
+    /// GeneSys ADMAnet packets one after another (`GBIN` at byte 0).
+    Adma,
     /// Apache Parquet (`PAR1`): an export, not a recording scil replays.
     Parquet,
     /// A file of none of the kinds above that is not text.
@@ -44,6 +46,7 @@ impl FileKind {
             FileKind::Candump => "a candump log",
             FileKind::Asc => "a Vector ASC log",
             FileKind::Blf => "a Vector BLF file",
+            FileKind::Adma => "a GeneSys ADMAnet recording",
             FileKind::Parquet => "a Parquet file (an export, not a recording)",
             FileKind::Binary => "a binary file of no kind scil reads",
             FileKind::Empty => "empty",
@@ -84,6 +87,9 @@ pub fn sniff(head: &[u8]) -> FileKind {
     }
     if head.starts_with(b"\x89MCAP") {
         return FileKind::Mcap;
+    }
+    if head.starts_with(&super::adma::GENESYS_ID) {
+        return FileKind::Adma;
     }
     if head.starts_with(b"PAR1") {
         return FileKind::Parquet;
@@ -136,6 +142,22 @@ pub fn wrong_kind(path: &Path, kind: FileKind, hint: &str) -> String {
     }
 }
 
+/// Where a file of this kind goes, for a file given where another kind was expected
+/// ("upload it as a replay"); `None` for text that may be what was expected after all.
+pub fn belongs(kind: FileKind) -> Option<&'static str> {
+    match kind {
+        FileKind::Mdf4 | FileKind::Vbo | FileKind::Mcap => {
+            Some("a recording: upload it as a replay")
+        }
+        FileKind::Candump | FileKind::Asc | FileKind::Blf => {
+            Some("a CAN log: give it with a replay or a run (its CAN source)")
+        }
+        FileKind::Parquet => Some("scil's export of a run, not an input"),
+        FileKind::Mdf3 | FileKind::Binary | FileKind::Empty => Some("not what is read here"),
+        FileKind::Csv => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +168,7 @@ mod tests {
         assert_eq!(sniff(b"MDF     3.30    "), FileKind::Mdf3);
         assert_eq!(sniff(b"LOGG\x90\0\0\0"), FileKind::Blf);
         assert_eq!(sniff(b"\x89MCAP0\r\n"), FileKind::Mcap);
+        assert_eq!(sniff(b"GBIN\x03\x03\x03\0"), FileKind::Adma);
         assert_eq!(
             sniff(b"(387000.000249) can0 156#000200000000\n"),
             FileKind::Candump

@@ -44,6 +44,10 @@ pub struct HealthSnapshot {
     pub skipped_bytes: u64,
     /// Last error text (I/O or parse), for display.
     pub last_error: Option<String>,
+    /// Malformed messages by why they were refused (`too_short`, `other_id`,
+    /// `unknown_version`, ...), for sources that tell; also counted in `malformed`.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub rejected: std::collections::BTreeMap<String, u64>,
 }
 
 #[derive(Debug)]
@@ -97,6 +101,13 @@ impl SourceHealth {
     pub fn malformed(&self, err: impl std::fmt::Display) {
         let mut g = self.lock();
         g.snap.malformed += 1;
+        g.snap.last_error = Some(err.to_string());
+    }
+    /// A malformed message, counted under `kind` too.
+    pub fn rejected(&self, kind: &str, err: impl std::fmt::Display) {
+        let mut g = self.lock();
+        g.snap.malformed += 1;
+        *g.snap.rejected.entry(kind.to_string()).or_default() += 1;
         g.snap.last_error = Some(err.to_string());
     }
     pub fn checksum_failed(&self) {

@@ -1,6 +1,7 @@
 //! Telemetry sources. Every source yields [`crate::sample::InsSample`]s in source conventions;
 //! the interface block ([`crate::frame`]) converts them to the map frame.
 
+pub mod adma;
 pub mod can;
 pub mod csv;
 mod csv_cells;

@@ -1,10 +1,11 @@
 //! A recording of any kind scil replays from a file — CSV, ASAM MDF4 physical channels,
-//! Racelogic VBOX — told by its content. A CAN log or a file of another kind is refused with
+//! Racelogic VBOX, GeneSys ADMAnet packets — told by its content. A CAN log or a file of another kind is refused with
 //! what it is. (scil's own MCAP recordings are in the map frame and opened apart, see
 //! [`crate::record::McapSource`].)
 
 use std::path::{Path, PathBuf};
 
+use super::adma::file::AdmaFile;
 use super::csv::{BadRowPolicy, ColumnSpec, CsvError, CsvSource};
 use super::detect::{self, FileKind};
 use super::mdf4::Mdf4Source;
@@ -16,13 +17,14 @@ pub enum Recording {
     Csv(Box<CsvSource>),
     Mdf4(Box<Mdf4Source>),
     Vbo(Box<VboSource>),
+    Adma(Box<AdmaFile>),
 }
 
 /// The hint for a file that is a CAN log, not a recording.
 fn hint(kind: FileKind) -> &'static str {
     match kind {
         k if k.is_can_log() => "give it as a CAN log (--can-log with --dbc), not as the recording",
-        _ => "scil replays CSV, MDF4, VBOX and MCAP recordings",
+        _ => "scil replays CSV, MDF4, VBOX, ADMAnet and MCAP recordings",
     }
 }
 
@@ -48,6 +50,9 @@ impl Recording {
             }
             FileKind::Vbo => VboSource::open_as(path, display, columns, policy)
                 .map(|s| Recording::Vbo(Box::new(s))),
+            FileKind::Adma => {
+                AdmaFile::open_as(path, display, policy).map(|s| Recording::Adma(Box::new(s)))
+            }
             FileKind::Empty => Err(err("empty file: no sample to replay".into())),
             other => Err(CsvError {
                 file: PathBuf::new(),
@@ -71,6 +76,7 @@ impl Recording {
             Recording::Csv(_) => "csv",
             Recording::Mdf4(_) => "mf4",
             Recording::Vbo(_) => "vbo",
+            Recording::Adma(_) => "adma",
         }
     }
 
@@ -83,6 +89,7 @@ impl Recording {
             Recording::Csv(s) => Recording::Csv(Box::new(s.with_plausibility(limits))),
             Recording::Mdf4(s) => Recording::Mdf4(Box::new(s.with_plausibility(limits))),
             Recording::Vbo(s) => Recording::Vbo(Box::new(s.with_plausibility(limits))),
+            Recording::Adma(s) => Recording::Adma(Box::new(s.with_plausibility(limits))),
         }
     }
 
@@ -92,6 +99,7 @@ impl Recording {
             Recording::Csv(s) => s.next_sample(),
             Recording::Mdf4(s) => s.next_sample(),
             Recording::Vbo(s) => s.next_sample(),
+            Recording::Adma(s) => s.next_sample(),
         }
     }
 
@@ -101,6 +109,7 @@ impl Recording {
             Recording::Csv(s) => s.rows,
             Recording::Mdf4(s) => s.rows,
             Recording::Vbo(s) => s.rows,
+            Recording::Adma(s) => s.rows,
         }
     }
 
@@ -110,6 +119,7 @@ impl Recording {
             Recording::Csv(s) => (s.skipped, &s.skipped_errors),
             Recording::Mdf4(_) => (0, &[]),
             Recording::Vbo(s) => (s.skipped, &s.skipped_errors),
+            Recording::Adma(s) => (s.skipped, &s.skipped_errors),
         }
     }
 
@@ -130,6 +140,7 @@ impl Recording {
             }
             Recording::Mdf4(s) => s.describe(),
             Recording::Vbo(s) => s.describe(),
+            Recording::Adma(s) => s.describe(),
         }
     }
 }

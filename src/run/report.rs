@@ -70,6 +70,9 @@ pub struct RunReport {
     /// A live source: name, address, health, drops.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceReport>,
+    /// What the fusion of a recorded CAN log did: frames read, frames fused, the offset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub can: Option<crate::ingest::can::timebase::CanFusionReport>,
     /// Euro NCAP validity verdict, when the scenario asks for one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub validity: Option<crate::scenario::validity::Validity>,

@@ -143,6 +143,7 @@ impl Session {
         };
         report.skipped = reasons;
         report.source = self.feed.report(d.bad_samples);
+        report.can = self.feed.can_report();
         let outcome = if report.error.is_some() {
             Outcome::Failed
         } else if report.aborted.is_some() || matches!(d.stopped, Some(StopRequest::Abort { .. })) {

@@ -37,6 +37,7 @@
 //! [telemetry]
 //! max_buffer_rows = 500000                  # rows held in memory while the database fails
 //! spill_dir = "/var/spool/scil"             # beyond that, rows go to files here (default: off)
+//! keep_days = 730                           # drop runs' telemetry after this (default: keep)
 //! ```
 //!
 //! Environment overrides: `SCIL_BIND`, `SCIL_FOXGLOVE_BIND`, `DATABASE_URL`, `SCIL_STORAGE_DIR`, `SCIL_DATA`,
@@ -241,6 +242,10 @@ pub struct TelemetryConfig {
     /// Where telemetry rows beyond `max_buffer_rows` go while the database fails (best on
     /// another volume than the database); None: they are dropped and counted.
     pub spill_dir: Option<PathBuf>,
+    /// Retention: the telemetry of runs finished more than this many days ago is dropped (at
+    /// startup and hourly; audited; the runs keep their events, results and record). None:
+    /// kept for ever.
+    pub keep_days: Option<u32>,
 }
 
 impl Default for Config {
@@ -290,6 +295,7 @@ impl Default for TelemetryConfig {
             max_buffer_rows: w.max_buffer_rows,
             settle_timeout_s: 300.0,
             spill_dir: None,
+            keep_days: None,
         }
     }
 }

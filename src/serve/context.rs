@@ -140,11 +140,14 @@ impl Shared {
         id: &str,
         gone: &str,
     ) -> ApiResult<(crate::store::ScenarioRow, crate::scenario::Scenario)> {
-        let row = self
-            .store
-            .get_scenario(id)
-            .await?
-            .ok_or_else(|| ApiError::Unprocessable(format!("scenario '{id}' {gone}")))?;
+        let Some(row) = self.store.get_scenario(id).await? else {
+            let why = if gone == "does not exist" {
+                super::known::unknown(&self.store, "scenario", id).await
+            } else {
+                format!("scenario '{id}' {gone}")
+            };
+            return Err(ApiError::Unprocessable(why));
+        };
         let sc = crate::scenario::Scenario::from_toml(&row.toml)
             .map_err(|e| ApiError::Unprocessable(format!("scenario '{id}': {e}")))?;
         Ok((row, sc))

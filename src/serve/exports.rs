@@ -23,6 +23,7 @@ pub fn router() -> Router<AppState> {
         .route("/runs/{id}/events.parquet", get(events_parquet))
         .route("/runs/{id}/export.mcap", get(export_mcap))
         .route("/runs/{id}/export.mf4", get(export_mf4))
+        .route("/runs/{id}/export.xosc", get(export_xosc))
 }
 
 /// A stored run's telemetry and events (`None` if there is no such run).
@@ -141,4 +142,27 @@ async fn export_mf4(
             .await
             .map_err(|e| ApiError::Internal(e.into()))?;
     Ok(attachment(body, "application/x-mdf", format!("{id}.mf4")))
+}
+
+/// The run as OpenSCENARIO 1.3 (as `scil export --xosc`): every recorded actor replays its
+/// motion; the road network is named `MAP.xodr` (`GET /maps/{id}` serves it).
+async fn export_xosc(
+    State(st): State<AppState>,
+    _r: Reader,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let (run, rows, _) = load(&st, &id).await?;
+    let scenario = st
+        .store
+        .get_scenario(&run.scenario_id)
+        .await?
+        .and_then(|s| crate::scenario::Scenario::from_toml(&s.toml).ok());
+    let map = run.map_id.as_ref().map(|m| format!("{m}.xodr"));
+    let body = tokio::task::spawn_blocking(move || {
+        let rec = crate::xosc::export::recording(&run, &rows, scenario.as_ref(), map.as_deref());
+        openscenario::write::write(&rec).into_bytes()
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.into()))?;
+    Ok(attachment(body, "application/xml", format!("{id}.xosc")))
 }

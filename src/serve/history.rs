@@ -201,7 +201,7 @@ impl History {
             }
             let ev: Value = serde_json::from_str(&e.payload).unwrap_or(Value::Null);
             h.events
-                .push(json!({"type": "event", "run_id": run_id, "t": e.t, "event": ev}));
+                .push(json!({"type": "event", "run_id": run_id, "t": e.t, "at": e.created_at, "event": ev}));
         }
         h.state = Some(state.to_string());
         h

@@ -182,8 +182,19 @@ async fn upload(
                         bytes.len()
                     )));
                 }
-                let xml = String::from_utf8(bytes.to_vec())
-                    .map_err(|_| ApiError::Unprocessable("map is not UTF-8 text".into()))?;
+                let kind = crate::ingest::detect::sniff(&bytes[..bytes.len().min(8192)]);
+                let is_xml = bytes.trim_ascii_start().starts_with(b"<");
+                if let (false, Some(hint)) = (is_xml, crate::ingest::detect::belongs(kind)) {
+                    return Err(ApiError::Unprocessable(format!(
+                        "{name} is {}, {hint}; a map is an OpenDRIVE file (.xodr, XML)",
+                        kind.describe()
+                    )));
+                }
+                let xml = String::from_utf8(bytes.to_vec()).map_err(|_| {
+                    ApiError::Unprocessable(format!(
+                        "{name} is not UTF-8 text: a map is an OpenDRIVE file (.xodr, XML)"
+                    ))
+                })?;
                 file = Some((name, xml));
             }
             other => {

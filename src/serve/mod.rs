@@ -27,6 +27,7 @@ pub mod history;
 pub mod hub;
 pub mod instance;
 pub mod instances;
+pub mod known;
 pub mod live;
 pub mod maps;
 pub mod metrics;

@@ -72,7 +72,8 @@ struct Stored {
     chain: ChainInfo,
     events: Vec<ChainEvent>,
     results: Option<String>,
-    telemetry: (String, u64),
+    /// None: dropped by retention (`scil db prune`, `telemetry.keep_days`): not checked.
+    telemetry: Option<(String, u64)>,
 }
 
 async fn load(st: &AppState, id: &str) -> ApiResult<Stored> {
@@ -89,7 +90,10 @@ async fn load(st: &AppState, id: &str) -> ApiResult<Stored> {
     Ok(Stored {
         events: st.store.chain_events(id).await?,
         results: st.store.get_result(id).await?,
-        telemetry: st.store.telemetry_digest(id).await?,
+        telemetry: match st.store.telemetry_pruned(id).await? {
+            Some(_) => None,
+            None => Some(st.store.telemetry_digest(id).await?),
+        },
         chain: ChainInfo {
             unchained,
             head,
@@ -107,7 +111,7 @@ fn verdict_of(s: &Stored, identity: &RunIdentity) -> Verdict {
         run: identity,
         events: &s.events,
         results: s.results.as_deref(),
-        telemetry: Some(s.telemetry.clone()),
+        telemetry: s.telemetry.clone(),
     })
 }
 
@@ -140,12 +144,11 @@ async fn record(
     let s = load(&st, &id).await?;
     let identity = RunIdentity::of(&s.row);
     let verdict = verdict_of(&s, &identity);
-    let telemetry = if q.telemetry.unwrap_or(false) {
-        if s.telemetry.1 > RECORD_TELEMETRY_MAX as u64 {
+    let telemetry = if let (true, Some((_, n))) = (q.telemetry.unwrap_or(false), &s.telemetry) {
+        if *n > RECORD_TELEMETRY_MAX as u64 {
             return Err(ApiError::Unprocessable(format!(
-                "run '{id}' has {} telemetry rows, more than a record carries ({RECORD_TELEMETRY_MAX}): \
+                "run '{id}' has {n} telemetry rows, more than a record carries ({RECORD_TELEMETRY_MAX}): \
                  export it without telemetry (its digest is in the record) and the telemetry as Parquet",
-                s.telemetry.1
             )));
         }
         let rows = st
@@ -174,10 +177,9 @@ async fn record(
         events: s.events,
         results: s.results,
         provenance,
-        telemetry_digest: Some(TelemetryInfo {
-            sha256: s.telemetry.0,
-            rows: s.telemetry.1,
-        }),
+        telemetry_digest: s
+            .telemetry
+            .map(|(sha256, rows)| TelemetryInfo { sha256, rows }),
         telemetry,
         verdict,
     };

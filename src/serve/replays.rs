@@ -1,8 +1,11 @@
-//! `/replays`: recorded CSV files. `POST /replays` uploads one (multipart) and creates a run.
+//! `/replays`: recordings (CSV, MDF4, VBOX, MCAP). `POST /replays` uploads one (multipart) and
+//! creates a run.
 //!
-//! Uploads are streamed to `<storage_dir>/uploads/<generated>.csv` — the client's file name is
+//! Uploads are streamed to `<storage_dir>/uploads/<generated>` — the client's file name is
 //! kept for display only, so it can never choose a path — with byte and row limits enforced
-//! while streaming (413 past either).
+//! while streaming (413 past either). The stored replay records its kind, told by its content,
+//! and the SHA-256 of its bytes: a second upload of the same file (with the same column
+//! mapping) reuses the first replay instead of storing a copy.
 
 use std::sync::atomic::Ordering;
 
@@ -21,7 +24,7 @@ use super::hub::run_json;
 use super::runs::SpeedArg;
 use super::state::AppState;
 use super::supervisor::{NewRun, RunSource};
-use crate::ingest::csv::{BadRowPolicy, CsvError};
+use crate::ingest::csv::{BadRowPolicy, ColumnSpec};
 use crate::ingest::recording::Recording;
 use crate::store::ReplayRow;
 
@@ -50,7 +53,9 @@ async fn list(
         return Ok(axum::Json(rows).into_response());
     };
     if st.store.get_scenario(sc).await?.is_none() {
-        return Err(ApiError::not_found("scenario", sc));
+        return Err(ApiError::NotFound(
+            super::known::unknown(&st.store, "scenario", sc).await,
+        ));
     }
     let mut out = Vec::with_capacity(rows.len());
     for r in rows {
@@ -84,6 +89,95 @@ struct Upload {
     path: std::path::PathBuf,
     name: String,
     bytes: u64,
+    sha256: String,
+}
+
+/// SHA-256 of a file's bytes, hex.
+pub fn sha256_file(path: &std::path::Path) -> std::io::Result<String> {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    let mut f = std::fs::File::open(path)?;
+    std::io::copy(&mut f, &mut h)?;
+    Ok(hex(&h.finalize()))
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// The kind a replay records (`csv`, `mdf4`, `vbo`, `mcap`); `Err` names what the file is and
+/// where it belongs when it is no recording.
+fn replay_kind(name: &str, head: &[u8]) -> Result<&'static str, String> {
+    use crate::ingest::detect::{belongs, sniff, FileKind};
+    let kind = sniff(head);
+    let text = String::from_utf8_lossy(head);
+    let lead = text.trim_start_matches('\u{feff}').trim_start();
+    if kind == FileKind::Csv && lead.starts_with('<') {
+        let what = if text.contains("<OpenDRIVE") {
+            "an OpenDRIVE map: upload it as a map (POST /api/v1/maps, the Maps tab)"
+        } else if text.contains("<OpenSCENARIO") {
+            "an OpenSCENARIO file: upload it as a scenario (POST /api/v1/scenarios)"
+        } else {
+            "XML, not a recording"
+        };
+        return Err(format!("{name} is {what}"));
+    }
+    if kind == FileKind::Csv
+        && (text.contains("\n[vut]") || text.contains("[[targets]]") || lead.starts_with("[vut]"))
+    {
+        return Err(format!(
+            "{name} is a scenario file (TOML): upload it as a scenario (POST /api/v1/scenarios)"
+        ));
+    }
+    match kind {
+        FileKind::Csv => Ok("csv"),
+        FileKind::Mdf4 => Ok("mdf4"),
+        FileKind::Vbo => Ok("vbo"),
+        FileKind::Mcap => Ok("mcap"),
+        FileKind::Empty => Err(format!("{name} is empty: no sample to replay")),
+        k => Err(format!(
+            "{name} is {}, {}; a replay is a CSV, MDF4, VBOX or MCAP recording",
+            k.describe(),
+            belongs(k).unwrap_or("not a recording")
+        )),
+    }
+}
+
+/// Reads the whole recording as a run would (an MCAP through its VUT channel) and counts its
+/// samples; errors name the uploaded file.
+fn count_samples(
+    path: &std::path::Path,
+    name: &str,
+    kind: &str,
+    columns: &[ColumnSpec],
+) -> Result<u64, String> {
+    let display = std::path::Path::new(name);
+    let n = if kind == "mcap" {
+        if !columns.is_empty() {
+            return Err(format!(
+                "{name} is an MCAP recording: its channels are named, no column mapping applies"
+            ));
+        }
+        crate::record::McapSource::open(path)
+            .map_err(|e| {
+                format!(
+                    "{name}: {}",
+                    crate::cli::error_message(&e).replace(&path.display().to_string(), name)
+                )
+            })?
+            .count() as u64
+    } else {
+        let mut src = Recording::open_as(path, display, columns, BadRowPolicy::Stop)
+            .map_err(|e| e.to_string())?;
+        if let Some(e) = src.find_map(Result::err) {
+            return Err(e.to_string());
+        }
+        src.rows()
+    };
+    if n == 0 {
+        return Err(format!("{name}: no sample in the recording"));
+    }
+    Ok(n)
 }
 
 /// Removes the stored file unless disarmed (on any error path).
@@ -107,6 +201,7 @@ async fn upload(
     let mut speed: Option<String> = None;
     let mut start = true;
     let mut up: Option<Upload> = None;
+    let mut columns: Vec<String> = Vec::new();
     let mut cleanup = Cleanup(None);
     while let Some(mut field) = mp.next_field().await? {
         match field.name().unwrap_or("") {
@@ -115,14 +210,16 @@ async fn upload(
                     return Err(ApiError::BadRequest("only one file per upload".into()));
                 }
                 let name = display_name(field.file_name().unwrap_or("upload.csv"));
-                let gen = format!("{}.csv", uuid::Uuid::new_v4().simple());
+                let gen = format!("{}.upload", uuid::Uuid::new_v4().simple());
                 let path = st.upload_dir.join(gen);
                 cleanup.0 = Some(path.clone());
                 let mut f = tokio::fs::File::create(&path)
                     .await
                     .map_err(|e| anyhow::anyhow!("cannot store the upload: {e}"))?;
                 let (mut bytes, mut newlines) = (0u64, 0u64);
+                let mut hash = <sha2::Sha256 as sha2::Digest>::new();
                 while let Some(chunk) = field.chunk().await? {
+                    sha2::Digest::update(&mut hash, &chunk);
                     bytes += chunk.len() as u64;
                     if bytes > limits.upload_max_bytes {
                         return Err(ApiError::PayloadTooLarge(format!(
@@ -142,7 +239,12 @@ async fn upload(
                         .map_err(|e| anyhow::anyhow!("cannot store the upload: {e}"))?;
                 }
                 f.flush().await.map_err(|e| anyhow::anyhow!("{e}"))?;
-                up = Some(Upload { path, name, bytes });
+                up = Some(Upload {
+                    path,
+                    name,
+                    bytes,
+                    sha256: hex(&sha2::Digest::finalize(hash)),
+                });
             }
             "scenario_id" | "scenario" => {
                 scenario_id = Some(field.text().await?.trim().to_string())
@@ -151,6 +253,15 @@ async fn upload(
                 map_id = Some(field.text().await?.trim().to_string()).filter(|s| !s.is_empty())
             }
             "speed" => speed = Some(field.text().await?).filter(|s| !s.is_empty()),
+            // FIELD=COLUMN[:UNIT], as `scil replay --column` (repeatable).
+            "column" => {
+                let c = field.text().await?.trim().to_string();
+                if !c.is_empty() {
+                    c.parse::<ColumnSpec>()
+                        .map_err(|e| ApiError::Unprocessable(format!("column: {e}")))?;
+                    columns.push(c);
+                }
+            }
             "start" => {
                 start = match field.text().await?.trim() {
                     "true" => true,
@@ -164,13 +275,14 @@ async fn upload(
             }
             other => {
                 return Err(ApiError::Unprocessable(format!(
-                "unknown form field '{other}' (expected file, scenario_id, speed, map_id, start)"
+                "unknown form field '{other}' (expected file, scenario_id, speed, map_id, start, column)"
             )))
             }
         }
     }
-    let up =
-        up.ok_or_else(|| ApiError::Unprocessable("missing form field 'file' (the CSV)".into()))?;
+    let up = up.ok_or_else(|| {
+        ApiError::Unprocessable("missing form field 'file' (the recording)".into())
+    })?;
     let scenario_id = scenario_id
         .ok_or_else(|| ApiError::Unprocessable("missing form field 'scenario_id'".into()))?;
     if let Some(t) = speed
@@ -183,55 +295,75 @@ async fn upload(
     }
     let speed = SpeedArg::parse(speed.map(SpeedArg::Text).as_ref())?;
     let Some(scenario) = st.store.get_scenario(&scenario_id).await? else {
-        return Err(ApiError::Unprocessable(format!(
-            "scenario '{scenario_id}' does not exist"
-        )));
+        return Err(ApiError::Unprocessable(
+            super::known::unknown(&st.store, "scenario", &scenario_id).await,
+        ));
     };
     // The header must map to the fields a replay needs, and every row must be readable and
     // physically plausible; errors name the uploaded file, never the stored path.
-    let path = up.path.clone();
-    let name = up.name.clone();
-    // Any recording scil replays (CSV, MDF4, VBOX), told by its content.
-    let samples = tokio::task::spawn_blocking(move || -> Result<u64, CsvError> {
-        let display = std::path::Path::new(&name);
-        let mut src = Recording::open_as(&path, display, &[], BadRowPolicy::Stop)?;
-        if let Some(e) = src.find_map(Result::err) {
-            return Err(e);
-        }
-        match src.rows() {
-            0 => Err(CsvError {
-                file: display.to_path_buf(),
-                line: 0,
-                reason: "no sample in the recording".into(),
-            }),
-            n => Ok(n),
-        }
-    })
-    .await
-    .map_err(|e| anyhow::anyhow!("{e}"))?
-    .map_err(|e| ApiError::Unprocessable(e.to_string()))?;
-    let replay_id = format!(
-        "upload-{}",
-        &uuid::Uuid::new_v4().simple().to_string()[..12]
-    );
-    // PostgreSQL: into the database, so that every instance can replay it.
-    let stored_path = super::shared_files::share_replay(&st, &replay_id, &up.path).await?;
-    st.store
-        .insert_replay(&ReplayRow {
-            id: replay_id.clone(),
-            name: up.name.clone(),
-            scenario_id: Some(scenario_id.clone()),
-            path: stored_path,
-            bytes: up.bytes as i64,
-            row_count: samples as i64,
-            bundled: false,
-            created_at: Utc::now(),
-            // Recorded for this scenario: on the run's map, else on the scenario's.
-            map_id: map_id.clone().or(scenario.map_id.clone()),
-        })
-        .await
-        .map_err(|e| super::error::conflict_on_duplicate(e, "replay", &replay_id))?;
-    cleanup.0 = None; // registered: keep the file
+    let head = {
+        use tokio::io::AsyncReadExt;
+        let mut f = tokio::fs::File::open(&up.path)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot read the upload back: {e}"))?;
+        let mut head = vec![0u8; 8192];
+        let n = f
+            .read(&mut head)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot read the upload back: {e}"))?;
+        head.truncate(n);
+        head
+    };
+    let kind = replay_kind(&up.name, &head).map_err(ApiError::Unprocessable)?;
+    let column_text = (!columns.is_empty()).then(|| columns.join("\n"));
+    // The same bytes with the same mapping: the replay stored before.
+    let existing = st
+        .store
+        .replay_by_sha256(&up.sha256)
+        .await?
+        .filter(|r| r.columns == column_text);
+    let replay_id = if let Some(r) = &existing {
+        r.id.clone()
+    } else {
+        let path = up.path.clone();
+        let name = up.name.clone();
+        let specs: Vec<ColumnSpec> = columns.iter().filter_map(|c| c.parse().ok()).collect();
+        let samples =
+            tokio::task::spawn_blocking(move || count_samples(&path, &name, kind, &specs))
+                .await
+                .map_err(|e| anyhow::anyhow!("{e}"))?
+                .map_err(|e| ApiError::Unprocessable(with_form_advice(e)))?;
+        let replay_id = format!(
+            "upload-{}",
+            &uuid::Uuid::new_v4().simple().to_string()[..12]
+        );
+        // PostgreSQL: into the database, so that every instance can replay it.
+        let stored_path = super::shared_files::share_replay(&st, &replay_id, &up.path).await?;
+        st.store
+            .insert_replay(&ReplayRow {
+                id: replay_id.clone(),
+                name: up.name.clone(),
+                scenario_id: Some(scenario_id.clone()),
+                path: stored_path,
+                bytes: up.bytes as i64,
+                row_count: samples as i64,
+                bundled: false,
+                created_at: Utc::now(),
+                // Recorded for this scenario: on the run's map, else on the scenario's.
+                map_id: map_id.clone().or(scenario.map_id.clone()),
+                kind: kind.into(),
+                sha256: Some(up.sha256.clone()),
+                columns: column_text,
+            })
+            .await
+            .map_err(|e| super::error::conflict_on_duplicate(e, "replay", &replay_id))?;
+        cleanup.0 = None; // registered: keep the file
+        replay_id
+    };
+    if existing.is_some() {
+        // The copy just streamed is not needed: the stored replay has these bytes.
+        drop(cleanup);
+    }
     st.metrics.uploads.fetch_add(1, Ordering::Relaxed);
     let mut row = st
         .supervisor
@@ -258,7 +390,21 @@ async fn upload(
     }
     let mut v = run_json(&row);
     v["replay_id"] = json!(replay_id);
+    v["replay_kind"] = json!(kind);
+    if let Some(r) = &existing {
+        v["duplicate_of"] = json!({"id": r.id, "name": r.name, "created_at": r.created_at});
+    }
     Ok((StatusCode::CREATED, axum::Json(v)).into_response())
+}
+
+/// A missing-column error as the service's caller can act on it: the form field, beside the
+/// command line's flag.
+fn with_form_advice(e: String) -> String {
+    if e.contains("--column") {
+        format!("{e}; in this upload: a form field column=FIELD=NAME[:UNIT] (repeatable, e.g. column=speed=VelocityKmh:kmh)")
+    } else {
+        e
+    }
 }
 
 /// Digits with at most one decimal point inside (`1`, `0.5`, `12.25`): a real-time factor as a

@@ -224,9 +224,9 @@ async fn source_for(st: &AppState, replay: &str) -> ApiResult<RunSource> {
             return Ok(src.ins);
         }
     }
-    Err(ApiError::Unprocessable(format!(
-        "replay '{replay}' does not exist"
-    )))
+    Err(ApiError::Unprocessable(
+        super::known::unknown(&st.store, "replay", replay).await,
+    ))
 }
 
 async fn create(
@@ -242,6 +242,7 @@ async fn create(
             match &src {
                 RunSource::CsvReplay { replay_id, .. } => source_for(&st, replay_id).await?,
                 RunSource::Ncom { .. }
+                | RunSource::Adma { .. }
                 | RunSource::Json { .. }
                 | RunSource::SimVut(_)
                 | RunSource::Monr { .. } => src,

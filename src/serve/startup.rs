@@ -100,6 +100,7 @@ impl AppState {
         state.refresh_carriers().await?;
         // Test series: attempts whose run ended while no process watched.
         attempts::recover(&state).await?;
+        spawn_upkeep(&state);
         Ok(state)
     }
 
@@ -170,6 +171,9 @@ impl AppState {
                     row_count: rows as i64,
                     bundled: true,
                     created_at: now,
+                    kind: "csv".into(),
+                    sha256: super::replays::sha256_file(&p).ok(),
+                    columns: None,
                 })
                 .await?;
         }
@@ -246,4 +250,49 @@ pub async fn migrate_local(st: &AppState) -> anyhow::Result<(usize, usize)> {
 /// A path made absolute and free of symbolic links where it exists, to compare directories.
 fn own_dir(p: &Path) -> std::path::PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// The stored telemetry's upkeep, in the background (the service answers meanwhile; every
+/// reader reads rows and chunks alike): finished runs' rows into chunks (a compaction cut
+/// short by a crash, or a database from before chunks), then retention (`telemetry.keep_days`,
+/// audited), at startup and hourly.
+fn spawn_upkeep(state: &AppState) {
+    let weak = Arc::downgrade(&state.0);
+    tokio::spawn(async move {
+        loop {
+            let Some(inner) = weak.upgrade() else {
+                return;
+            };
+            let st = AppState(inner);
+            match st.store.compact_pending(|_, _| {}).await {
+                Ok(c) if c.rows > 0 => tracing::info!(
+                    "{} telemetry rows of finished runs compacted into {} bytes of chunks",
+                    c.rows,
+                    c.bytes
+                ),
+                Ok(_) => {}
+                Err(e) => tracing::error!("telemetry compaction (kept as rows, retried): {e}"),
+            }
+            if let Some(days) = st.config.telemetry.keep_days {
+                let before = chrono::Utc::now() - chrono::Duration::days(i64::from(days));
+                match crate::cli::db::prune_audited(
+                    &st.store,
+                    before,
+                    "retention",
+                    "telemetry.keep_days",
+                )
+                .await
+                {
+                    Ok(ids) if !ids.is_empty() => tracing::info!(
+                        "retention: telemetry of {} runs older than {days} days dropped",
+                        ids.len()
+                    ),
+                    Ok(_) => {}
+                    Err(e) => tracing::error!("retention: {e}"),
+                }
+            }
+            drop(st);
+            tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+        }
+    });
 }

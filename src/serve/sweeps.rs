@@ -100,9 +100,11 @@ async fn create(
         (r, None) => {
             let mut out = Vec::new();
             for id in r.iter().flatten() {
-                let row = st.store.get_replay(id).await?.ok_or_else(|| {
-                    ApiError::Unprocessable(format!("replay '{id}' does not exist"))
-                })?;
+                let Some(row) = st.store.get_replay(id).await? else {
+                    return Err(ApiError::Unprocessable(
+                        super::known::unknown(&st.store, "replay", id).await,
+                    ));
+                };
                 out.push((
                     id.clone(),
                     super::shared_files::replay_path(&st, &row).await?,

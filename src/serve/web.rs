@@ -44,6 +44,8 @@ pub static ASSETS: &[Asset] = &[
     asset!("objects.js", "text/javascript; charset=utf-8"),
     asset!("events.js", "text/javascript; charset=utf-8"),
     asset!("maps.js", "text/javascript; charset=utf-8"),
+    asset!("upload.js", "text/javascript; charset=utf-8"),
+    asset!("runlinks.js", "text/javascript; charset=utf-8"),
     asset!("vendor/uPlot.esm.js", "text/javascript; charset=utf-8"),
     asset!("vendor/uPlot.min.css", "text/css; charset=utf-8"),
 ];

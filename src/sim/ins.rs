@@ -94,6 +94,58 @@ pub fn ncom_stream(
     geo: Option<&dyn MapToGeo>,
     opts: &FeedOptions,
 ) -> Result<Vec<TimedPacket>, FeedError> {
+    Ok(ins_states(samples, geo, opts)?
+        .into_iter()
+        .enumerate()
+        .map(|(k, state)| {
+            let channel = match k % 10 {
+                0 => 0,
+                r => [3, 4, 5][(r - 1) % 3],
+            };
+            TimedPacket {
+                time_s: state.gps_time_ms.rem_euclid(SECONDS_PER_WEEK * 1000) as f64 / 1000.0,
+                bytes: ncom::encode_packet(&state.packet(channel)),
+            }
+        })
+        .collect())
+}
+
+/// Builds the GeneSys ADMAnet (v3.3.3) packet stream for `samples`, on the same ticks as the
+/// NCOM stream: (seconds of week, packet).
+pub fn adma_stream(
+    samples: &[InsSample],
+    geo: Option<&dyn MapToGeo>,
+    opts: &FeedOptions,
+) -> Result<Vec<(f64, Vec<u8>)>, FeedError> {
+    use crate::ingest::adma;
+    Ok(ins_states(samples, geo, opts)?
+        .into_iter()
+        .map(|st| {
+            let state = adma::AdmaState {
+                gps_time_ms: st.gps_time_ms,
+                lat_deg: st.lat_deg,
+                lon_deg: st.lon_deg,
+                alt_m: st.alt_m,
+                heading_deg: st.heading_deg,
+                speed_mps: st.speed_mps,
+                accel_mps2: st.accel_mps2,
+                yaw_rate_rps: st.yaw_rate_rps,
+                leap_seconds: 18,
+            };
+            (
+                st.gps_time_ms.rem_euclid(SECONDS_PER_WEEK * 1000) as f64 / 1000.0,
+                adma::encode_packet(&state.packet(), &adma::layout::V3_3_3),
+            )
+        })
+        .collect())
+}
+
+/// The INS states of the simulated stream, one per tick of `opts.rate_hz`.
+fn ins_states(
+    samples: &[InsSample],
+    geo: Option<&dyn MapToGeo>,
+    opts: &FeedOptions,
+) -> Result<Vec<NcomState>, FeedError> {
     if !(opts.rate_hz > 0.0 && opts.rate_hz <= 1000.0) {
         return Err(FeedError::Rate(opts.rate_hz));
     }
@@ -139,7 +191,6 @@ pub fn ncom_stream(
     if t < first {
         t += step_ms;
     }
-    let mut k = 0u64;
     while t <= last {
         while seg + 1 < pts.len() && pts[seg + 1].t_ms <= t {
             seg += 1;
@@ -168,15 +219,7 @@ pub fn ncom_stream(
             yaw_rate_rps: (dt > 0.0).then(|| -dh.to_radians() / (dt / 1000.0)),
             nav_status: opts.nav_status,
         };
-        let channel = match k % 10 {
-            0 => 0,
-            r => [3, 4, 5][((r - 1) % 3) as usize],
-        };
-        out.push(TimedPacket {
-            time_s: t as f64 / 1000.0,
-            bytes: ncom::encode_packet(&state.packet(channel)),
-        });
-        k += 1;
+        out.push(state);
         t += step_ms;
     }
     Ok(out)
@@ -208,6 +251,36 @@ pub async fn send_udp(
             }
         }
         sock.send_to(&p.bytes, target).await?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Like [`send_udp`] for packets of any length: (seconds of week, datagram).
+pub async fn send_udp_datagrams(
+    packets: &[(f64, Vec<u8>)],
+    target: SocketAddr,
+    speed: f64,
+) -> std::io::Result<u64> {
+    let bind: SocketAddr = if target.is_ipv4() {
+        "0.0.0.0:0"
+    } else {
+        "[::]:0"
+    }
+    .parse()
+    .map_err(std::io::Error::other)?;
+    let sock = tokio::net::UdpSocket::bind(bind).await?;
+    let start = tokio::time::Instant::now();
+    let t0 = packets.first().map(|p| p.0).unwrap_or(0.0);
+    let mut n = 0;
+    for (t, bytes) in packets {
+        if speed > 0.0 {
+            let due = start + Duration::from_secs_f64(((t - t0) / speed).max(0.0));
+            if due > tokio::time::Instant::now() {
+                tokio::time::sleep_until(due).await;
+            }
+        }
+        sock.send_to(bytes, target).await?;
         n += 1;
     }
     Ok(n)

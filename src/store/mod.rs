@@ -181,6 +181,26 @@ macro_rules! run_insert_query {
     }};
 }
 
+/// Deletes a run's telemetry chunks and its archive entry inside transaction `$tx`.
+macro_rules! drop_chunks {
+    ($DB:ident, $tx:expr, $run:expr) => {{
+        let run: &str = $run;
+        let b = $crate::store::telemetry_archive::blob_id(run);
+        sqlx::query::<$DB>("DELETE FROM blob_chunks WHERE blob_id = $1")
+            .bind(&b)
+            .execute(&mut *$tx)
+            .await?;
+        sqlx::query::<$DB>("DELETE FROM blobs WHERE id = $1")
+            .bind(&b)
+            .execute(&mut *$tx)
+            .await?;
+        sqlx::query::<$DB>("DELETE FROM telemetry_archive WHERE run_id = $1")
+            .bind(run)
+            .execute(&mut *$tx)
+            .await?;
+    }};
+}
+
 // After the macros: the modules use them.
 pub mod audit;
 pub mod blobs;
@@ -192,6 +212,8 @@ pub mod geofences;
 pub mod instances;
 pub mod run_list;
 pub mod series;
+pub mod telemetry_archive;
+pub mod telemetry_codec;
 mod telemetry_rows;
 pub use claims::{is_unique_violation, CarrierClaim, ClaimError};
 pub use dbcs::DbcRow;
@@ -261,6 +283,38 @@ pub struct ReplayRow {
     /// The map it was recorded on, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub map_id: Option<String>,
+    /// What the file is, told by its content: `csv`, `mdf4`, `vbo`, `mcap`.
+    pub kind: String,
+    /// SHA-256 of the file's bytes, hex (uploads; a second upload of the same file finds it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// The column mapping it was uploaded with, `FIELD=COLUMN[:UNIT]` one per line (served
+    /// as a list).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "lines_as_list"
+    )]
+    pub columns: Option<String>,
+}
+
+/// `a\nb` as `["a", "b"]`.
+fn lines_as_list<S: serde::Serializer>(v: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+    use serde::Serialize;
+    v.as_deref()
+        .map(|t| t.lines().collect::<Vec<_>>())
+        .serialize(s)
+}
+
+impl ReplayRow {
+    /// The column mapping it was uploaded with, `FIELD=COLUMN[:UNIT]` each.
+    pub fn column_specs(&self) -> Vec<String> {
+        self.columns
+            .as_deref()
+            .unwrap_or("")
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone, FromRow)]
@@ -568,7 +622,8 @@ impl Store {
             r,
             "ON CONFLICT (id) DO UPDATE SET name = excluded.name, scenario_id = excluded.scenario_id, \
                  path = excluded.path, bytes = excluded.bytes, row_count = excluded.row_count, \
-                 map_id = excluded.map_id",
+                 map_id = excluded.map_id, kind = excluded.kind, sha256 = excluded.sha256, \
+                 columns = excluded.columns",
         )
         .await
     }
@@ -581,8 +636,8 @@ impl Store {
     async fn write_replay(&self, r: &ReplayRow, on_conflict: &str) -> StoreResult<()> {
         on_db!(&self.db, |p, DB| {
             sqlx::query(&format!(
-                "INSERT INTO replays (id, name, scenario_id, path, bytes, row_count, bundled, created_at, map_id) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) {on_conflict}"
+                "INSERT INTO replays (id, name, scenario_id, path, bytes, row_count, bundled, created_at, map_id, kind, sha256, columns) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) {on_conflict}"
             ))
             .bind(&r.id)
             .bind(&r.name)
@@ -593,6 +648,9 @@ impl Store {
             .bind(r.bundled)
             .bind(r.created_at)
             .bind(&r.map_id)
+            .bind(&r.kind)
+            .bind(&r.sha256)
+            .bind(&r.columns)
             .execute(p)
             .await
             .map(|_| ())
@@ -605,6 +663,18 @@ impl Store {
                 "SELECT * FROM replays ORDER BY bundled DESC, created_at, id",
             )
             .fetch_all(p)
+            .await
+        })
+    }
+
+    /// An uploaded replay with these bytes (by SHA-256), the oldest first.
+    pub async fn replay_by_sha256(&self, sha256: &str) -> StoreResult<Option<ReplayRow>> {
+        on_db!(&self.db, |p, DB| {
+            sqlx::query_as::<DB, ReplayRow>(
+                "SELECT * FROM replays WHERE sha256 = $1 ORDER BY created_at, id LIMIT 1",
+            )
+            .bind(sha256)
+            .fetch_optional(p)
             .await
         })
     }

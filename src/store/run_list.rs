@@ -60,7 +60,24 @@ impl Store {
 
     /// A run's samples in recording order, the live view's columns only.
     pub async fn trace(&self, run_id: &str) -> StoreResult<Vec<TraceRow>> {
-        on_db!(&self.db, |p, DB| {
+        let from_chunks = |rows: Vec<super::TelemetryRow>| -> Vec<TraceRow> {
+            rows.into_iter()
+                .map(|r| TraceRow {
+                    t: r.t,
+                    vehicle: r.vehicle,
+                    kind: r.kind,
+                    x: r.x,
+                    y: r.y,
+                    yaw: r.yaw,
+                    speed_mps: r.speed_mps,
+                    brake_light: r.brake_light,
+                })
+                .collect()
+        };
+        if self.archive_info(run_id).await?.is_some() {
+            return Ok(from_chunks(self.run_telemetry(run_id).await?));
+        }
+        let rows = on_db!(&self.db, |p, DB| {
             sqlx::query_as::<DB, TraceRow>(
                 "SELECT t, vehicle, kind, x, y, yaw, speed_mps, brake_light FROM telemetry \
                  WHERE run_id = $1 ORDER BY seq",
@@ -68,7 +85,12 @@ impl Store {
             .bind(run_id)
             .fetch_all(p)
             .await
-        })
+        })?;
+        // No rows: perhaps compacted meanwhile.
+        if rows.is_empty() && self.archive_info(run_id).await?.is_some() {
+            return Ok(from_chunks(self.run_telemetry(run_id).await?));
+        }
+        Ok(rows)
     }
 
     /// Keeps the newest `keep` demo runs: older terminal demo runs are deleted with their
@@ -86,6 +108,7 @@ impl Store {
             .fetch_all(&mut *tx)
             .await?;
             for id in &ids {
+                drop_chunks!(DB, tx, id);
                 for table in ["telemetry", "events", "results"] {
                     sqlx::query(&format!("DELETE FROM {table} WHERE run_id = $1"))
                         .bind(id)

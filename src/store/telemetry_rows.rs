@@ -1,4 +1,5 @@
-//! A run's telemetry rows: stored in batches, read back by time, counted and deleted.
+//! A run's telemetry: rows stored in batches; read back by time, counted and deleted wherever
+//! they are (rows of a live run, chunks of a compacted one: [`super::telemetry_archive`]).
 
 use super::{
     Db, Store, StoreResult, TelemetryRow, TELEMETRY_COLUMNS, TELEMETRY_ROWS_PER_STATEMENT,
@@ -34,7 +35,16 @@ impl Store {
     ) -> StoreResult<Vec<TelemetryRow>> {
         let from = from.unwrap_or(-1e300);
         let to = to.unwrap_or(1e300);
-        on_db!(&self.db, |p, DB| {
+        let chunked = |all: Vec<TelemetryRow>| -> Vec<TelemetryRow> {
+            all.into_iter()
+                .filter(|r| r.t >= from && r.t <= to)
+                .take(usize::try_from(limit).unwrap_or(0))
+                .collect()
+        };
+        if self.archive_info(run_id).await?.is_some() {
+            return Ok(chunked(self.run_telemetry(run_id).await?));
+        }
+        let rows = on_db!(&self.db, |p, DB| {
             sqlx::query_as::<DB, TelemetryRow>(&format!(
                 "SELECT {TELEMETRY_COLUMNS} FROM telemetry WHERE run_id = $1 AND t >= $2 AND t <= $3 \
                  ORDER BY seq LIMIT $4"
@@ -45,26 +55,43 @@ impl Store {
             .bind(limit)
             .fetch_all(p)
             .await
-        })
+        })?;
+        // No rows: perhaps compacted meanwhile.
+        if rows.is_empty() && self.archive_info(run_id).await?.is_some() {
+            return Ok(chunked(self.run_telemetry(run_id).await?));
+        }
+        Ok(rows)
     }
 
+    /// Samples of a run, wherever they are stored.
     pub async fn telemetry_count(&self, run_id: &str) -> StoreResult<i64> {
-        on_db!(&self.db, |p, DB| {
+        let rows = on_db!(&self.db, |p, DB| {
             sqlx::query_scalar::<DB, i64>("SELECT COUNT(*) FROM telemetry WHERE run_id = $1")
                 .bind(run_id)
                 .fetch_one(p)
                 .await
-        })
+        })?;
+        match self.archive_info(run_id).await? {
+            None => Ok(rows),
+            Some(a) if rows == 0 => Ok(a.samples),
+            // Rows beside the chunks (written back after the compaction): count them once.
+            Some(_) => Ok(self.run_telemetry(run_id).await?.len() as i64),
+        }
     }
 
-    /// Deletes a run's telemetry (benchmarks clean up after themselves).
+    /// Deletes a run's telemetry, rows and chunks (benchmarks clean up after themselves).
+    /// Answers the rows deleted.
     pub async fn delete_telemetry(&self, run_id: &str) -> StoreResult<u64> {
         on_db!(&self.db, |p, DB| {
-            sqlx::query("DELETE FROM telemetry WHERE run_id = $1")
+            let mut tx = p.begin().await?;
+            drop_chunks!(DB, tx, run_id);
+            let n = sqlx::query("DELETE FROM telemetry WHERE run_id = $1")
                 .bind(run_id)
-                .execute(p)
-                .await
-                .map(|r| r.rows_affected())
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            tx.commit().await?;
+            Ok(n)
         })
     }
 }

@@ -85,9 +85,35 @@ pub fn import(path: &Path, overrides: &BTreeMap<String, String>) -> anyhow::Resu
     Ok(out)
 }
 
+/// The error for a scenario path that does not exist: the command line takes a file, where
+/// the service takes a registered id; a bare name that is a bundled scenario's id gets its path.
+pub fn missing_scenario_file(path: &Path) -> String {
+    let shown = path.display();
+    let bare = path.components().count() == 1 && path.extension().is_none();
+    if bare {
+        let bundled = crate::data_dir()
+            .join("scenarios")
+            .join(format!("{shown}.toml"));
+        if bundled.is_file() {
+            return format!(
+                "{shown}: no such file. The command line takes a scenario file (TOML or .xosc), not an id as the service does: --scenario {}",
+                bundled.display()
+            );
+        }
+        return format!(
+            "{shown}: no such file. The command line takes a scenario file (TOML or .xosc), not an id as the service does (the bundled ones are in {})",
+            crate::data_dir().join("scenarios").display()
+        );
+    }
+    format!("{shown}: no such scenario file")
+}
+
 /// A scenario file of either format: TOML, or OpenSCENARIO (`.xosc`, one concrete scenario;
 /// a variation file must be expanded with `scil scenario import --out`).
 pub fn load_scenario_file(path: &Path) -> anyhow::Result<Scenario> {
+    if !path.exists() {
+        anyhow::bail!("{}", missing_scenario_file(path));
+    }
     if !is_xosc(path) {
         return Ok(Scenario::from_path(path)?);
     }

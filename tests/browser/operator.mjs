@@ -248,9 +248,11 @@ export async function operatorTest({ ctx, base, root, token, test, assert, sleep
     assert(bad.length === 0, bad.slice(0, 4).join(' | '));
   });
 
-  await test('validity grey says why: no validity section in this scenario', async () => {
-    const why = await page.textContent('#validity-lamps .vl-why').catch(() => '');
-    assert(/no validity section in this scenario/.test(why), `validity note '${why}'`);
+  await test('the bundled scenario is judged: the stored run shows its verdict on every channel', async () => {
+    await page.waitForSelector('#validity-lamps .vl-verdict', { timeout: 5000 });
+    const v = await page.evaluate(() => ({ verdict: document.querySelector('#validity-lamps .vl-verdict').textContent,
+      why: document.querySelector('#validity-lamps .vl-why')?.textContent ?? '', lamps: document.querySelectorAll('#validity-lamps .vl').length }));
+    assert(/^(VALID|INVALID)$/.test(v.verdict) && !v.why && v.lamps >= 6, `validity ${JSON.stringify(v)}`);
   });
 
   await test('TTC plot: scaled to a slow run, off-scale values marked; plot labels never overlap', async () => {
@@ -298,7 +300,7 @@ export async function operatorTest({ ctx, base, root, token, test, assert, sleep
     assert(p.blue > 200 && p.yellow > 60 && p.orange > 20, `drawn pixels: VUT ${p.blue}, dummy ${p.yellow}, conflict ${p.orange}`);
     assert(p.scale >= 3, `preview scale ${p.scale.toFixed(2)} px/m`);
     assert(p.badges >= 4 && p.ttc === 0 && p.speed === 0 && p.hud === '—' && /preview/.test(p.events), `live panels during the preview: ${JSON.stringify(p)}`);
-    assert(/no validity section/.test(p.validity), `validity during the preview: ${p.validity}`);
+    assert(/preview: the lamps light during a run/.test(p.validity), `validity during the preview: ${p.validity}`);
     // pan away, then +: the plan stays where it is on the screen, 1.5× larger
     const box = await page.locator('#map').boundingBox();
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);

@@ -2,7 +2,7 @@
 // throwaway contract mock), drives Debian's Chromium through playwright-core, runs a CPNA replay
 // from the dashboard's own controls and checks what an operator would see.
 //
-//   node tests/browser/run.mjs [--mock] [--keep] [--only-ground] [--no-ground] [--only-site]
+//   node tests/browser/run.mjs [--mock] [--keep] [--only-ground] [--no-ground] [--only-site] [--only-firstday]
 // env: SCIL_BIN (default $CARGO_TARGET_DIR/debug/scil or target/debug/scil), CHROMIUM (default
 // /usr/bin/chromium), SCREENSHOT (default target/dashboard.png).
 // Prints `browser: N passed, M failed` last; exits non-zero on any failure.
@@ -18,6 +18,7 @@ import { testdayTest } from './testday.mjs';
 import { operatorTest, liveChecks, layoutTest } from './operator.mjs';
 import { groundTest } from './ground.mjs';
 import { siteTest } from './site.mjs';
+import { firstdayTest } from './firstday.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -99,6 +100,10 @@ async function main() {
   browser = ctx;
   if (args.has('--only-ground')) {
     await groundTest({ ctx, scil: SCIL, root, tmp, port: await freePort(), token: TOKEN, test, assert, sleep, waitHttp, children });
+    return;
+  }
+  if (args.has('--only-firstday')) {
+    await firstdayTest({ ctx, base, root, tmp, token: TOKEN, test, assert });
     return;
   }
   if (args.has('--only-site')) {
@@ -238,8 +243,8 @@ async function main() {
     assert(!(await page.isVisible('#estop')), 'ABORT button still shown after the run');
   });
   await test('validity verdict: window, T0 rule and what closed it', async () => {
-    // The shared CPNA-75 scenario has no [validity] section, so its run ends without a verdict;
-    // the verdict frame of a run that has one (as the engine sends it) is played in here.
+    // The bundled CPNA-75 run opens its window at TTC 4 s and closes it at the impact; a verdict
+    // frame with the other T0 rule and window end (as the engine sends it) is played in here.
     const w = await page.evaluate(() => {
       const { L, onMessage } = window.__scil;
       const t0 = L.t0 ?? 0;
@@ -398,6 +403,11 @@ async function main() {
   if (!MOCK) {
     await operatorTest({ ctx, base, root, token: TOKEN, test, assert, sleep, api, finishedRun: runId, pageErrors })
       .catch((e) => { results.push(['operator setup', false]); console.log(`  FAIL operator setup: ${e.message.split('\n')[0]}`); });
+  }
+
+  if (!MOCK) {
+    await firstdayTest({ ctx, base, root, tmp, token: TOKEN, test, assert })
+      .catch((e) => { results.push(['first day setup', false]); console.log(`  FAIL first day setup: ${e.message.split('\n')[0]}`); });
   }
 
   if (!MOCK) {

@@ -298,6 +298,7 @@ async fn suite(db_url: String) {
     assert_eq!(run["state"], "created");
     assert_eq!(run["source"]["kind"], "csv_replay");
     assert_eq!(run["source"]["file_name"], "escape.csv");
+    assert_eq!(run["duplicate_of"]["id"], "cpna75_30kmh", "{run}");
     assert!(
         !c.storage.join("../escape.csv").exists()
             && !c.storage.parent().unwrap().join("escape.csv").exists()
@@ -376,9 +377,10 @@ async fn suite(db_url: String) {
     assert!(done["finished_at"].is_string());
     let (s, res) = c.get(&format!("/runs/{id}/results")).await;
     assert_eq!(s, StatusCode::OK);
+    // The service runs the bundled scenario (with its test speed and validity section).
     let setup = std::sync::Arc::new(
         scil::run::RunSetup::load(
-            &shared("scenarios/cpna75_30kmh.toml"),
+            &support::data("scenarios/cpna75_30kmh.toml"),
             None,
             scil::scenario::engine::EngineConfig::default(),
         )
@@ -562,10 +564,10 @@ async fn suite(db_url: String) {
         .await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
     assert_error_body(&v);
-    // Only the one accepted upload is kept, under a generated name (with PostgreSQL it moved
-    // into the database, and this instance's copy is under blobs/).
+    // Nothing is kept: the refused uploads leave no file, and the accepted one is the bundled
+    // 30 km/h file byte for byte, recognised by its SHA-256 and replayed from the bundled copy.
     let kept = files_under(&c.storage.join("uploads")) + files_under(&c.storage.join("blobs"));
-    assert_eq!(kept, 1);
+    assert_eq!(kept, 0);
 
     // Runs list, metrics.
     let (_, runs) = c.get("/runs").await;

@@ -116,6 +116,9 @@ async fn two_instances_share_one_postgres() {
                 row_count: 660,
                 bundled: false,
                 created_at: chrono::Utc::now(),
+                kind: "csv".into(),
+                sha256: None,
+                columns: None,
                 map_id: None,
             })
             .await

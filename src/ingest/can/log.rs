@@ -72,7 +72,7 @@ impl std::fmt::Debug for CanLog {
 /// The hint for a file that is a recording, not a CAN log.
 pub fn not_a_can_log(path: &Path, kind: FileKind) -> String {
     let hint = match kind {
-        FileKind::Csv | FileKind::Vbo | FileKind::Mcap => {
+        FileKind::Csv | FileKind::Vbo | FileKind::Mcap | FileKind::Adma => {
             "give it as the recording (scil replay FILE), not as a CAN log"
         }
         _ => "scil reads CAN logs written by candump, Vector ASC and BLF, and MDF4 bus logging",

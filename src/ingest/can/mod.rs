@@ -8,6 +8,7 @@ pub mod cannelloni;
 pub mod dbc;
 pub mod log;
 pub mod socketcan;
+pub mod timebase;
 
 /// One CAN (or CAN FD) frame.
 #[derive(Debug, Clone, PartialEq)]

@@ -9,6 +9,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::{CanSpec, InsSpec, JsonTransport, SourceError, SourceSpec};
+use crate::ingest::adma::udp::AdmaUdpSource;
 use crate::ingest::can::{cannelloni, socketcan, CanFrame, CanMapping, CanState, DbcDecoder};
 use crate::ingest::health::SourceHealth;
 use crate::ingest::json::{self, JsonTcpServer, JsonUdpSource, JsonWsServer};
@@ -83,6 +84,21 @@ impl Live {
                     .map_err(bind_err("NCOM", bind))?;
                 let addr = s.local_addr().ok();
                 let name = format!("ncom-udp:{}", addr.map_or(bind.clone(), |a| a.to_string()));
+                let end = log_end(name.clone());
+                tasks.push(tokio::spawn(
+                    async move { end(s.run_stamped(stamped_tx).await) },
+                ));
+                addrs.extend(addr);
+                health.push(h);
+                name
+            }
+            InsSpec::Adma { bind } => {
+                let h = SourceHealth::new(format!("adma-udp:{bind}"));
+                let s = AdmaUdpSource::bind(bind.as_str(), vut_id, h.clone())
+                    .await
+                    .map_err(bind_err("ADMA", bind))?;
+                let addr = s.local_addr().ok();
+                let name = format!("adma-udp:{}", addr.map_or(bind.clone(), |a| a.to_string()));
                 let end = log_end(name.clone());
                 tasks.push(tokio::spawn(
                     async move { end(s.run_stamped(stamped_tx).await) },

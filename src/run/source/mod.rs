@@ -52,6 +52,8 @@ pub enum InsSpec {
     },
     /// OxTS NCOM over UDP, e.g. `{"kind":"ncom","bind":"0.0.0.0:3000"}`.
     Ncom { bind: String },
+    /// GeneSys ADMA (ADMAnet 3.3.3–3.3.5) over UDP, e.g. `{"kind":"adma","bind":"0.0.0.0:1040"}`.
+    Adma { bind: String },
     /// JSON lines over UDP datagrams, a TCP server or a WebSocket server.
     Json {
         transport: JsonTransport,
@@ -78,9 +80,18 @@ pub enum CanSpec {
     Cannelloni { bind: String, dbc: String },
     /// A SocketCAN interface (Linux with AF_CAN).
     Socketcan { iface: String, dbc: String },
-    /// A CAN log in the INS time base (recorded runs): candump, Vector ASC or BLF, MDF4 bus
-    /// logging, told by its content.
-    Candump { path: PathBuf, dbc: String },
+    /// A CAN log of a recorded run: candump, Vector ASC or BLF, MDF4 bus logging, told by its
+    /// content. Its times are moved onto the INS time base by `offset_s`, or by the offset that
+    /// matches `align` (`speed=MESSAGE.SIGNAL`) to the INS speed; see
+    /// [`crate::ingest::can::timebase`].
+    Candump {
+        path: PathBuf,
+        dbc: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        offset_s: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        align: Option<String>,
+    },
 }
 
 impl CanSpec {
@@ -151,6 +162,7 @@ impl SourceSpec {
                 }
             }
             InsSpec::Ncom { bind } => addr("NCOM", bind)?,
+            InsSpec::Adma { bind } => addr("ADMA", bind)?,
             InsSpec::Json { bind, .. } => addr("JSON", bind)?,
             InsSpec::JsonWsClient { url } => {
                 if !(url.starts_with("ws://") || url.starts_with("wss://")) {
@@ -162,6 +174,16 @@ impl SourceSpec {
             (_, None) => {}
             (InsSpec::Csv { .. }, Some(c)) if c.is_live() => {
                 return Err("a recorded CSV fuses with a recorded CAN log (candump), not a live bus".into())
+            }
+            (InsSpec::Csv { .. }, Some(CanSpec::Candump { offset_s, align, .. })) => {
+                crate::ingest::can::timebase::CanTimebase {
+                    offset_s: *offset_s,
+                    align: align.clone(),
+                }
+                .align_signal()?;
+                if offset_s.is_some_and(|o| !o.is_finite()) {
+                    return Err("the CAN offset must be a finite number of seconds".into());
+                }
             }
             (InsSpec::Csv { .. }, Some(_)) => {}
             (_, Some(CanSpec::Candump { .. })) => {
@@ -522,6 +544,15 @@ impl Feed {
             FeedKind::Prefetched(p) => p.skipped(),
             FeedKind::Live(l) => (l.dropped(), Vec::new()),
             FeedKind::Iter(_) | FeedKind::Channel(_) | FeedKind::Stepped(_) => (0, Vec::new()),
+        }
+    }
+
+    /// What the fusion of a recorded CAN log did so far.
+    pub fn can_report(&self) -> Option<crate::ingest::can::timebase::CanFusionReport> {
+        match &self.inner {
+            FeedKind::Recorded(r) => r.can_report(),
+            FeedKind::Prefetched(p) => p.can_report(),
+            _ => None,
         }
     }
 

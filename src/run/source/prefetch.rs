@@ -61,6 +61,7 @@ struct Shared {
 pub(super) struct Prefetched {
     name: String,
     health: Vec<SourceHealth>,
+    can: Option<super::recorded::CanTally>,
     size: u64,
     /// Taken by the first read, which tells the thread what to make.
     mode: Option<SyncSender<Mode>>,
@@ -79,6 +80,7 @@ impl Prefetched {
     pub(super) fn start(r: Recorded) -> Result<Prefetched, Recorded> {
         let name = r.name();
         let health = r.health();
+        let can = r.can_tally();
         let (_, size) = r.progress();
         let shared = Arc::new(Shared::default());
         let (tx, rx) = sync_channel::<Batch>(DEPTH);
@@ -145,6 +147,7 @@ impl Prefetched {
             Ok(_) => Ok(Prefetched {
                 name,
                 health,
+                can: can.clone(),
                 size,
                 mode: Some(mode_tx),
                 rx,
@@ -158,6 +161,7 @@ impl Prefetched {
                 None => Ok(Prefetched {
                     name,
                     health,
+                    can,
                     size,
                     mode: Some(mode_tx),
                     rx,
@@ -175,6 +179,10 @@ impl Prefetched {
 
     pub(super) fn health(&self) -> Vec<SourceHealth> {
         self.health.clone()
+    }
+
+    pub(super) fn can_report(&self) -> Option<crate::ingest::can::timebase::CanFusionReport> {
+        self.can.as_ref().map(|c| c.snapshot())
     }
 
     pub(super) fn skipped(&self) -> (u64, Vec<String>) {

@@ -143,6 +143,7 @@ pub fn document() -> Value {
             "/runs/{id}/events.parquet": {"get": media(op("Events as Parquet (payload as JSON text)", "runs", false, "200", json!({"parameters": id_param()})), "200", json!({"application/vnd.apache.parquet": {}}))},
             "/runs/{id}/export.mcap": {"get": media(op("The run as MCAP with Foxglove well-known schemas (JSON), from stored telemetry and events", "runs", false, "200", json!({"parameters": id_param()})), "200", json!({"application/x-mcap": {}}))},
             "/runs/{id}/export.mf4": {"get": media(op("The run as ASAM MDF 4.10: one channel group per vehicle (master t in the source time base, x, y, yaw, speed, steering, brake light, wheel speed, road s/t), and the events (t, kind)", "runs", false, "200", json!({"parameters": id_param()})), "200", json!({"application/x-mdf": {}}))},
+            "/runs/{id}/export.xosc": {"get": media(op("The run as OpenSCENARIO 1.3 (as `scil export --xosc`): every recorded actor replays its recorded motion; the road network is named MAP.xodr (GET /maps/{id})", "runs", false, "200", json!({"parameters": id_param()})), "200", json!({"application/xml": {}}))},
             "/runs/{id}/live": {"get": websocket("WebSocket: live frames of one run", json!({"parameters": id_param()}))},
             "/scenarios/{id}": {"get": op("A scenario with its TOML", "scenarios", false, "200", json!({"parameters": id_param()}))},
             "/scenarios/{id}/plan": {"get": op("A scenario's plan without a run: {scenario_id, map_id, plan: {vut_path, targets: [{id, kind, static, start, heading_deg, length_m, width_m, path, conflict_point}], door: a standing VUT's door that opens (dooring tests), {target, rear_edge, hinge, open_edge, open_at_m}, or null} in the map frame (422 when its paths do not resolve on its map)", "scenarios", false, "200", json!({"parameters": id_param()}))},
@@ -205,6 +206,8 @@ pub fn document() -> Value {
                         "kind": {"type": "string", "enum": ["csv_replay"]}, "replay_id": {"type": "string"}, "file_name": {"type": "string"}}},
                     {"type": "object", "title": "ncom", "required": ["kind", "bind"], "description": "OxTS NCOM over UDP, bound when the run is armed; samples are applied from the start on", "properties": {
                         "kind": {"type": "string", "enum": ["ncom"]}, "bind": {"type": "string", "example": "0.0.0.0:3000"}}},
+                    {"type": "object", "title": "adma", "required": ["kind", "bind"], "description": "GeneSys ADMA (ADMAnet 3.3.3, 3.3.4, 3.3.5) over UDP, bound when the run is armed", "properties": {
+                        "kind": {"type": "string", "enum": ["adma"]}, "bind": {"type": "string", "example": "0.0.0.0:1040"}}},
                     {"type": "object", "title": "json", "required": ["kind", "transport", "bind"], "description": "JSON lines (one sample per line) over UDP, a TCP server or a WebSocket server", "properties": {
                         "kind": {"type": "string", "enum": ["json"]}, "transport": {"type": "string", "enum": ["udp", "tcp", "ws"]}, "bind": {"type": "string", "example": "0.0.0.0:5000"}}},
                     {"type": "object", "title": "monr", "required": ["kind", "carrier"], "description": "the VUT's robot's MONR (an object of the run's carriers with drives vut) as the VUT's telemetry", "properties": {
@@ -265,13 +268,14 @@ fn ground_docs(doc: &mut Value) {
 fn upload_paths() -> serde_json::Map<String, Value> {
     let mut m = serde_json::Map::new();
     m.insert("/replays".into(), json!({
-                "get": op("Recorded CSV files (bundled and uploaded); with `scenario`, each also says whether it fits that scenario (`fits`; `misfit`: why not — its samples are not on the scenario's map, or never come within 5 m of where the scenario's VUT meets its target), as a run checks it (422)", "replays", false, "200", json!({"parameters": [{"name": "scenario", "in": "query", "schema": {"type": "string"}, "description": "scenario id to judge the replays against (404 when it does not exist)"}]})),
-                "post": op("Upload a CSV and create a run (armed and started unless start=false; 422 naming the file and line of a bad row)", "replays", true, "201", json!({"requestBody": {"required": true, "content": {"multipart/form-data": {"schema": {"type": "object", "required": ["file", "scenario_id"], "additionalProperties": false, "properties": {
+                "get": op("Recordings (bundled and uploaded; `kind`: csv, mdf4, vbo or mcap); with `scenario`, each also says whether it fits that scenario, i.e. reaches its conflict (`fits`; `misfit`: why not — its samples are not on the scenario's map, never come within 5 m of where the scenario's VUT meets its target, pass it at more than 45° from the scenario's path, or drive less than 15 m along that path before it), as a run checks it (422)", "replays", false, "200", json!({"parameters": [{"name": "scenario", "in": "query", "schema": {"type": "string"}, "description": "scenario id to judge the replays against (404 when it does not exist)"}]})),
+                "post": op("Upload a recording (CSV, MDF4, VBOX or MCAP, told by its content) and create a run (armed and started unless start=false; 422 naming the file and line of a bad row, the accepted names of a missing column, or what a file of another kind is; the same file with the same mapping again reuses its replay: `duplicate_of`)", "replays", true, "201", json!({"requestBody": {"required": true, "content": {"multipart/form-data": {"schema": {"type": "object", "required": ["file", "scenario_id"], "additionalProperties": false, "properties": {
                     "file": {"type": "string", "format": "binary", "example": EXAMPLE_REPLAY},
                     "scenario_id": {"type": "string", "minLength": 1, "example": "cpna75_30kmh"},
                     "speed": {"type": "string", "pattern": "^(|max|[0-9]{1,4}(\\.[0-9]{1,6})?)$", "description": "max or a real-time factor (empty: 1; above 0, at most 1000)", "example": "max"},
                     "map_id": {"type": "string", "description": "empty: the scenario's map", "example": "proving_ground"},
-                    "start": {"type": "string", "enum": ["true", "false"]}}}}}}}))
+                    "start": {"type": "string", "enum": ["true", "false"]},
+                    "column": {"type": "array", "items": {"type": "string", "pattern": "^(time|x|y|lat|lon|alt|heading|speed|steering|brake|fcw)=[^:]+(:[a-z/]+)?$"}, "description": "column mapping FIELD=COLUMN[:UNIT], repeatable, as `scil replay --column` (a CSV header the service does not recognise)", "example": ["speed=Velocity:km/h"]}}}}}}}))
             }));
     m.insert("/scenarios".into(), json!({
                 "get": op("Scenarios", "scenarios", false, "200", json!({})),

@@ -30,19 +30,19 @@ pub(super) fn track_of(st: &Supervisor, req: &NewRun) -> ApiResult<String> {
 /// do not say what they drive take it from the scenario ([`drives_from_scenario`]).
 pub(super) async fn validate(st: &Supervisor, req: &mut NewRun) -> ApiResult<Option<String>> {
     track_of(st, req)?;
-    let sc = st
-        .store
-        .get_scenario(&req.scenario_id)
-        .await?
-        .ok_or_else(|| {
-            ApiError::Unprocessable(format!("scenario '{}' does not exist", req.scenario_id))
-        })?;
+    let Some(sc) = st.store.get_scenario(&req.scenario_id).await? else {
+        return Err(ApiError::Unprocessable(
+            crate::serve::known::unknown(&st.store, "scenario", &req.scenario_id).await,
+        ));
+    };
     let scenario = Scenario::from_toml(&sc.toml)
         .map_err(|e| ApiError::Unprocessable(format!("scenario '{}': {e}", req.scenario_id)))?;
     let map_id = req.map_id.clone().or(sc.map_id);
     if let Some(m) = &map_id {
         if st.store.get_map(m).await?.is_none() {
-            return Err(ApiError::Unprocessable(format!("map '{m}' does not exist")));
+            return Err(ApiError::Unprocessable(
+                crate::serve::known::unknown(&st.store, "map", m).await,
+            ));
         }
     }
     let spec = SourceSpec {
@@ -65,9 +65,9 @@ pub(super) async fn validate(st: &Supervisor, req: &mut NewRun) -> ApiResult<Opt
     }
     if let RunSource::CsvReplay { replay_id, .. } = &req.source {
         let Some(replay) = st.store.get_replay(replay_id).await? else {
-            return Err(ApiError::Unprocessable(format!(
-                "replay '{replay_id}' does not exist"
-            )));
+            return Err(ApiError::Unprocessable(
+                crate::serve::known::unknown(&st.store, "replay", replay_id).await,
+            ));
         };
         // A replay recorded elsewhere (another map, or far from the scenario's paths).
         if let Some(why) =
@@ -196,6 +196,7 @@ pub(super) fn ins_spec_unresolved(src: &RunSource) -> InsSpec {
             on_bad_row: BadRowPolicy::Stop,
         },
         RunSource::Ncom { bind } => InsSpec::Ncom { bind: bind.clone() },
+        RunSource::Adma { bind } => InsSpec::Adma { bind: bind.clone() },
         RunSource::Json { transport, bind } => InsSpec::Json {
             transport: *transport,
             bind: bind.clone(),

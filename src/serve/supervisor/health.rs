@@ -17,7 +17,8 @@ pub fn ingest_health_json(h: &crate::ingest::health::HealthSnapshot) -> Value {
            "errors": h.malformed + h.checksum_failed + h.out_of_order,
            "samples": h.samples, "messages": h.messages, "malformed": h.malformed,
            "checksum_failed": h.checksum_failed, "out_of_order": h.out_of_order,
-           "no_fix": h.no_fix, "not_locked": h.not_locked, "last_error": h.last_error})
+           "no_fix": h.no_fix, "not_locked": h.not_locked, "last_error": h.last_error,
+           "rejected": h.rejected})
 }
 
 /// About once per second: source rate/age/errors and the store's write health.

@@ -352,7 +352,7 @@ async fn prepare(st: &Supervisor, row: &RunRow, carriers: &[CarrierSpec]) -> Api
                 .ok_or_else(|| ApiError::not_found("replay", replay_id))?;
             InsSpec::Csv {
                 path: crate::serve::shared_files::replay_path(st, &r).await?,
-                columns: Vec::new(),
+                columns: r.column_specs(),
                 // Same default as `scil replay`: stop at the first unreadable row.
                 on_bad_row: BadRowPolicy::Stop,
             }

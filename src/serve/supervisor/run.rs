@@ -35,6 +35,8 @@ pub enum RunSource {
     },
     /// OxTS NCOM over UDP, e.g. `{"kind":"ncom","bind":"0.0.0.0:3000"}`.
     Ncom { bind: String },
+    /// GeneSys ADMA (ADMAnet 3.3.3–3.3.5) over UDP, e.g. `{"kind":"adma","bind":"0.0.0.0:1040"}`.
+    Adma { bind: String },
     /// JSON lines over UDP datagrams, a TCP server or a WebSocket server.
     Json {
         transport: JsonTransport,

@@ -135,6 +135,16 @@ pub(super) async fn settle(
     }
     .fetch_add(1, Ordering::Relaxed);
     lock(&st.runs).remove(&run.id);
+    // The run's telemetry no longer grows: into columnar chunks (its rows stay until the
+    // chunks are committed; what fails here is done again at the next start).
+    if stored.is_ok() {
+        if let Err(e) = st.store.compact_run(&run.id).await {
+            tracing::error!(
+                "run {}: telemetry not compacted (kept as rows): {e}",
+                run.id
+            );
+        }
+    }
     let _ = run.done.send(true);
 }
 
