@@ -146,7 +146,7 @@ pub fn wrong_kind(path: &Path, kind: FileKind, hint: &str) -> String {
 /// ("upload it as a replay"); `None` for text that may be what was expected after all.
 pub fn belongs(kind: FileKind) -> Option<&'static str> {
     match kind {
-        FileKind::Mdf4 | FileKind::Vbo | FileKind::Mcap => {
+        FileKind::Mdf4 | FileKind::Vbo | FileKind::Mcap | FileKind::Adma => {
             Some("a recording: upload it as a replay")
         }
         FileKind::Candump | FileKind::Asc | FileKind::Blf => {
