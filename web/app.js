@@ -622,6 +622,7 @@ function setPreview(sid, plan = null) {
   $('#preview-badge').hidden = !sid; $('#end-preview').hidden = !sid;
   for (const b of document.querySelectorAll('.preview-mark')) b.hidden = !sid;
   document.body.classList.toggle('previewing', !!sid);
+  lamps.setPreview(!!sid);
   for (const k in L.dirty) L.dirty[k] = true;
   showValidityWhy();
 }

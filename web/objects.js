@@ -1,6 +1,7 @@
 // Objects on the ground (the VUT's robot, the carriers): one row per object in every state of
 // the run — its role, ISO 22133 state, whether it stands at its start (else how far away), its
-// link figures (MONR rate, loss, latency) and its last fault in words. Rows carry
+// link figures (MONR rate, loss, latency), how far behind its plan it drives (while it runs)
+// and its last fault in words. Rows carry
 // `data-object="NAME"`. The figures come from `GET /runs/{id}` (`objects`), polled by the page.
 
 const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
@@ -39,6 +40,15 @@ export function linkOf(o) {
   return [`${fmt(l.rate_hz, 0)} Hz · loss ${fmt(l.monr_loss * 100, 0)} % · ${latText}`, o.link_warning ? 'warn' : 'ok'];
 }
 
+/** While it runs: how far behind (or ahead of) its plan, in metres and seconds. */
+export function lagOf(o) {
+  const l = o.lag;
+  if (!l) return ['—', 'muted'];
+  if (Math.abs(l.m) < 0.05) return ['on its plan', 'ok'];
+  const side = l.m > 0 ? 'behind' : 'ahead';
+  return [`${fmt(Math.abs(l.m), 2)} m (${fmt(Math.abs(l.s), 2)} s) ${side}`, Math.abs(l.m) > 1 ? 'warn' : 'ok'];
+}
+
 export class ObjectsPanel {
   constructor(panel, table, summary) {
     Object.assign(this, { panel, table, summary });
@@ -54,13 +64,14 @@ export class ObjectsPanel {
     this.summary.textContent = returning ? 'driving to their starts' : `${atStart} of ${list.length} at start`
       + (runFault && runFault.text ? ` · run ended: ${runFault.text}` : '');
     this.table.querySelector('tbody').innerHTML = list.map((o) => {
-      const [start, sc] = startOf(o), [link, lc] = linkOf(o);
+      const [start, sc] = startOf(o), [link, lc] = linkOf(o), [lag, gc] = lagOf(o);
       const fault = o.fault || (runFault && runFault.object === o.name ? runFault.text : '') || o.link_warning || '';
       const fc = o.fault || (runFault && runFault.object === o.name) ? 'bad' : o.link_warning ? 'warn' : '';
       return `<tr data-object="${esc(o.name)}" data-state="${esc(o.state ?? '')}" data-at-start="${o.at_start === true}">`
         + `<td><b>${esc(o.name)}</b></td><td>${esc(roleOf(o.drives))}</td>`
         + `<td class="obj-state">${esc(stateOf(o))}</td><td class="obj-start ${sc}">${esc(start)}</td>`
         + `<td class="obj-link ${lc}" title="MONR rate, share of MONR missing, and latency (arrival − the object's time stamp: one-way delay plus any clock offset)">${esc(link)}</td>`
+        + `<td class="obj-lag ${gc}" title="Distance along its path between where its plan is now and where its MONR says it is, and the same at its planned speed">${esc(lag)}</td>`
         + `<td class="obj-fault ${fc}">${esc(fault)}</td></tr>`;
     }).join('');
   }

@@ -1,4 +1,5 @@
-// The recording upload of the control bar: any kind the service replays (CSV, MDF4, VBOX, MCAP),
+// The recording upload of the control bar: any kind the service replays (CSV, MDF4, VBOX, MCAP,
+// raw ADMAnet),
 // a column mapping when the service cannot find a field in a CSV's header, and the service's
 // word when the same file was uploaded before.
 import { postForm } from './api.js';
@@ -7,7 +8,7 @@ const $ = (s) => document.querySelector(s);
 const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 
 /** What the file control accepts: every kind `POST /replays` reads (told by content there). */
-export const ACCEPT = '.csv,.txt,.mf4,.mdf,.vbo,.mcap,text/csv';
+export const ACCEPT = '.csv,.txt,.mf4,.mdf,.vbo,.mcap,.adma,text/csv';
 
 // The fields a missing-column error can name, with what the mapping form asks for each.
 const FIELDS = {

@@ -28,6 +28,13 @@ export class ValidityLamps {
     this.render();
   }
 
+  /** During a scenario preview the lamps show no run's data (the run's verdict comes back after). */
+  setPreview(on) {
+    if (!!on === !!this.preview) return;
+    this.preview = !!on;
+    this.render();
+  }
+
   reset() {
     this.state = new Map(CHANNELS.map((c) => [c, { lamp: 'off', first: null, value: null, limit: '' }]));
     this.verdict = null;
@@ -64,12 +71,13 @@ export class ValidityLamps {
 
   render() {
     if (!this.el) return;
-    const w = this.window;
+    const pv = !!this.preview;
+    const w = pv ? null : this.window;
     const span = w ? `<div class="vl-window muted" data-closed-by="${w.by || ''}" data-t0="${w.t0}">window ${w.from.toFixed(2)}–${w.to.toFixed(2)} s · T0 rule ${w.t0}${w.by ? ` · closed by ${END[w.by] || w.by}` : ''}</div>` : '';
-    const head = this.verdict == null ? '' : `<div class="vl-verdict ${this.verdict ? 'ok' : 'bad'}">${this.verdict ? 'VALID' : 'INVALID'}</div>${span}`;
-    const why = this.why && this.verdict == null ? `<div class="vl-why">${this.why}</div>` : '';
+    const head = this.verdict == null || pv ? '' : `<div class="vl-verdict ${this.verdict ? 'ok' : 'bad'}">${this.verdict ? 'VALID' : 'INVALID'}</div>${span}`;
+    const why = this.why && (this.verdict == null || pv) ? `<div class="vl-why">${this.why}</div>` : '';
     this.el.innerHTML = why + head + CHANNELS.map((c) => {
-      const s = this.state.get(c);
+      const s = pv ? { lamp: 'off', first: null, value: null, limit: '' } : this.state.get(c);
       const first = s.first == null ? '' : `first ${s.first.toFixed(3)} s`;
       const title = `${LABEL[c]}${s.limit ? ` — limit ${s.limit}` : ''}${s.value != null ? `, value ${Number(s.value).toFixed(3)}` : ''}`;
       // a red lamp says its value and limit beside it, not only in its tooltip

@@ -208,6 +208,9 @@ async fn populate(store: &Store, n: usize, samples: Option<usize>) -> anyhow::Re
         Some(s) => populate_samples(store, s).await?,
         None => store.insert_telemetry(&telemetry(EXPORT_RUN, 660)).await?,
     }
+    // Finished runs keep their telemetry as chunks (what the service would otherwise do in
+    // the background at its start, during the measurement).
+    store.compact_pending(|_, _| {}).await?;
     Ok(())
 }
 

@@ -700,7 +700,8 @@ async fn central_task(
                         };
                         sup.on_link(i, health.refusal(&link.limits, link.monr_rate_hz));
                         sup.on_monr(t, i, state, m.readiness(), m.error_status);
-                        sup.on_position(t, i, m.x_m(), m.y_m(), m.speed_mps());
+                        sup.on_position(t, t_carrier, i, (m.x_m(), m.y_m()), m.speed_mps());
+                        let lag = sup.lag(i);
                         let phase = sup.phase();
                         // Warned once while a run degrades (again after it recovered).
                         let warning = (phase != Phase::Idle)
@@ -740,6 +741,7 @@ async fn central_task(
                             c.link = health;
                             c.link_since_s.get_or_insert(t);
                             c.monr_count += 1;
+                            c.lag = lag;
                             if c.strt_written_s.is_some() && c.start_position.is_none() {
                                 c.start_position = Some((c.x, c.y));
                             }

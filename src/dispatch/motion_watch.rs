@@ -5,7 +5,13 @@
 //! Rules (limits in [`MotionLimits`]):
 //! * **lateral deviation**: once started, the distance from the nearest point of its path
 //!   (segments of its TRAJ), signed left/right of the path's direction;
-//! * **speed above plan**: once started, its MONR speed above the TRAJ speed where it is;
+//! * **speed above plan**: once started, its MONR speed above the TRAJ speed where it is, by
+//!   more than the limit plus the catch-up its own plan implies: an object behind its
+//!   schedule by `lag` metres (measured from its MONR against the TRAJ's timing since its
+//!   STRT) may drive `√(2·a·lag)` faster, the speed a position controller limited to the
+//!   acceleration `a` reaches while it closes that gap, at most `max_catchup_mps`. An object
+//!   on or ahead of its schedule gets none, so a real overspeed (which puts it ahead) is
+//!   aborted as before;
 //! * **motion before its start**: while it should stand (armed, not started yet), its distance
 //!   from where it stood when armed;
 //! * **position jump**: between two MONR, a distance its speed cannot explain (a positioning
@@ -36,6 +42,11 @@ pub struct MotionLimits {
     /// After an object first reports ARMED, how long its pose may still settle (the MONR that
     /// first says ARMED may carry the pose from before), s.
     pub settle_s: f64,
+    /// Acceleration an object behind its schedule catches up with (the speed rule's
+    /// allowance), m/s².
+    pub catchup_accel_mps2: f64,
+    /// Largest catch-up allowance above the planned speed (besides `overspeed_mps`), m/s.
+    pub max_catchup_mps: f64,
 }
 
 impl Default for MotionLimits {
@@ -46,6 +57,8 @@ impl Default for MotionLimits {
             stand_m: 0.5,
             jump_m: 1.0,
             settle_s: 1.0,
+            catchup_accel_mps2: 1.0,
+            max_catchup_mps: 2.0,
         }
     }
 }
@@ -57,10 +70,14 @@ impl MotionLimits {
             ("overspeed_mps", self.overspeed_mps),
             ("stand_m", self.stand_m),
             ("jump_m", self.jump_m),
+            ("catchup_accel_mps2", self.catchup_accel_mps2),
         ] {
             if !(v > 0.0 && v.is_finite()) {
                 return Err(format!("motion limit {name} must be positive, got {v}"));
             }
+        }
+        if !(self.max_catchup_mps >= 0.0 && self.max_catchup_mps.is_finite()) {
+            return Err("motion limit max_catchup_mps must be 0 or more".into());
         }
         if !(self.settle_s >= 0.0 && self.settle_s.is_finite()) {
             return Err("motion limit settle_s must be 0 or more".into());
@@ -154,12 +171,15 @@ pub fn inside(poly: &[[f64; 2]], x: f64, y: f64) -> bool {
     c
 }
 
-/// A path point: position and planned speed magnitude.
+/// A path point: position, planned speed magnitude, planned time from the TRAJ's start and
+/// distance along the path.
 #[derive(Debug, Clone, Copy)]
 struct PathPoint {
     x: f64,
     y: f64,
     speed: f64,
+    t: f64,
+    s: f64,
 }
 
 /// Segments looked at ahead of the last match (TRAJ points are 50 ms apart by default: 20 s).
@@ -179,6 +199,8 @@ pub struct Located {
     pub lateral_m: f64,
     /// Planned speed there (the larger of the segment's ends), m/s.
     pub planned_mps: f64,
+    /// Distance along the path of the nearest place on it, m.
+    pub along_m: f64,
 }
 
 impl PathWatch {
@@ -186,10 +208,16 @@ impl PathWatch {
     pub fn of_traj(t: &Traj) -> Option<PathWatch> {
         let mut pts: Vec<PathPoint> = Vec::with_capacity(t.points.len());
         for p in &t.points {
+            let (x, y) = (p.x_mm as f64 / 1000.0, p.y_mm as f64 / 1000.0);
+            let s = pts
+                .last()
+                .map_or(0.0, |l: &PathPoint| l.s + (x - l.x).hypot(y - l.y));
             let q = PathPoint {
-                x: p.x_mm as f64 / 1000.0,
-                y: p.y_mm as f64 / 1000.0,
+                x,
+                y,
                 speed: (p.speed_lon_cm_s as f64 / 100.0).abs(),
+                t: p.rel_time_ms as f64 / 1000.0,
+                s,
             };
             // Points held at one place add nothing but their speed.
             match pts.last_mut() {
@@ -214,6 +242,7 @@ impl PathWatch {
             return Located {
                 lateral_m: (x - p.x).hypot(y - p.y),
                 planned_mps: p.speed,
+                along_m: 0.0,
             };
         }
         let lo = self.cursor.saturating_sub(2);
@@ -224,9 +253,30 @@ impl PathWatch {
         }
         self.cursor = best.0;
         let (a, b) = (self.pts[best.0], self.pts[best.0 + 1]);
+        let (dx, dy) = (b.x - a.x, b.y - a.y);
+        let len2 = dx * dx + dy * dy;
+        let u = if len2 > 0.0 {
+            (((x - a.x) * dx + (y - a.y) * dy) / len2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
         Located {
             lateral_m: best.1,
             planned_mps: a.speed.max(b.speed),
+            along_m: a.s + u * (b.s - a.s),
+        }
+    }
+
+    /// Where the plan is `t` seconds after the start: distance along the path, m (held at the
+    /// ends).
+    pub fn planned_along(&self, t: f64) -> f64 {
+        let t = t + self.pts[0].t;
+        let i = self.pts.partition_point(|p| p.t <= t);
+        match (i.checked_sub(1).map(|j| self.pts[j]), self.pts.get(i)) {
+            (None, _) => 0.0,
+            (Some(a), None) => a.s,
+            (Some(a), Some(b)) if b.t > a.t => a.s + (t - a.t) / (b.t - a.t) * (b.s - a.s),
+            (Some(a), Some(_)) => a.s,
         }
     }
 
@@ -267,6 +317,19 @@ pub struct ObjectWatch {
     anchor: Option<(f64, f64)>,
     /// The previous MONR: (t, x, y, |speed|).
     prev: Option<(f64, f64, f64, f64)>,
+    /// Its latest lag behind its plan, once started.
+    pub lag: Option<Lag>,
+    /// This object's catch-up acceleration when it has its own (its capability), m/s².
+    pub catchup_accel_mps2: Option<f64>,
+}
+
+/// How far an object is behind its plan (negative: ahead).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Lag {
+    /// Planned distance along its path now less the distance it has driven, m.
+    pub m: f64,
+    /// The same in time: `m` at the planned speed where it is (0 where the plan stands), s.
+    pub s: f64,
 }
 
 /// One MONR of an armed or running object, as the rules need it.
@@ -280,6 +343,11 @@ pub struct MonrPos {
     pub armed: bool,
     /// Its STRT instant has passed: it may move along its path.
     pub started: bool,
+    /// Its STRT instant (the same clock as `t_s`), when it was given one.
+    pub start_s: Option<f64>,
+    /// The MONR's own time stamp on the same clock (`t_s` less its latency): the lag behind
+    /// the plan is measured on it, so that the link's delay is not taken for lag.
+    pub stamp_s: f64,
 }
 
 impl ObjectWatch {
@@ -288,6 +356,7 @@ impl ObjectWatch {
         self.armed_at = None;
         self.anchor = None;
         self.prev = None;
+        self.lag = None;
         if let Some(p) = &mut self.path {
             p.cursor = 0;
         }
@@ -357,12 +426,32 @@ impl ObjectWatch {
                 limit_m: lateral_limit,
             });
         }
-        if speed > at.planned_mps + limits.overspeed_mps {
+        let lag = m.start_s.map(|t0| {
+            let behind = path.planned_along(m.stamp_s - t0) - at.along_m;
+            Lag {
+                m: behind,
+                s: if at.planned_mps > 0.1 {
+                    behind / at.planned_mps
+                } else {
+                    0.0
+                },
+            }
+        });
+        self.lag = lag;
+        // The catch-up the object's plan implies while it is behind (see the module doc).
+        let accel = self.catchup_accel_mps2.unwrap_or(limits.catchup_accel_mps2);
+        let catchup = lag.map_or(0.0, |l| {
+            (2.0 * accel * l.m.max(0.0))
+                .sqrt()
+                .min(limits.max_catchup_mps)
+        });
+        let limit = limits.overspeed_mps + catchup;
+        if speed > at.planned_mps + limit {
             return Some(AbortReason::Overspeed {
                 carrier: carrier(),
                 speed_mps: speed,
                 planned_mps: at.planned_mps,
-                limit_mps: limits.overspeed_mps,
+                limit_mps: limit,
             });
         }
         None
@@ -410,6 +499,8 @@ mod tests {
             speed_mps: speed,
             armed: !started,
             started,
+            start_s: started.then_some(1.5),
+            stamp_s: t,
         }
     }
 
@@ -484,6 +575,56 @@ mod tests {
             drive(&mut w, 5.0, |t| if t > 3.0 { 6.5 } else { 5.0 }, |_| 0.0).expect("abort");
         assert!((3.0..3.02).contains(&t), "{t}");
         assert!(matches!(r, AbortReason::Overspeed { speed_mps, .. } if speed_mps == 6.5));
+    }
+
+    /// Drives `x(t)` along the path at MONR speed `speed`, started at 1.5 s: the abort, if any.
+    fn drive_at(
+        w: &mut ObjectWatch,
+        x: impl Fn(f64) -> f64,
+        speed: impl Fn(f64) -> f64,
+    ) -> Option<AbortReason> {
+        let l = MotionLimits::default();
+        for k in 0..=150 {
+            let t = k as f64 * 0.01;
+            if let Some(r) = w.check("robot", pos(t, 0.0, 0.0, 0.0, false), &l, None) {
+                return Some(r);
+            }
+        }
+        (1..=300).find_map(|k| {
+            let t = k as f64 * 0.01;
+            w.check(
+                "robot",
+                pos(1.5 + t, x(t).max(0.0), 0.0, speed(t), true),
+                &l,
+                None,
+            )
+        })
+    }
+
+    #[test]
+    fn catching_up_its_lag_is_allowed_and_overspeed_ahead_is_not() {
+        // 4 m behind its 5 m/s plan, driving 1.2 m/s above it: the catch-up √(2·1·4) m/s
+        // (at most 2 m/s) is allowed.
+        let mut w = watch(5.0);
+        assert_eq!(drive_at(&mut w, |t| 5.0 * t - 4.0, |_| 6.2), None);
+        let lag = w.lag.expect("lag measured");
+        assert!((lag.m - 4.0).abs() < 0.05, "{lag:?}");
+        assert!((lag.s - 0.8).abs() < 0.01, "{lag:?}");
+        // 0.3 m behind: √0.6 = 0.77 m/s more, so +2.0 m/s (from 1 s on) is still overspeed.
+        let mut w = watch(5.0);
+        let fast_after_1s = |v: f64| move |t: f64| if t > 1.0 { v } else { 5.0 };
+        let r = drive_at(&mut w, |t| 5.0 * t - 0.3, fast_after_1s(7.0)).expect("abort");
+        assert!(
+            matches!(r, AbortReason::Overspeed { limit_mps, .. } if (limit_mps - 1.0 - 0.6f64.sqrt()).abs() < 0.02),
+            "{r:?}"
+        );
+        // Ahead of its plan: no allowance, +1.2 m/s is overspeed.
+        let mut w = watch(5.0);
+        let r = drive_at(&mut w, |t| 5.0 * t + 1.0, fast_after_1s(6.2)).expect("abort");
+        assert!(
+            matches!(r, AbortReason::Overspeed { limit_mps, .. } if limit_mps == 1.0),
+            "{r:?}"
+        );
     }
 
     #[test]

@@ -333,9 +333,17 @@ impl Supervisor {
         self.geofence = fence.filter(|f| !f.is_empty());
     }
 
-    /// A MONR position of `carrier` (after [`Self::on_monr`] with the same MONR): checked
-    /// against the motion rules while the run is supervised.
-    pub fn on_position(&mut self, now: f64, carrier: usize, x: f64, y: f64, speed_mps: f64) {
+    /// A MONR position of `carrier` (after [`Self::on_monr`] with the same MONR), arrived at
+    /// `now`, time-stamped `stamp_s` by the object (on the same clock): checked against the
+    /// motion rules while the run is supervised.
+    pub fn on_position(
+        &mut self,
+        now: f64,
+        stamp_s: f64,
+        carrier: usize,
+        (x, y): (f64, f64),
+        speed_mps: f64,
+    ) {
         if !self.supervising() {
             return;
         }
@@ -350,10 +358,17 @@ impl Supervisor {
             speed_mps,
             armed: c.state == Some(ObjectState::Armed),
             started: c.start_at_s.is_some_and(|t| now >= t),
+            start_s: c.start_at_s,
+            stamp_s,
         };
         if let Some(reason) = c.watch.check(&c.name, m, &limits, self.geofence.as_ref()) {
             self.abort(now, reason);
         }
+    }
+
+    /// How far `carrier` is behind its plan at its latest MONR, once started.
+    pub fn lag(&self, carrier: usize) -> Option<super::motion_watch::Lag> {
+        self.carriers.get(carrier).and_then(|c| c.watch.lag)
     }
 
     /// Whether `c` blocks arming: not connected, not DISARMED/ARMED, or DISARMED and not ready

@@ -84,7 +84,8 @@ pub fn section(runs: &[RunInput]) -> String {
     let mut s = String::from(
         "<h2>Objects on the ground</h2><p>Impact location (Euro NCAP, 0 = the VUT's left edge, 1 = its right edge) \
 from the objects' MONR against the planned one; relative drift: how much further the target's object fell behind its own \
-schedule than the VUT's robot between the target's start and the impact; corrected: the impact with that drift taken out.</p>\
+schedule than the VUT's robot between the target's start and the impact (part of what the objects did, never taken out); \
+corrected: the impact with a clock offset between the two objects, measured before the start, taken out.</p>\
 <table><tr><th>run</th><th>target</th><th>planned location</th><th>MONR location</th><th>error</th><th>relative drift [ms]</th><th>corrected location</th><th>corrected error</th></tr>",
     );
     for r in &with {

@@ -89,6 +89,13 @@ pub struct RunReport {
     /// count, lateral deviation and final pose, and the impacts from MONR.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ground: Option<serde_json::Value>,
+    /// A ground run: the plan's figures (the simulated target's impacts and verdict) beside
+    /// the objects' verdict in `impacts` and `validity`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<crate::dispatch::ground::verdict::PlanFigures>,
+    /// A ground run: where its impacts and checks come from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict_from: Option<crate::dispatch::ground::verdict::VerdictSources>,
     /// The run's MCAP recording (`scil replay --mcap`, a service run with `record`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recording: Option<RecordingReport>,

@@ -1,4 +1,4 @@
-//! `/replays`: recordings (CSV, MDF4, VBOX, MCAP). `POST /replays` uploads one (multipart) and
+//! `/replays`: recordings (CSV, MDF4, VBOX, MCAP, raw GeneSys ADMAnet). `POST /replays` uploads one (multipart) and
 //! creates a run.
 //!
 //! Uploads are streamed to `<storage_dir>/uploads/<generated>` — the client's file name is
@@ -134,9 +134,10 @@ fn replay_kind(name: &str, head: &[u8]) -> Result<&'static str, String> {
         FileKind::Mdf4 => Ok("mdf4"),
         FileKind::Vbo => Ok("vbo"),
         FileKind::Mcap => Ok("mcap"),
+        FileKind::Adma => Ok("adma"),
         FileKind::Empty => Err(format!("{name} is empty: no sample to replay")),
         k => Err(format!(
-            "{name} is {}, {}; a replay is a CSV, MDF4, VBOX or MCAP recording",
+            "{name} is {}, {}; a replay is a CSV, MDF4, VBOX, MCAP or ADMA recording",
             k.describe(),
             belongs(k).unwrap_or("not a recording")
         )),

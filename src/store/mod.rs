@@ -283,7 +283,7 @@ pub struct ReplayRow {
     /// The map it was recorded on, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub map_id: Option<String>,
-    /// What the file is, told by its content: `csv`, `mdf4`, `vbo`, `mcap`.
+    /// What the file is, told by its content: `csv`, `mdf4`, `vbo`, `mcap`, `adma`.
     pub kind: String,
     /// SHA-256 of the file's bytes, hex (uploads; a second upload of the same file finds it).
     #[serde(skip_serializing_if = "Option::is_none")]

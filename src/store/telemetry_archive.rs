@@ -59,13 +59,16 @@ pub fn blob_id(run_id: &str) -> String {
 }
 
 /// Rows of one run merged by `seq` (the chunks' first; a row stored twice is taken once).
-fn merge(mut a: Vec<TelemetryRow>, b: Vec<TelemetryRow>) -> Vec<TelemetryRow> {
+fn merge(a: Vec<TelemetryRow>, b: Vec<TelemetryRow>) -> Vec<TelemetryRow> {
+    // Both come in `seq` order (the chunks decoded, the rows by ORDER BY).
     if b.is_empty() {
-        a.sort_by_key(|r| r.seq);
         return a;
     }
+    if a.is_empty() {
+        return b;
+    }
     let mut m: BTreeMap<i64, TelemetryRow> = BTreeMap::new();
-    for r in b.into_iter().chain(a.drain(..)) {
+    for r in b.into_iter().chain(a) {
         m.insert(r.seq, r);
     }
     m.into_values().collect()

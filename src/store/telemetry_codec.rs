@@ -433,16 +433,44 @@ pub fn decode_run(run_id: &str, blob: &[u8]) -> Result<Vec<TelemetryRow>, ChunkE
         return Err(bad("not a run's telemetry"));
     }
     let n = r.len()?;
-    let mut rows = Vec::new();
+    let mut parts = Vec::with_capacity(n);
     for _ in 0..n {
         let len = r.len()?;
-        rows.extend(decode(run_id, r.bytes(len)?)?);
+        parts.push(decode(run_id, r.bytes(len)?)?);
     }
     if r.pos != blob.len() {
         return Err(bad("trailing bytes"));
     }
-    rows.sort_by_key(|r| r.seq);
-    Ok(rows)
+    Ok(merge_by_seq(parts))
+}
+
+/// Merges lists each in `seq` order into one (a k-way merge: a run has a few vehicles).
+fn merge_by_seq(parts: Vec<Vec<TelemetryRow>>) -> Vec<TelemetryRow> {
+    if parts.len() == 1 {
+        return parts.into_iter().next().unwrap_or_default();
+    }
+    let total = parts.iter().map(Vec::len).sum();
+    let mut out = Vec::with_capacity(total);
+    let mut its: Vec<std::iter::Peekable<std::vec::IntoIter<TelemetryRow>>> = parts
+        .into_iter()
+        .map(|p| p.into_iter().peekable())
+        .collect();
+    loop {
+        let mut best: Option<(usize, i64)> = None;
+        for (i, it) in its.iter_mut().enumerate() {
+            if let Some(r) = it.peek() {
+                if best.is_none_or(|(_, s)| r.seq < s) {
+                    best = Some((i, r.seq));
+                }
+            }
+        }
+        let Some((i, _)) = best else {
+            return out;
+        };
+        if let Some(r) = its[i].next() {
+            out.push(r);
+        }
+    }
 }
 
 #[cfg(test)]

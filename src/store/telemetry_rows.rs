@@ -36,6 +36,10 @@ impl Store {
         let from = from.unwrap_or(-1e300);
         let to = to.unwrap_or(1e300);
         let chunked = |all: Vec<TelemetryRow>| -> Vec<TelemetryRow> {
+            let whole = all.len() as i64 <= limit && all.iter().all(|r| r.t >= from && r.t <= to);
+            if whole {
+                return all;
+            }
             all.into_iter()
                 .filter(|r| r.t >= from && r.t <= to)
                 .take(usize::try_from(limit).unwrap_or(0))

@@ -25,7 +25,7 @@ export async function firstdayTest({ ctx, base, root, tmp, token, test, assert }
     await page.waitForFunction(() => window.__scil.map.lines.length > 0 && !window.__scil.L.preview, null, { timeout: 10000 });
     const u = await page.evaluate(() => ({ accept: document.querySelector('#upload').accept, label: document.querySelector('#upload').closest('label').textContent,
       who: document.querySelector('#whoami').textContent }));
-    for (const ext of ['.csv', '.mf4', '.vbo', '.mcap']) assert(u.accept.includes(ext), `accept '${u.accept}' lacks ${ext}`);
+    for (const ext of ['.csv', '.mf4', '.vbo', '.mcap', '.adma']) assert(u.accept.includes(ext), `accept '${u.accept}' lacks ${ext}`);
     assert(/recording/.test(u.label), `upload label '${u.label}'`);
     assert(/^signed in: \w+/.test(u.who) && !/^signed in: (\w+) \(\1\)$/.test(u.who), `whoami '${u.who}'`);
   });

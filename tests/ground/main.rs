@@ -311,7 +311,7 @@ async fn point(
             &i.target,
             planned,
             err,
-            i.corrected_error,
+            i.on_schedule_error,
             i.relative_drift_s,
         );
         println!(
@@ -665,7 +665,7 @@ async fn an_object_killed_while_armed_refuses_the_start_naming_it() {
 /// The impact location from MONR against the planned one. The stock object steps through its
 /// TRAJ on a sleeping thread and does not honour MTSP: it drifts behind its schedule (about
 /// 1 %, more on a loaded machine) and the impact moves with it, whatever scil sent. Judged
-/// always: the location with each object's own drift taken out (`corrected_error`, from MONR
+/// always: the location had each object kept its own schedule (`on_schedule_error`, from MONR
 /// positions and the objects' measured lag behind their TRAJ; the start instants as driven).
 /// Judged as driven too when the target and the VUT robot drifted apart by at most 5 ms.
 /// Returns the judged (corrected) error.
@@ -711,7 +711,7 @@ pub(crate) fn judge_location_json(label: &str, imp: &serde_json::Value) -> f64 {
         target,
         planned,
         err,
-        imp["corrected_error"].as_f64(),
+        imp["on_schedule_error"].as_f64(),
         imp["relative_drift_s"].as_f64(),
     )
 }

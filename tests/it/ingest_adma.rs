@@ -189,3 +189,55 @@ fn listen_gives_the_same_samples_and_counts_the_malformed_packets() {
         );
     }
 }
+
+#[test]
+fn feed_sends_a_replay_as_admanet_that_converts_back_to_it() {
+    let dir = tempdir("adma-feed");
+    let drive = shared("replays/cpna75_30kmh_wgs84.csv");
+    let saved = dir.join("fed.adma");
+    let sink = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind");
+    let to = sink.local_addr().expect("addr").to_string();
+    let o = scil()
+        .arg("feed")
+        .arg(&drive)
+        .args(["--adma", &to, "--speed", "0", "--save"])
+        .arg(&saved)
+        .output()
+        .expect("scil feed");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let bytes = std::fs::read(&saved).expect("saved");
+    assert_eq!(bytes.len() % 856, 0);
+    assert_eq!(&bytes[..4], b"GBIN");
+    let out = dir.join("back.csv");
+    let o = scil()
+        .arg("convert")
+        .arg(&saved)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("scil convert");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let parse = |text: &str| -> Vec<Vec<f64>> {
+        text.lines()
+            .skip(1)
+            .map(|l| {
+                l.split(',')
+                    .take(3)
+                    .map(|c| c.trim().parse().expect("number"))
+                    .collect()
+            })
+            .collect()
+    };
+    let back = parse(&std::fs::read_to_string(&out).expect("converted"));
+    let want = parse(&std::fs::read_to_string(&drive).expect("drive"));
+    // The feed sends at 100 Hz, the drive is at 25 Hz: every drive row is one of the packets.
+    let mut matched = 0;
+    for w in &want {
+        if let Some(b) = back.iter().find(|b| (b[0] - w[0]).abs() < 5e-4) {
+            close("latitude", matched, b[1], w[1], 0.5e-7 + 1e-9);
+            close("longitude", matched, b[2], w[2], 0.5e-7 + 1e-9);
+            matched += 1;
+        }
+    }
+    assert_eq!(matched, want.len());
+}

@@ -175,6 +175,53 @@ async fn a_first_day_with_the_service() {
         "{list}"
     );
 
+    // A raw GeneSys ADMAnet recording (as `scil feed --adma --save` writes it) uploads as a
+    // replay of its own kind and runs.
+    let adma = dir.join("drive.adma");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_scil"))
+        .args([
+            "feed",
+            data("replays/cpna75_30kmh_wgs84.csv")
+                .to_str()
+                .unwrap_or(""),
+        ])
+        .args([
+            "--adma",
+            "127.0.0.1:9",
+            "--save",
+            adma.to_str().unwrap_or(""),
+            "--speed",
+            "0",
+        ])
+        .output()
+        .expect("scil feed");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&adma).expect("adma");
+    let (s, up) = upload(
+        &api,
+        "drive.adma",
+        bytes,
+        &[("scenario_id", "cpna75_30kmh"), ("speed", "max")],
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{up}");
+    assert_eq!(up["replay_kind"], "adma", "{up}");
+    let run = api
+        .wait_terminal(up["id"].as_str().unwrap_or(""), Duration::from_secs(60))
+        .await;
+    assert_eq!(run["state"], "finished", "{run}");
+    let (_, res) = api
+        .get(&format!(
+            "/runs/{}/results",
+            up["id"].as_str().unwrap_or("")
+        ))
+        .await;
+    assert_eq!(res["triggers"].as_array().map(Vec::len), Some(1), "{res}");
+
     // Files of the wrong kind name the file and what it is.
     let mut mdf = b"MDF     4.10    ".to_vec();
     mdf.resize(256, 0);

@@ -132,6 +132,26 @@ async fn excess_speed_aborts_naming_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_overspeed_of_5_kmh_aborts_despite_the_catch_up_allowance() {
+    // 20 km/h planned, 25 km/h driven from 1.5 s on: the object runs ahead of its plan, so no
+    // catch-up is allowed and 5 km/h is beyond the 3.6 km/h limit.
+    let (r, after) = abort_of("overspeed=1.25@start+1.5", true).await;
+    match &r {
+        AbortReason::Overspeed {
+            speed_mps,
+            planned_mps,
+            limit_mps,
+            ..
+        } => {
+            assert!((speed_mps - planned_mps) * 3.6 > 3.6, "{r:?}");
+            assert!(*limit_mps * 3.6 < 3.7, "allowance while ahead: {r:?}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!((1.5..3.5).contains(&after), "{after}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_position_jump_aborts_naming_it() {
     let (r, after) = abort_of("jump=3@start+2", true).await;
     assert!(matches!(r, AbortReason::PositionJump { .. }), "{r:?}");

@@ -43,6 +43,10 @@ pub struct CarrierSnapshot {
     pub link: LinkHealth,
     /// Arrival of the first MONR since the carrier connected (the link is measured from then).
     pub link_since_s: Option<f64>,
+    /// Once started: how far behind its plan it is at its latest MONR (metres along its path
+    /// and seconds at the planned speed there; negative = ahead).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag: Option<super::super::motion_watch::Lag>,
 }
 
 impl CarrierSnapshot {

@@ -279,6 +279,7 @@ impl Ground {
                     &prepared.plans[i].name,
                     i,
                     motion.h.monr(),
+                    motion.h.epoch(),
                 );
                 ins_check = Some((sink, diff));
                 (f, None)
@@ -337,7 +338,16 @@ impl Ground {
             session.add_sink(Box::new(sink));
             diff
         });
-        let run = session.run().await;
+        // Each object's smallest MONR arrival − time stamp before the start (its clock offset
+        // against the control centre's, plus the network's shortest delay).
+        let pre_start_latency: Vec<Option<f64>> = motion
+            .h
+            .snapshot()
+            .carriers
+            .iter()
+            .map(|c| (c.link.monr > 0).then_some(c.link.latency_min_ms / 1000.0))
+            .collect();
+        let mut run = session.run().await;
         if let Some(p) = pump {
             p.abort();
         }
@@ -356,19 +366,31 @@ impl Ground {
         }
         let snap = motion.stop().await;
         let monr = motion.monr();
+        let vut_ins = vut_ins.and_then(|d| d.lock().ok().map(|d| d.clone()));
         let (objects, impacts) = off_workers(|| {
             let lags = lags_of(&motion.plans, &monr);
-            (
-                object_reports(&motion, &snap, &monr, &lags),
-                impact_checks(prepared, &monr, &lags),
-            )
+            let impacts = impact_checks(prepared, &monr, &lags, &pre_start_latency);
+            // With the robot's MONR as the VUT's telemetry the sample time is the control
+            // centre's; with an INS, the offset its samples were applied at.
+            let cc_minus_sample = vut_ins
+                .as_ref()
+                .and_then(|d| d.cc_minus_sample_s)
+                .unwrap_or(0.0);
+            super::verdict::from_objects(
+                &mut run,
+                prepared,
+                &monr,
+                &impacts,
+                cc_minus_sample,
+                vut_ins.is_some(),
+            );
+            (object_reports(&motion, &snap, &monr, &lags), impacts)
         });
         self.observe(&snap);
         self.observe_poses(&last_poses(&monr));
         self.forget_lost(&motion.events(&snap));
         motion.reset_objects().await;
         motion.shutdown().await;
-        let vut_ins = vut_ins.and_then(|d| d.lock().ok().map(|d| d.clone()));
         Ok(GroundReport {
             run,
             objects,

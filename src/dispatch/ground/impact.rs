@@ -4,13 +4,12 @@
 //! kind of target (a crossing dummy at the VUT's front reaching its path line; others at the
 //! first contact of the footprints, [`Rect::impact_location`]).
 //!
-//! A carrier that drifts off its own TRAJ schedule while it drives (a stand-in object that
-//! sleeps once per TRAJ point runs about 1 % slow) moves the impact with it, whatever scil
-//! sent. [`timing_corrected`] takes that drift out: each object's lag behind its TRAJ at the
-//! impact, less its lag when the target started (until then scil follows the VUT live and
-//! starts the target from where it actually is), measured from their own MONR. The target's
-//! track is shifted by the difference and the contact found again on the MONR positions. The
-//! start instants stay as driven, so a late start is still seen.
+//! A carrier that drifts off its own TRAJ schedule while it drives moves the impact with it,
+//! whatever scil sent: that is what the objects did, and the impact says so.
+//! [`drift_between`] measures the drift (shown beside the impact). [`timing_corrected`] shifts
+//! the target's track and finds the contact again on the MONR positions: by a clock offset
+//! between the two objects measured before the start (the corrected impact), or by their drift
+//! apart (a diagnosis of the platforms: where they would have met on their schedules).
 
 use serde::Serialize;
 
@@ -228,19 +227,20 @@ pub fn drift_between(lags: &[(f64, f64)], t0_s: f64, from_s: f64, to_s: f64) -> 
 /// Half the window a lag is averaged over, s.
 pub const LAG_WINDOW_S: f64 = 0.25;
 
-/// The impact with the target's MONR track shifted by `relative_drift_s` (the target's drift
-/// less the VUT's, s): where the objects would have met had each kept its own schedule.
+/// The impact with the target's MONR track shifted by `shift_s`: by a clock offset between
+/// the objects (how far the target's clock runs ahead of the VUT robot's), where the objects
+/// met on one clock; by their drift apart, where they would have met on their schedules.
 pub fn timing_corrected(
     vut: &VutSpec,
     target: &TargetSpec,
     vut_track: &[MonrSample],
     target_track: &[MonrSample],
-    relative_drift_s: f64,
+    shift_s: f64,
 ) -> Option<MonrImpact> {
     let shifted: Vec<MonrSample> = target_track
         .iter()
         .map(|m| MonrSample {
-            t_s: m.t_s - relative_drift_s,
+            t_s: m.t_s - shift_s,
             ..*m
         })
         .collect();

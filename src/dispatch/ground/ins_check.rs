@@ -30,6 +30,10 @@ pub struct InsMonrDiff {
     /// Along the INS heading (positive: the robot's position ahead), m.
     pub mean_along_m: f64,
     pub max_abs_along_m: f64,
+    /// The control centre's time less the run's sample time (the INS's), as the run applied
+    /// its samples: puts the objects' MONR on the run's time base.
+    #[serde(skip)]
+    pub cc_minus_sample_s: Option<f64>,
 }
 
 impl InsMonrDiff {
@@ -66,6 +70,8 @@ pub struct InsMonrSink {
     monr: broadcast::Receiver<MonrSample>,
     last: Option<MonrSample>,
     diff: std::sync::Arc<std::sync::Mutex<InsMonrDiff>>,
+    /// The control centre's epoch (its time 0).
+    epoch: tokio::time::Instant,
 }
 
 impl InsMonrSink {
@@ -75,6 +81,7 @@ impl InsMonrSink {
         object: &str,
         idx: usize,
         monr: broadcast::Receiver<MonrSample>,
+        epoch: tokio::time::Instant,
     ) -> (InsMonrSink, std::sync::Arc<std::sync::Mutex<InsMonrDiff>>) {
         let diff = std::sync::Arc::new(std::sync::Mutex::new(InsMonrDiff::new(object)));
         let sink = InsMonrSink {
@@ -83,6 +90,7 @@ impl InsMonrSink {
             monr,
             last: None,
             diff: diff.clone(),
+            epoch,
         };
         (sink, diff)
     }
@@ -93,9 +101,16 @@ impl Sink for InsMonrSink {
         "ins-monr"
     }
 
-    fn sample(&mut self, _ctx: &SinkCtx<'_>, _engine: &Engine, s: &Sample) {
+    fn sample(&mut self, ctx: &SinkCtx<'_>, _engine: &Engine, s: &Sample) {
         if *s.vehicle != *self.vut_id {
             return;
+        }
+        if let Some(w) = ctx.clock.wall(s.time_s) {
+            let cc = w.saturating_duration_since(self.epoch).as_secs_f64()
+                - self.epoch.saturating_duration_since(w).as_secs_f64();
+            if let Ok(mut d) = self.diff.lock() {
+                d.cc_minus_sample_s = Some(cc - s.time_s);
+            }
         }
         loop {
             match self.monr.try_recv() {

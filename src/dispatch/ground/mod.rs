@@ -27,6 +27,7 @@ pub mod plan;
 pub mod report;
 pub mod route;
 pub mod track;
+pub mod verdict;
 
 pub use fleet::{Ground, GroundError, ObjectStatus};
 pub use motion::{Motion, StartRefused};

@@ -208,6 +208,7 @@ impl Sink for Recorder {
 pub async fn vut_track(
     setup: &Arc<RunSetup>,
     sim: &SimOptions,
+    launch: Launch,
 ) -> Result<(PlannedTrack, RunReport, f64, f64), String> {
     let mut opts = sim.clone();
     opts.aeb = None;
@@ -268,9 +269,10 @@ pub async fn vut_track(
             pts[i].curvature = crate::frame::wrap_pi(pts[i].yaw - pts[i - 1].yaw) / ds;
         }
     }
-    // The launch before the first sample: from standstill to its speed at ROBOT_ACCEL_MPS2.
-    let launch_s = pts[0].v.abs() / ROBOT_ACCEL_MPS2;
-    let pts = with_launch_and_stop(pts, ROBOT_ACCEL_MPS2, ROBOT_DECEL_MPS2, 0.01);
+    // The launch before the first sample: from standstill to its speed, jerk-limited at or
+    // below the robot's acceleration.
+    let launch_s = launch.duration_s(pts[0].v.abs());
+    let pts = with_launch_and_stop(pts, launch, ROBOT_DECEL_MPS2, 0.01);
     let track = PlannedTrack::new(pts).ok_or("rehearsal samples not finite")?;
     Ok((track, report, end_t, launch_s - t0))
 }
@@ -314,16 +316,121 @@ fn t0_run_up_m(setup: &RunSetup, v: f64) -> f64 {
 /// robot's planned speed.
 pub const VUT_BAND_MIDDLE_KMH: f64 = 0.5;
 
-/// How the VUT robot gets up to the rehearsal's speed before its first sample, m/s².
+/// The most the VUT robot is asked to accelerate in its launch, m/s² (less where its
+/// capabilities say so).
 pub const ROBOT_ACCEL_MPS2: f64 = 2.0;
+/// How fast the robot's acceleration builds up and falls off in its launch, m/s³.
+pub const ROBOT_JERK_MPS3: f64 = 4.0;
+
+/// A launch from standstill: a jerk-limited ramp (acceleration rising at `jerk_mps3` to at
+/// most `accel_mps2`, held, and falling at `jerk_mps3` to zero as the speed is reached).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Launch {
+    pub accel_mps2: f64,
+    pub jerk_mps3: f64,
+}
+
+impl Launch {
+    /// The VUT robot's.
+    pub const ROBOT: Launch = Launch {
+        accel_mps2: ROBOT_ACCEL_MPS2,
+        jerk_mps3: ROBOT_JERK_MPS3,
+    };
+    /// None: an object already at its speed (a path that starts moving).
+    pub const NONE: Launch = Launch {
+        accel_mps2: f64::INFINITY,
+        jerk_mps3: f64::INFINITY,
+    };
+
+    /// Peak acceleration and the time spent at it, to reach `v`.
+    fn phases(&self, v: f64) -> (f64, f64) {
+        let (a, j) = (self.accel_mps2, self.jerk_mps3);
+        if !(a.is_finite() && j.is_finite()) || v <= 0.0 {
+            return (a, 0.0);
+        }
+        if v >= a * a / j {
+            (a, (v - a * a / j) / a)
+        } else {
+            ((v * j).sqrt(), 0.0)
+        }
+    }
+
+    /// How long reaching `v` from standstill takes, s.
+    pub fn duration_s(&self, v: f64) -> f64 {
+        if v <= 0.05 || !self.accel_mps2.is_finite() {
+            return 0.0;
+        }
+        let (ap, hold) = self.phases(v);
+        if !self.jerk_mps3.is_finite() {
+            return v / ap;
+        }
+        2.0 * ap / self.jerk_mps3 + hold
+    }
+
+    /// Distance driven `t` seconds into the launch to `v`, m.
+    pub fn distance_m(&self, v: f64, t: f64) -> f64 {
+        let total = self.duration_s(v);
+        let t = t.clamp(0.0, total);
+        let (ap, hold) = self.phases(v);
+        let j = self.jerk_mps3;
+        if total <= 0.0 {
+            return 0.0;
+        }
+        if !j.is_finite() {
+            return 0.5 * ap * t * t;
+        }
+        let tr = ap / j;
+        let ramp_s = j * tr * tr * tr / 6.0;
+        let v1 = 0.5 * ap * tr;
+        let end_hold_s = ramp_s + v1 * hold + 0.5 * ap * hold * hold;
+        if t < tr {
+            j * t * t * t / 6.0
+        } else if t < tr + hold {
+            let u = t - tr;
+            ramp_s + v1 * u + 0.5 * ap * u * u
+        } else {
+            // The last ramp mirrors the first: what is left to drive for the time left.
+            let full = end_hold_s + v * tr - ramp_s;
+            let left = total - t;
+            full - (v * left - j * left * left * left / 6.0)
+        }
+    }
+
+    /// (speed, acceleration) `t` seconds into the launch to `v`.
+    pub fn at(&self, v: f64, t: f64) -> (f64, f64) {
+        let total = self.duration_s(v);
+        if total <= 0.0 || t >= total {
+            return (v, 0.0);
+        }
+        let (ap, hold) = self.phases(v);
+        let j = self.jerk_mps3;
+        if !j.is_finite() {
+            return (ap * t, ap);
+        }
+        let tr = ap / j;
+        if t < tr {
+            (0.5 * j * t * t, j * t)
+        } else if t < tr + hold {
+            (0.5 * ap * tr + ap * (t - tr), ap)
+        } else {
+            let left = total - t;
+            (v - 0.5 * j * left * left, j * left)
+        }
+    }
+}
 /// How it stops after the rehearsal's last sample, m/s².
 pub const ROBOT_DECEL_MPS2: f64 = 3.0;
 
 /// A rehearsal starts at speed (a flying start) and ends at speed: the robot's track starts
-/// from standstill, accelerating at `acc` straight along the first sample's heading so that it
+/// from standstill, with `launch` straight along the first sample's heading so that it
 /// reaches the first sample at its speed, and ends braking at `dec` straight on from the last.
 /// The rehearsal's own samples are kept as they are (times shifted by the launch).
-pub fn with_launch_and_stop(pts: Vec<TrackPoint>, acc: f64, dec: f64, dt: f64) -> Vec<TrackPoint> {
+pub fn with_launch_and_stop(
+    pts: Vec<TrackPoint>,
+    launch: Launch,
+    dec: f64,
+    dt: f64,
+) -> Vec<TrackPoint> {
     let (Some(&first), Some(&last)) = (pts.first(), pts.last()) else {
         return pts;
     };
@@ -341,15 +448,21 @@ pub fn with_launch_and_stop(pts: Vec<TrackPoint>, acc: f64, dec: f64, dt: f64) -
     };
     let mut out = Vec::with_capacity(pts.len() + 1000);
     let v0 = first.v.abs();
-    let t_launch = if v0 > 0.05 { v0 / acc } else { 0.0 };
+    let t_launch = launch.duration_s(v0);
     if t_launch > 0.0 {
+        // Each point placed back from the first sample by the distance still to go.
+        let total = launch.distance_m(v0, t_launch);
         let n = (t_launch / dt).ceil() as usize;
         for k in 0..n {
             let t = k as f64 * dt;
-            // distance still to go to the first sample: v0²/2a − (v0 t' ...) measured back
-            let v = acc * t;
-            let s_before = (v0 * v0 - v * v) / (2.0 * acc);
-            out.push(straight(&first, -s_before, v, acc, t));
+            let (v, a) = launch.at(v0, t);
+            out.push(straight(
+                &first,
+                -(total - launch.distance_m(v0, t)),
+                v,
+                a,
+                t,
+            ));
         }
     }
     for p in &pts {
@@ -382,7 +495,15 @@ pub async fn plan_objects(
     opts: &GroundOptions,
 ) -> Result<(Vec<ObjectPlan>, Option<RunReport>), String> {
     // The rehearsal plans the VUT's path and tells when each target starts and the run ends.
-    let (vut, rehearsal, run_end_s, to_track_s) = vut_track(setup, &opts.sim).await?;
+    // The robot launches within its capability (a robot in a car: 1.5 m/s²).
+    let robot = crate::capabilities::ObjectCapabilities::default_for(
+        crate::capabilities::ObjectKind::VutRobot,
+    );
+    let launch = Launch {
+        accel_mps2: robot.max_accel_mps2.min(ROBOT_ACCEL_MPS2),
+        jerk_mps3: ROBOT_JERK_MPS3,
+    };
+    let (vut, rehearsal, run_end_s, to_track_s) = vut_track(setup, &opts.sim, launch).await?;
     let mut plans = Vec::new();
     for (i, o) in objects.iter().enumerate() {
         if objects[..i].iter().any(|p| p.drives == o.drives) {
@@ -467,6 +588,58 @@ pub fn truncate_with_stop(track: PlannedTrack, t_end: f64, dec: f64, dt: f64) ->
         .copied()
         .filter(|p| p.t - t0 <= t_end)
         .collect();
-    let pts = with_launch_and_stop(kept, f64::INFINITY, dec, dt);
+    let pts = with_launch_and_stop(kept, Launch::NONE, dec, dt);
     PlannedTrack::new(pts).unwrap_or(track)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_launch_is_a_jerk_limited_ramp_within_the_acceleration() {
+        for v in [2.0, 8.0, 16.7] {
+            let l = Launch::ROBOT;
+            let t = l.duration_s(v);
+            let (mut s, mut prev) = (0.0, (0.0, 0.0));
+            let dt = 1e-4;
+            let mut k = 1;
+            while (k as f64) * dt <= t {
+                let now = l.at(v, k as f64 * dt);
+                assert!(now.1 <= l.accel_mps2 + 1e-9, "{v}: {now:?}");
+                assert!(
+                    (now.1 - prev.1).abs() / dt <= l.jerk_mps3 * (1.0 + 1e-6) + 1e-6,
+                    "{v}: jerk at {}",
+                    k as f64 * dt
+                );
+                // Speed is the integral of the acceleration; distance of the speed.
+                assert!((now.0 - prev.0 - 0.5 * (now.1 + prev.1) * dt).abs() < 1e-6);
+                s += 0.5 * (now.0 + prev.0) * dt;
+                prev = now;
+                k += 1;
+            }
+            assert!((l.at(v, t).0 - v).abs() < 1e-9);
+            let d = l.distance_m(v, t);
+            assert!((d - s).abs() < 1e-2 * d.max(1.0), "{v}: {d} vs {s}");
+        }
+        // A track's launch ends at its first sample, at its speed.
+        let first = TrackPoint {
+            t: 0.0,
+            x: 10.0,
+            y: 0.0,
+            yaw: 0.0,
+            v: 10.0,
+            a: 0.0,
+            curvature: 0.0,
+        };
+        let pts = with_launch_and_stop(vec![first], Launch::ROBOT, 3.0, 0.01);
+        assert_eq!(pts[0].v, 0.0);
+        let i = pts.iter().position(|p| p.v == 10.0).expect("first sample");
+        let (a, b) = (pts[i - 1], pts[i]);
+        assert!(
+            ((b.x - a.x) - 10.0 * (b.t - a.t)).abs() < 1e-3,
+            "{a:?} {b:?}"
+        );
+        assert!(pts.windows(2).all(|w| w[1].x >= w[0].x));
+    }
 }

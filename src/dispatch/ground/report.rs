@@ -71,6 +71,10 @@ pub struct ObjectReport {
     /// the largest, s: positive = late.
     pub schedule_lag_s: Option<f64>,
     pub max_schedule_lag_s: Option<f64>,
+    /// The same in metres along its path (planned distance less driven distance) at its last
+    /// RUNNING MONR and the largest by magnitude: positive = behind.
+    pub lag_m: Option<f64>,
+    pub max_lag_m: Option<f64>,
 }
 
 /// A target's impact as driven (MONR) against the planned one (the rehearsal's).
@@ -82,9 +86,20 @@ pub struct ImpactCheck {
     /// MONR location − planned location.
     pub error: Option<f64>,
     /// How much further the target object drifted off its own schedule than the VUT robot
-    /// between the target's start and the impact, s (positive: the target fell behind).
+    /// between the target's start and the impact, s (positive: the target fell behind). Shown,
+    /// never taken out of the verdict: motion lag is part of what the objects did.
     pub relative_drift_s: Option<f64>,
-    /// The impact from MONR with that drift taken out, and its location − planned location.
+    /// Diagnosis of a platform, never the verdict: where the objects would have met had each
+    /// kept its own TRAJ schedule (the target's track shifted by `relative_drift_s`), and its
+    /// location − planned location.
+    pub on_schedule: Option<MonrImpact>,
+    pub on_schedule_error: Option<f64>,
+    /// How far the target object's clock runs ahead of the VUT robot's, measured before the
+    /// start: the difference of the smallest MONR arrival − time stamp of each (one-way delay
+    /// plus clock offset; the objects share one network, so the difference is their clocks').
+    pub clock_offset_s: Option<f64>,
+    /// The impact from MONR with that clock offset taken out, and its location − planned
+    /// location.
     pub corrected: Option<MonrImpact>,
     pub corrected_error: Option<f64>,
 }
@@ -157,6 +172,7 @@ pub(super) fn object_reports(
                 .last()
                 .map(|m| Pose::new(m.x, m.y, m.yaw_deg.to_radians()));
             let off = final_pose.map(|f| f.offset_to(&p.track.end()));
+            let lag_m = lag_m(&p.track, &p.name, track);
             let lag = lags.get(i).and_then(Option::as_ref).and_then(|(_, lags)| {
                 let last = lags.last()?.1;
                 let worst =
@@ -202,6 +218,8 @@ pub(super) fn object_reports(
                 end_heading_deg: off.map(|o| o.1),
                 schedule_lag_s: lag.map(|l| l.0),
                 max_schedule_lag_s: lag.map(|l| l.1),
+                lag_m: lag_m.map(|l| l.0),
+                max_lag_m: lag_m.map(|l| l.1),
             }
         })
         .collect()
@@ -220,10 +238,10 @@ pub(super) fn off_workers<T>(f: impl FnOnce() -> T) -> T {
 
 /// An object's lags behind its plan while RUNNING ([`PlannedTrack::schedule_lags`], times
 /// from its first RUNNING MONR) with that MONR's control-centre time.
-pub(super) type Lags = Option<(f64, Vec<(f64, f64)>)>;
+pub type Lags = Option<(f64, Vec<(f64, f64)>)>;
 
 /// Every object's [`Lags`], computed once for the reports and the impact checks.
-pub(super) fn lags_of(plans: &[ObjectPlan], monr: &[Vec<MonrSample>]) -> Vec<Lags> {
+pub fn lags_of(plans: &[ObjectPlan], monr: &[Vec<MonrSample>]) -> Vec<Lags> {
     plans
         .iter()
         .zip(monr)
@@ -243,12 +261,13 @@ fn running_lags(track: &PlannedTrack, monr: &[MonrSample]) -> Lags {
 }
 
 /// Each moving target driven by an object, with the VUT robot among them: its impact from
-/// MONR against the rehearsal's, as driven and with the objects' own drift off their
-/// schedules taken out.
-pub(super) fn impact_checks(
+/// MONR against the rehearsal's: as driven, with a clock offset between the objects measured
+/// before the start taken out, and (a diagnosis) had both kept their schedules.
+pub fn impact_checks(
     prepared: &Prepared,
     monr: &[Vec<MonrSample>],
     lags: &[Lags],
+    pre_start_latency: &[Option<f64>],
 ) -> Vec<ImpactCheck> {
     let Some(vi) = prepared.plans.iter().position(|p| p.drives == Drives::Vut) else {
         return Vec::new();
@@ -287,7 +306,12 @@ pub(super) fn impact_checks(
                     .unwrap_or(0.0);
                 Some(target - vut)
             });
-            let corrected = relative_drift_s.and_then(|d| timing_corrected(vut, spec, vt, tt, d));
+            let clock_offset_s = match (pre_start_latency.get(vi), pre_start_latency.get(i)) {
+                (Some(Some(v)), Some(Some(t))) => Some(v - t),
+                _ => None,
+            };
+            let corrected = clock_offset_s.and_then(|d| timing_corrected(vut, spec, vt, tt, d));
+            let on_schedule = relative_drift_s.and_then(|d| timing_corrected(vut, spec, vt, tt, d));
             let error = |g: Option<MonrImpact>| match (g, planned) {
                 (Some(g), Some(p)) => Some(g.location - p),
                 _ => None,
@@ -298,9 +322,32 @@ pub(super) fn impact_checks(
                 error: error(got),
                 monr: got,
                 relative_drift_s,
+                on_schedule_error: error(on_schedule),
+                on_schedule,
+                clock_offset_s,
                 corrected_error: error(corrected),
                 corrected,
             })
         })
         .collect()
+}
+
+/// How far behind its plan an object drove in metres, as the speed rule measures it live
+/// ([`crate::dispatch::motion_watch::Lag`]): the planned distance along its path at each
+/// RUNNING MONR (time from its first RUNNING MONR) less the distance it had driven there. At
+/// its last RUNNING MONR and the largest (by magnitude); negative = ahead.
+pub fn lag_m(track: &PlannedTrack, name: &str, monr: &[MonrSample]) -> Option<(f64, f64)> {
+    let mut w = crate::dispatch::motion_watch::PathWatch::of_traj(&track.to_traj(0, name))?;
+    let mut running = monr.iter().filter(|m| m.state == ObjectState::Running);
+    let first = running.next()?;
+    let t0 = first.t_s;
+    let (mut last, mut worst) = (0.0f64, 0.0f64);
+    for m in std::iter::once(first).chain(running) {
+        let at = w.locate(m.x, m.y, 1.0);
+        last = w.planned_along(m.t_s - t0) - at.along_m;
+        if last.abs() > worst.abs() {
+            worst = last;
+        }
+    }
+    Some((last, worst))
 }

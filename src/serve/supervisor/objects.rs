@@ -11,6 +11,7 @@ use super::Supervisor;
 use crate::dispatch::control_centre::{CarrierConfig, ControlCentreHandle};
 use crate::dispatch::ground::motion::fault_of;
 use crate::dispatch::ground::{links, Pose};
+use crate::dispatch::iso22133::ObjectState;
 use crate::dispatch::link_health::{LinkLimits, MIN_JUDGED_SPAN_S};
 
 /// The run's `"objects"`, or none when it has no objects on the ground.
@@ -44,6 +45,9 @@ pub fn view(st: &Supervisor, id: &str) -> Option<Value> {
                 if let Some(w) = link_warning(c.link, &limits) {
                     o["link_warning"] = json!(w);
                 }
+            }
+            if let (Some(l), Some(ObjectState::Running)) = (c.lag, c.state) {
+                o["lag"] = json!({"m": l.m, "s": l.s});
             }
             if let Some(f) = fault_of(s, &name) {
                 o["fault"] = json!(f);

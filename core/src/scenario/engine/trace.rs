@@ -144,6 +144,7 @@ impl Engine {
                 vut_lateral_m: None,
                 yaw_rate_dps: v.yaw_rate_rps.to_degrees(),
                 steering_wheel_deg: v.steering_wheel_deg,
+                vut_accel_mps2: v.accel_mps2,
                 target_speed_kmh: None,
                 target_lateral_m: None,
             });

@@ -7,14 +7,17 @@
 //!   the target's acceleration phase. `auto` (default) is the braking rule when the target
 //!   brakes, else TTC.
 //! * End: the first of impact, FCW on (`Sample::fcw`), brake light on, or deceleration beyond
-//!   `aeb_decel_mps2` (AEB onset); the verdict's `closed_by` names it.
+//!   `aeb_decel_mps2` (AEB onset, from the acceleration through the phaseless 10 Hz filter:
+//!   [`validity::aeb`]); the verdict's `closed_by` names it. Live, each sample is judged
+//!   [`aeb::LOOKAHEAD_S`] after it arrived, once the filter knows whether the onset came
+//!   before it; the final verdict filters the whole record.
 //! * VUT lateral deviation: from the lane-parallel line through the VUT's lane position at T0
 //!   (map-matched `t`); without a map, from the straight line through its T0 pose.
 
 use super::{Engine, Event, Output};
 use crate::sample::Sample;
 use crate::scenario::validity::{
-    self, Frame, Limits, Live, T0Rule, ValiditySpec, Window, WindowEnd,
+    self, aeb, Frame, Limits, Live, T0Rule, ValiditySpec, Window, WindowEnd,
 };
 use crate::scenario::{Activation, Scenario};
 use crate::twin::RoadState;
@@ -41,6 +44,12 @@ pub(crate) struct Tracker {
     prev_path_s: Option<(f64, f64)>,
     /// T_steer found on the path (`steer_at_path_s`), as a sample time.
     steer_at_s: Option<f64>,
+    /// The live AEB onset (filtered deceleration, with look-ahead).
+    onset: aeb::LiveOnset,
+    /// The first window end other than the deceleration onset (impact, FCW, brake light).
+    other_end: Option<(f64, WindowEnd)>,
+    /// Frames not yet judged live (newer than the look-ahead).
+    pending: std::collections::VecDeque<Frame>,
 }
 
 #[derive(Clone, Copy)]
@@ -86,7 +95,6 @@ impl Tracker {
             warnings.push("t0 = \"target_brake\" but the target does not brake".into());
         }
         Some(Tracker {
-            spec,
             live: Live::new(limits.clone()),
             limits,
             frames: Vec::new(),
@@ -101,6 +109,10 @@ impl Tracker {
             armed_s: None,
             prev_path_s: None,
             steer_at_s: None,
+            onset: aeb::LiveOnset::new(spec.aeb_decel_mps2),
+            other_end: None,
+            pending: Default::default(),
+            spec,
         })
     }
 }
@@ -213,25 +225,30 @@ impl Engine {
                 });
             }
         }
-        // Window end: impact, brake light, deceleration onset.
-        if tr.from_s.is_some() && tr.to_s.is_none() {
-            if let Some(t) = self.proto.first_impact_s {
-                tr.to_s = Some(t.min(now));
-                tr.closed_by = Some(WindowEnd::Impact);
+        // Window end: impact, FCW, brake light (seen at once), deceleration onset (found
+        // a look-ahead later, dated back to the onset).
+        if tr.from_s.is_some() && tr.other_end.is_none() {
+            tr.other_end = if let Some(t) = self.proto.first_impact_s {
+                Some((t.min(now), WindowEnd::Impact))
+            } else if s.fcw == Some(true) {
+                Some((now, WindowEnd::Fcw))
+            } else if v.brake_light == Some(true) {
+                Some((now, WindowEnd::BrakeLight))
             } else {
-                let end = if s.fcw == Some(true) {
-                    Some(WindowEnd::Fcw)
-                } else if v.brake_light == Some(true) {
-                    Some(WindowEnd::BrakeLight)
-                } else if v.accel_mps2 <= -tr.spec.aeb_decel_mps2 {
-                    Some(WindowEnd::Deceleration)
-                } else {
-                    None
-                };
-                if end.is_some() {
-                    tr.to_s = Some(now);
-                    tr.closed_by = end;
-                }
+                None
+            };
+        }
+        // Once the window has closed, only an onset before its end still matters.
+        let open = tr.to_s.is_none_or(|e| tr.onset.decided_to() < e);
+        let decel = tr.onset.push(now, v.accel_mps2, tr.from_s.filter(|_| open));
+        for (t, by) in tr
+            .other_end
+            .into_iter()
+            .chain(decel.map(|t| (t, WindowEnd::Deceleration)))
+        {
+            if tr.to_s.is_none_or(|e| t < e) {
+                tr.to_s = Some(t);
+                tr.closed_by = Some(by);
             }
         }
         let path_lateral = self.vut_path.as_ref().map(|p| {
@@ -274,16 +291,47 @@ impl Engine {
             vut_lateral_m: lateral,
             yaw_rate_dps: v.yaw_rate_rps.to_degrees(),
             steering_wheel_deg: v.steering_wheel_deg,
+            vut_accel_mps2: v.accel_mps2,
             target_speed_kmh: target_speed,
             target_lateral_m: target_lateral,
         };
-        let in_window = tr.from_s.is_some_and(|f| now >= f) && tr.to_s.is_none_or(|e| now <= e);
         tr.frames.push(frame);
-        tr.live.step(&frame, in_window)
+        tr.pending.push_back(frame);
+        tr.judge_pending(now - aeb::LOOKAHEAD_S)
     }
 
     /// The final verdict at finish.
     pub(super) fn finish_verdict(&mut self) {
+        if let Some(mut tr) = self.proto.validity.take() {
+            // The frames still inside the look-ahead are judged live now; the window's end from
+            // the whole record's filtered acceleration.
+            if let Some(t) = tr.onset.finish(tr.from_s) {
+                if tr.to_s.is_none_or(|e| t < e) {
+                    tr.to_s = Some(t);
+                    tr.closed_by = Some(WindowEnd::Deceleration);
+                }
+            }
+            for b in tr.judge_pending(f64::INFINITY) {
+                self.out.push_back(Output::Event(Event::Validity(b)));
+            }
+            if let Some(from) = tr.from_s {
+                let (times, accel): (Vec<f64>, Vec<f64>) = tr
+                    .frames
+                    .iter()
+                    .map(|f| (f.time_s, f.vut_accel_mps2))
+                    .unzip();
+                let decel = aeb::onset(&times, &accel, from, tr.spec.aeb_decel_mps2);
+                let (to, by) = match (tr.other_end, decel) {
+                    (Some((t, by)), Some(d)) if t <= d => (Some(t), Some(by)),
+                    (_, Some(d)) => (Some(d), Some(WindowEnd::Deceleration)),
+                    (Some((t, by)), None) => (Some(t), Some(by)),
+                    (None, None) => (None, None),
+                };
+                tr.to_s = to;
+                tr.closed_by = by;
+            }
+            self.proto.validity = Some(tr);
+        }
         self.trace_finish();
         let Some(tr) = self.proto.validity.take() else {
             return;
@@ -358,6 +406,23 @@ impl Engine {
         w.append(&mut verdict.warnings);
         verdict.warnings = w;
         self.out.push_back(Output::Event(Event::Verdict(verdict)));
+    }
+}
+
+impl Tracker {
+    /// Judges live the pending frames up to `upto_s` (their place in the window is known).
+    fn judge_pending(&mut self, upto_s: f64) -> Vec<validity::Break> {
+        let mut out = Vec::new();
+        while let Some(f) = self.pending.front().copied() {
+            if f.time_s > upto_s + 1e-9 {
+                break;
+            }
+            self.pending.pop_front();
+            let in_window = self.from_s.is_some_and(|from| f.time_s >= from)
+                && self.to_s.is_none_or(|e| f.time_s <= e);
+            out.extend(self.live.step(&f, in_window));
+        }
+        out
     }
 }
 

@@ -22,6 +22,7 @@
 //! (causal filter, so it can differ from the final verdict near the limit; the final one is
 //! authoritative).
 
+pub mod aeb;
 pub mod filter;
 pub mod trace;
 
@@ -223,6 +224,9 @@ pub struct Frame {
     pub vut_lateral_m: Option<f64>,
     pub yaw_rate_dps: f64,
     pub steering_wheel_deg: Option<f64>,
+    /// Longitudinal acceleration as measured (m/s²; raw: the AEB onset filters it, see
+    /// [`aeb`]).
+    pub vut_accel_mps2: f64,
     /// Target speed (km/h) once past its acceleration phase; `None` before or without target.
     pub target_speed_kmh: Option<f64>,
     pub target_lateral_m: Option<f64>,
