@@ -7,7 +7,9 @@
 # `build` only builds the targets. FUZZ_JOBS=N runs N targets at a time (libFuzzer uses one core
 # per target; default 1). FUZZ_CODEGEN_UNITS=N builds with N codegen units instead of
 # cargo-fuzz's one: a build several times faster on several cores, for slightly slower runs
-# (CI's short runs).
+# (CI's short runs). FUZZ_SANITIZER=none builds without AddressSanitizer (CI's short runs: a
+# panic, an overflow, a timeout or an allocation past the limit is still found, but not a leak
+# or a memory error in unsafe code; the long runs keep cargo-fuzz's default, address).
 set -euo pipefail
 cd "$(dirname "$0")"
 secs=${1:-30}
@@ -23,6 +25,7 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(cargo fuzz list)
 cg=()
 [ -n "${FUZZ_CODEGEN_UNITS:-}" ] && cg=(--codegen-units "$FUZZ_CODEGEN_UNITS")
+[ -n "${FUZZ_SANITIZER:-}" ] && cg+=(--sanitizer "$FUZZ_SANITIZER")
 cargo fuzz build -O "${cg[@]}"
 [ "$secs" = build ] && exit 0
 scratch=$(mktemp -d)

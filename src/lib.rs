@@ -41,6 +41,23 @@ pub fn data_dir() -> std::path::PathBuf {
     std::path::PathBuf::from("data")
 }
 
+/// The error and its causes as one line, `outer: cause: …`, leaving out a cause whose text the
+/// message already contains (many errors repeat their source, which printed `X: X`).
+pub fn error_message(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if text.is_empty() || out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
 /// What `scil --version` prints (`scil 0.1.0`).
 pub fn version_line() -> String {
     format!("scil {}", env!("CARGO_PKG_VERSION"))

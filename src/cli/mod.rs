@@ -35,22 +35,7 @@ pub fn default_run() -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The error and its causes as one line, `outer: cause: …`, leaving out a cause whose text the
-/// message already contains (many errors repeat their source, which printed `X: X`).
-pub fn error_message(e: &anyhow::Error) -> String {
-    let mut out = String::new();
-    for cause in e.chain() {
-        let text = cause.to_string();
-        if text.is_empty() || out.contains(&text) {
-            continue;
-        }
-        if !out.is_empty() {
-            out.push_str(": ");
-        }
-        out.push_str(&text);
-    }
-    out
-}
+pub use crate::error_message;
 
 /// True when the error (or any cause) is a broken pipe: stdout closed by `| head`, not a failure.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -163,7 +163,7 @@ fn count_samples(
             .map_err(|e| {
                 format!(
                     "{name}: {}",
-                    crate::cli::error_message(&e).replace(&path.display().to_string(), name)
+                    crate::error_message(&e).replace(&path.display().to_string(), name)
                 )
             })?
             .count() as u64

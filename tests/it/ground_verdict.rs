@@ -77,6 +77,7 @@ async fn the_verdict_comes_from_the_objects_monr() {
             address: format!("127.0.0.{}", i + 2),
             drives: d,
             mobility: None,
+            capabilities: Vec::new(),
         })
         .collect();
     let (plans, rehearsal) = plan_objects(&setup, &objects, &GroundOptions::default())

@@ -529,6 +529,18 @@ pub fn abort_cause(s: &Snapshot) -> Option<(String, String)> {
     })
 }
 
+/// Object `name`'s fault in the session now: disconnected (why), or the cause of an abort
+/// that names it.
+pub fn fault_of(s: &Snapshot, name: &str) -> Option<String> {
+    let c = s.carriers.iter().find(|c| c.name == name)?;
+    if let Some((object, why)) = abort_cause(s) {
+        if object == name {
+            return Some(why);
+        }
+    }
+    (!c.connected && c.link_since_s.is_some()).then(|| why_disconnected(s, name))
+}
+
 /// Waits up to `timeout` for the start check to fail; returns the refusal (tests, watchers).
 pub async fn wait_not_armed(m: &Motion, timeout: Duration) -> Option<StartRefused> {
     let end = tokio::time::Instant::now() + timeout;

@@ -18,6 +18,7 @@ use serde_json::json;
 
 use super::admission::{carrier_specs, ins_spec_unresolved, track_of, validate};
 use super::claims::{claim_error, claims_for};
+use super::ground;
 use super::run::{
     lock, set_state, speed_to_db, ActiveRun, CarrierSpec, NewRun, Prepared, RunSource, StoredSource,
 };
@@ -126,11 +127,32 @@ fn osi_server(req: &NewRun) -> ApiResult<Option<Arc<crate::serve::osi_stream::Os
         .transpose()
 }
 
+/// At create, for objects on a map with a geofence: their whole motion, planned on the run's
+/// setup, checked against it (422 naming the object and the first point outside).
+async fn check_at_create(st: &Supervisor, row: &RunRow, carriers: &[CarrierSpec]) -> ApiResult<()> {
+    let Some(opts) = ground::fence_at_create(st, row, carriers).await? else {
+        return Ok(());
+    };
+    let setup = setup_of(st, row, carriers).await?;
+    ground::check_at_create(st, opts, setup, carriers).await
+}
+
+/// While run `id` is armed with objects on the ground: the moment they are no longer armed as
+/// one, the run ends `aborted` with that cause.
+fn abort_when_lost(st: &Supervisor, id: &str, watch: ground::ArmedWatch) {
+    let (st, id) = (st.clone(), id.to_string());
+    tokio::spawn(async move {
+        if let Some(info) = watch.lost().await {
+            let _ = abort_with(&st, &id, info, Some(RunState::Armed)).await;
+        }
+    });
+}
+
 /// Creates a run (state `created`).
 pub async fn create(st: &Supervisor, mut req: NewRun) -> ApiResult<RunRow> {
     let map_id = validate(st, &mut req).await?;
     let row = new_row(st, &req, map_id)?;
-    super::ground::check_at_create(st, &row, &req.carriers).await?;
+    check_at_create(st, &row, &req.carriers).await?;
     let claims = claims_for(&req.carriers).await?;
     let osi = osi_server(&req)?;
     st.store
@@ -146,7 +168,7 @@ pub async fn create(st: &Supervisor, mut req: NewRun) -> ApiResult<RunRow> {
 pub async fn create_and_start(st: &Supervisor, mut req: NewRun) -> ApiResult<RunRow> {
     let map_id = validate(st, &mut req).await?;
     let row = new_row(st, &req, map_id)?;
-    super::ground::check_at_create(st, &row, &req.carriers).await?;
+    check_at_create(st, &row, &req.carriers).await?;
     let claims = claims_for(&req.carriers).await?;
     let prepared = prepare(st, &row, &req.carriers).await?;
     let osi = osi_server(&req)?;
@@ -155,8 +177,9 @@ pub async fn create_and_start(st: &Supervisor, mut req: NewRun) -> ApiResult<Run
         .await
         .map_err(claim_error)?;
     let run = register(st, &row, &req, claims, osi);
-    if super::ground::is_ground(&req.carriers)? {
-        super::ground::arm_objects(st, &row, &prepared.setup, &req.carriers, false).await?;
+    if ground::is_ground(&req.carriers)? {
+        let watch = ground::arm_objects(st, &run, &row, &prepared.setup, false).await?;
+        abort_when_lost(st, &row.id, watch);
     }
     {
         let mut r = run.row.lock().await;
@@ -190,11 +213,6 @@ pub fn aborting_view(st: &Supervisor, id: &str) -> Option<RunRow> {
 /// True while run `id` is not terminal.
 pub fn is_active(st: &Supervisor, id: &str) -> bool {
     active(st, id).is_some()
-}
-
-/// The active run `id`, if this instance holds it.
-pub(super) fn active_run(st: &Supervisor, id: &str) -> Option<Arc<ActiveRun>> {
-    active(st, id)
 }
 
 fn active(st: &Supervisor, id: &str) -> Option<Arc<ActiveRun>> {
@@ -271,9 +289,9 @@ pub async fn arm_with(
     }
     hold_claims(st, &run).await?;
     let prepared = prepare(st, &row, &run.carriers).await?;
-    if super::ground::is_ground(&run.carriers)? {
-        super::ground::arm_objects(st, &row, &prepared.setup, &run.carriers, override_start)
-            .await?;
+    if ground::is_ground(&run.carriers)? {
+        let watch = ground::arm_objects(st, &run, &row, &prepared.setup, override_start).await?;
+        abort_when_lost(st, id, watch);
     }
     publish_prepared(st, &run, &row, &prepared);
     *lock(&run.prepared) = Some(prepared);
@@ -298,7 +316,7 @@ pub(super) async fn setup_of(
     let stored = stored_source(row)?;
     let engine = EngineConfig {
         sync: stored.sync,
-        stale_limit_s: super::ground::engine_stale_limit(st, carriers),
+        stale_limit_s: ground::engine_stale_limit(st, carriers),
         ..EngineConfig::default()
     };
     Ok(Arc::new(RunSetup::try_new(scenario, map, engine).map_err(
@@ -314,7 +332,7 @@ fn stored_source(row: &RunRow) -> ApiResult<StoredSource> {
 async fn prepare(st: &Supervisor, row: &RunRow, carriers: &[CarrierSpec]) -> ApiResult<Prepared> {
     let setup = setup_of(st, row, carriers).await?;
     let stored = stored_source(row)?;
-    let carriers = if carriers.is_empty() || super::ground::is_ground(carriers)? {
+    let carriers = if carriers.is_empty() || ground::is_ground(carriers)? {
         None
     } else {
         Some(CarrierOptions {
@@ -431,7 +449,7 @@ pub async fn start(st: &Supervisor, id: &str, expect: Option<RunState>) -> ApiRe
     }
     hold_claims(st, &run).await?;
     // Objects on the ground start only when each is ARMED (409 naming one that is not).
-    super::ground::start_check(st, id).await?;
+    ground::start_check(st, id).await?;
     let prepared = lock(&run.prepared).take().ok_or_else(|| {
         ApiError::Internal(anyhow::anyhow!("armed run without a prepared source"))
     })?;
@@ -470,7 +488,7 @@ pub async fn abort_with(
         Some(r) => r,
         None => {
             // ABORT also stops the objects driving back to their starts after the run.
-            if super::ground::abort_return(st, id, &reason).await {
+            if ground::abort_return(st, id, &reason).await {
                 return st
                     .store
                     .get_run(id)
@@ -491,8 +509,8 @@ pub async fn abort_with(
             // Closes a bound live source; armed objects on the ground get ABORT, and so do
             // objects driving to the run's start poses (at once: before any lock is awaited).
             lock(&run.prepared).take();
-            super::ground::abort_return(st, id, &reason).await;
-            super::ground::release(st, id, &reason).await;
+            ground::abort_return(st, id, &reason).await;
+            ground::release(st, id, &reason).await;
             row.finished_at = Some(Utc::now());
             row.error = Some(reason);
             row.abort = serde_json::to_string(&info).ok();

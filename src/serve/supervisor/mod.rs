@@ -1,7 +1,7 @@
 //! The run supervisor: the one owner of this instance's active runs, from create to stored
 //! result. It holds the active runs and the ended runs whose data is not stored yet, and it
 //! does everything a run's life needs: carrier claims ([`claims`]), arming and starting
-//! ([`lifecycle`]), the session with the service's sinks ([`sinks`]), health frames
+//! ([`lifecycle`]), what is special to objects on the ground ([`ground`]), the session with the service's sinks ([`sinks`]), health frames
 //! ([`health`]), the simulated VUT beside a session ([`vehicle`]), settling the result
 //! ([`settle`], [`unsaved`]), and the runs a stopped process left, at startup and while this
 //! instance keeps its lease ([`recovery`]).
@@ -10,10 +10,8 @@
 //! board) and knows nothing of HTTP routes; every handler is a thin adapter calling it.
 
 mod admission;
-mod board;
 mod claims;
 mod drive;
-mod geofence;
 pub mod ground;
 mod health;
 pub mod lifecycle;
@@ -31,7 +29,7 @@ use std::ops::Deref;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-pub use geofence::{geofence_of, options_for as ground_options_for};
+pub use ground::{geofence_of, options_for as ground_options_for};
 pub use health::ingest_health_json;
 pub use run::{speed_to_db, ActiveRun, CarrierSpec, NewRun, RunSource, StoredSource};
 pub use unsaved::derived_result;
@@ -122,7 +120,7 @@ impl Supervisor {
     /// Drives the objects of run `id` to its start poses (202: under way): back after the run
     /// has ended, or, for a run not armed yet, from wherever they stand (the next test's start).
     pub async fn return_to_start(&self, id: &str) -> ApiResult<serde_json::Value> {
-        if let Some(run) = lifecycle::active_run(self, id) {
+        if let Some(run) = self.active(id) {
             let row = run.row.lock().await.clone();
             if row.state != RunState::Created.to_string() || !ground::is_ground(&run.carriers)? {
                 return Err(crate::serve::error::ApiError::Conflict(format!(

@@ -8,8 +8,8 @@
 use serde_json::{json, Value};
 
 use super::Supervisor;
-use crate::dispatch::control_centre::{CarrierConfig, ControlCentreHandle, Snapshot};
-use crate::dispatch::ground::motion::{abort_cause, why_disconnected};
+use crate::dispatch::control_centre::{CarrierConfig, ControlCentreHandle};
+use crate::dispatch::ground::motion::fault_of;
 use crate::dispatch::ground::{links, Pose};
 use crate::dispatch::iso22133::ObjectState;
 use crate::dispatch::link_health::{LinkLimits, MIN_JUDGED_SPAN_S};
@@ -146,16 +146,4 @@ pub fn link_warning(
         ));
     }
     (!w.is_empty()).then(|| w.join(", "))
-}
-
-/// Object `name`'s fault in the session now: disconnected (why), or the cause of an abort
-/// that names it.
-pub fn fault_of(s: &Snapshot, name: &str) -> Option<String> {
-    let c = s.carriers.iter().find(|c| c.name == name)?;
-    if let Some((object, why)) = abort_cause(s) {
-        if object == name {
-            return Some(why);
-        }
-    }
-    (!c.connected && c.link_since_s.is_some()).then(|| why_disconnected(s, name))
 }

@@ -11,6 +11,7 @@ mod conflict;
 mod dooring;
 mod elk;
 mod junction;
+mod lane_change;
 mod lowspeed;
 mod reverse;
 mod robust;

@@ -5,7 +5,7 @@ use super::conflict::Setup;
 use super::{round6, Cell, Family, Params, Row};
 use crate::frame::yaw_to_heading;
 use crate::scenario::catalogue::{self, lane_station_at_x, Catalogue as Legacy};
-use crate::scenario::path::{LanePath, Piece, PointsPath, Polyline, SegmentSpec, SegmentsPath};
+use crate::scenario::path::{LanePath, PointsPath, Polyline, SegmentSpec, SegmentsPath};
 use crate::scenario::{
     Activation, BrakeSpec, ConflictSpec, HeadwaySpec, PathSpec, Point, Scenario, TargetKind,
     TargetSpec,
@@ -304,7 +304,8 @@ fn rear(
 /// location across the VUT's width (from the VUT's right edge: 0.5 = centred, 1.0 = on the
 /// VUT's left edge, as Vector's `ImpactLocation`), i.e. `(location − 0.5)·w` left of the VUT's
 /// centreline; with a lane change it starts in the oncoming lane and changes into the VUT's
-/// lane (3.5 m over 66 m, see [`lane_change`]) while overtaking a slower car.
+/// lane (3.5 m over 44–88 m by its speed, see [`super::lane_change`]) while overtaking a
+/// slower car.
 pub(crate) fn head_on(
     row: &Row,
     cell: &Cell,
@@ -334,8 +335,11 @@ pub(crate) fn head_on(
     // VUT's left: from far ahead of the meeting point to well past it.
     let ahead = (6.0 * v_t).max(60.0) + 100.0;
     let changes_lane = row.family == Family::HeadOnLaneChange;
-    let change_len = 66.0;
     let lane_w = 3.5;
+    let change = changes_lane
+        .then(|| super::lane_change::for_speed(v_t, lane_w))
+        .transpose()?;
+    let change_len = change.as_ref().map_or(0.0, |c| c.span_m);
     let (from, to) = (ahead, -60.0);
     // Lane change: in the oncoming lane (lane_w further left) until `change_end + change_len`
     // along, in the VUT's lane from `change_end` on.
@@ -344,11 +348,10 @@ pub(crate) fn head_on(
         x: round6(station.x + along * c - lat * s),
         y: round6(station.y + along * s + lat * c),
     };
-    let tspec = if changes_lane {
+    let tspec = if let Some(change) = change {
         let start = at(from, left + lane_w);
-        let change = lane_change(change_len, lane_w)?;
         let mut segments = vec![SegmentSpec::line(round6(from - change_end - change_len))];
-        segments.extend(change);
+        segments.extend(change.segments);
         segments.push(SegmentSpec::line(round6(change_end - to)));
         PathSpec::Segments(SegmentsPath {
             start,
@@ -424,100 +427,4 @@ pub(crate) fn head_on(
         validity: Some(Default::default()),
         catalogue_id: None,
     })
-}
-
-/// A lane change `offset` m to the left over `span` m along the lane, as the turning paths
-/// are drawn: clothoid, arc, clothoid out of the lane and the same, mirrored, into the new one
-/// (each clothoid a quarter of its half, the arc half of it). Curvature is continuous and
-/// peaks 8 % above a half-cosine shift's over the same span (0.0043 1/m for 3.5 m over 66 m).
-/// The span and offset are met to 1 µm (lengths rounded to 1 µm, curvature to 1e-12 1/m).
-pub(crate) fn lane_change(span: f64, offset: f64) -> Result<Vec<SegmentSpec>, String> {
-    let segments = |q: f64, k: f64| {
-        vec![
-            SegmentSpec::clothoid(q, 0.0, k),
-            SegmentSpec::arc(2.0 * q, k),
-            SegmentSpec::clothoid(q, k, 0.0),
-            SegmentSpec::clothoid(q, 0.0, -k),
-            SegmentSpec::arc(2.0 * q, -k),
-            SegmentSpec::clothoid(q, -k, 0.0),
-        ]
-    };
-    // Where the change ends (along, left) for a clothoid length q and peak curvature k.
-    let end = |q: f64, k: f64| -> Result<(f64, f64), String> {
-        let pieces = segments(q, k)
-            .iter()
-            .enumerate()
-            .map(|(i, s)| s.piece(i + 1))
-            .collect::<Result<Vec<Piece>, _>>()?;
-        let path = Polyline::from_pieces(0.0, 0.0, 0.0, &pieces)?;
-        let (x, y, _) = path.pose(path.length());
-        Ok((x, y))
-    };
-    if !(span > 0.0 && offset > 0.0 && offset < 0.5 * span) {
-        return Err(format!("no lane change of {offset} m over {span} m"));
-    }
-    // Small-angle start (offset = 12 k q², span = 8 q), then scaled until the ends match.
-    let mut q = span / 8.0;
-    let mut k = offset / (12.0 * q * q);
-    for _ in 0..40 {
-        let (x, y) = end(q, k)?;
-        if (x - span).abs() < 1e-9 && (y - offset).abs() < 1e-9 {
-            break;
-        }
-        k *= offset / y;
-        q *= span / x;
-    }
-    let (q, k) = ((q * 1e6).round() / 1e6, (k * 1e12).round() / 1e12);
-    let (x, y) = end(q, k)?;
-    if (x - span).abs() > 2e-5 || (y - offset).abs() > 2e-5 {
-        return Err(format!(
-            "the lane change of {offset} m over {span} m ends at ({x:.6}, {y:.6})"
-        ));
-    }
-    Ok(segments(q, k))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The lane change ends `offset` to the left, `span` along, heading as it started, and
-    /// its curvature is continuous (each segment starts with the curvature the last ended on).
-    #[test]
-    fn lane_change_meets_its_span_and_offset() {
-        for (span, offset) in [(66.0, 3.5), (44.0, 3.5), (88.0, 3.5), (30.0, 1.0)] {
-            let segs = lane_change(span, offset).expect("lane change");
-            let pieces: Vec<Piece> = segs
-                .iter()
-                .enumerate()
-                .map(|(i, s)| s.piece(i + 1).expect("piece"))
-                .collect();
-            let path = Polyline::from_pieces(0.0, 0.0, 0.0, &pieces).expect("path");
-            let (x, y, yaw) = path.pose(path.length());
-            assert!(
-                (x - span).abs() < 2e-5 && (y - offset).abs() < 2e-5,
-                "{x} {y}"
-            );
-            assert!(yaw.abs() < 1e-9, "{yaw}");
-            let mut last = 0.0;
-            for p in &pieces {
-                let (a, b) = match *p {
-                    Piece::Line { .. } => (0.0, 0.0),
-                    Piece::Arc { curvature, .. } => (curvature, curvature),
-                    Piece::Clothoid {
-                        curvature_start,
-                        curvature_end,
-                        ..
-                    } => (curvature_start, curvature_end),
-                };
-                assert_eq!(a, last);
-                last = b;
-            }
-            assert_eq!(last, 0.0);
-            let cosine = 0.5 * offset * (std::f64::consts::PI / span).powi(2);
-            let peak = segs[1].curvature.expect("arc");
-            assert!(peak > cosine && peak < 1.1 * cosine, "{peak} vs {cosine}");
-        }
-        assert!(lane_change(10.0, 6.0).is_err());
-    }
 }

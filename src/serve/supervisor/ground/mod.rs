@@ -1,19 +1,30 @@
-//! Runs whose carriers are objects on the ground (the VUT robot and target carriers, each
-//! with `drives`): planned and armed as one when the run is armed, driven with the service's
-//! sinks, kept after the run for the drive back to the start (the [`Board`] keeps them and the
+//! What is special to runs whose carriers are objects on the ground (the VUT robot and target
+//! carriers, each with `drives`): the checks at admission, the geofence ([`geofence`]), arming
+//! them as one, the start check, the drive with the service's sinks, the release of an armed
+//! run and the drive back to the start. The [`Board`] keeps the runs and the
 //! objects' last poses across runs: the next run arms only when every object stands at its
-//! start).
+//! start.
+//!
+//! The lifecycle calls this room and this room never calls back: what happens to armed
+//! objects comes back as a value the lifecycle owns ([`ArmedWatch`]), and what a step needs
+//! of the run (its setup) is handed in.
 
-use std::sync::Arc;
+mod board;
+mod geofence;
+
+use std::sync::{Arc, Weak};
 
 use serde_json::{json, Value};
 
-use super::run::{lock, CarrierSpec};
+use super::run::{lock, ActiveRun, CarrierSpec};
 use crate::dispatch::control_centre::ControlCentreHandle;
+use crate::dispatch::events::AbortInfo;
 use crate::dispatch::ground::{Ground, GroundError, GroundOptions, ObjectSpec, Pose};
+use crate::run::{RunSetup, RunState};
 use crate::serve::error::ApiError;
 
-pub use super::board::{Board, GroundRun, Known};
+pub use board::{Board, GroundRun, Known};
+pub use geofence::{geofence_of, options, options_for};
 
 /// Whether a run's carriers are objects on the ground (every one names what it drives; the
 /// ground layer dispatches them, not the carriers sink); a mix is refused.
@@ -64,21 +75,6 @@ pub fn capability_layers(
     layers
 }
 
-/// The service's ground options (its `[ground]` configuration).
-pub fn options(c: &crate::serve::config::GroundConfig) -> GroundOptions {
-    let base = GroundOptions::default();
-    GroundOptions {
-        monr_miss_limit: c.monr_miss_limit,
-        heab_rate_hz: c.heab_rate_hz,
-        telemetry_stale_s: c.telemetry_stale_s,
-        link_limits: Some(crate::dispatch::link_health::LinkLimits {
-            max_monr_loss: c.max_monr_loss,
-            ..crate::dispatch::link_health::LinkLimits::for_heab_rate(c.heab_rate_hz)
-        }),
-        ..base
-    }
-}
-
 /// The engine's own stale-telemetry limit of a run: the `[ground]` one when it has objects.
 pub fn engine_stale_limit(st: &super::Supervisor, carriers: &[CarrierSpec]) -> Option<f64> {
     match is_ground(carriers) {
@@ -98,46 +94,20 @@ pub fn api_error(e: GroundError) -> ApiError {
 
 /// `"objects"` of a run: name, drives, state, pose, start pose, at_start.
 pub fn objects_json(g: &GroundRun) -> Value {
-    status_json(&g.ground)
-}
-
-pub(super) fn status_json(g: &Ground) -> Value {
-    let returning = false;
-    Value::Array(
-        g.status()
-            .iter()
-            .map(|s| {
-                let pose = |p: Option<Pose>| {
-                    p.map(|p| {
-                        json!({"x": p.x, "y": p.y,
-                               "heading_deg": crate::frame::yaw_to_heading(p.yaw)})
-                    })
-                };
-                json!({
-                    "name": s.name,
-                    "drives": s.drives,
-                    "state": if returning { json!("returning") } else {
-                        s.state.map_or(Value::Null, |st| json!(format!("{st:?}").to_lowercase()))
-                    },
-                    "pose": pose(s.pose),
-                    "start": pose(s.start),
-                    "at_start": s.at_start,
-                    "capabilities": s.capabilities,
-                })
-            })
-            .collect(),
-    )
+    board::status_json(&g.ground)
 }
 
 /// Plans and arms a run's objects as one (at the run's arming); refuses (409) when an object
-/// is known to stand away from its start, unless `override_start`.
+/// is known to stand away from its start, unless `override_start`. Answers the watch over
+/// the armed objects, which the lifecycle keeps until the run is no longer armed.
 pub async fn arm_objects(
     st: &super::Supervisor,
+    run: &Arc<ActiveRun>,
     row: &crate::store::RunRow,
-    setup: &Arc<crate::run::RunSetup>,
-    carriers: &[CarrierSpec],
+    setup: &Arc<RunSetup>,
     override_start: bool,
-) -> Result<(), ApiError> {
+) -> Result<ArmedWatch, ApiError> {
+    let carriers = &run.carriers;
     let stored: super::StoredSource = serde_json::from_str(&row.source).map_err(|e| {
         ApiError::Internal(anyhow::anyhow!("stored source of run '{}': {e}", row.id))
     })?;
@@ -148,13 +118,13 @@ pub async fn arm_objects(
             row.id
         )));
     }
-    let mut opts = super::geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
+    let mut opts = geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
     opts.virtual_targets = crate::serve::exports::virtual_targets(row);
     let mut ground = Ground::new(object_specs(st, carriers), opts.clone())
         .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
     st.ground.seed(&mut ground);
     let prepared = ground.prepare(setup.clone()).await.map_err(api_error)?;
-    super::geofence::check_motion(&opts, &prepared.plans, &poses_of(&ground))?;
+    geofence::check_motion(&opts, &prepared.plans, &poses_of(&ground))?;
     let motion = match ground.arm(&prepared, override_start).await {
         Ok(m) => m,
         Err(e) => {
@@ -169,7 +139,8 @@ pub async fn arm_objects(
         "objects",
         &json!({"event": "objects_armed", "objects": ground.status()}),
     );
-    st.ground.insert(
+    let h = motion.h.clone();
+    let g = st.ground.insert(
         &row.id,
         GroundRun {
             ground,
@@ -178,58 +149,64 @@ pub async fn arm_objects(
             monr_source,
         },
     );
-    if let Some(g) = st.ground.get(&row.id) {
-        let g = g.lock().await;
-        st.ground.publish(&row.id, &g);
-        if let Some(m) = &g.motion {
-            lock(&st.ground.live).insert(row.id.clone(), m.h.clone());
-            tokio::spawn(watch_armed(st.clone(), row.id.clone(), m.h.clone()));
-        }
-    }
-    Ok(())
+    st.ground.publish(&row.id, &*g.lock().await);
+    lock(&st.ground.live).insert(row.id.clone(), h.clone());
+    Ok(ArmedWatch {
+        id: row.id.clone(),
+        run: Arc::downgrade(run),
+        h,
+    })
 }
 
-/// While run `id` is armed: the moment its objects are no longer armed as one (one
-/// disconnected, silent, ABORTING or out of ARMED: the control centre aborted all of them, or
-/// left armed), the run ends `aborted` with that cause. Ends when the run is no longer armed.
-async fn watch_armed(st: super::Supervisor, id: String, h: ControlCentreHandle) {
-    use crate::dispatch::events::{AbortInfo, Phase};
-    use crate::run::RunState;
-    loop {
-        let broken = h
-            .wait_for(std::time::Duration::from_millis(200), |s| {
-                !matches!(s.phase, Phase::Armed | Phase::Running)
-            })
-            .await;
-        let Some(run) = super::lifecycle::active_run(&st, &id) else {
-            return;
-        };
-        let state = run.row.lock().await.state.clone();
-        if state != RunState::Armed.as_str() {
-            return;
+/// The objects of an armed run, watched for the lifecycle: the moment they are no longer
+/// armed as one (one disconnected, silent, ABORTING or out of ARMED: the control centre aborted
+/// all of them, or left armed), [`ArmedWatch::lost`] answers the abort that ends the run, with
+/// its cause.
+pub struct ArmedWatch {
+    id: String,
+    run: Weak<ActiveRun>,
+    h: ControlCentreHandle,
+}
+
+impl ArmedWatch {
+    /// Waits while the run is armed: the abort to end it with when its objects are no longer
+    /// armed as one; none once the run is no longer armed (started, aborted or gone).
+    pub async fn lost(self) -> Option<AbortInfo> {
+        use crate::dispatch::events::Phase;
+        let (id, h) = (self.id, self.h);
+        loop {
+            let broken = h
+                .wait_for(std::time::Duration::from_millis(200), |s| {
+                    !matches!(s.phase, Phase::Armed | Phase::Running)
+                })
+                .await;
+            let run = self.run.upgrade()?;
+            let state = run.row.lock().await.state.clone();
+            if state != RunState::Armed.as_str() {
+                return None;
+            }
+            if !broken {
+                continue;
+            }
+            let snap = h.snapshot();
+            let info = snap
+                .events
+                .iter()
+                .rev()
+                .find_map(|e| match &e.kind {
+                    crate::dispatch::events::EventKind::Abort { reason } => Some(reason.info()),
+                    _ => None,
+                })
+                .filter(|_| snap.phase == Phase::Aborted)
+                .unwrap_or_else(|| {
+                    AbortInfo::other(
+                        "left_armed",
+                        &format!("the objects are no longer armed ({:?})", snap.phase),
+                    )
+                });
+            tracing::warn!(run = %id, reason = %info.text, "armed run aborted: its objects are no longer armed");
+            return Some(info);
         }
-        if !broken {
-            continue;
-        }
-        let snap = h.snapshot();
-        let info = snap
-            .events
-            .iter()
-            .rev()
-            .find_map(|e| match &e.kind {
-                crate::dispatch::events::EventKind::Abort { reason } => Some(reason.info()),
-                _ => None,
-            })
-            .filter(|_| snap.phase == Phase::Aborted)
-            .unwrap_or_else(|| {
-                AbortInfo::other(
-                    "left_armed",
-                    &format!("the objects are no longer armed ({:?})", snap.phase),
-                )
-            });
-        tracing::warn!(run = %id, reason = %info.text, "armed run aborted: its objects are no longer armed");
-        let _ = super::lifecycle::abort_with(&st, &id, info, Some(RunState::Armed)).await;
-        return;
     }
 }
 
@@ -238,28 +215,35 @@ fn poses_of(g: &Ground) -> Vec<Option<Pose>> {
     g.status().iter().map(|s| s.pose).collect()
 }
 
-/// At create, for a run with objects on a map with a geofence: every object's whole motion
-/// planned (its drive to the start, the test, the drive back) and checked against it (422
-/// naming the object and the first point outside). Without a geofence nothing is planned.
-pub async fn check_at_create(
+/// At create, for a run with objects on a map with a geofence: the options its objects' whole
+/// motion is checked with ([`check_at_create`]). None otherwise: nothing is planned at create.
+pub async fn fence_at_create(
     st: &super::Supervisor,
     row: &crate::store::RunRow,
     carriers: &[CarrierSpec],
-) -> Result<(), ApiError> {
+) -> Result<Option<GroundOptions>, ApiError> {
     if !is_ground(carriers)? {
-        return Ok(());
+        return Ok(None);
     }
-    let mut opts = super::geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
+    let mut opts = geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
     opts.virtual_targets = crate::serve::exports::virtual_targets(row);
-    if opts.geofence.is_none() {
-        return Ok(());
-    }
-    let setup = super::lifecycle::setup_of(st, row, carriers).await?;
+    Ok(opts.geofence.is_some().then_some(opts))
+}
+
+/// At create, with the options of [`fence_at_create`]: every object's whole motion planned
+/// (its drive to the start, the test, the drive back) on the run's `setup` and checked against
+/// the geofence (422 naming the object and the first point outside).
+pub async fn check_at_create(
+    st: &super::Supervisor,
+    opts: GroundOptions,
+    setup: Arc<RunSetup>,
+    carriers: &[CarrierSpec],
+) -> Result<(), ApiError> {
     let mut ground = Ground::new(object_specs(st, carriers), opts.clone())
         .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
     st.ground.seed(&mut ground);
     let prepared = ground.prepare(setup).await.map_err(api_error)?;
-    super::geofence::check_motion(&opts, &prepared.plans, &poses_of(&ground))
+    geofence::check_motion(&opts, &prepared.plans, &poses_of(&ground))
 }
 
 /// Before the start: every object ARMED in its latest MONR, fresh, at its start (409 naming
@@ -385,13 +369,13 @@ pub async fn position(
     let stored: super::StoredSource = serde_json::from_str(&row.source).map_err(|e| {
         ApiError::Internal(anyhow::anyhow!("stored source of run '{}': {e}", row.id))
     })?;
-    let mut opts = super::geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
+    let mut opts = geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
     opts.virtual_targets = crate::serve::exports::virtual_targets(row);
     let mut ground = Ground::new(object_specs(st, carriers), opts.clone())
         .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
     st.ground.seed(&mut ground);
     let prepared = ground.prepare(setup.clone()).await.map_err(api_error)?;
-    super::geofence::check_motion(&opts, &prepared.plans, &poses_of(&ground))?;
+    geofence::check_motion(&opts, &prepared.plans, &poses_of(&ground))?;
     if let Some(o) = ground.status().iter().find(|o| o.pose.is_none()) {
         return Err(ApiError::Conflict(format!(
             "cannot drive the objects of run '{}' to their starts: object {} has reported no position yet (place it at its start and arm)",

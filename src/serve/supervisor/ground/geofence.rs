@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use super::run::CarrierSpec;
 use crate::dispatch::ground::GroundOptions;
 use crate::dispatch::motion_watch::Geofence;
 use crate::serve::context::Shared;
 use crate::serve::error::{ApiError, ApiResult};
+use crate::serve::supervisor::run::CarrierSpec;
 
 /// A map's geofence and where it was set (`"api"` or `"config"`).
 pub async fn geofence_of(st: &Shared, map_id: &str) -> ApiResult<Option<(Geofence, &'static str)>> {
@@ -27,6 +27,21 @@ pub async fn geofence_of(st: &Shared, map_id: &str) -> ApiResult<Option<(Geofenc
         .map(|f| (f, "config")))
 }
 
+/// The service's ground options (its `[ground]` configuration).
+pub fn options(c: &crate::serve::config::GroundConfig) -> GroundOptions {
+    let base = GroundOptions::default();
+    GroundOptions {
+        monr_miss_limit: c.monr_miss_limit,
+        heab_rate_hz: c.heab_rate_hz,
+        telemetry_stale_s: c.telemetry_stale_s,
+        link_limits: Some(crate::dispatch::link_health::LinkLimits {
+            max_monr_loss: c.max_monr_loss,
+            ..crate::dispatch::link_health::LinkLimits::for_heab_rate(c.heab_rate_hz)
+        }),
+        ..base
+    }
+}
+
 /// The ground options of a run on `map_id` with `carriers`: the service's `[ground]`
 /// settings, its motion limits, each object's own lateral limit and the map's geofence.
 pub async fn options_for(
@@ -34,7 +49,7 @@ pub async fn options_for(
     map_id: Option<&str>,
     carriers: &[CarrierSpec],
 ) -> ApiResult<GroundOptions> {
-    let mut o = super::ground::options(&st.config.ground);
+    let mut o = options(&st.config.ground);
     o.motion = st.config.ground.motion_limits();
     o.lateral_m = carriers
         .iter()

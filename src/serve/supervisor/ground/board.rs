@@ -7,12 +7,11 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 
-use super::ground::status_json;
-use super::run::lock;
 use crate::dispatch::control_centre::ControlCentreHandle;
 use crate::dispatch::ground::Prepared as GroundPrepared;
 use crate::dispatch::ground::{Ground, Motion, Pose};
 use crate::dispatch::iso22133::ObjectState;
+use crate::serve::supervisor::run::lock;
 
 /// A run's objects: the bench, its plans, and the armed motion until the start.
 pub struct GroundRun {
@@ -160,7 +159,8 @@ impl Board {
                 .carriers
                 .iter()
                 .filter_map(|c| {
-                    super::objects::fault_of(&snap, &c.name).map(|f| (c.name.clone(), f))
+                    crate::dispatch::ground::motion::fault_of(&snap, &c.name)
+                        .map(|f| (c.name.clone(), f))
                 })
                 .collect();
             let mut faults = lock(&self.faults);
@@ -183,4 +183,33 @@ impl Board {
             g.set_known(&name, pose, state);
         }
     }
+}
+
+/// What a bench knows of each object: name, drives, state, pose, start pose, at_start.
+pub(super) fn status_json(g: &Ground) -> Value {
+    let returning = false;
+    Value::Array(
+        g.status()
+            .iter()
+            .map(|s| {
+                let pose = |p: Option<Pose>| {
+                    p.map(|p| {
+                        json!({"x": p.x, "y": p.y,
+                               "heading_deg": crate::frame::yaw_to_heading(p.yaw)})
+                    })
+                };
+                json!({
+                    "name": s.name,
+                    "drives": s.drives,
+                    "state": if returning { json!("returning") } else {
+                        s.state.map_or(Value::Null, |st| json!(format!("{st:?}").to_lowercase()))
+                    },
+                    "pose": pose(s.pose),
+                    "start": pose(s.start),
+                    "at_start": s.at_start,
+                    "capabilities": s.capabilities,
+                })
+            })
+            .collect(),
+    )
 }
