@@ -92,16 +92,16 @@ pub struct RunReport {
     /// A ground run: the plan's figures (the simulated target's impacts and verdict) beside
     /// the objects' verdict in `impacts` and `validity`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub plan: Option<crate::dispatch::ground::verdict::PlanFigures>,
+    pub plan: Option<PlanFigures>,
     /// A ground run: where its impacts and checks come from.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub verdict_from: Option<crate::dispatch::ground::verdict::VerdictSources>,
+    pub verdict_from: Option<VerdictSources>,
     /// The run's MCAP recording (`scil replay --mcap`, a service run with `record`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recording: Option<RecordingReport>,
     /// The run's ASAM OSI output (`--osi`, a service run's live stream).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub osi: Option<super::sink::osi::OsiReport>,
+    pub osi: Option<OsiReport>,
     /// Per-sample time series for the report's plots (`scil replay --traces`, service runs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub traces: Option<crate::scenario::validity::trace::Traces>,
@@ -219,4 +219,39 @@ pub struct CosimReport {
 
 fn is_zero(v: &u64) -> bool {
     *v == 0
+}
+
+/// A ground run's plan figures (the simulated target's), kept beside the verdict judged on
+/// the objects' MONR.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanFigures {
+    pub impacts: Vec<crate::scenario::engine::ImpactRecord>,
+    pub validity: Option<crate::scenario::validity::Validity>,
+}
+
+/// Where each figure of a ground run's verdict comes from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VerdictSources {
+    /// `"monr"`: the objects' MONR.
+    pub impacts: &'static str,
+    pub target_checks: &'static str,
+    /// The VUT's telemetry: `"monr"` (its robot's) or `"ins"`.
+    pub vut_checks: &'static str,
+}
+
+/// The `osi` block of a run's report.
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct OsiReport {
+    /// The trace file, when one was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// SensorView messages produced (one per VUT sample).
+    pub messages: u64,
+    /// Bytes of the trace file.
+    pub bytes: u64,
+    /// The OSI version of the messages.
+    pub version: String,
+    /// Why the trace stopped early.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }

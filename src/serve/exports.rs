@@ -27,20 +27,15 @@ pub fn router() -> Router<AppState> {
         .route("/runs/{id}/osi", get(export_osi))
 }
 
-/// The targets a stored run had only in the twin (its source's `virtual`).
-pub fn virtual_targets(run: &RunRow) -> Vec<String> {
-    serde_json::from_str::<super::supervisor::StoredSource>(&run.source)
-        .map(|s| s.virtual_targets)
-        .unwrap_or_default()
-}
-
 /// The OSI encoder of a stored run (`None` without its scenario).
 pub fn osi_encoder(
     run: &RunRow,
     scenario: Option<&crate::scenario::Scenario>,
     map: Option<&crate::map::Map>,
 ) -> Option<crate::osi::OsiEncoder> {
-    scenario.map(|sc| crate::osi::OsiEncoder::new(sc, map, &virtual_targets(run)))
+    scenario.map(|sc| {
+        crate::osi::OsiEncoder::new(sc, map, &super::supervisor::virtual_targets::of(run))
+    })
 }
 
 /// `GET /runs/{id}/osi`: the run as an OSI trace (`osi3.SensorView`, 4-byte little-endian
@@ -68,8 +63,11 @@ async fn export_osi(
             ))
         })?;
     let body = tokio::task::spawn_blocking(move || {
-        let mut enc =
-            crate::osi::OsiEncoder::new(&scenario, map.as_deref(), &virtual_targets(&run));
+        let mut enc = crate::osi::OsiEncoder::new(
+            &scenario,
+            map.as_deref(),
+            &super::supervisor::virtual_targets::of(&run),
+        );
         enc.trace(&crate::osi::Frame::from_rows(&rows))
     })
     .await

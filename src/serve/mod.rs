@@ -51,7 +51,6 @@ pub mod state;
 pub mod supervisor;
 pub mod sweep_jobs;
 pub mod sweeps;
-pub mod virtual_targets;
 pub mod web;
 
 use std::net::SocketAddr;

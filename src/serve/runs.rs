@@ -348,7 +348,7 @@ async fn get_one(
     if let Some(mut objects) = st.supervisor.objects(&id).await {
         // The virtual targets beside the objects on the ground: in the twin only, no carrier.
         if let Some(list) = objects.as_array_mut() {
-            for t in super::exports::virtual_targets(&r) {
+            for t in super::supervisor::virtual_targets::of(&r) {
                 list.push(
                     json!({"name": t, "drives": t, "virtual": true, "state": "virtual",
                                  "at_start": true}),

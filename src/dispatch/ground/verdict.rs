@@ -13,33 +13,15 @@
 //!   the run was fed), yaw rate and acceleration through the phaseless 10 Hz filter;
 //! * `plan`: the engine's impacts and verdict on the simulated target, beside them.
 
-use serde::Serialize;
-
 use super::plan::{Drives, Prepared};
 use super::report::ImpactCheck;
 use crate::dispatch::control_centre::MonrSample;
 use crate::dispatch::iso22133::ObjectState;
 use crate::run::report::RunReport;
+pub use crate::run::report::{PlanFigures, VerdictSources};
 use crate::scenario::engine::ImpactRecord;
-use crate::scenario::validity::{Channel, Check, Limits, Validity, WindowEnd};
+use crate::scenario::validity::{Channel, Check, Limits, WindowEnd};
 use crate::scenario::{Activation, TargetSpec};
-
-/// The plan's figures (the simulated target's), kept beside the objects' verdict.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PlanFigures {
-    pub impacts: Vec<ImpactRecord>,
-    pub validity: Option<Validity>,
-}
-
-/// Where each figure of a ground run's verdict comes from.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct VerdictSources {
-    /// `"monr"`: the objects' MONR.
-    pub impacts: &'static str,
-    pub target_checks: &'static str,
-    /// The VUT's telemetry: `"monr"` (its robot's) or `"ins"`.
-    pub vut_checks: &'static str,
-}
 
 /// MONR speed of a track at `t` (linear between samples).
 fn speed_at(track: &[MonrSample], t: f64) -> Option<f64> {

@@ -10,30 +10,12 @@ use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 use futures_util::future::BoxFuture;
-use serde::Serialize;
 
 use super::{ArmCtx, Sink, SinkCtx};
 use crate::osi::{osi3, trace, Frame, OsiEncoder};
 use crate::run::report::{RunEnd, RunReport};
 use crate::sample::Sample;
 use crate::scenario::engine::Engine;
-
-/// The `osi` block of a run's report.
-#[derive(Debug, Clone, Serialize, PartialEq, Default)]
-pub struct OsiReport {
-    /// The trace file, when one was written.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
-    /// SensorView messages produced (one per VUT sample).
-    pub messages: u64,
-    /// Bytes of the trace file.
-    pub bytes: u64,
-    /// The OSI version of the messages.
-    pub version: String,
-    /// Why the trace stopped early.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
 
 /// Somewhere each SensorView goes besides the file (a live stream). Called on the run's task:
 /// it must not block.
@@ -147,7 +129,7 @@ impl Sink for OsiSink {
                 }
             }
             let (ma, mi, pa) = crate::osi::VERSION;
-            report.osi = Some(OsiReport {
+            report.osi = Some(crate::run::report::OsiReport {
                 path: self.path.as_ref().map(|p| p.display().to_string()),
                 messages: self.messages,
                 bytes: self

@@ -107,7 +107,7 @@ pub(super) async fn validate(st: &Supervisor, req: &mut NewRun) -> ApiResult<Opt
         ));
     }
     drives_from_scenario(&scenario, &req.scenario_id, &mut req.carriers)?;
-    crate::serve::virtual_targets::check(&scenario, &req.scenario_id, req)?;
+    super::virtual_targets::check(&scenario, &req.scenario_id, req)?;
     let ground = super::ground::is_ground(&req.carriers)?;
     if let RunSource::Monr { carrier } = &req.source {
         let drives_vut = req

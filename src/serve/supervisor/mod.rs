@@ -23,6 +23,7 @@ mod settle;
 mod sinks;
 pub mod unsaved;
 mod vehicle;
+pub mod virtual_targets;
 
 use std::collections::HashMap;
 use std::ops::Deref;

@@ -72,7 +72,7 @@ pub(super) async fn settle(
         // The result names the instance that ran it (several may share the database).
         v["instance"] = json!(st.instance.id);
         v["provenance"] = provenance;
-        crate::serve::virtual_targets::mark(&mut v, &run.virtual_targets);
+        super::virtual_targets::mark(&mut v, &run.virtual_targets);
         v.to_string()
     };
     let sealed_result = result_json.clone();

@@ -119,7 +119,7 @@ pub async fn arm_objects(
         )));
     }
     let mut opts = geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
-    opts.virtual_targets = crate::serve::exports::virtual_targets(row);
+    opts.virtual_targets = super::virtual_targets::of(row);
     let mut ground = Ground::new(object_specs(st, carriers), opts.clone())
         .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
     st.ground.seed(&mut ground);
@@ -226,7 +226,7 @@ pub async fn fence_at_create(
         return Ok(None);
     }
     let mut opts = geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
-    opts.virtual_targets = crate::serve::exports::virtual_targets(row);
+    opts.virtual_targets = super::virtual_targets::of(row);
     Ok(opts.geofence.is_some().then_some(opts))
 }
 
@@ -370,7 +370,7 @@ pub async fn position(
         ApiError::Internal(anyhow::anyhow!("stored source of run '{}': {e}", row.id))
     })?;
     let mut opts = geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
-    opts.virtual_targets = crate::serve::exports::virtual_targets(row);
+    opts.virtual_targets = super::virtual_targets::of(row);
     let mut ground = Ground::new(object_specs(st, carriers), opts.clone())
         .map_err(|e| ApiError::Unprocessable(format!("carriers: {e}")))?;
     st.ground.seed(&mut ground);

@@ -7,9 +7,17 @@
 
 use serde_json::Value;
 
-use super::supervisor::NewRun;
+use super::run::{NewRun, StoredSource};
 use crate::scenario::Scenario;
 use crate::serve::error::{ApiError, ApiResult};
+use crate::store::RunRow;
+
+/// The targets a stored run had only in the twin (its source's `virtual`).
+pub fn of(run: &RunRow) -> Vec<String> {
+    serde_json::from_str::<StoredSource>(&run.source)
+        .map(|s| s.virtual_targets)
+        .unwrap_or_default()
+}
 
 /// A new run's virtual targets against its scenario and carriers: each is a target of the
 /// scenario, named once, and no carrier drives it (422 naming what is wrong).
