@@ -120,7 +120,11 @@ async fn characterise(
             rotation_deg: 0.0,
         })
         .unwrap_or_default();
-    let opts = crate::serve::supervisor::ground_options_for(sup, b.map_id.as_deref(), &[]).await?;
+    let mut opts =
+        crate::serve::supervisor::ground_options_for(sup, b.map_id.as_deref(), &[]).await?;
+    // One object standing by for its characterisation answers at once: an address that
+    // does not is refused (409) after 5 s rather than the arming's 10.
+    opts.connect_timeout = opts.connect_timeout.min(std::time::Duration::from_secs(5));
     // Where it stands: its MONR now, else what the bench knows, else the request's.
     let reported =
         crate::dispatch::ground::links::reported_poses(&[(name.clone(), b.address.clone())]).await;
@@ -209,6 +213,11 @@ async fn capabilities(
     _r: Reader,
     Path(name): Path<String>,
 ) -> ApiResult<Json<Value>> {
+    if !valid_id(&name) {
+        return Err(ApiError::Unprocessable(format!(
+            "object name '{name}': letters, digits, _ - . only"
+        )));
+    }
     let sup = &st.supervisor;
     let measured = sup.ground.measured(&name);
     let mut layers = sup.config.ground.capability_layers(&name);

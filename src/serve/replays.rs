@@ -257,11 +257,14 @@ async fn upload(
             // FIELD=COLUMN[:UNIT], as `scil replay --column` (repeatable).
             "column" => {
                 let c = field.text().await?.trim().to_string();
-                if !c.is_empty() {
-                    c.parse::<ColumnSpec>()
-                        .map_err(|e| ApiError::Unprocessable(format!("column: {e}")))?;
-                    columns.push(c);
+                if c.is_empty() {
+                    return Err(ApiError::Unprocessable(
+                        "column: empty; give FIELD=COLUMN[:UNIT], e.g. speed=VelocityKmh:kmh".into(),
+                    ));
                 }
+                c.parse::<ColumnSpec>()
+                    .map_err(|e| ApiError::Unprocessable(format!("column: {e}")))?;
+                columns.push(c);
             }
             "start" => {
                 start = match field.text().await?.trim() {

@@ -106,7 +106,7 @@ fn track_paths() -> serde_json::Map<String, Value> {
         "get": op("Registered DBC files (bundled and uploaded)", "dbcs", false, "200", json!({})),
         "post": op("Register a DBC (422 naming the parser's line and reason; 409 if the id exists)", "dbcs", true, "201", dbc_body)}));
     m.insert("/dbcs/{id}".into(), json!({"get": op("A registered DBC", "dbcs", false, "200", json!({"parameters": id_param()}))}));
-    let name = json!([{"name": "name", "in": "path", "required": true, "schema": {"type": "string"}, "description": "the object's name (as in a run's carriers)"}]);
+    let name = json!([{"name": "name", "in": "path", "required": true, "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$"}, "description": "the object's name (as in a run's carriers): letters, digits, _ - ."}]);
     let mut ch = capabilities_patch_schema();
     ch["description"] = json!("the object and the motion: straight ahead from where it stands, accelerate to speed_kmh, hold it hold_s, stop");
     ch["required"] = json!(["address"]);
@@ -114,18 +114,36 @@ fn track_paths() -> serde_json::Map<String, Value> {
         p.clear();
         p.insert(
             "address".into(),
-            json!({"type": "string", "description": "HOST[:TCP[:UDP]]"}),
+            json!({"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9.-]{0,252}(:[1-9][0-9]{0,4}){0,2}$", "description": "HOST[:TCP[:UDP]]"}),
         );
         p.insert("kind".into(), json!({"type": "string", "enum": ["vut_robot", "pedestrian_platform", "vehicle_platform"]}));
         p.insert("map_id".into(), json!({"type": "string", "description": "the map whose origin it uses and whose geofence the motion keeps to"}));
-        p.insert("from".into(), json!({"type": "object", "required": ["x", "y", "heading_deg"], "description": "where it stands when it has not reported it", "properties": {"x": {"type": "number"}, "y": {"type": "number"}, "heading_deg": {"type": "number"}}}));
-        for (k, d) in [
-            ("speed_kmh", "2..60, default 10"),
-            ("hold_s", "2..30, default 6"),
-            ("accel_mps2", "planned launch, default 4"),
-            ("decel_mps2", "planned stop, default 8"),
+        p.insert("from".into(), json!({"type": "object", "additionalProperties": false, "required": ["x", "y", "heading_deg"], "description": "where it stands when it has not reported it", "properties": {"x": {"type": "number"}, "y": {"type": "number"}, "heading_deg": {"type": "number"}}}));
+        for (k, lo, hi, d) in [
+            (
+                "speed_kmh",
+                2.0,
+                60.0,
+                "the speed it holds, km/h (default 10)",
+            ),
+            ("hold_s", 2.0, 30.0, "how long it holds it, s (default 6)"),
+            (
+                "accel_mps2",
+                0.2,
+                10.0,
+                "planned launch, m/s² (default 1.5 × its kind's)",
+            ),
+            (
+                "decel_mps2",
+                0.2,
+                12.0,
+                "planned stop, m/s² (default 1.5 × its kind's)",
+            ),
         ] {
-            p.insert(k.into(), json!({"type": "number", "description": d}));
+            p.insert(
+                k.into(),
+                json!({"type": "number", "minimum": lo, "maximum": hi, "description": d}),
+            );
         }
     }
     m.insert("/objects/{name}/characterise".into(), json!({"post": op("Drive one object through a characterisation run and keep what its MONR show (dead time, acceleration, deceleration, speed- and lateral-tracking error, MONR latency) as its measured capabilities, dated, in the audit trail (409 when it cannot be driven, 422 for a bad request or a motion outside the geofence)", "objects", true, "200", json!({"parameters": name.clone(), "requestBody": {"required": true, "content": {"application/json": {"schema": ch}}}}))}));
@@ -300,7 +318,7 @@ fn ground_docs(doc: &mut Value) {
         "description": "how the object drives back to its start (default by what it carries)",
         "properties": {"min_turn_radius_m": {"type": "number"}, "may_reverse": {"type": "boolean"},
                        "speed_mps": {"type": "number"}, "accel_mps2": {"type": "number"}}});
-    props["max_lateral_m"] = json!({"type": "number", "exclusiveMinimum": 0, "description": "this object's largest distance from its path, m (default: the site's [ground] max_lateral_m)"});
+    props["max_lateral_m"] = json!({"type": "number", "minimum": 0, "exclusiveMinimum": true, "description": "this object's largest distance from its path, m (default: the site's [ground] max_lateral_m)"});
     props["capabilities"] = capabilities_patch_schema();
     let arm = &mut doc["paths"]["/runs/{id}/arm"]["post"]["requestBody"]["content"]
         ["application/json"]["schema"]["properties"];
