@@ -35,13 +35,19 @@ use crate::scenario::{Scenario, TargetKind};
     unreachable_pub
 )]
 pub mod osi3 {
-    include!("osi3.rs");
+    include!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/third_party/osi/generated/osi3.rs"
+    ));
 }
 
 use osi3::moving_object::{self, vehicle_classification};
 
 /// The FileDescriptorSet of `osi_sensorview.proto` and its imports (an MCAP channel's schema).
-pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!("osi3.fds");
+pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/third_party/osi/generated/osi3.fds"
+));
 
 /// The OSI version of the vendored .proto files, written into every message.
 pub const VERSION: (u32, u32, u32) = (3, 8, 0);

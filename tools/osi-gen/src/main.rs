@@ -4,8 +4,8 @@
 //!     cargo run --manifest-path tools/osi-gen/Cargo.toml -- --check # fails if they differ
 //!
 //! Run from the repository root. The .proto files are parsed by protox (pure Rust, no protoc);
-//! prost-build turns them into `src/osi/osi3.rs`; the FileDescriptorSet of `osi_sensorview.proto`
-//! and everything it imports goes to `src/osi/osi3.fds` (the schema of the MCAP channel).
+//! prost-build turns them into `third_party/osi/generated/osi3.rs`; the FileDescriptorSet of `osi_sensorview.proto`
+//! and everything it imports goes to `third_party/osi/generated/osi3.fds` (the schema of the MCAP channel).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -14,8 +14,8 @@ use prost::Message;
 
 const PROTO_DIR: &str = "third_party/osi";
 const ROOT: &str = "osi_sensorview.proto";
-const OUT_RS: &str = "src/osi/osi3.rs";
-const OUT_FDS: &str = "src/osi/osi3.fds";
+const OUT_RS: &str = "third_party/osi/generated/osi3.rs";
+const OUT_FDS: &str = "third_party/osi/generated/osi3.fds";
 
 fn generate() -> Result<(String, Vec<u8>), Box<dyn std::error::Error>> {
     let fds = protox::Compiler::new([PROTO_DIR])?
