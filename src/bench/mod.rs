@@ -4,6 +4,7 @@
 pub mod archive;
 pub mod cosim;
 pub mod dispatch;
+pub mod ground_series;
 pub mod ingest;
 pub mod join;
 pub mod loop_latency;

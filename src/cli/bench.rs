@@ -50,6 +50,10 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 5)]
         loads: usize,
     },
+    /// Euro NCAP 2026 rows with a moving target driven as on the ground, on simulated objects
+    /// with a real platform's dynamics, in real time: the share valid at the first attempt
+    /// and the worst impact error from the objects' MONR.
+    GroundSeries(crate::bench::ground_series::GroundSeriesArgs),
     /// Trigger decision → ISO 22133 STRT written to the socket, on loopback.
     Dispatch(crate::cli::dispatch::BenchArgs),
     /// NCOM datagram sent → decoded sample → engine updated, on loopback.
@@ -132,6 +136,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         BenchCommand::Store(a) => crate::bench::store::run(a),
+        BenchCommand::GroundSeries(a) => crate::bench::ground_series::run(a),
         BenchCommand::Archive(a) => crate::bench::archive::run(a),
         BenchCommand::Cosim(a) => crate::bench::cosim::run(a),
         BenchCommand::Join(a) => {

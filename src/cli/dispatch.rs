@@ -66,8 +66,8 @@ pub struct CarrierSimArgs {
 pub struct DynamicsArgs {
     /// A real platform of this kind (`vut_robot`, `pedestrian_platform`, `vehicle_platform`):
     /// its kind's default dead time, acceleration, deceleration and top speed, a position
-    /// controller catching up at up to 10 km/h above plan, 3 cm lateral wander, RTK error
-    /// 2 cm (30 s correlation) plus 5 mm white noise, MONR 20–40 ms late. The options below
+    /// controller catching up at up to 10 km/h above plan, 1.5 cm lateral wander, RTK error
+    /// 1 cm (30 s correlation; 95 % within 2 cm) plus 5 mm white noise, MONR 20–40 ms late. The options below
     /// change single figures.
     #[arg(long, value_name = "KIND")]
     pub realistic: Option<String>,

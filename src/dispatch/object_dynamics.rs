@@ -89,8 +89,9 @@ impl Dynamics {
     /// ([`crate::capabilities::ObjectCapabilities::default_for`]): their dead time,
     /// acceleration, deceleration and top speed, a position controller of gain 0.5/s (it
     /// makes up half a metre of lag per second per metre) catching up at up to 10 km/h above plan,
-    /// wandering 3 cm across its path, RTK error 2 cm (30 s) plus 5 mm white noise, MONR
-    /// 20–40 ms late.
+    /// wandering across its path (1.5 cm standard deviation: peaks of a few cm), RTK error
+    /// of 1 cm standard deviation varying over 30 s (95 % within 2 cm) plus 5 mm white noise,
+    /// MONR 20–40 ms late.
     pub fn realistic(kind: crate::capabilities::ObjectKind) -> Self {
         let c = crate::capabilities::ObjectCapabilities::default_for(kind);
         Dynamics {
@@ -101,9 +102,9 @@ impl Dynamics {
             catchup_mps: 10.0 / 3.6,
             position_gain: 0.5,
             speed_gain: 10.0,
-            wander_m: 0.03,
+            wander_m: 0.015,
             wander_length_m: 10.0,
-            rtk_bias_m: 0.02,
+            rtk_bias_m: 0.01,
             rtk_tau_s: 30.0,
             rtk_noise_m: 0.005,
             monr_latency_s: (0.020, 0.040),

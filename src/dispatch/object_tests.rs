@@ -196,6 +196,7 @@ fn monr_follows_a_curved_path() {
         motion: Profile::new(0.0, 0.0, 0.0, 2.0, 20.0 / 3.6),
         max_travel_m: line.length(),
         path: Some(std::sync::Arc::new(line)),
+        launch: None,
     };
     let traj = profile.to_traj(1, "t", 0.05);
     for with_traj in [false, true] {

@@ -28,6 +28,9 @@ pub struct DummyProfile {
     pub max_travel_m: f64,
     /// The target's path (map frame); `None` = straight.
     pub path: Option<Arc<Polyline>>,
+    /// A jerk-limited launch in place of the profile's constant acceleration, as long as it
+    /// (so the same distance and, from then on, the same motion); `None`: the profile's own.
+    pub launch: Option<crate::scenario::launch::Launch>,
 }
 
 /// Serialised form of [`DummyProfile`] (field names of the former self-contained struct).
@@ -60,6 +63,7 @@ impl From<ProfileSpec> for DummyProfile {
             ),
             max_travel_m: s.max_travel_m.max(0.0),
             path: s.path.as_deref().and_then(Polyline::new).map(Arc::new),
+            launch: None,
         }
     }
 }
@@ -103,6 +107,7 @@ impl DummyProfile {
             motion,
             max_travel_m: Self::DEFAULT_MAX_TRAVEL_M,
             path: None,
+            launch: None,
         }
     }
 
@@ -125,10 +130,39 @@ impl DummyProfile {
                 let (x, y, yaw, _) = smooth_pose(line, s);
                 (x, y, yaw)
             }
+            None if self.in_launch(tau) => {
+                let (c, sn) = (self.motion.yaw.cos(), self.motion.yaw.sin());
+                (
+                    self.motion.start_x + s * c,
+                    self.motion.start_y + s * sn,
+                    self.motion.yaw,
+                )
+            }
             None => {
                 let (x, y) = self.motion.position(tau);
                 (x, y, self.motion.yaw)
             }
+        }
+    }
+
+    /// `tau` falls in the jerk-limited launch that replaces the profile's acceleration.
+    fn in_launch(&self, tau: f64) -> bool {
+        self.launch.is_some() && tau > 0.0 && tau < self.motion.t_acc
+    }
+
+    /// Travel `tau` seconds after the start (the launch's where it has one).
+    fn travel(&self, tau: f64) -> f64 {
+        match self.launch {
+            Some(l) if self.in_launch(tau) => l.distance_m(self.motion.v, tau),
+            _ => self.motion.travel(tau),
+        }
+    }
+
+    /// (speed, acceleration) `tau` seconds after the start.
+    fn speed_accel(&self, tau: f64) -> (f64, f64) {
+        match self.launch {
+            Some(l) if self.in_launch(tau) => l.at(self.motion.v, tau),
+            _ => (self.motion.speed(tau), self.motion.accel(tau)),
         }
     }
 
@@ -191,14 +225,15 @@ impl DummyProfile {
         } else {
             (t.max(0.0), t > 0.0)
         };
-        let travel_m = self.motion.travel(tau).min(self.max_travel_m);
+        let travel_m = self.travel(tau).min(self.max_travel_m);
         let (x, y, yaw_rad) = self.pose_at_travel(travel_m, tau);
+        let (speed, accel) = self.speed_accel(tau);
         MotionState {
             x,
             y,
             yaw_rad,
-            speed_mps: if moving { self.motion.speed(tau) } else { 0.0 },
-            accel_mps2: if moving { self.motion.accel(tau) } else { 0.0 },
+            speed_mps: if moving { speed } else { 0.0 },
+            accel_mps2: if moving { accel } else { 0.0 },
             travel_m,
         }
     }
@@ -255,10 +290,10 @@ impl DummyProfile {
         let mut t = 0.0;
         let min_step = 0.001;
         while t < end - 1e-9 {
-            let s0 = self.motion.travel(t);
+            let s0 = self.travel(t);
             let mut h = dt.min(end - t);
             for _ in 0..40 {
-                let s1 = self.motion.travel(t + h).min(self.max_travel_m);
+                let s1 = self.travel(t + h).min(self.max_travel_m);
                 let k = max_curvature(line, s0, s1);
                 let ds_max = if k > 0.0 {
                     (8.0 * TRAJ_CHORD_ERROR_M / k).sqrt()
@@ -574,6 +609,7 @@ mod tests {
             motion: Profile::new(x0, y0, yaw0, 5.0, v),
             max_travel_m: line.length(),
             path: Some(Arc::new(line.clone())),
+            launch: None,
         };
         let traj = p.to_traj(1, "lead", 0.05);
         let ref_yaw = |x: f64, y: f64| {

@@ -80,10 +80,11 @@ async fn the_verdict_comes_from_the_objects_monr() {
             capabilities: Vec::new(),
         })
         .collect();
-    let (plans, rehearsal) = plan_objects(&setup, &objects, &GroundOptions::default())
+    let planned = plan_objects(&setup, &objects, &GroundOptions::default())
         .await
         .expect("planned");
-    let rehearsal = rehearsal.expect("rehearsal");
+    let (plans, setup, run_ups) = (planned.plans, planned.setup, planned.run_ups);
+    let rehearsal = planned.rehearsal.expect("rehearsal");
     let target = plans
         .iter()
         .position(|p| matches!(p.drives, Drives::Target(_)))
@@ -110,6 +111,7 @@ async fn the_verdict_comes_from_the_objects_monr() {
         setup: setup.clone(),
         plans: plans.clone(),
         rehearsal: Some(rehearsal.clone()),
+        run_ups: run_ups.clone(),
     };
     let judge = |late_s: f64, speed_factor: f64| {
         let monr: Vec<Vec<MonrSample>> = plans

@@ -13,6 +13,7 @@ mod dispatch_codec;
 mod engine;
 mod feed_batches;
 mod geofence;
+mod ground_run_up;
 mod ground_verdict;
 mod ingest_adma;
 mod ingest_can;

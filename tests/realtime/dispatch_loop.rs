@@ -551,6 +551,7 @@ async fn carrier_follows_a_lane_path_over_tcp() {
         motion: Profile::new(x0, y0, yaw0, 2.0, 30.0 / 3.6),
         max_travel_m: line.length(),
         path: Some(Arc::new(line)),
+        launch: None,
     };
     let mut sim = sim().await;
     let h = cc_with(&sim, CarrierMode::Trajectory, 10, profile, 0.5);

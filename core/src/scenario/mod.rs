@@ -4,6 +4,7 @@
 pub mod catalogue;
 pub mod engine;
 pub mod geom;
+pub mod launch;
 pub mod ncap2026;
 pub mod path;
 pub mod place;

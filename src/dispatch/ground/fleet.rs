@@ -138,18 +138,20 @@ impl Ground {
 
     /// Plans every object's track for `setup`; the start poses become the bench's.
     pub async fn prepare(&mut self, setup: Arc<RunSetup>) -> Result<Prepared, GroundError> {
-        let (plans, rehearsal) = plan_objects(&setup, &self.objects, &self.opts)
+        let planned = plan_objects(&setup, &self.objects, &self.opts)
             .await
             .map_err(GroundError::Plan)?;
+        let plans = planned.plans;
         for (s, p) in self.status.iter_mut().zip(&plans) {
             s.start = Some(p.track.start());
             s.capabilities = Some(p.capabilities.clone());
         }
         self.update_at_start();
         Ok(Prepared {
-            setup,
+            setup: planned.setup,
             plans,
-            rehearsal,
+            rehearsal: planned.rehearsal,
+            run_ups: planned.run_ups,
         })
     }
 

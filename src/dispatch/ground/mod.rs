@@ -29,6 +29,7 @@ pub mod motion;
 pub mod plan;
 pub mod report;
 pub mod route;
+pub mod run_up;
 pub mod track;
 pub mod verdict;
 

@@ -155,12 +155,14 @@ pub struct ObjectPlan {
     pub start_s: f64,
 }
 
-/// A run prepared for its objects: the plans and the rehearsal's report.
+/// A run prepared for its objects: the setup as planned (run-ups fitted to the platforms),
+/// the plans, the rehearsal's report and the run-ups lengthened.
 #[derive(Clone)]
 pub struct Prepared {
     pub setup: Arc<RunSetup>,
     pub plans: Vec<ObjectPlan>,
     pub rehearsal: Option<RunReport>,
+    pub run_ups: Vec<super::run_up::RunUpFit>,
 }
 
 /// What kind of platform drives `d`: the VUT's robot, or the platform of the target's kind
@@ -349,104 +351,10 @@ pub const VUT_BAND_MIDDLE_KMH: f64 = 0.5;
 /// capabilities say so).
 pub const ROBOT_ACCEL_MPS2: f64 = 2.0;
 /// How fast the robot's acceleration builds up and falls off in its launch, m/s³.
-pub const ROBOT_JERK_MPS3: f64 = 4.0;
+pub const ROBOT_JERK_MPS3: f64 = crate::scenario::launch::LAUNCH_JERK_MPS3;
 
-/// A launch from standstill: a jerk-limited ramp (acceleration rising at `jerk_mps3` to at
-/// most `accel_mps2`, held, and falling at `jerk_mps3` to zero as the speed is reached).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Launch {
-    pub accel_mps2: f64,
-    pub jerk_mps3: f64,
-}
+pub use crate::scenario::launch::Launch;
 
-impl Launch {
-    /// The VUT robot's.
-    pub const ROBOT: Launch = Launch {
-        accel_mps2: ROBOT_ACCEL_MPS2,
-        jerk_mps3: ROBOT_JERK_MPS3,
-    };
-    /// None: an object already at its speed (a path that starts moving).
-    pub const NONE: Launch = Launch {
-        accel_mps2: f64::INFINITY,
-        jerk_mps3: f64::INFINITY,
-    };
-
-    /// Peak acceleration and the time spent at it, to reach `v`.
-    fn phases(&self, v: f64) -> (f64, f64) {
-        let (a, j) = (self.accel_mps2, self.jerk_mps3);
-        if !(a.is_finite() && j.is_finite()) || v <= 0.0 {
-            return (a, 0.0);
-        }
-        if v >= a * a / j {
-            (a, (v - a * a / j) / a)
-        } else {
-            ((v * j).sqrt(), 0.0)
-        }
-    }
-
-    /// How long reaching `v` from standstill takes, s.
-    pub fn duration_s(&self, v: f64) -> f64 {
-        if v <= 0.05 || !self.accel_mps2.is_finite() {
-            return 0.0;
-        }
-        let (ap, hold) = self.phases(v);
-        if !self.jerk_mps3.is_finite() {
-            return v / ap;
-        }
-        2.0 * ap / self.jerk_mps3 + hold
-    }
-
-    /// Distance driven `t` seconds into the launch to `v`, m.
-    pub fn distance_m(&self, v: f64, t: f64) -> f64 {
-        let total = self.duration_s(v);
-        let t = t.clamp(0.0, total);
-        let (ap, hold) = self.phases(v);
-        let j = self.jerk_mps3;
-        if total <= 0.0 {
-            return 0.0;
-        }
-        if !j.is_finite() {
-            return 0.5 * ap * t * t;
-        }
-        let tr = ap / j;
-        let ramp_s = j * tr * tr * tr / 6.0;
-        let v1 = 0.5 * ap * tr;
-        let end_hold_s = ramp_s + v1 * hold + 0.5 * ap * hold * hold;
-        if t < tr {
-            j * t * t * t / 6.0
-        } else if t < tr + hold {
-            let u = t - tr;
-            ramp_s + v1 * u + 0.5 * ap * u * u
-        } else {
-            // The last ramp mirrors the first: what is left to drive for the time left.
-            let full = end_hold_s + v * tr - ramp_s;
-            let left = total - t;
-            full - (v * left - j * left * left * left / 6.0)
-        }
-    }
-
-    /// (speed, acceleration) `t` seconds into the launch to `v`.
-    pub fn at(&self, v: f64, t: f64) -> (f64, f64) {
-        let total = self.duration_s(v);
-        if total <= 0.0 || t >= total {
-            return (v, 0.0);
-        }
-        let (ap, hold) = self.phases(v);
-        let j = self.jerk_mps3;
-        if !j.is_finite() {
-            return (ap * t, ap);
-        }
-        let tr = ap / j;
-        if t < tr {
-            (0.5 * j * t * t, j * t)
-        } else if t < tr + hold {
-            (0.5 * ap * tr + ap * (t - tr), ap)
-        } else {
-            let left = total - t;
-            (v - 0.5 * j * left * left, j * left)
-        }
-    }
-}
 /// How it stops after the rehearsal's last sample, m/s².
 pub const ROBOT_DECEL_MPS2: f64 = 3.0;
 
@@ -515,21 +423,58 @@ pub fn with_launch_and_stop(
     out
 }
 
+/// What [`plan_objects`] planned: the setup as planned (each carried target's run-up fitted to
+/// its platform, see [`super::run_up`]), every object's plan, the rehearsal's report and the
+/// run-ups it lengthened.
+pub struct Planned {
+    pub setup: Arc<RunSetup>,
+    pub plans: Vec<ObjectPlan>,
+    pub rehearsal: Option<RunReport>,
+    pub run_ups: Vec<super::run_up::RunUpFit>,
+}
+
+/// Each object's capabilities, resolved from the defaults of the platform that carries what it
+/// drives and its layers (errors name the object).
+pub fn resolve_capabilities(
+    setup: &RunSetup,
+    objects: &[ObjectSpec],
+) -> Result<Vec<ObjectCapabilities>, String> {
+    objects
+        .iter()
+        .map(|o| {
+            ObjectCapabilities::resolve(object_kind(setup, &o.drives), &o.capabilities)
+                .map_err(|e| format!("object {}: {e}", o.name))
+        })
+        .collect()
+}
+
 /// Every object's plan for `setup`: the VUT robot's rehearsed track, each moving target's
 /// profile. Errors name the object or target: an object driving a static or unknown target,
-/// a moving target no object drives, two objects for one actor.
+/// a moving target no object drives, two objects for one actor, a run-up the geofence cannot
+/// hold.
 pub async fn plan_objects(
     setup: &Arc<RunSetup>,
     objects: &[ObjectSpec],
     opts: &GroundOptions,
-) -> Result<(Vec<ObjectPlan>, Option<RunReport>), String> {
+) -> Result<Planned, String> {
+    let caps = resolve_capabilities(setup, objects)?;
+    // Every carried target gets the run-up its platform needs (its start moved back when the
+    // scenario's is too short); the rehearsal and the engine see the fitted scenario.
+    let (setup, run_ups) =
+        super::run_up::fit_targets(setup, objects, &caps, opts.geofence.as_deref())?;
+    let setup = &setup;
     // The rehearsal plans the VUT's path and tells when each target starts and the run ends.
-    // The robot launches within its capability (a robot in a car: 1.5 m/s²).
-    let robot = crate::capabilities::ObjectCapabilities::default_for(
-        crate::capabilities::ObjectKind::VutRobot,
-    );
+    // The robot launches within its capability (a robot in a car: 1.5 m/s² by default).
+    let robot_accel = objects
+        .iter()
+        .zip(&caps)
+        .find(|(o, _)| o.drives == Drives::Vut)
+        .map_or_else(
+            || ObjectCapabilities::default_for(ObjectKind::VutRobot).max_accel_mps2,
+            |(_, c)| c.max_accel_mps2,
+        );
     let launch = Launch {
-        accel_mps2: robot.max_accel_mps2.min(ROBOT_ACCEL_MPS2),
+        accel_mps2: robot_accel.min(ROBOT_ACCEL_MPS2),
         jerk_mps3: ROBOT_JERK_MPS3,
     };
     let (vut, rehearsal, run_end_s, to_track_s) = vut_track(setup, &opts.sim, launch).await?;
@@ -538,9 +483,7 @@ pub async fn plan_objects(
         if objects[..i].iter().any(|p| p.drives == o.drives) {
             return Err(format!("two objects drive {}", o.drives));
         }
-        let capabilities =
-            ObjectCapabilities::resolve(object_kind(setup, &o.drives), &o.capabilities)
-                .map_err(|e| format!("object {}: {e}", o.name))?;
+        let capabilities = caps[i].clone();
         let mobility = match o.mobility {
             Some(m) => m,
             None => mobility_within(default_mobility(setup, &o.drives), &capabilities),
@@ -571,7 +514,16 @@ pub async fn plan_objects(
                         o.name
                     ));
                 }
-                let full = PlannedTrack::of_profile(&DummyProfile::of_target(t), opts.traj_dt_s);
+                // Its launch a jerk-limited ramp as long as the profile's (the same distance,
+                // so the same motion once at speed), within its acceleration.
+                let mut profile = DummyProfile::of_target(t);
+                profile.launch = Launch::of_duration(
+                    profile.motion.v,
+                    profile.motion.t_acc,
+                    crate::scenario::launch::LAUNCH_JERK_MPS3,
+                )
+                .filter(|l| l.accel_mps2 <= capabilities.max_accel_mps2 + 1e-6);
+                let full = PlannedTrack::of_profile(&profile, opts.traj_dt_s);
                 // Started at `origin` of the rehearsal, it need not drive beyond the run's end
                 // (plus a second): a long lane path ends braking there instead.
                 let origin = rehearsal
@@ -610,7 +562,12 @@ pub async fn plan_objects(
             ));
         }
     }
-    Ok((plans, Some(rehearsal)))
+    Ok(Planned {
+        setup: setup.clone(),
+        plans,
+        rehearsal: Some(rehearsal),
+        run_ups,
+    })
 }
 
 /// How a target carrier brakes at the end of a shortened path, m/s².
@@ -640,7 +597,7 @@ mod tests {
     #[test]
     fn a_launch_is_a_jerk_limited_ramp_within_the_acceleration() {
         for v in [2.0, 8.0, 16.7] {
-            let l = Launch::ROBOT;
+            let l = Launch::within(ROBOT_ACCEL_MPS2);
             let t = l.duration_s(v);
             let (mut s, mut prev) = (0.0, (0.0, 0.0));
             let dt = 1e-4;
@@ -673,7 +630,7 @@ mod tests {
             a: 0.0,
             curvature: 0.0,
         };
-        let pts = with_launch_and_stop(vec![first], Launch::ROBOT, 3.0, 0.01);
+        let pts = with_launch_and_stop(vec![first], Launch::within(ROBOT_ACCEL_MPS2), 3.0, 0.01);
         assert_eq!(pts[0].v, 0.0);
         let i = pts.iter().position(|p| p.v == 10.0).expect("first sample");
         let (a, b) = (pts[i - 1], pts[i]);

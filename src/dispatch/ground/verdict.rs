@@ -110,7 +110,7 @@ fn target_checks(
     let track = running(monr.get(i)?);
     let t0 = track.first()?.t_s;
     let lim = limits(prepared, primary);
-    // The planned constant-speed stretch (after the acceleration, before any braking), on
+    // The planned constant-speed stretch (after the launch has ended, before any braking), on
     // the object's clock from its first RUNNING MONR.
     let nominal = primary.speed_kmh / 3.6;
     let p0 = plan.track.points.first()?.t;
@@ -118,7 +118,7 @@ fn target_checks(
         .track
         .points
         .iter()
-        .filter(|p| nominal > 0.0 && (p.v.abs() - nominal).abs() < 0.01)
+        .filter(|p| nominal > 0.0 && (p.v.abs() - nominal).abs() < 0.01 && p.a.abs() < 1e-3)
         .map(|p| p.t - p0)
         .collect();
     let mut checks = Vec::new();

@@ -319,9 +319,15 @@ pub(super) async fn setup_of(
         stale_limit_s: ground::engine_stale_limit(st, carriers),
         ..EngineConfig::default()
     };
-    Ok(Arc::new(RunSetup::try_new(scenario, map, engine).map_err(
-        |e| ApiError::Unprocessable(format!("scenario: {e:#}")),
-    )?))
+    let setup = Arc::new(
+        RunSetup::try_new(scenario, map, engine)
+            .map_err(|e| ApiError::Unprocessable(format!("scenario: {e:#}")))?,
+    );
+    // On the ground, each carried target's run-up is the one its platform drives.
+    if ground::is_ground(carriers)? {
+        return ground::fitted_setup(st, row, setup, carriers).await;
+    }
+    Ok(setup)
 }
 
 fn stored_source(row: &RunRow) -> ApiResult<StoredSource> {

@@ -56,6 +56,29 @@ pub fn object_specs(st: &super::Supervisor, carriers: &[CarrierSpec]) -> Vec<Obj
         .collect()
 }
 
+/// `setup` with each carried target's run-up fitted to its object's capabilities (see
+/// [`crate::dispatch::ground::run_up`]); 422 naming the object, its acceleration and the room
+/// it needs when the site's geofence cannot hold it.
+pub async fn fitted_setup(
+    st: &super::Supervisor,
+    row: &crate::store::RunRow,
+    setup: Arc<RunSetup>,
+    carriers: &[CarrierSpec],
+) -> Result<Arc<RunSetup>, ApiError> {
+    let objects = object_specs(st, carriers);
+    let caps = crate::dispatch::ground::plan::resolve_capabilities(&setup, &objects)
+        .map_err(ApiError::Unprocessable)?;
+    let opts = geofence::options_for(st, row.map_id.as_deref(), carriers).await?;
+    let (fitted, _) = crate::dispatch::ground::run_up::fit_targets(
+        &setup,
+        &objects,
+        &caps,
+        opts.geofence.as_deref(),
+    )
+    .map_err(ApiError::Unprocessable)?;
+    Ok(fitted)
+}
+
 /// An object's capability layers (see [`object_specs`]).
 pub fn capability_layers(
     st: &super::Supervisor,

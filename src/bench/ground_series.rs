@@ -1,0 +1,429 @@
+//! `scil bench ground-series`: Euro NCAP 2026 rows with a moving target driven as on the
+//! ground, on simulated ISO 22133 objects with a real platform's dynamics (`carrier-sim
+//! --realistic`: dead time, limited acceleration, a position controller, lateral wander, RTK
+//! error, MONR 20–40 ms late), over real links on loopback, in real time.
+//!
+//! For each point: the VUT's robot and every moving target's platform are simulated, standing
+//! at their starts; the objects are planned (within their kind's capabilities), armed as one
+//! and started; the run's VUT telemetry is the robot's MONR. The verdict is the one a ground
+//! run gets (target checks and impacts from the objects' MONR). Printed: each point's verdict
+//! and its impact from MONR against the plan, then the share valid at the first attempt and
+//! the worst MONR impact error. Prints; it is not a test.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Args;
+use serde::Serialize;
+
+use crate::capabilities::ObjectKind;
+use crate::dispatch::carrier_sim::{self, SimConfig, SimHandle};
+use crate::dispatch::ground::plan::object_kind;
+use crate::dispatch::ground::{Drives, Ground, GroundOptions, ObjectSpec, Pose};
+use crate::dispatch::object::ObjectConfig;
+use crate::dispatch::object_dynamics::Dynamics;
+use crate::dispatch::profile::DummyProfile;
+use crate::map::Map;
+use crate::run::RunSetup;
+use crate::scenario::ncap2026::{Catalogue, Params};
+use crate::scenario::profile::Profile;
+use crate::scenario::Activation;
+use crate::sweep::catalogue_grid::{self, Cell};
+
+#[derive(Args, Debug, Clone)]
+pub struct GroundSeriesArgs {
+    /// Rows to drive (rating-tool ids, comma-separated, e.g. `CPNA,CCFtap`); default: every
+    /// row with a moving target.
+    #[arg(long, value_delimiter = ',')]
+    pub rows: Vec<String>,
+    /// Points per row, spread over its test matrix (lowest, highest and between).
+    #[arg(long, default_value_t = 1)]
+    pub points: usize,
+    /// Objects that follow their TRAJ perfectly instead of a real platform's dynamics.
+    #[arg(long)]
+    pub perfect: bool,
+    /// Seed of the objects' noise (each object and point gets its own from it).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Map for the straight rows (default: the bundled proving ground).
+    #[arg(long)]
+    pub straight_map: Option<PathBuf>,
+    /// Map with a junction for the turning and crossing-path rows (default: the bundled
+    /// X-intersection).
+    #[arg(long)]
+    pub junction_map: Option<PathBuf>,
+    /// Write every point's result as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+/// One point driven.
+#[derive(Debug, Clone, Serialize)]
+pub struct PointResult {
+    pub row: String,
+    pub vut_speed_kmh: f64,
+    pub target_speed_kmh: Option<f64>,
+    pub impact: Option<f64>,
+    pub turn: Option<String>,
+    /// Valid at the first attempt.
+    pub valid: bool,
+    /// Why not: the broken checks, the abort or the error.
+    pub why: Vec<String>,
+    /// Per target: planned impact location, the one from MONR, their difference.
+    pub impacts: Vec<ImpactResult>,
+    pub wall_s: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ImpactResult {
+    pub target: String,
+    pub planned: f64,
+    pub monr: Option<f64>,
+    pub error: Option<f64>,
+}
+
+pub fn run(a: GroundSeriesArgs) -> anyhow::Result<ExitCode> {
+    let rt = crate::run::runtime()?;
+    rt.block_on(series(a))
+}
+
+async fn series(a: GroundSeriesArgs) -> anyhow::Result<ExitCode> {
+    let cat = Catalogue::bundled();
+    let straight = a
+        .straight_map
+        .clone()
+        .unwrap_or_else(|| crate::data_dir().join("opendrive/proving_ground.xodr"));
+    let junction = a.junction_map.clone().unwrap_or_else(|| {
+        crate::data_dir().join("osc-ncap/OpenDRIVE/NCAP/X-Intersection_NCAP.xodr")
+    });
+    let load = |p: &PathBuf| -> anyhow::Result<Arc<Map>> {
+        Ok(Arc::new(Map::load(p).map_err(|e| {
+            anyhow::anyhow!("map {}: {e:#}", p.display())
+        })?))
+    };
+    let (straight, junction) = (load(&straight)?, load(&junction)?);
+    let map_of = |row: &crate::scenario::ncap2026::Row| {
+        if row.family.needs_junction() {
+            junction.clone()
+        } else {
+            straight.clone()
+        }
+    };
+    let cells = chosen_cells(&cat, &a.rows, a.points, &|row, p| {
+        row.instantiate(p, &map_of(row).road_network)
+            .is_ok_and(|sc| {
+                sc.targets
+                    .iter()
+                    .any(|t| t.activation != Activation::Static)
+            })
+    })?;
+    println!(
+        "ground series: {} points on {} (seed {})",
+        cells.len(),
+        if a.perfect {
+            "objects that follow their TRAJ perfectly"
+        } else {
+            "simulated objects with a real platform's dynamics"
+        },
+        a.seed
+    );
+    let mut results = Vec::new();
+    for (k, c) in cells.iter().enumerate() {
+        let row = &cat.row[c.row];
+        let seed = a.seed.wrapping_mul(1000).wrapping_add(k as u64 * 10);
+        let r = point(row, &c.params, &map_of(row), a.perfect, seed).await;
+        println!("{}", line(&r));
+        results.push(r);
+    }
+    let n = results.len();
+    let valid = results.iter().filter(|r| r.valid).count();
+    let worst = results
+        .iter()
+        .flat_map(|r| r.impacts.iter().filter_map(|i| i.error))
+        .fold(None, |w: Option<f64>, e| {
+            Some(if w.is_some_and(|w| w.abs() >= e.abs()) {
+                w.unwrap_or(e)
+            } else {
+                e
+            })
+        });
+    let missing = results
+        .iter()
+        .flat_map(|r| &r.impacts)
+        .filter(|i| i.monr.is_none())
+        .count();
+    println!(
+        "valid at the first attempt: {valid} of {n} ({:.0} %); worst MONR impact error {}{}",
+        100.0 * valid as f64 / n.max(1) as f64,
+        worst.map_or("-".into(), |w| format!("{w:+.3}")),
+        if missing > 0 {
+            format!("; {missing} planned impact(s) without contact on MONR")
+        } else {
+            String::new()
+        }
+    );
+    if let Some(p) = &a.json {
+        std::fs::write(p, serde_json::to_vec_pretty(&results)?)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+type Moving<'a> = dyn Fn(&crate::scenario::ncap2026::Row, &Params) -> bool + 'a;
+
+/// The cells to drive: per chosen row (every row with a moving target when none is named),
+/// `points` spread over its matrix; `moving` says whether a cell of a row has a moving target.
+fn chosen_cells(
+    cat: &Catalogue,
+    rows: &[String],
+    points: usize,
+    moving: &Moving<'_>,
+) -> anyhow::Result<Vec<Cell>> {
+    let all = catalogue_grid::cells(cat);
+    let first_of = |i: usize| all.iter().find(|c| c.row == i);
+    let mut picked: Vec<(usize, Option<crate::scenario::turn::Turn>)> = Vec::new();
+    if rows.is_empty() {
+        for (i, r) in cat.row.iter().enumerate() {
+            if first_of(i).is_some_and(|c| moving(r, &c.params)) {
+                picked.push((i, None));
+            }
+        }
+    } else {
+        for name in rows {
+            let (r, implied) = cat
+                .find(name)
+                .ok_or_else(|| anyhow::anyhow!("no catalogue row '{name}'"))?;
+            let i = cat
+                .row
+                .iter()
+                .position(|x| std::ptr::eq(x, r))
+                .ok_or_else(|| anyhow::anyhow!("row '{name}'"))?;
+            if !first_of(i).is_some_and(|c| moving(r, &c.params)) {
+                anyhow::bail!("row '{name}' has no moving target");
+            }
+            picked.push((i, implied.turn));
+        }
+    }
+    let mut out = Vec::new();
+    for (i, turn) in picked {
+        let cells: Vec<&Cell> = all
+            .iter()
+            .filter(|c| c.row == i && (turn.is_none() || c.params.turn == turn))
+            .collect();
+        let n = cells.len();
+        if n == 0 {
+            continue;
+        }
+        let k = points.clamp(1, n);
+        for j in 0..k {
+            // Spread: the middle one alone, else from the first to the last.
+            let idx = if k == 1 {
+                n / 2
+            } else {
+                (j * (n - 1) + (k - 1) / 2) / (k - 1)
+            };
+            out.push(cells[idx].clone());
+        }
+    }
+    Ok(out)
+}
+
+/// One point: plan, simulate the objects at their starts, arm, run, judge.
+async fn point(
+    row: &crate::scenario::ncap2026::Row,
+    p: &Params,
+    map: &Arc<Map>,
+    perfect: bool,
+    seed: u64,
+) -> PointResult {
+    let t0 = std::time::Instant::now();
+    let mut r = PointResult {
+        row: row.id.clone(),
+        vut_speed_kmh: p.vut_speed_kmh,
+        target_speed_kmh: p.target_speed_kmh,
+        impact: p.impact,
+        turn: p.turn.map(|t| format!("{t:?}").to_lowercase()),
+        valid: false,
+        why: Vec::new(),
+        impacts: Vec::new(),
+        wall_s: 0.0,
+    };
+    if let Err(e) = drive(row, p, map, perfect, seed, &mut r).await {
+        r.why.push(e);
+    }
+    r.wall_s = t0.elapsed().as_secs_f64();
+    r
+}
+
+async fn drive(
+    row: &crate::scenario::ncap2026::Row,
+    p: &Params,
+    map: &Arc<Map>,
+    perfect: bool,
+    seed: u64,
+    r: &mut PointResult,
+) -> Result<(), String> {
+    let sc = row.instantiate(p, &map.road_network)?;
+    let setup = Arc::new(
+        RunSetup::try_new(sc, Some(map.clone()), Default::default())
+            .map_err(|e| format!("{e:#}"))?,
+    );
+    let mut drives = vec![Drives::Vut];
+    for t in &setup.scenario.targets {
+        if t.activation != Activation::Static {
+            drives.push(Drives::Target(t.id.clone()));
+        }
+    }
+    let spec = |i: usize, d: &Drives, address: String| ObjectSpec {
+        name: match d {
+            Drives::Vut => "vut-robot".into(),
+            Drives::Target(t) => format!("{t}-platform-{i}"),
+        },
+        address,
+        drives: d.clone(),
+        mobility: None,
+        capabilities: Vec::new(),
+    };
+    let opts = GroundOptions::default();
+    // Where each object starts (planning connects to nothing).
+    let mut plan_only = Ground::new(
+        drives
+            .iter()
+            .enumerate()
+            .map(|(i, d)| spec(i, d, "127.0.0.1:1".into()))
+            .collect(),
+        opts.clone(),
+    )
+    .map_err(|e| e.to_string())?;
+    let starts: Vec<Pose> = plan_only
+        .prepare(setup.clone())
+        .await
+        .map_err(|e| e.to_string())?
+        .plans
+        .iter()
+        .map(|p| p.track.start())
+        .collect();
+    let mut sims: Vec<SimHandle> = Vec::new();
+    let mut objects = Vec::new();
+    for (i, (d, at)) in drives.iter().zip(&starts).enumerate() {
+        let kind: ObjectKind = object_kind(&setup, d);
+        let dynamics = if perfect {
+            Dynamics::default()
+        } else {
+            Dynamics {
+                seed: seed + i as u64,
+                ..Dynamics::realistic(kind)
+            }
+        };
+        let s = carrier_sim::spawn(SimConfig {
+            tcp_port: 0,
+            udp_port: 0,
+            object: ObjectConfig {
+                id: 100 + i as u32,
+                dynamics,
+                profile: DummyProfile::new(Profile::new(at.x, at.y, at.yaw, 1.0, 1.0)),
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| format!("simulated object: {e}"))?;
+        objects.push(spec(
+            i,
+            d,
+            format!("127.0.0.1:{}:{}", s.tcp_addr.port(), s.udp_addr.port()),
+        ));
+        sims.push(s);
+    }
+    let outcome = judge(&setup, objects, &starts, opts, r).await;
+    for s in sims {
+        s.shutdown().await;
+    }
+    outcome
+}
+
+async fn judge(
+    setup: &Arc<RunSetup>,
+    objects: Vec<ObjectSpec>,
+    starts: &[Pose],
+    opts: GroundOptions,
+    r: &mut PointResult,
+) -> Result<(), String> {
+    let names: Vec<String> = objects.iter().map(|o| o.name.clone()).collect();
+    let mut g = Ground::new(objects, opts).map_err(|e| e.to_string())?;
+    let prepared = g.prepare(setup.clone()).await.map_err(|e| e.to_string())?;
+    for (n, at) in names.iter().zip(starts) {
+        g.set_known(n, Some(*at), None);
+    }
+    let motion = g
+        .arm(&prepared, false)
+        .await
+        .map_err(|e| format!("arm: {e}"))?;
+    let rep = g
+        .run(motion, &prepared, None, Vec::new())
+        .await
+        .map_err(|e| format!("run: {e}"))?;
+    if let Some(e) = &rep.run.error {
+        r.why.push(format!("error: {e}"));
+    }
+    if let Some(a) = &rep.run.aborted {
+        r.why.push(format!("aborted: {a}"));
+    }
+    match &rep.run.validity {
+        Some(v) => {
+            for c in v.checks.iter().filter(|c| !c.ok) {
+                r.why
+                    .push(format!("{:?} {:+.3} ({})", c.channel, c.worst, c.limit));
+            }
+            if !v.valid && v.checks.iter().all(|c| c.ok) {
+                r.why.push("no check judged".into());
+            }
+            r.valid = v.valid && rep.run.aborted.is_none() && rep.run.error.is_none();
+        }
+        None => r.why.push("no verdict".into()),
+    }
+    for i in &rep.impacts {
+        let Some(planned) = i.planned_location else {
+            continue;
+        };
+        let monr = i.monr.as_ref().map(|m| m.location);
+        r.impacts.push(ImpactResult {
+            target: i.target.clone(),
+            planned,
+            monr,
+            error: monr.map(|m| m - planned),
+        });
+    }
+    Ok(())
+}
+
+fn line(r: &PointResult) -> String {
+    let mut s = format!("{:<8} VUT {:>5.1} km/h", r.row, r.vut_speed_kmh);
+    if let Some(t) = r.target_speed_kmh {
+        s += &format!(", target {t:.0} km/h");
+    }
+    if let Some(i) = r.impact {
+        s += &format!(", impact {i:.2}");
+    }
+    if let Some(t) = &r.turn {
+        s += &format!(", {t}");
+    }
+    s += &format!(
+        ": {} in {:.0} s",
+        if r.valid { "valid" } else { "NOT valid" },
+        r.wall_s
+    );
+    for i in &r.impacts {
+        s += &match (i.monr, i.error) {
+            (Some(m), Some(e)) => format!(
+                "; {} MONR impact {m:.3} (plan {:.3}, {e:+.3})",
+                i.target, i.planned
+            ),
+            _ => format!("; {} no contact on MONR (plan {:.3})", i.target, i.planned),
+        };
+    }
+    if !r.why.is_empty() {
+        s += &format!(" [{}]", r.why.join("; "));
+    }
+    s
+}

@@ -1,0 +1,155 @@
+//! Run-ups each target's platform can drive: before anything is planned, every target that an
+//! object carries gets the acceleration distance its platform needs to be at its test speed
+//! (a jerk-limited launch at or below the platform's acceleration), its start moved back when
+//! the scenario's is too short (see [`crate::scenario::launch::fit_run_up`]). Where the site's
+//! geofence cannot hold the longer run-up the run is refused, naming the object, its
+//! acceleration and the room it would need.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::plan::{object_kind, Drives, ObjectSpec};
+use crate::capabilities::{ObjectCapabilities, Source};
+use crate::dispatch::motion_watch::Geofence;
+use crate::frame::heading_to_yaw;
+use crate::run::RunSetup;
+use crate::scenario::launch::{fit_run_up, Launch, RunUp};
+
+/// What was changed of one target's run-up, for the plan and the results.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunUpFit {
+    pub target: String,
+    pub object: String,
+    /// The scenario's acceleration distance, m.
+    pub scenario_accel_distance_m: f64,
+    /// The one its platform drives, m.
+    pub accel_distance_m: f64,
+    /// How far its start moved back, m.
+    pub moved_back_m: f64,
+    /// The platform's acceleration it is planned for, m/s².
+    pub max_accel_mps2: f64,
+}
+
+/// `setup` with every carried target's run-up fitted to its object's capabilities (the same
+/// setup when none needed it), and what changed. `capabilities` holds each object's resolved
+/// capabilities, in the order of `objects`. With a geofence, a moved start must leave the
+/// straight run-up inside it.
+pub fn fit_targets(
+    setup: &Arc<RunSetup>,
+    objects: &[ObjectSpec],
+    capabilities: &[ObjectCapabilities],
+    geofence: Option<&Geofence>,
+) -> Result<(Arc<RunSetup>, Vec<RunUpFit>), String> {
+    let mut scenario = setup.scenario.clone();
+    let mut fits = Vec::new();
+    for (o, c) in objects.iter().zip(capabilities) {
+        let Drives::Target(id) = &o.drives else {
+            continue;
+        };
+        let Some(t) = scenario.targets.iter_mut().find(|t| &t.id == id) else {
+            continue;
+        };
+        let before = (t.start, t.heading_deg, t.path.clone());
+        let Some(RunUp {
+            was_m,
+            accel_distance_m,
+            moved_back_m,
+            accel_mps2,
+        }) = fit_run_up(t, Launch::within(c.max_accel_mps2))?
+        else {
+            continue;
+        };
+        if let (Some(fence), true) = (geofence, moved_back_m > 0.0) {
+            let yaw = match &before.2 {
+                Some(p) => p.geometry().map(|g| g.pose(0.0).2)?,
+                None => heading_to_yaw(before.1),
+            };
+            let room = room_behind(fence, before.0.x, before.0.y, yaw, moved_back_m);
+            if room + 1e-6 < moved_back_m {
+                let kind = object_kind(setup, &o.drives);
+                return Err(format!(
+                    "object {} ({}) accelerates at most {:.2} m/s² ({}): reaching {:.1} km/h needs a run-up of {:.1} m, its start {:.1} m further back than the scenario's at ({:.1}, {:.1}); the geofence leaves {:.1} m there",
+                    o.name,
+                    kind.name().replace('_', " "),
+                    accel_mps2,
+                    source_words(c.sources.get("max_accel_mps2")),
+                    t.speed_kmh,
+                    accel_distance_m,
+                    moved_back_m,
+                    before.0.x,
+                    before.0.y,
+                    room
+                ));
+            }
+        }
+        fits.push(RunUpFit {
+            target: id.clone(),
+            object: o.name.clone(),
+            scenario_accel_distance_m: was_m,
+            accel_distance_m,
+            moved_back_m,
+            max_accel_mps2: accel_mps2,
+        });
+    }
+    if fits.is_empty() {
+        return Ok((setup.clone(), fits));
+    }
+    let fitted = RunSetup::try_new(scenario, setup.map.clone(), setup.engine.clone())
+        .map_err(|e| format!("scenario with fitted run-ups: {e:#}"))?;
+    Ok((Arc::new(fitted), fits))
+}
+
+/// How far back from (x, y), against heading `yaw`, the fence stays clear, up to `want` m
+/// (checked every 0.1 m).
+fn room_behind(fence: &Geofence, x: f64, y: f64, yaw: f64, want: f64) -> f64 {
+    let step = 0.1;
+    let n = (want / step).ceil() as usize;
+    let mut room = 0.0;
+    for k in 1..=n {
+        let d = (k as f64 * step).min(want);
+        if fence.breach(x - d * yaw.cos(), y - d * yaw.sin()).is_some() {
+            return room;
+        }
+        room = d;
+    }
+    room
+}
+
+fn source_words(s: Option<&Source>) -> String {
+    match s {
+        None | Some(Source::Default) => "the default for its kind".into(),
+        Some(Source::Configured { by }) => format!("set by {by}"),
+        Some(Source::Measured { date }) => format!("measured on {date}"),
+        Some(Source::Identified { what }) => format!("as {what}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capabilities::ObjectKind;
+
+    fn fence(x0: f64, x1: f64) -> Geofence {
+        Geofence {
+            permitted: vec![[x0, -100.0], [x1, -100.0], [x1, 100.0], [x0, 100.0]],
+            forbidden: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_room_behind_a_start_ends_at_the_fence() {
+        let f = fence(-5.0, 100.0);
+        assert!((room_behind(&f, 0.0, 0.0, 0.0, 30.0) - 4.9).abs() < 0.11);
+        assert!((room_behind(&f, 0.0, 0.0, std::f64::consts::PI, 30.0) - 30.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn source_words_say_where_a_figure_came_from() {
+        let c = ObjectCapabilities::default_for(ObjectKind::VehiclePlatform);
+        assert_eq!(
+            source_words(c.sources.get("max_accel_mps2")),
+            "the default for its kind"
+        );
+    }
+}
