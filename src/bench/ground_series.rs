@@ -56,6 +56,10 @@ pub struct GroundSeriesArgs {
     /// Write every point's result as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Exit 1 unless every point ran to its end (planned, armed, started, not aborted, no
+    /// error); its verdict may still be invalid.
+    #[arg(long)]
+    pub require_finished: bool,
 }
 
 /// One point driven.
@@ -66,13 +70,25 @@ pub struct PointResult {
     pub target_speed_kmh: Option<f64>,
     pub impact: Option<f64>,
     pub turn: Option<String>,
+    /// Ran to its end: planned, armed, started, neither aborted nor failed.
+    pub finished: bool,
     /// Valid at the first attempt.
     pub valid: bool,
     /// Why not: the broken checks, the abort or the error.
     pub why: Vec<String>,
     /// Per target: planned impact location, the one from MONR, their difference.
     pub impacts: Vec<ImpactResult>,
+    /// Per object: how far behind its plan it drove (m, largest by magnitude) and off its path.
+    pub objects: Vec<ObjectResult>,
     pub wall_s: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ObjectResult {
+    pub name: String,
+    pub max_lag_m: Option<f64>,
+    pub max_schedule_lag_s: Option<f64>,
+    pub max_lateral_m: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -166,6 +182,11 @@ async fn series(a: GroundSeriesArgs) -> anyhow::Result<ExitCode> {
     if let Some(p) = &a.json {
         std::fs::write(p, serde_json::to_vec_pretty(&results)?)?;
     }
+    let unfinished = results.iter().filter(|r| !r.finished).count();
+    if a.require_finished && unfinished > 0 {
+        eprintln!("{unfinished} point(s) did not run to their end");
+        return Ok(ExitCode::FAILURE);
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -243,9 +264,11 @@ async fn point(
         target_speed_kmh: p.target_speed_kmh,
         impact: p.impact,
         turn: p.turn.map(|t| format!("{t:?}").to_lowercase()),
+        finished: false,
         valid: false,
         why: Vec::new(),
         impacts: Vec::new(),
+        objects: Vec::new(),
         wall_s: 0.0,
     };
     if let Err(e) = drive(row, p, map, perfect, seed, &mut r).await {
@@ -363,6 +386,7 @@ async fn judge(
         .run(motion, &prepared, None, Vec::new())
         .await
         .map_err(|e| format!("run: {e}"))?;
+    r.finished = rep.run.error.is_none() && rep.run.aborted.is_none();
     if let Some(e) = &rep.run.error {
         r.why.push(format!("error: {e}"));
     }
@@ -381,6 +405,14 @@ async fn judge(
             r.valid = v.valid && rep.run.aborted.is_none() && rep.run.error.is_none();
         }
         None => r.why.push("no verdict".into()),
+    }
+    for o in &rep.objects {
+        r.objects.push(ObjectResult {
+            name: o.name.clone(),
+            max_lag_m: o.max_lag_m,
+            max_schedule_lag_s: o.max_schedule_lag_s,
+            max_lateral_m: o.max_lateral_m,
+        });
     }
     for i in &rep.impacts {
         let Some(planned) = i.planned_location else {

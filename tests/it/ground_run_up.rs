@@ -103,7 +103,15 @@ async fn a_turn_across_target_gets_the_run_up_its_platform_drives() {
         let track = &planned.plans[1].track;
         assert_eq!(track.points[0].v, 0.0);
         let peak = track.points.iter().map(|q| q.a).fold(0.0, f64::max);
-        assert!(peak <= accel + 1e-3 && peak > 0.5 * accel, "peak {peak}");
+        // Planned at 90 % of it: the rest is the platform controller's room.
+        assert!(
+            peak <= 0.9 * accel + 1e-3 && peak > 0.5 * accel,
+            "peak {peak}"
+        );
+        assert!(
+            (fit.planned_accel_mps2 - 0.9 * accel).abs() < 1e-9,
+            "{fit:?}"
+        );
         assert!(track
             .points
             .iter()
@@ -154,7 +162,8 @@ async fn a_turn_across_target_gets_the_run_up_its_platform_drives() {
     };
     println!("{err}");
     assert!(err.contains("object gvt"), "{err}");
-    assert!(err.contains("3.00 m/s²"), "{err}");
+    assert!(err.contains("at most 3.00 m/s²"), "{err}");
+    assert!(err.contains("at 2.70 m/s²"), "{err}");
     assert!(err.contains("needs a run-up of"), "{err}");
     assert!(
         err.contains("the geofence leaves 4.9 m") || err.contains("the geofence leaves 5.0 m"),

@@ -25,7 +25,17 @@ pub struct Launch {
 /// target platform's planned launches alike).
 pub const LAUNCH_JERK_MPS3: f64 = 4.0;
 
+/// Share of an object's largest acceleration its launches are planned at: the rest is its
+/// controller's room to make up a little lag without running late.
+pub const PLANNED_SHARE: f64 = 0.9;
+
 impl Launch {
+    /// The launch planned for an object that accelerates at most `max_accel_mps2`
+    /// ([`PLANNED_SHARE`] of it, with the planned jerk).
+    pub fn planned_for(max_accel_mps2: f64) -> Launch {
+        Launch::within(PLANNED_SHARE * max_accel_mps2)
+    }
+
     /// None: an object already at its speed (a path that starts moving).
     pub const NONE: Launch = Launch {
         accel_mps2: f64::INFINITY,

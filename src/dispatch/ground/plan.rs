@@ -464,7 +464,8 @@ pub async fn plan_objects(
         super::run_up::fit_targets(setup, objects, &caps, opts.geofence.as_deref())?;
     let setup = &setup;
     // The rehearsal plans the VUT's path and tells when each target starts and the run ends.
-    // The robot launches within its capability (a robot in a car: 1.5 m/s² by default).
+    // The robot launches within its capability (a robot in a car: 1.5 m/s² by default), at
+    // the planned share of it.
     let robot_accel = objects
         .iter()
         .zip(&caps)
@@ -473,10 +474,7 @@ pub async fn plan_objects(
             || ObjectCapabilities::default_for(ObjectKind::VutRobot).max_accel_mps2,
             |(_, c)| c.max_accel_mps2,
         );
-    let launch = Launch {
-        accel_mps2: robot_accel.min(ROBOT_ACCEL_MPS2),
-        jerk_mps3: ROBOT_JERK_MPS3,
-    };
+    let launch = Launch::planned_for(robot_accel.min(ROBOT_ACCEL_MPS2));
     let (vut, rehearsal, run_end_s, to_track_s) = vut_track(setup, &opts.sim, launch).await?;
     let mut plans = Vec::new();
     for (i, o) in objects.iter().enumerate() {
@@ -522,7 +520,11 @@ pub async fn plan_objects(
                     profile.motion.t_acc,
                     crate::scenario::launch::LAUNCH_JERK_MPS3,
                 )
-                .filter(|l| l.accel_mps2 <= capabilities.max_accel_mps2 + 1e-6);
+                .filter(|l| {
+                    l.accel_mps2
+                        <= crate::scenario::launch::PLANNED_SHARE * capabilities.max_accel_mps2
+                            + 1e-6
+                });
                 let full = PlannedTrack::of_profile(&profile, opts.traj_dt_s);
                 // Started at `origin` of the rehearsal, it need not drive beyond the run's end
                 // (plus a second): a long lane path ends braking there instead.

@@ -27,8 +27,10 @@ pub struct RunUpFit {
     pub accel_distance_m: f64,
     /// How far its start moved back, m.
     pub moved_back_m: f64,
-    /// The platform's acceleration it is planned for, m/s².
+    /// The platform's largest acceleration, m/s².
     pub max_accel_mps2: f64,
+    /// The launch's, planned below it (room for the platform's controller), m/s².
+    pub planned_accel_mps2: f64,
 }
 
 /// `setup` with every carried target's run-up fitted to its object's capabilities (the same
@@ -56,7 +58,7 @@ pub fn fit_targets(
             accel_distance_m,
             moved_back_m,
             accel_mps2,
-        }) = fit_run_up(t, Launch::within(c.max_accel_mps2))?
+        }) = fit_run_up(t, Launch::planned_for(c.max_accel_mps2))?
         else {
             continue;
         };
@@ -69,12 +71,13 @@ pub fn fit_targets(
             if room + 1e-6 < moved_back_m {
                 let kind = object_kind(setup, &o.drives);
                 return Err(format!(
-                    "object {} ({}) accelerates at most {:.2} m/s² ({}): reaching {:.1} km/h needs a run-up of {:.1} m, its start {:.1} m further back than the scenario's at ({:.1}, {:.1}); the geofence leaves {:.1} m there",
+                    "object {} ({}) accelerates at most {:.2} m/s² ({}): reaching {:.1} km/h at {:.2} m/s² needs a run-up of {:.1} m, its start {:.1} m further back than the scenario's at ({:.1}, {:.1}); the geofence leaves {:.1} m there",
                     o.name,
                     kind.name().replace('_', " "),
-                    accel_mps2,
+                    c.max_accel_mps2,
                     source_words(c.sources.get("max_accel_mps2")),
                     t.speed_kmh,
+                    accel_mps2,
                     accel_distance_m,
                     moved_back_m,
                     before.0.x,
@@ -89,7 +92,8 @@ pub fn fit_targets(
             scenario_accel_distance_m: was_m,
             accel_distance_m,
             moved_back_m,
-            max_accel_mps2: accel_mps2,
+            max_accel_mps2: c.max_accel_mps2,
+            planned_accel_mps2: accel_mps2,
         });
     }
     if fits.is_empty() {

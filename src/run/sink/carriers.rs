@@ -651,9 +651,15 @@ impl Sink for CarrierSink {
                     });
                     return;
                 }
-                // Without an anchored clock nothing can have started: nothing is sent.
+                // Without an anchored clock nothing can have started: nothing is sent. The
+                // origin earlier by its dead time, as its start was.
+                let lead = self
+                    .sync
+                    .get(&name)
+                    .map_or(0.0, |s| s.start_lead_s.max(0.0));
                 let mtsp_sent = match self.clock.wall(*origin_s) {
                     Some(w) => {
+                        let w = w.checked_sub(Duration::from_secs_f64(lead)).unwrap_or(w);
                         h.retime(&name, w);
                         self.mtsp_origin.insert(target.clone(), *origin_s);
                         true
