@@ -65,6 +65,11 @@ pub struct BenchReport {
     pub unsupervised_scheduled_to_strt: Percentiles,
     /// p99 of decision → STRT with motion supervision over p99 without.
     pub ratio_p99_supervised: f64,
+    /// Decision → STRT written with motion supervision while the same process serves a live
+    /// OSI stream at 100 Hz (a SensorView encoded and sent to a connected client every 10 ms).
+    pub osi_decision_to_strt: Percentiles,
+    /// Its p99 over the supervised p99 without the OSI stream.
+    pub ratio_p99_osi: f64,
 }
 
 /// Run `iterations` arm → STRT cycles (half immediate, half scheduled).
@@ -121,6 +126,7 @@ pub async fn run(iterations: usize) -> anyhow::Result<BenchReport> {
     // planned speed and the fence (the motion supervision of a ground run).
     let (mut immediate, mut scheduled) = (Vec::new(), Vec::new());
     let (mut immediate_plain, mut scheduled_plain) = (Vec::new(), Vec::new());
+    let mut immediate_osi = Vec::new();
     let rounds = 4;
     let per = iterations.div_ceil(rounds).max(2);
     for _ in 0..rounds {
@@ -130,11 +136,18 @@ pub async fn run(iterations: usize) -> anyhow::Result<BenchReport> {
         let (i, s) = control_centre_path(per, true).await?;
         immediate.extend(i);
         scheduled.extend(s);
+        let load = osi_load().await?;
+        let (i, _) = control_centre_path(per, true).await?;
+        load.stop().await;
+        immediate_osi.extend(i);
     }
+    let osi = Percentiles::of(immediate_osi);
     let decision_to_strt = Percentiles::of(immediate);
     let unsupervised = Percentiles::of(immediate_plain);
     let raw_write = Percentiles::of(raw);
     Ok(BenchReport {
+        ratio_p99_osi: osi.p99_us / decision_to_strt.p99_us,
+        osi_decision_to_strt: osi,
         ratio_p99_supervised: decision_to_strt.p99_us / unsupervised.p99_us,
         unsupervised_decision_to_strt: unsupervised,
         unsupervised_scheduled_to_strt: Percentiles::of(scheduled_plain),
@@ -260,4 +273,103 @@ async fn control_centre_path(
     h.shutdown().await;
     sim.shutdown().await;
     Ok((immediate, scheduled))
+}
+
+/// A live OSI stream at 100 Hz in this process: the pedestrian crossing on the bundled proving
+/// ground, a SensorView encoded every 10 ms and sent to one connected client that reads it all.
+struct OsiLoad {
+    server: std::sync::Arc<crate::serve::osi_stream::OsiServer>,
+    ticker: tokio::task::JoinHandle<u64>,
+    reader: tokio::task::JoinHandle<u64>,
+}
+
+impl OsiLoad {
+    async fn stop(self) {
+        self.ticker.abort();
+        let _ = self.ticker.await;
+        self.server.close();
+        let _ = self.reader.await;
+    }
+}
+
+async fn osi_load() -> anyhow::Result<OsiLoad> {
+    use crate::osi::{Frame, ObjectState, OsiEncoder};
+    use crate::serve::osi_stream::{OsiServer, OsiSpec};
+    let map = crate::map::Map::load(&crate::data_dir().join("opendrive/proving_ground.xodr"))?;
+    let cat = crate::scenario::ncap2026::Catalogue::bundled();
+    let (row, _) = cat
+        .find("CPNA")
+        .ok_or_else(|| anyhow::anyhow!("no CPNA row"))?;
+    let mut p = crate::scenario::ncap2026::Params::new(30.0);
+    p.impact = Some(0.5);
+    let sc = row
+        .instantiate(&p, &map.road_network)
+        .map_err(anyhow::Error::msg)?;
+    let mut enc = OsiEncoder::new(&sc, Some(&map), &[]);
+    let server = std::sync::Arc::new(
+        OsiServer::bind(&OsiSpec {
+            tcp: "127.0.0.1:0".into(),
+        })
+        .map_err(anyhow::Error::msg)?,
+    );
+    let mut client = tokio::net::TcpStream::connect(server.local_addr()).await?;
+    let reader = tokio::spawn(async move {
+        let mut b = vec![0u8; 1 << 16];
+        let mut total = 0u64;
+        while let Ok(n) = client.read(&mut b).await {
+            if n == 0 {
+                break;
+            }
+            total += n as u64;
+        }
+        total
+    });
+    // The server has taken the client once it is listed.
+    for _ in 0..100 {
+        if server.counts().0 > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let mut feed = server.feed();
+    let targets = enc.target_ids();
+    let ticker = tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_millis(10));
+        let mut k = 0u64;
+        loop {
+            tick.tick().await;
+            k += 1;
+            let t = k as f64 * 0.01;
+            let frame = Frame {
+                time_s: t,
+                vut: ObjectState {
+                    x: 8.3 * t,
+                    y: 0.0,
+                    yaw_rad: 0.0,
+                    speed_mps: 8.3,
+                },
+                targets: targets
+                    .iter()
+                    .map(|id| {
+                        (
+                            id.clone(),
+                            ObjectState {
+                                x: 40.0,
+                                y: -4.0 + 1.4 * t,
+                                yaw_rad: std::f64::consts::FRAC_PI_2,
+                                speed_mps: 1.4,
+                            },
+                        )
+                    })
+                    .collect(),
+            };
+            let view = enc.sensor_view(&frame);
+            feed.message(&enc, &view);
+        }
+    });
+    Ok(OsiLoad {
+        server,
+        ticker,
+        reader,
+    })
 }
