@@ -744,3 +744,81 @@ async fn synced_run_keeps_the_carrier_on_its_nominal_travel() {
     sim.shutdown().await;
     let _ = std::fs::remove_file(csv);
 }
+
+/// Mixed reality with carriers: the pedestrian crossing with a second pedestrian that exists
+/// only in the twin. The real one goes out to its carrier (armed, started at the predicted
+/// instant, RUNNING); the virtual one is triggered and moved by the engine alone, and no STRT
+/// or retime goes anywhere for it. Without naming it virtual the run is refused: a moving
+/// target needs a carrier.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_real_carrier_and_one_virtual_target_in_one_run() {
+    let _g = SERIAL.lock().await;
+    if !shared_data() {
+        return;
+    }
+    let csv = cut_csv(387_008.0, 387_013.2, "virtual");
+    let sim = sim(true).await;
+    let mut setup =
+        ReplaySetup::load(Path::new(SCENARIO), None, EngineConfig::default()).expect("setup");
+    // The second pedestrian: the same crossing, on no carrier.
+    let mut second = setup.scenario.targets[0].clone();
+    second.id = "virtual-ped".into();
+    second.carrier = None;
+    setup.scenario.targets.push(second);
+    let setup = Arc::new(setup);
+    let cfg = LiveConfig {
+        carriers: vec![spec(&sim)],
+        ..Default::default()
+    };
+    let refused = CarrierSink::new(&setup, cfg.clone())
+        .err()
+        .map(|e| e.to_string());
+    assert!(
+        refused
+            .as_deref()
+            .is_some_and(|e| e.contains("virtual-ped")),
+        "a moving target without a carrier is refused, naming it: {refused:?}"
+    );
+    let cfg = LiveConfig {
+        virtual_targets: vec!["virtual-ped".into()],
+        ..cfg
+    };
+    let r = replay_csv_live(&setup, &csv, &cfg)
+        .await
+        .expect("live replay");
+    let d = r.dispatch.as_ref().expect("dispatch");
+    assert!(r.aborted.is_none() && d.abort.is_none(), "{:?}", d.abort);
+    assert_eq!(d.final_phase, Phase::Finished);
+    // Both triggered by the engine.
+    for t in ["dummy", "virtual-ped"] {
+        assert!(
+            r.triggers.iter().any(|x| x.target == t),
+            "{t} triggered: {:?}",
+            r.triggers
+        );
+    }
+    // Only the real one was started on a carrier.
+    assert!(
+        d.starts.iter().all(|s| s.target != "virtual-ped"),
+        "{:?}",
+        d.starts
+    );
+    assert!(
+        d.starts.iter().any(|s| s.target == "dummy" && s.sent),
+        "{:?}",
+        d.starts
+    );
+    let c = &r.carriers.as_ref().expect("carriers")[0];
+    assert!(
+        c.states_seen
+            .iter()
+            .any(|s| s.state == ObjectState::Running),
+        "{:?}",
+        c.states_seen
+    );
+    println!(
+        "triggers {}; starts {}",
+        serde_json::to_string(&r.triggers).unwrap_or_default(),
+        serde_json::to_string(&d.starts).unwrap_or_default()
+    );
+}
