@@ -6,9 +6,10 @@
 //! time and ignores MTSP. Identified so, its capabilities that are still the defaults become
 //! what it is: no MTSP, no dead time.
 //!
-//! Every object's start is advanced by its dead time (measured when it was characterised), so
-//! that it moves when the plan says rather than catching up afterwards. An object that does
-//! not honour MTSP is sent none; one that does is also retimed as the VUT progresses.
+//! An object that does not honour MTSP is sent none; its start is advanced by its dead time
+//! (measured when it was characterised), so that it moves when the plan says. An object that
+//! honours MTSP starts at the planned instant and is retimed: it tracks its trajectory's clock
+//! from its start time, so an earlier start time would put its whole schedule early.
 
 use super::plan::ObjectPlan;
 use crate::capabilities::{ObjectCapabilities, Source};
@@ -51,7 +52,7 @@ pub fn object_sync(plans: &[ObjectPlan], stock: &[bool]) -> Vec<(String, ObjectS
                 p.name.clone(),
                 ObjectSync {
                     honours_mtsp: c.honours_mtsp,
-                    start_lead_s: c.dead_time_s,
+                    start_lead_s: if c.honours_mtsp { 0.0 } else { c.dead_time_s },
                 },
             )
         })

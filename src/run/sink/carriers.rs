@@ -381,16 +381,7 @@ impl CarrierSink {
         };
         self.armed_after_s = h.epoch().elapsed().as_secs_f64();
         if let Some((carrier, lead)) = &self.start_on_arm {
-            // Its start time earlier by its dead time: it moves when its plan says.
-            let dead = self
-                .sync
-                .get(carrier)
-                .map_or(0.0, |s| s.start_lead_s.max(0.0));
-            let at = Instant::now() + *lead;
-            h.start_carrier_at(
-                carrier,
-                at.checked_sub(Duration::from_secs_f64(dead)).unwrap_or(at),
-            );
+            h.start_carrier_at(carrier, Instant::now() + *lead);
         }
         // The control centre's own aborts stop the run.
         let mut rx = h.events();
@@ -611,7 +602,7 @@ impl Sink for CarrierSink {
                 let now = Instant::now();
                 let at = self.clock.wall(*at_s).unwrap_or(now);
                 let name = self.carrier_of(target, carrier.as_deref());
-                // Its start time earlier by its dead time: it moves when the plan says.
+                // An object that ignores MTSP starts earlier by its dead time instead.
                 let lead = self.sync.get(&name).map_or(0.0, |s| s.start_lead_s);
                 let at = at
                     .checked_sub(Duration::from_secs_f64(lead.max(0.0)))
@@ -651,15 +642,9 @@ impl Sink for CarrierSink {
                     });
                     return;
                 }
-                // Without an anchored clock nothing can have started: nothing is sent. The
-                // origin earlier by its dead time, as its start was.
-                let lead = self
-                    .sync
-                    .get(&name)
-                    .map_or(0.0, |s| s.start_lead_s.max(0.0));
+                // Without an anchored clock nothing can have started: nothing is sent.
                 let mtsp_sent = match self.clock.wall(*origin_s) {
                     Some(w) => {
-                        let w = w.checked_sub(Duration::from_secs_f64(lead)).unwrap_or(w);
                         h.retime(&name, w);
                         self.mtsp_origin.insert(target.clone(), *origin_s);
                         true
