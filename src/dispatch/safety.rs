@@ -27,6 +27,12 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+/// The most a carrier's MTSP origin is moved for its measured lag, s.
+pub const MAX_LAG_COMPENSATION_S: f64 = 0.3;
+/// How much earlier than its lag a lagging carrier's MTSP origin goes (see
+/// `Supervisor::lag_compensation_s`).
+pub const LAG_COMPENSATION_GAIN: f64 = 2.0;
+
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SafetyConfig {
@@ -549,7 +555,31 @@ impl Supervisor {
             Some((carrier, reason)) => {
                 self.event(now, EventKind::RetimeRefused { carrier, reason })
             }
-            None => self.actions.push_back(Action::Mtsp { carrier, origin_s }),
+            None => {
+                let origin_s = origin_s - self.lag_compensation_s(carrier, origin_s);
+                self.actions.push_back(Action::Mtsp { carrier, origin_s })
+            }
+        }
+    }
+
+    /// How much earlier than `origin_s` a carrier's MTSP origin goes, s: the lag behind the
+    /// schedule that `origin_s` asks for, as measured live from its MONR (within
+    /// ±[`MAX_LAG_COMPENSATION_S`], times [`LAG_COMPENSATION_GAIN`]). A platform that tracks
+    /// its trajectory's clock with a position controller trails it while it accelerates and
+    /// makes the lag up only slowly; told earlier, it sees its lag several times over and
+    /// makes it up before the sync point instead of carrying it there. Once on schedule it is
+    /// told the plain origin again.
+    fn lag_compensation_s(&self, carrier: usize, origin_s: f64) -> f64 {
+        let Some(c) = self.carriers.get(carrier) else {
+            return 0.0;
+        };
+        match (c.watch.lag, c.start_at_s) {
+            // Its lag is measured against its STRT's schedule; the one asked for now is
+            // `origin_s - start` later.
+            (Some(lag), Some(start)) if lag.s != 0.0 => (LAG_COMPENSATION_GAIN
+                * (lag.s - (origin_s - start)))
+                .clamp(-MAX_LAG_COMPENSATION_S, MAX_LAG_COMPENSATION_S),
+            _ => 0.0,
         }
     }
 

@@ -302,3 +302,52 @@ fn noisy_shared_runs_and_the_clean_noise_estimate() {
         }
     }
 }
+
+/// A target whose carrier has a dead time: its start command goes out that long before the
+/// predicted instant and names that instant, the same instant as without a lead (clean 100 Hz
+/// samples, 30 km/h).
+#[test]
+fn a_start_lead_sends_the_command_early_for_the_same_instant() {
+    let v = 30.0 / 3.6;
+    let samples: Vec<Sample> = (0..2000)
+        .map(|k| {
+            let t = k as f64 * 0.01;
+            sample(t, 60.0 + v * t, -5.75, v)
+        })
+        .collect();
+    // (time the command went out, the instant it names)
+    let run = |lead: f64| {
+        let mut cfg = EngineConfig::default();
+        if lead > 0.0 {
+            cfg.start_leads_s.insert("dummy".into(), lead);
+        }
+        let mut e = Engine::new(&scenario(), cfg, Twin::new(None));
+        e.arm(samples[0].time_s);
+        let mut out = None;
+        for s in &samples {
+            while let Some(t) = e.poll_timeout() {
+                if t > s.time_s {
+                    break;
+                }
+                e.handle_timeout(t);
+                while let Some(o) = e.poll_output() {
+                    if let Output::Command(scil_core::scenario::engine::Command::Start {
+                        at_s,
+                        ..
+                    }) = o
+                    {
+                        out.get_or_insert((t, at_s));
+                    }
+                }
+            }
+            e.handle_sample(s);
+            while e.poll_output().is_some() {}
+        }
+        out.expect("a start command")
+    };
+    let (sent0, at0) = run(0.0);
+    let (sent, at) = run(0.15);
+    assert!((sent0 - at0).abs() < 1e-9, "no lead: at the instant");
+    assert!((at - at0).abs() < 1e-3, "{at} vs {at0}");
+    assert!((at - sent - 0.15).abs() < 1e-6, "sent {sent}, for {at}");
+}

@@ -50,6 +50,7 @@ pub fn plan(name: &str, kind: ObjectKind, req: &Request, from: Pose, dt_s: f64) 
         mobility: super::plan::mobility_within(base, &capabilities),
         capabilities,
         start_s: 0.0,
+        lead_s: 0.0,
     }
 }
 

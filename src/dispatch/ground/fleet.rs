@@ -378,7 +378,8 @@ impl Ground {
             tick.abort();
         }
         let snap = motion.stop().await;
-        let monr = motion.monr();
+        let mut monr = motion.monr();
+        super::report::waiting_until_strt(&mut monr, &snap);
         let vut_ins = vut_ins.and_then(|d| d.lock().ok().map(|d| d.clone()));
         let (objects, impacts) = off_workers(|| {
             let lags = lags_of(&motion.plans, &monr);
@@ -433,6 +434,7 @@ impl Ground {
             plans.push(ObjectPlan {
                 track,
                 start_s: 0.0,
+                lead_s: 0.0,
                 ..p.clone()
             });
         }

@@ -6,10 +6,11 @@
 //! time and ignores MTSP. Identified so, its capabilities that are still the defaults become
 //! what it is: no MTSP, no dead time.
 //!
-//! An object that does not honour MTSP is sent none; its start is advanced by its dead time
-//! (measured when it was characterised), so that it moves when the plan says. An object that
-//! honours MTSP starts at the planned instant and is retimed: it tracks its trajectory's clock
-//! from its start time, so an earlier start time would put its whole schedule early.
+//! Every object's trajectory begins standing for its dead time (as configured, measured when
+//! it was characterised, or its kind's default) and its STRT and MTSP origins are that much
+//! earlier than the engine's instants ([`ObjectPlan::lead_s`]): an object that tracks its
+//! trajectory's clock from its start time then moves when the plan says, whatever its dead
+//! time up to that lead. An object that does not honour MTSP is sent none.
 
 use super::plan::ObjectPlan;
 use crate::capabilities::{ObjectCapabilities, Source};
@@ -41,7 +42,8 @@ pub fn identified(caps: &ObjectCapabilities, stock: bool) -> ObjectCapabilities 
 }
 
 /// How each object of a motion is started and retimed: by its name, whether MTSP goes to it
-/// and how much earlier than planned its STRT time is.
+/// and how much earlier than the engine's instants its STRT and MTSP times are (its plan's
+/// lead).
 pub fn object_sync(plans: &[ObjectPlan], stock: &[bool]) -> Vec<(String, ObjectSync)> {
     plans
         .iter()
@@ -52,7 +54,7 @@ pub fn object_sync(plans: &[ObjectPlan], stock: &[bool]) -> Vec<(String, ObjectS
                 p.name.clone(),
                 ObjectSync {
                     honours_mtsp: c.honours_mtsp,
-                    start_lead_s: if c.honours_mtsp { 0.0 } else { c.dead_time_s },
+                    start_lead_s: p.lead_s,
                 },
             )
         })

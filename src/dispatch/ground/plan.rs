@@ -153,6 +153,41 @@ pub struct ObjectPlan {
     /// the rehearsal triggers it (on the VUT robot's track time), 0 for the robot and for a
     /// drive back.
     pub start_s: f64,
+    /// Its trajectory begins standing this long at its start (its dead time), and its STRT
+    /// and MTSP origins are this much earlier than the engine's instants: an object that
+    /// starts moving that long after its start time is on schedule from its first metre, and
+    /// one that starts at once (a perfect follower) waits for it. 0 for a drive back.
+    pub lead_s: f64,
+}
+
+/// The longest dead time a trajectory waits out at its start, s.
+pub const MAX_LEAD_S: f64 = 1.0;
+
+/// An object's lead ([`ObjectPlan::lead_s`]): its dead time, within 0..[`MAX_LEAD_S`].
+pub fn lead_of(c: &ObjectCapabilities) -> f64 {
+    if c.dead_time_s.is_finite() {
+        c.dead_time_s.clamp(0.0, MAX_LEAD_S)
+    } else {
+        0.0
+    }
+}
+
+impl ObjectPlan {
+    /// This plan with its track standing `lead_s` (clamped to 0..[`MAX_LEAD_S`]) before it
+    /// moves (its `start_s` is the caller's to move).
+    pub fn with_lead(mut self, lead_s: f64) -> ObjectPlan {
+        let lead = if lead_s.is_finite() {
+            lead_s.clamp(0.0, MAX_LEAD_S)
+        } else {
+            0.0
+        };
+        if lead == 0.0 {
+            return self;
+        }
+        self.track = self.track.standing_first(lead);
+        self.lead_s = lead;
+        self
+    }
 }
 
 /// A run prepared for its objects: the setup as planned (run-ups fitted to the platforms),
@@ -527,7 +562,10 @@ pub async fn plan_objects(
                 });
                 let full = PlannedTrack::of_profile(&profile, opts.traj_dt_s);
                 // Started at `origin` of the rehearsal, it need not drive beyond the run's end
-                // (plus a second): a long lane path ends braking there instead.
+                // (plus a second): a long lane path ends braking there instead. A path that
+                // ends at speed (a crossing target's ends just past the VUT's path) runs out
+                // straight on and stops within the platform's deceleration, so that it is
+                // still at its test speed when it meets the VUT.
                 let origin = rehearsal
                     .triggers
                     .iter()
@@ -537,19 +575,34 @@ pub async fn plan_objects(
                 truncate_with_stop(
                     full,
                     run_end_s - origin + 1.0,
-                    TARGET_DECEL_MPS2,
+                    TARGET_DECEL_MPS2
+                        .min(crate::scenario::launch::PLANNED_SHARE * capabilities.max_decel_mps2),
                     opts.traj_dt_s,
                 )
             }
         };
-        plans.push(ObjectPlan {
-            name: o.name.clone(),
-            drives: o.drives.clone(),
-            track,
-            mobility,
-            capabilities,
-            start_s,
-        });
+        let lead = lead_of(&capabilities);
+        plans.push(
+            ObjectPlan {
+                name: o.name.clone(),
+                drives: o.drives.clone(),
+                track,
+                mobility,
+                capabilities,
+                start_s,
+                lead_s: 0.0,
+            }
+            .with_lead(lead),
+        );
+    }
+    // Targets start on the robot's track time, which its own lead delays (the robot's STRT
+    // is its track's start), each its own lead earlier.
+    let robot_lead = plans
+        .iter()
+        .find(|p| p.drives == Drives::Vut)
+        .map_or(0.0, |p| p.lead_s);
+    for p in plans.iter_mut().filter(|p| p.drives != Drives::Vut) {
+        p.start_s += robot_lead - p.lead_s;
     }
     for t in &setup.scenario.targets {
         if t.activation != Activation::Static
@@ -572,22 +625,31 @@ pub async fn plan_objects(
     })
 }
 
-/// How a target carrier brakes at the end of a shortened path, m/s².
+/// How a target carrier brakes at the end of its path, m/s² (less where its deceleration
+/// is lower).
 pub const TARGET_DECEL_MPS2: f64 = 3.0;
 
-/// `track` up to `t_end` (from its start), then braking at `dec` straight on; unchanged when
-/// it ends before.
+/// `track` up to `t_end` (from its start), then braking at `dec` straight on. A track that
+/// ends before keeps all its points and, when it ends at speed, gets the same stop.
 pub fn truncate_with_stop(track: PlannedTrack, t_end: f64, dec: f64, dt: f64) -> PlannedTrack {
     let t0 = track.points[0].t;
-    if track.duration_s() <= t_end || t_end <= 0.0 {
-        return track;
-    }
+    let whole = track.duration_s() <= t_end || t_end <= 0.0;
     let kept: Vec<TrackPoint> = track
         .points
         .iter()
         .copied()
-        .filter(|p| p.t - t0 <= t_end)
+        .filter(|p| whole || p.t - t0 <= t_end)
         .collect();
+    // A profile ends its path standing (its last point at rest right after one at speed):
+    // that end is driven at speed, and the stop follows.
+    let mut kept = kept;
+    if let [.., prev, last] = kept.as_mut_slice() {
+        let dt_end = last.t - prev.t;
+        if last.v.abs() < 0.05 && prev.v.abs() > 0.05 && prev.v.abs() > dec * dt_end {
+            last.v = prev.v;
+            last.a = 0.0;
+        }
+    }
     let pts = with_launch_and_stop(kept, Launch::NONE, dec, dt);
     PlannedTrack::new(pts).unwrap_or(track)
 }

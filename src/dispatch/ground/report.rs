@@ -139,6 +139,24 @@ pub struct ReturnReport {
     pub passes: usize,
 }
 
+/// An object started ahead of its STRT's instant reports RUNNING from the STRT's arrival
+/// while it waits for that instant: such MONR count as ARMED, so that every figure timed from
+/// its first RUNNING MONR (lags, the target checks, the impact's drift) is timed from its
+/// start instant.
+pub fn waiting_until_strt(monr: &mut [Vec<MonrSample>], snap: &Snapshot) {
+    for (track, c) in monr.iter_mut().zip(&snap.carriers) {
+        let Some(start) = c.strt_scheduled_s else {
+            continue;
+        };
+        for m in track
+            .iter_mut()
+            .filter(|m| m.state == ObjectState::Running && m.t_s < start)
+        {
+            m.state = ObjectState::Armed;
+        }
+    }
+}
+
 /// The last MONR pose of each object.
 pub(super) fn last_poses(monr: &[Vec<MonrSample>]) -> Vec<Option<Pose>> {
     monr.iter()

@@ -45,10 +45,16 @@ pub fn fit_targets(
 ) -> Result<(Arc<RunSetup>, Vec<RunUpFit>), String> {
     let mut scenario = setup.scenario.clone();
     let mut fits = Vec::new();
+    let mut engine = setup.engine.clone();
     for (o, c) in objects.iter().zip(capabilities) {
         let Drives::Target(id) = &o.drives else {
             continue;
         };
+        // Its start command goes out its dead time ahead (its trajectory stands that long).
+        let lead = super::plan::lead_of(c);
+        if lead > 0.0 {
+            engine.start_leads_s.insert(id.clone(), lead);
+        }
         let Some(t) = scenario.targets.iter_mut().find(|t| &t.id == id) else {
             continue;
         };
@@ -96,10 +102,10 @@ pub fn fit_targets(
             planned_accel_mps2: accel_mps2,
         });
     }
-    if fits.is_empty() {
+    if fits.is_empty() && engine.start_leads_s == setup.engine.start_leads_s {
         return Ok((setup.clone(), fits));
     }
-    let fitted = RunSetup::try_new(scenario, setup.map.clone(), setup.engine.clone())
+    let fitted = RunSetup::try_new(scenario, setup.map.clone(), engine)
         .map_err(|e| format!("scenario with fitted run-ups: {e:#}"))?;
     Ok((Arc::new(fitted), fits))
 }

@@ -126,6 +126,27 @@ impl PlannedTrack {
         }
     }
 
+    /// This track standing still at its first pose for `lead_s` before it moves (every
+    /// point `lead_s` later, a standing point at the old start time).
+    pub fn standing_first(mut self, lead_s: f64) -> PlannedTrack {
+        if lead_s <= 0.0 {
+            return self;
+        }
+        let first = self.points[0];
+        for p in self.points.iter_mut() {
+            p.t += lead_s;
+        }
+        self.points.insert(
+            0,
+            TrackPoint {
+                v: 0.0,
+                a: 0.0,
+                ..first
+            },
+        );
+        self
+    }
+
     pub fn duration_s(&self) -> f64 {
         self.points[self.points.len() - 1].t - self.points[0].t
     }

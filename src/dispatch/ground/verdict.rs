@@ -6,8 +6,8 @@
 //!
 //! * `impacts[]`: the impact location, its instant and the VUT's speed then, from the VUT's
 //!   and the target's MONR ([`super::impact::monr_impact`]);
-//! * `validity`: the target checks (`target_speed` raw MONR speed after the target's planned
-//!   acceleration and before its planned braking; `target_lateral` the MONR position's
+//! * `validity`: the target checks (`target_speed` raw MONR speed from 0.5 s after the
+//!   target's planned acceleration, the protocol's stabilisation, to its planned braking; `target_lateral` the MONR position's
 //!   distance from the target's planned path) over the window, the window closed by the MONR
 //!   impact; the VUT checks stay those of the VUT's telemetry (the robot's MONR or the INS, as
 //!   the run was fed), yaw rate and acceleration through the phaseless 10 Hz filter;
@@ -22,6 +22,11 @@ pub use crate::run::report::{PlanFigures, VerdictSources};
 use crate::scenario::engine::ImpactRecord;
 use crate::scenario::validity::{Channel, Check, Limits, WindowEnd};
 use crate::scenario::{Activation, TargetSpec};
+
+/// How long after its planned acceleration ends a target's speed is first judged, s (Euro NCAP:
+/// T0 of a crossing scenario is 0.5 s after the target's acceleration phase; the car-to-car
+/// crossing rows ask for 0.5 s of stabilisation).
+pub const TARGET_STABILISATION_S: f64 = 0.5;
 
 /// MONR speed of a track at `t` (linear between samples).
 fn speed_at(track: &[MonrSample], t: f64) -> Option<f64> {
@@ -123,9 +128,11 @@ fn target_checks(
         .collect();
     let mut checks = Vec::new();
     if let (Some(a), Some(b)) = (at_speed.first(), at_speed.last()) {
+        // The protocol's stabilisation after the acceleration phase.
+        let a = a + TARGET_STABILISATION_S;
         let devs: Vec<(f64, f64)> = track
             .iter()
-            .filter(|m| m.t_s - t0 >= *a && m.t_s - t0 <= *b)
+            .filter(|m| m.t_s - t0 >= a && m.t_s - t0 <= *b)
             .map(|m| {
                 (
                     m.t_s - cc_minus_sample_s,

@@ -117,7 +117,8 @@ pub struct StartRecord {
 pub struct ObjectSync {
     /// MTSP goes to it; otherwise a retime is recorded but not sent.
     pub honours_mtsp: bool,
-    /// Its STRT time is this much earlier than the engine's start (its dead time), s.
+    /// Its STRT and MTSP times are this much earlier than the engine's instants (its
+    /// trajectory stands that long first, covering its dead time), s.
     pub start_lead_s: f64,
 }
 
@@ -602,7 +603,7 @@ impl Sink for CarrierSink {
                 let now = Instant::now();
                 let at = self.clock.wall(*at_s).unwrap_or(now);
                 let name = self.carrier_of(target, carrier.as_deref());
-                // An object that ignores MTSP starts earlier by its dead time instead.
+                // Its trajectory stands for its lead first (its dead time).
                 let lead = self.sync.get(&name).map_or(0.0, |s| s.start_lead_s);
                 let at = at
                     .checked_sub(Duration::from_secs_f64(lead.max(0.0)))
@@ -633,7 +634,7 @@ impl Sink for CarrierSink {
                 }
                 let name = self.carrier_of(target, carrier.as_deref());
                 if self.sync.get(&name).is_some_and(|s| !s.honours_mtsp) {
-                    // It ignores MTSP: none is sent (its start was advanced instead).
+                    // It ignores MTSP: none is sent.
                     self.retimes.push(RetimeRecord {
                         target: target.clone(),
                         origin_s: *origin_s,
@@ -643,8 +644,12 @@ impl Sink for CarrierSink {
                     return;
                 }
                 // Without an anchored clock nothing can have started: nothing is sent.
+                let lead = self.sync.get(&name).map_or(0.0, |s| s.start_lead_s);
                 let mtsp_sent = match self.clock.wall(*origin_s) {
                     Some(w) => {
+                        let w = w
+                            .checked_sub(Duration::from_secs_f64(lead.max(0.0)))
+                            .unwrap_or(w);
                         h.retime(&name, w);
                         self.mtsp_origin.insert(target.clone(), *origin_s);
                         true

@@ -99,6 +99,22 @@ pub struct EngineConfig {
     /// Fire when the VUT's TTC reaches the scenario's threshold plus this offset (seconds;
     /// positive = earlier). 0 = the scenario's own threshold (sensitivity sweeps vary it).
     pub ttc_offset_s: f64,
+    /// Per target id: how long before its predicted start instant the start command goes out
+    /// (the dead time of the object that carries it, which its trajectory stands out first),
+    /// s. The command still names the predicted instant, so it arrives ahead of it. None: at
+    /// the instant.
+    pub start_leads_s: std::collections::BTreeMap<String, f64>,
+}
+
+impl EngineConfig {
+    /// How long before its start instant target `id`'s start command goes out, s.
+    pub fn start_lead_s(&self, id: &str) -> f64 {
+        self.start_leads_s
+            .get(id)
+            .copied()
+            .filter(|l| l.is_finite() && *l > 0.0)
+            .unwrap_or(0.0)
+    }
 }
 
 impl Default for EngineConfig {
@@ -112,6 +128,7 @@ impl Default for EngineConfig {
             vut_id: VUT.to_string(),
             sync: false,
             ttc_offset_s: 0.0,
+            start_leads_s: Default::default(),
         }
     }
 }
@@ -572,7 +589,7 @@ impl Engine {
             .tracks
             .iter()
             .filter_map(|t| match t.phase {
-                Phase::Scheduled { at_s } => Some(at_s),
+                Phase::Scheduled { at_s } => Some(at_s - self.cfg.start_lead_s(&t.spec.id)),
                 _ => None,
             })
             .chain(self.launch_due())
@@ -595,7 +612,7 @@ impl Engine {
         }
         for i in 0..self.tracks.len() {
             if let Phase::Scheduled { at_s } = self.tracks[i].phase {
-                if at_s <= now_s {
+                if at_s - self.cfg.start_lead_s(&self.tracks[i].spec.id) <= now_s {
                     // The instant is the scheduled one, not `now_s`: a late timer does not move
                     // the trigger in the record (its lateness is the caller's latency figure).
                     let (x, y, yaw, v) = self.predict_state(at_s);

@@ -199,8 +199,9 @@ impl Engine {
                     continue;
                 };
                 let shift = (t_hit - tau_nom) - t.trigger.as_ref().map_or(origin, |r| r.time_s);
-                // Never move the origin past now (the target cannot un-start).
-                let max_shift = now_s - t.trigger.as_ref().map_or(origin, |r| r.time_s);
+                // Never move the origin past now (the target cannot un-start); a start
+                // commanded ahead of its instant may keep that instant until it comes.
+                let max_shift = (now_s - t.trigger.as_ref().map_or(origin, |r| r.time_s)).max(0.0);
                 (Some(shift.min(max_shift)), None)
             } else {
                 let remaining = nominal - t.profile.travel(tau);
@@ -219,12 +220,17 @@ impl Engine {
                 t.profile.set_speed_from(tau, speed);
             }
             // Equivalent origin of the nominal profile: MTSP time shift for the carrier.
+            // Before its (commanded-ahead) start it has not moved: its origin is the one.
             let tau = now_s - t.origin().unwrap_or(now_s);
             let s_now = t.profile.travel(tau);
-            let Some(tau_eq) = base.time_to_travel(s_now) else {
-                continue;
+            let origin_eq = if tau <= 0.0 {
+                t.origin().unwrap_or(now_s)
+            } else {
+                let Some(tau_eq) = base.time_to_travel(s_now) else {
+                    continue;
+                };
+                now_s - tau_eq
             };
-            let origin_eq = now_s - tau_eq;
             let correction = origin_eq - t.sync_origin_s.unwrap_or(origin);
             t.sync_origin_s = Some(origin_eq);
             let (id, carrier, speed) = (

@@ -37,7 +37,9 @@ impl Engine {
                 if self.cfg.method == TriggerMethod::AtSample {
                     return;
                 }
-                let horizon = self.cfg.horizon_intervals * self.dt_est.unwrap_or(0.04);
+                // Predicted far enough ahead for the start command's lead.
+                let horizon = self.cfg.horizon_intervals * self.dt_est.unwrap_or(0.04)
+                    + self.cfg.start_lead_s(&self.tracks[i].spec.id);
                 match self.predict_crossing(i, snap, horizon) {
                     Some(tau) => {
                         let at_s = snap.t + tau;
