@@ -49,6 +49,10 @@ pub struct SafetyConfig {
     pub arm_when_readiness_unavailable: bool,
     /// Limits of the motion rules (path, speed, standing, position jumps).
     pub motion: MotionLimits,
+    /// Move each MTSP origin earlier by the carrier's measured lag
+    /// (`Supervisor::lag_compensation_s`): for objects that follow their uploaded TRAJ on
+    /// its clock (a ground run's), not for carriers that run a profile of their own.
+    pub lag_compensation: bool,
 }
 
 impl Default for SafetyConfig {
@@ -60,6 +64,7 @@ impl Default for SafetyConfig {
             arm_timeout_s: 3.0,
             arm_when_readiness_unavailable: true,
             motion: MotionLimits::default(),
+            lag_compensation: false,
         }
     }
 }
@@ -570,7 +575,7 @@ impl Supervisor {
     /// makes it up before the sync point instead of carrying it there. Once on schedule it is
     /// told the plain origin again.
     fn lag_compensation_s(&self, carrier: usize, origin_s: f64) -> f64 {
-        let Some(c) = self.carriers.get(carrier) else {
+        let Some(c) = self.carriers.get(carrier).filter(|_| self.cfg.lag_compensation) else {
             return 0.0;
         };
         match (c.watch.lag, c.start_at_s) {

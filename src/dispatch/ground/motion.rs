@@ -149,6 +149,7 @@ impl Motion {
                 telemetry_stale_s: opts.telemetry_stale_s,
                 arm_timeout_s: opts.arm_timeout.as_secs_f64(),
                 motion: opts.motion,
+                lag_compensation: true,
                 ..SafetyConfig::default()
             },
             lateral_limits_m: opts.lateral_m.clone(),
