@@ -5,7 +5,8 @@
 //! Each archive: finished runs one second apart (two events and four telemetry rows each) and
 //! one run with 1320 telemetry rows (the 30 km/h replay's 660 samples × VUT and target) whose
 //! `telemetry.parquet` is exported. With `--samples-per-run N` every run has N samples (VUT and
-//! target alternating, 25 Hz, a CSV logger's decimals for the VUT, full doubles for the rest),
+//! target alternating, 25 Hz, a CSV logger's decimals for the VUT and MONR's units for the
+//! target, each with a real sensor's noise),
 //! compacted as a run's end compacts them, and the bytes a sample on disk are printed.
 //! Measured: the first page of `GET /runs?limit=50`, the page half-way down (by its cursor),
 //! `GET /runs/{id}/telemetry.parquet` and `GET /runs/{id}/telemetry` (the whole run as JSON);
@@ -102,8 +103,16 @@ fn telemetry(run: &str, samples: usize) -> Vec<TelemetryRow> {
 }
 
 /// `samples` rows of a run as a proving ground records them: the VUT from a CSV logger (its
-/// decimals), a pedestrian target simulated (full doubles), alternating.
+/// decimals: 0.1 mm, 1 ms, 0.001 km/h) with an RTK INS's sample-to-sample noise (5 mm of
+/// position, 0.02 km/h of speed, 0.02° of heading), a pedestrian target from its platform's
+/// MONR (ISO 22133's units: mm, 0.01°, cm/s) with an RTK receiver's 5 mm white noise,
+/// alternating. The noise is what a real run's telemetry carries and what a columnar store
+/// cannot compress away; a noiseless track would flatter the bytes a sample.
 fn ground_telemetry(run: &str, samples: usize) -> Vec<TelemetryRow> {
+    use rand::SeedableRng;
+    use rand_distr::{Distribution, StandardNormal};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x5c11);
+    let mut n = move || -> f64 { StandardNormal.sample(&mut rng) };
     let dec = |v: f64, k: i32| (v * 10f64.powi(k)).round() / 10f64.powi(k);
     (0..samples)
         .map(|k| {
@@ -112,13 +121,19 @@ fn ground_telemetry(run: &str, samples: usize) -> Vec<TelemetryRow> {
             let t = dec(387_000.0 + f * 0.04, 3);
             let (x, y, yaw, speed) = if target {
                 let s = (f * 0.04 - 2.0).max(0.0) * 1.39;
-                (200.0, -5.75 + s, std::f64::consts::FRAC_PI_2, 5.0 / 3.6)
+                let v = if s > 0.0 { 5.0 / 3.6 } else { 0.0 };
+                (
+                    dec(200.0 + 0.005 * n(), 3),
+                    dec(-5.75 + s + 0.005 * n(), 3),
+                    dec((90.0 + 0.05 * n()).to_radians(), 4),
+                    dec(v + 0.01 * n(), 2),
+                )
             } else {
                 (
-                    dec(20.0 + f * 0.3359 + 0.01 * (f * 0.37).sin(), 4),
-                    dec(-1.75 + 0.002 * (f * 0.11).sin(), 4),
-                    (90.0 - dec(0.1 * (f * 0.05).sin(), 3)).to_radians(),
-                    dec(30.25 + 0.05 * (f * 0.3).sin(), 3) / 3.6,
+                    dec(20.0 + f * 0.3359 + 0.01 * (f * 0.37).sin() + 0.005 * n(), 4),
+                    dec(-1.75 + 0.002 * (f * 0.11).sin() + 0.005 * n(), 4),
+                    (90.0 - dec(0.1 * (f * 0.05).sin() + 0.02 * n(), 3)).to_radians(),
+                    dec(30.25 + 0.05 * (f * 0.3).sin() + 0.02 * n(), 3) / 3.6,
                 )
             };
             TelemetryRow {
@@ -131,7 +146,7 @@ fn ground_telemetry(run: &str, samples: usize) -> Vec<TelemetryRow> {
                 y,
                 yaw,
                 speed_mps: speed,
-                steering_wheel_deg: (!target).then(|| dec(0.2 * (f * 0.21).sin(), 1)),
+                steering_wheel_deg: (!target).then(|| dec(0.2 * (f * 0.21).sin() + 0.1 * n(), 1)),
                 brake_light: (!target).then_some(i % 500 > 450),
                 road_id: Some("1".into()),
                 lane_id: Some(-1),
