@@ -60,10 +60,6 @@ pub struct GroundSeriesArgs {
     /// error); its verdict may still be invalid.
     #[arg(long)]
     pub require_finished: bool,
-    /// Points driven at the same time, each with its own objects and control centre (a
-    /// point mostly waits for its objects in real time).
-    #[arg(long, default_value_t = 1)]
-    pub jobs: usize,
 }
 
 /// One point driven.
@@ -148,22 +144,14 @@ async fn series(a: GroundSeriesArgs) -> anyhow::Result<ExitCode> {
         },
         a.seed
     );
-    // In order of the cells, whatever order they end in.
-    use futures_util::stream::StreamExt;
-    let results: Vec<PointResult> = futures_util::stream::iter(cells.iter().enumerate())
-        .map(|(k, c)| {
-            let row = &cat.row[c.row];
-            let seed = a.seed.wrapping_mul(1000).wrapping_add(k as u64 * 10);
-            let map = map_of(row);
-            async move {
-                let r = point(row, &c.params, &map, a.perfect, seed).await;
-                println!("{}", line(&r));
-                r
-            }
-        })
-        .buffered(a.jobs.max(1))
-        .collect()
-        .await;
+    let mut results = Vec::new();
+    for (k, c) in cells.iter().enumerate() {
+        let row = &cat.row[c.row];
+        let seed = a.seed.wrapping_mul(1000).wrapping_add(k as u64 * 10);
+        let r = point(row, &c.params, &map_of(row), a.perfect, seed).await;
+        println!("{}", line(&r));
+        results.push(r);
+    }
     let n = results.len();
     let valid = results.iter().filter(|r| r.valid).count();
     let worst = results

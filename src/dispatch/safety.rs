@@ -575,7 +575,11 @@ impl Supervisor {
     /// makes it up before the sync point instead of carrying it there. Once on schedule it is
     /// told the plain origin again.
     fn lag_compensation_s(&self, carrier: usize, origin_s: f64) -> f64 {
-        let Some(c) = self.carriers.get(carrier).filter(|_| self.cfg.lag_compensation) else {
+        let Some(c) = self
+            .carriers
+            .get(carrier)
+            .filter(|_| self.cfg.lag_compensation)
+        else {
             return 0.0;
         };
         match (c.watch.lag, c.start_at_s) {
