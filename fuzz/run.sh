@@ -26,7 +26,9 @@ targets=("$@")
 cg=()
 [ -n "${FUZZ_CODEGEN_UNITS:-}" ] && cg=(--codegen-units "$FUZZ_CODEGEN_UNITS")
 [ -n "${FUZZ_SANITIZER:-}" ] && cg+=(--sanitizer "$FUZZ_SANITIZER")
-cargo fuzz build -O "${cg[@]}"
+mode=(-O)
+[ "${FUZZ_PROFILE:-release}" = dev ] && mode=(--dev)
+cargo fuzz build "${mode[@]}" "${cg[@]}"
 [ "$secs" = build ] && exit 0
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -36,7 +38,7 @@ run_one() {
   local t=$1
   mkdir -p "$scratch/$t"
   # -rss_limit_mb: a parser that allocates without bound on small input is a finding too.
-  if ! cargo fuzz run -O "${cg[@]}" "$t" "$scratch/$t" "corpus/$t" -- \
+  if ! cargo fuzz run "${mode[@]}" "${cg[@]}" "$t" "$scratch/$t" "corpus/$t" -- \
       -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
       >"$scratch/$t.log" 2>&1; then
     tail -n 60 "$scratch/$t.log"

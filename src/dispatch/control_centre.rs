@@ -855,6 +855,13 @@ mod carrier_link;
 mod snapshot;
 use carrier_link::*;
 
+/// The instant of `s` seconds on a control centre's clock (its [`ControlCentreHandle::epoch`]
+/// plus `s`; before the epoch when negative): where a [`MonrSample`]'s time stamp falls on
+/// this host's monotonic clock.
+pub fn instant_of(epoch: Instant, s: f64) -> Instant {
+    at_signed(epoch, s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,14 +3,16 @@
 //!
 //! * **Dead time**: it starts moving this long after its start time.
 //! * **Acceleration, deceleration and speed limits**.
-//! * **A position controller** along its path: commanded speed = planned speed + gain ×
-//!   (planned travel − own travel), at most the planned speed plus a catch-up margin and its
-//!   top speed, never so fast that it cannot stop at the next stop of its path; an object
-//!   behind its plan catches up, one ahead waits.
+//! * **A position controller** along its path, with the plan's acceleration fed forward:
+//!   commanded speed = planned speed + gain × (planned travel − own travel), at most the
+//!   planned speed plus a catch-up margin and its top speed, never so fast that it cannot
+//!   stop at the next stop of its path; an object behind its plan catches up, one ahead
+//!   waits.
 //! * **Lateral wander**: a slowly varying offset across its path (first-order Gauss–Markov in
 //!   travelled distance).
 //! * **RTK position error**: a first-order Gauss–Markov process in time per axis (slowly
-//!   varying bias) plus white noise, on the reported position only.
+//!   varying bias) plus white noise. The platform steers by its receiver, so the bias moves
+//!   where it truly is and its report follows the path; the white noise is on the report.
 //! * **MONR latency**: each MONR is sent this long after the instant it reports (uniform
 //!   between two bounds), in order.
 //!
@@ -88,10 +90,12 @@ impl Dynamics {
     /// A real platform of `kind` with its default capabilities
     /// ([`crate::capabilities::ObjectCapabilities::default_for`]): their dead time,
     /// acceleration, deceleration and top speed, a position controller of gain 0.5/s (it
-    /// makes up half a metre of lag per second per metre) catching up at up to 10 km/h above plan,
-    /// wandering across its path (1.5 cm standard deviation: peaks of a few cm), RTK error
-    /// of 1 cm standard deviation varying over 30 s (95 % within 2 cm) plus 5 mm white noise,
-    /// MONR 20–40 ms late.
+    /// makes up half a metre of lag per second per metre) with the plan's acceleration fed
+    /// forward, catching up at up to 10 km/h above plan, wandering across its path (1.5 cm
+    /// standard deviation: peaks of a few cm), RTK error of 1 cm standard deviation varying
+    /// over 30 s (95 % within 2 cm) plus 1 mm white noise (the INS blends its GNSS fixes
+    /// with its inertial sensors: its error drifts, it hardly jumps from one output to the
+    /// next), MONR 20–40 ms late.
     pub fn realistic(kind: crate::capabilities::ObjectKind) -> Self {
         let c = crate::capabilities::ObjectCapabilities::default_for(kind);
         Dynamics {
@@ -106,7 +110,7 @@ impl Dynamics {
             wander_length_m: 10.0,
             rtk_bias_m: 0.01,
             rtk_tau_s: 30.0,
-            rtk_noise_m: 0.005,
+            rtk_noise_m: 0.001,
             monr_latency_s: (0.020, 0.040),
             seed: 1,
         }
@@ -403,6 +407,9 @@ impl Plant {
     fn step(&mut self, dt: f64) {
         let d = self.dynamics.clone();
         let mut tracking = false;
+        // The plan's own acceleration, fed forward as a trajectory controller does: without it
+        // the speed loop trails an accelerating plan by a_plan / speed_gain.
+        let mut a_plan = 0.0;
         let v_cmd = match self.mode {
             Mode::Stand | Mode::Brake => 0.0,
             Mode::Track { t0 } => {
@@ -412,6 +419,7 @@ impl Plant {
                 } else {
                     tracking = true;
                     let (s_ref, v_ref) = self.reference.planned(tau);
+                    a_plan = (v_ref - self.reference.planned(tau - dt).1) / dt;
                     let want = v_ref + d.position_gain * (s_ref - self.s);
                     want.min(v_ref + d.catchup_mps)
                         .min(d.max_speed_mps)
@@ -425,8 +433,8 @@ impl Plant {
         } else if self.mode == Mode::Brake {
             -d.max_decel_mps2.min(self.v / dt)
         } else {
-            let a_track =
-                (d.speed_gain * (v_cmd - self.v)).clamp(-d.max_decel_mps2, d.max_accel_mps2);
+            let a_track = (a_plan + d.speed_gain * (v_cmd - self.v))
+                .clamp(-d.max_decel_mps2, d.max_accel_mps2);
             // Never past the plan's next stop: once stopping there takes nearly all of its
             // deceleration, it brakes for it (at a constant rate that ends there).
             let to_stop = self.reference.next_stop(self.s) - self.s;
@@ -466,8 +474,10 @@ impl Plant {
         self.t += dt;
     }
 
-    /// Where it truly is (no RTK error): pose on its path plus its wander, speed signed by
-    /// the direction of motion.
+    /// Where it truly is: pose on its path plus its wander, less the slow part of its RTK
+    /// error (it steers by what its receiver measures, so that part moves the platform, not
+    /// its report), speed signed by the direction of motion. What it reports is this plus
+    /// [`Plant::rtk_error`]: its path and wander plus the receiver's white noise.
     pub fn state(&self) -> MotionState {
         let (x, y, yaw, dir) = self.reference.pose(self.s);
         let k = (-self.s / CONVERGE_M).exp();
@@ -476,7 +486,10 @@ impl Plant {
             y + k * self.offset.1,
             yaw + k * self.offset.2,
         );
-        let (xl, yl) = (x - self.lateral * yaw.sin(), y + self.lateral * yaw.cos());
+        let (xl, yl) = (
+            x - self.lateral * yaw.sin() - self.rtk.0,
+            y + self.lateral * yaw.cos() - self.rtk.1,
+        );
         MotionState {
             x: xl,
             y: yl,

@@ -18,6 +18,7 @@ use super::track::Pose;
 use crate::dispatch::control_centre::Snapshot;
 use crate::dispatch::events::{EventKind, Phase};
 use crate::dispatch::iso22133::ObjectState;
+use crate::ingest::Received;
 use crate::run::sink::carriers::{CarrierOptions, CarrierSink};
 use crate::run::{Feed, RunSetup, Session, SessionOptions, Sink};
 use crate::sample::{InsPosition, InsSample};
@@ -560,6 +561,7 @@ fn monr_feed(
     let (tx, rx) = tokio::sync::mpsc::channel(4096);
     let mut monr = motion.h.monr();
     let h = motion.h.clone();
+    let epoch = h.epoch();
     let pump = tokio::spawn(async move {
         let mut first: Option<f64> = None;
         // (t, distance driven so far) of the recent RUNNING MONR, for a measured speed.
@@ -614,7 +616,10 @@ fn monr_feed(
                 wheel_speed_mps: None,
                 fcw: None,
             };
-            if tx.send(s).await.is_err() {
+            // Stamped with the instant it describes, not its arrival (20–40 ms later on a
+            // radio link): the run's clock, and so every STRT and MTSP time, is anchored there.
+            let at = crate::dispatch::control_centre::instant_of(epoch, m.t_s);
+            if tx.send(Received { sample: s, at }).await.is_err() {
                 return;
             }
             // Its path driven (at its end pose), or far beyond its duration: the source ends.
@@ -624,5 +629,8 @@ fn monr_feed(
             }
         }
     });
-    (Feed::from_channel("monr:vut", rx).with_map_frame(), pump)
+    (
+        Feed::from_stamped_channel("monr:vut", rx).with_map_frame(),
+        pump,
+    )
 }

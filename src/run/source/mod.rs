@@ -270,6 +270,12 @@ enum FeedKind {
     Iter(Box<dyn Iterator<Item = Result<InsSample, SourceError>> + Send>),
     /// Samples pushed by the caller as they happen (a co-simulation peer, a test).
     Channel(tokio::sync::mpsc::Receiver<InsSample>),
+    /// The same, each sample with the wall instant it describes (a test object's MONR: its
+    /// own time stamp, not its arrival, which is its link's latency later).
+    Stamped {
+        rx: tokio::sync::mpsc::Receiver<crate::ingest::Received>,
+        last: Option<tokio::time::Instant>,
+    },
     /// Lock-step samples of a co-simulation peer (not live: the peer's time only).
     Stepped(stepped::Stepped),
 }
@@ -386,6 +392,21 @@ impl Feed {
         }
     }
 
+    /// A live feed whose samples carry the wall instant they describe: the run's clock is
+    /// anchored there rather than at their arrival, so that a start sent "at sample time t"
+    /// is not late by the link's latency.
+    pub fn from_stamped_channel(
+        name: impl Into<String>,
+        rx: tokio::sync::mpsc::Receiver<crate::ingest::Received>,
+    ) -> Feed {
+        Feed {
+            inner: FeedKind::Stamped { rx, last: None },
+            name: name.into(),
+            inject: None,
+            map_frame: false,
+        }
+    }
+
     /// The samples are in the map frame already (a test object's MONR): the interface
     /// block's origin shift and rotation are not applied.
     pub fn with_map_frame(mut self) -> Feed {
@@ -413,14 +434,19 @@ impl Feed {
     }
 
     pub fn is_live(&self) -> bool {
-        matches!(self.inner, FeedKind::Live(_) | FeedKind::Channel(_))
+        matches!(
+            self.inner,
+            FeedKind::Live(_) | FeedKind::Channel(_) | FeedKind::Stamped { .. }
+        )
     }
 
     /// When the sample [`Feed::next`] returned last was received: the socket's instant for
-    /// NCOM, the forwarder's for JSON; `None` for recorded and stepped feeds.
+    /// NCOM, the forwarder's for JSON, the instant a stamped sample describes; `None` for
+    /// recorded and stepped feeds.
     pub fn received_at(&self) -> Option<tokio::time::Instant> {
         match &self.inner {
             FeedKind::Live(l) => l.received_at(),
+            FeedKind::Stamped { last, .. } => *last,
             _ => None,
         }
     }
@@ -468,7 +494,10 @@ impl Feed {
                 FeedKind::Recorded(r) => r.next_sample(),
                 FeedKind::Prefetched(p) => p.next_sample(),
                 FeedKind::Iter(it) => it.next(),
-                FeedKind::Live(_) | FeedKind::Channel(_) | FeedKind::Stepped(_) => return None,
+                FeedKind::Live(_)
+                | FeedKind::Channel(_)
+                | FeedKind::Stamped { .. }
+                | FeedKind::Stepped(_) => return None,
             };
             match (item, self.inject.as_mut()) {
                 (Some(Ok(s)), Some(inj)) => match inj.apply(s) {
@@ -515,6 +544,11 @@ impl Feed {
             FeedKind::Live(l) => l.next().await,
             FeedKind::Iter(it) => it.next(),
             FeedKind::Channel(rx) => rx.recv().await.map(Ok),
+            FeedKind::Stamped { rx, last } => {
+                let r = rx.recv().await?;
+                *last = Some(r.at);
+                Some(Ok(r.sample))
+            }
             FeedKind::Stepped(st) => st.next().await.map(Ok),
         }
     }
@@ -525,7 +559,10 @@ impl Feed {
             FeedKind::Recorded(r) => r.health(),
             FeedKind::Prefetched(p) => p.health(),
             FeedKind::Live(l) => l.health.clone(),
-            FeedKind::Iter(_) | FeedKind::Channel(_) | FeedKind::Stepped(_) => Vec::new(),
+            FeedKind::Iter(_)
+            | FeedKind::Channel(_)
+            | FeedKind::Stamped { .. }
+            | FeedKind::Stepped(_) => Vec::new(),
         }
     }
 
@@ -543,7 +580,10 @@ impl Feed {
             FeedKind::Recorded(r) => r.skipped(),
             FeedKind::Prefetched(p) => p.skipped(),
             FeedKind::Live(l) => (l.dropped(), Vec::new()),
-            FeedKind::Iter(_) | FeedKind::Channel(_) | FeedKind::Stepped(_) => (0, Vec::new()),
+            FeedKind::Iter(_)
+            | FeedKind::Channel(_)
+            | FeedKind::Stamped { .. }
+            | FeedKind::Stepped(_) => (0, Vec::new()),
         }
     }
 
