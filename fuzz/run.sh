@@ -10,6 +10,9 @@
 # (CI's short runs). FUZZ_SANITIZER=none builds without AddressSanitizer (CI's short runs: a
 # panic, an overflow, a timeout or an allocation past the limit is still found, but not a leak
 # or a memory error in unsafe code; the long runs keep cargo-fuzz's default, address).
+# FUZZ_PROFILE=dev builds with fuzz/Cargo.toml's dev profile instead of release: the readers
+# and their parsing libraries at opt-level 1, the rest unoptimised, debug assertions and
+# overflow checks on (CI's short runs: a far shorter build, for fewer inputs per second).
 set -euo pipefail
 cd "$(dirname "$0")"
 secs=${1:-30}

@@ -92,7 +92,8 @@ impl Dynamics {
     /// acceleration, deceleration and top speed, a position controller of gain 0.5/s (it
     /// makes up half a metre of lag per second per metre) with the plan's acceleration fed
     /// forward, catching up at up to 10 km/h above plan, wandering across its path (1.5 cm
-    /// standard deviation: peaks of a few cm), RTK error of 1 cm standard deviation varying
+    /// standard deviation for a target platform, 1 cm for a driving robot: peaks of a few
+    /// cm), RTK error of 1 cm standard deviation varying
     /// over 30 s (95 % within 2 cm) plus 1 mm white noise (the INS blends its GNSS fixes
     /// with its inertial sensors: its error drifts, it hardly jumps from one output to the
     /// next), MONR 20–40 ms late.
@@ -106,7 +107,13 @@ impl Dynamics {
             catchup_mps: 10.0 / 3.6,
             position_gain: 0.5,
             speed_gain: 10.0,
-            wander_m: 0.015,
+            // Driving robots publish a path-following accuracy of ±2 cm; target platforms
+            // wander a little more.
+            wander_m: if kind == crate::capabilities::ObjectKind::VutRobot {
+                0.010
+            } else {
+                0.015
+            },
             wander_length_m: 10.0,
             rtk_bias_m: 0.01,
             rtk_tau_s: 30.0,
