@@ -103,6 +103,26 @@ fn corrupt(run_id: &str, e: impl std::fmt::Display) -> sqlx::Error {
     sqlx::Error::Protocol(format!("run {run_id}: {e}"))
 }
 
+/// Encodes a run's rows as chunks and checks they decode to the same rows (lossless or
+/// nothing), on the blocking pool: a long run takes a few hundred ms of CPU, which on a
+/// runtime worker would starve the live links of a run that is starting meanwhile.
+async fn encode_checked(
+    run_id: &str,
+    all: Vec<TelemetryRow>,
+) -> Result<(Vec<TelemetryRow>, Vec<u8>), sqlx::Error> {
+    let id = run_id.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let data = telemetry_codec::encode_run(&all);
+        let back = telemetry_codec::decode_run(&id, &data).map_err(|e| corrupt(&id, e))?;
+        if !identical(&back, &all) {
+            return Err(corrupt(&id, "its chunks do not give back its rows"));
+        }
+        Ok((all, data))
+    })
+    .await
+    .map_err(|e| corrupt(run_id, format_args!("its compaction did not finish: {e}")))?
+}
+
 /// Reads the chunks and rows of a run on `$ex` (a pool or a transaction).
 macro_rules! read_all {
     ($DB:ident, $ex:expr, $run:expr) => {{
@@ -230,13 +250,7 @@ impl Store {
                 .bind(&id)
                 .execute(&mut *tx)
                 .await?;
-            let data = telemetry_codec::encode_run(&all);
-            // Lossless or nothing: the chunks must give back these very rows.
-            let back =
-                telemetry_codec::decode_run(run_id, &data).map_err(|e| corrupt(run_id, e))?;
-            if !identical(&back, &all) {
-                return Err(corrupt(run_id, "its chunks do not give back its rows"));
-            }
+            let (all, data) = encode_checked(run_id, all).await?;
             let parts: Vec<&[u8]> = data.chunks(CHUNK_BYTES).collect();
             sqlx::query(
                 "INSERT INTO blobs (id, kind, bytes, chunks, complete, created_ms) \
