@@ -17,7 +17,9 @@ use std::sync::Arc;
 use clap::Args;
 use serde::Serialize;
 
-use crate::capabilities::ObjectKind;
+use crate::capabilities::{
+    CapabilitiesPatch, CapabilityLayer, ObjectCapabilities, ObjectKind, Source,
+};
 use crate::dispatch::carrier_sim::{self, SimConfig, SimHandle};
 use crate::dispatch::ground::plan::object_kind;
 use crate::dispatch::ground::{Drives, Ground, GroundOptions, ObjectSpec, Pose};
@@ -30,6 +32,9 @@ use crate::scenario::ncap2026::{Catalogue, Params};
 use crate::scenario::profile::Profile;
 use crate::scenario::Activation;
 use crate::sweep::catalogue_grid::{self, Cell};
+
+/// Top speed of the platform that carries a target faster than its kind's default, km/h.
+const HIGH_SPEED_PLATFORM_KMH: f64 = 160.0;
 
 #[derive(Args, Debug, Clone)]
 pub struct GroundSeriesArgs {
@@ -297,6 +302,15 @@ async fn drive(
             drives.push(Drives::Target(t.id.clone()));
         }
     }
+    // A target faster than its kind's platform drives by default is carried, as a test house
+    // would, by a high-speed platform (a guided soft target): the same platform with a higher
+    // top speed, for the plan and for the simulated object alike.
+    let high_speed = |d: &Drives| -> Option<f64> {
+        let Drives::Target(id) = d else { return None };
+        let t = setup.scenario.targets.iter().find(|t| &t.id == id)?;
+        let default = ObjectCapabilities::default_for(object_kind(&setup, d)).max_speed_mps;
+        (t.speed_kmh.abs() / 3.6 > default).then_some(HIGH_SPEED_PLATFORM_KMH / 3.6)
+    };
     let spec = |i: usize, d: &Drives, address: String| ObjectSpec {
         name: match d {
             Drives::Vut => "vut-robot".into(),
@@ -305,7 +319,19 @@ async fn drive(
         address,
         drives: d.clone(),
         mobility: None,
-        capabilities: Vec::new(),
+        capabilities: high_speed(d)
+            .map(|v| CapabilityLayer {
+                kind: None,
+                source: Source::Configured {
+                    by: "the ground series (a high-speed platform)".into(),
+                },
+                patch: CapabilitiesPatch {
+                    max_speed_mps: Some(v),
+                    ..Default::default()
+                },
+            })
+            .into_iter()
+            .collect(),
     };
     let opts = GroundOptions::default();
     // Where each object starts (planning connects to nothing).
@@ -333,9 +359,11 @@ async fn drive(
         let dynamics = if perfect {
             Dynamics::default()
         } else {
+            let realistic = Dynamics::realistic(kind);
             Dynamics {
                 seed: seed + i as u64,
-                ..Dynamics::realistic(kind)
+                max_speed_mps: high_speed(d).unwrap_or(realistic.max_speed_mps),
+                ..realistic
             }
         };
         let s = carrier_sim::spawn(SimConfig {

@@ -112,10 +112,12 @@ impl DummyProfile {
     }
 
     /// The profile of a scenario target (resolved paths, [`crate::run::setup::RunSetup`]):
-    /// along its path to the path's end when it has one, else straight for
-    /// [`Self::DEFAULT_MAX_TRAVEL_M`].
+    /// along its path to the path's end when it has one, else straight on across the VUT's
+    /// path and [`Self::DEFAULT_MAX_TRAVEL_M`] beyond it (a crossing dummy whose run-up was
+    /// lengthened starts further away than that from the VUT's path).
     pub fn of_target(t: &TargetSpec) -> Self {
         let mut p = Self::new(Profile::of(t));
+        p.max_travel_m += t.lateral_start_m.max(0.0);
         if let Some(line) = t.path.as_ref().and_then(|pp| pp.geometry().ok()) {
             p.max_travel_m = line.length();
             p.path = Some(Arc::new(line));

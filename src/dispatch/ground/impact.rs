@@ -100,23 +100,21 @@ pub fn monr_impact(
 }
 
 /// A crossing dummy's impact: the first time the VUT's front bumper centre reaches the line
-/// the dummy moves along (through its first RUNNING pose, along its heading there), found by
-/// bisection between MONR samples; the location is the dummy's place across the VUT's front,
-/// 0 at its right edge.
+/// the dummy moves along (through its pose at that instant, along its heading there: a run-up
+/// that bends before the crossing, or a heading that settles after the launch, does not tilt
+/// the line), found by bisection between MONR samples; the location is the dummy's place
+/// across the VUT's front, 0 at its right edge.
 fn path_line_impact(
     vut: &VutSpec,
     vut_track: &[MonrSample],
     target_track: &[MonrSample],
 ) -> Option<MonrImpact> {
     let first = target_track.first()?;
-    let (px, py) = (first.x, first.y);
-    let (dc, ds) = {
-        let y = first.yaw_deg.to_radians();
-        (y.cos(), y.sin())
-    };
-    // Distance along the VUT's heading from its front bumper to the path line (positive
-    // before it); `None` when it runs parallel to it.
+    // Distance along the VUT's heading from its front bumper to the dummy's path line at `t`
+    // (positive before it); `None` when it runs parallel to it or either track has no pose.
     let gap = |t: f64| -> Option<f64> {
+        let (px, py, dyaw) = pose_at(target_track, t)?;
+        let (dc, ds) = (dyaw.cos(), dyaw.sin());
         let (x, y, yaw) = pose_at(vut_track, t)?;
         let (uc, us) = (yaw.cos(), yaw.sin());
         let (fx, fy) = (

@@ -604,6 +604,42 @@ pub async fn plan_objects(
     for p in plans.iter_mut().filter(|p| p.drives != Drives::Vut) {
         p.start_s += robot_lead - p.lead_s;
     }
+    // A target that moves with the run ([`begins_with_run`]) is started with the robot: the
+    // engine starts it at its first sample. Its plan may start later on the robot's track
+    // (the rehearsal began where the robot's launch ends; the robot's dead time is longer
+    // than its own): its trajectory stands that long first, so that it moves when it did in
+    // the rehearsal, and the live engine starts its profile (and places its retimes) that
+    // whole standing later.
+    let mut engine = setup.engine.clone();
+    for p in plans.iter_mut() {
+        let Drives::Target(id) = &p.drives else {
+            continue;
+        };
+        let begins = setup
+            .scenario
+            .targets
+            .iter()
+            .any(|t| &t.id == id && begins_with_run(&setup.scenario.vut, t));
+        if !begins {
+            continue;
+        }
+        if p.start_s > 0.0 {
+            p.track = p.track.clone().standing_first(p.start_s);
+            p.lead_s += p.start_s;
+            p.start_s = 0.0;
+        }
+        if p.lead_s > 0.0 {
+            engine.start_leads_s.insert(id.clone(), p.lead_s);
+        }
+    }
+    let setup = &if engine.start_leads_s == setup.engine.start_leads_s {
+        setup.clone()
+    } else {
+        Arc::new(
+            RunSetup::try_new(setup.scenario.clone(), setup.map.clone(), engine)
+                .map_err(|e| format!("scenario with its objects' leads: {e:#}"))?,
+        )
+    };
     for t in &setup.scenario.targets {
         if t.activation != Activation::Static
             && !opts.virtual_targets.contains(&t.id)
@@ -623,6 +659,13 @@ pub async fn plan_objects(
         rehearsal: Some(rehearsal),
         run_ups,
     })
+}
+
+/// The engine starts target `t` at the run's first sample: it moves from the run's beginning,
+/// or, in a start from standstill, it approaches from the arm.
+pub fn begins_with_run(vut: &crate::scenario::VutSpec, t: &crate::scenario::TargetSpec) -> bool {
+    t.activation == Activation::Begin
+        || (vut.launch.is_some() && t.activation == Activation::Conflict && t.speed_kmh > 0.0)
 }
 
 /// How a target carrier brakes at the end of its path, m/s² (less where its deceleration

@@ -3,7 +3,9 @@
 //! (a jerk-limited launch at or below the platform's acceleration), its start moved back when
 //! the scenario's is too short (see [`crate::scenario::launch::fit_run_up`]). Where the site's
 //! geofence cannot hold the longer run-up the run is refused, naming the object, its
-//! acceleration and the room it would need.
+//! acceleration and the room it would need. A target or VUT faster than the object that
+//! drives it can go is refused too, and a VUT's start from standstill is launched within its
+//! robot's acceleration.
 
 use std::sync::Arc;
 
@@ -14,7 +16,7 @@ use crate::capabilities::{ObjectCapabilities, Source};
 use crate::dispatch::motion_watch::Geofence;
 use crate::frame::heading_to_yaw;
 use crate::run::RunSetup;
-use crate::scenario::launch::{fit_run_up, Launch, RunUp};
+use crate::scenario::launch::{fit_run_up, Launch, RunUp, PLANNED_SHARE};
 
 /// What was changed of one target's run-up, for the plan and the results.
 #[derive(Debug, Clone, Serialize)]
@@ -46,18 +48,55 @@ pub fn fit_targets(
     let mut scenario = setup.scenario.clone();
     let mut fits = Vec::new();
     let mut engine = setup.engine.clone();
+    let mut vut_launch_fitted = false;
     for (o, c) in objects.iter().zip(capabilities) {
+        let kind = || object_kind(setup, &o.drives).name().replace('_', " ");
         let Drives::Target(id) = &o.drives else {
+            if let Some(v) = scenario
+                .vut
+                .speed_kmh
+                .filter(|v| v.abs() / 3.6 > c.max_speed_mps + 1e-9)
+            {
+                return Err(format!(
+                    "object {} ({}) drives at most {:.1} km/h ({}); the VUT is to drive {:.1} km/h",
+                    o.name,
+                    kind(),
+                    c.max_speed_mps * 3.6,
+                    source_words(c.sources.get("max_speed_mps")),
+                    v.abs()
+                ));
+            }
+            // A start from standstill is launched at no more than the robot's planned share
+            // of its acceleration: the rehearsal, the robot's track and the engine's launch
+            // model (which cues it and predicts its arrival) then agree on what it drives.
+            if let Some(l) = scenario.vut.launch.as_mut() {
+                let within = PLANNED_SHARE * c.max_accel_mps2;
+                if l.accel_mps2 > within + 1e-9 {
+                    l.accel_mps2 = within;
+                    vut_launch_fitted = true;
+                }
+            }
             continue;
         };
-        // Its start command goes out its dead time ahead (its trajectory stands that long).
-        let lead = super::plan::lead_of(c);
-        if lead > 0.0 {
-            engine.start_leads_s.insert(id.clone(), lead);
-        }
         let Some(t) = scenario.targets.iter_mut().find(|t| &t.id == id) else {
             continue;
         };
+        // Its start command goes out its dead time ahead (its trajectory stands that long).
+        // One started with the run gets its lead once planned ([`super::plan::begins_with_run`]).
+        let lead = super::plan::lead_of(c);
+        if lead > 0.0 && !super::plan::begins_with_run(&scenario.vut, t) {
+            engine.start_leads_s.insert(id.clone(), lead);
+        }
+        if t.speed_kmh.abs() / 3.6 > c.max_speed_mps + 1e-9 {
+            return Err(format!(
+                "object {} ({}) drives at most {:.1} km/h ({}); target {id} is to drive {:.1} km/h",
+                o.name,
+                kind(),
+                c.max_speed_mps * 3.6,
+                source_words(c.sources.get("max_speed_mps")),
+                t.speed_kmh.abs()
+            ));
+        }
         let before = (t.start, t.heading_deg, t.path.clone());
         let Some(RunUp {
             was_m,
@@ -75,11 +114,10 @@ pub fn fit_targets(
             };
             let room = room_behind(fence, before.0.x, before.0.y, yaw, moved_back_m);
             if room + 1e-6 < moved_back_m {
-                let kind = object_kind(setup, &o.drives);
                 return Err(format!(
                     "object {} ({}) accelerates at most {:.2} m/s² ({}): reaching {:.1} km/h at {:.2} m/s² needs a run-up of {:.1} m, its start {:.1} m further back than the scenario's at ({:.1}, {:.1}); the geofence leaves {:.1} m there",
                     o.name,
-                    kind.name().replace('_', " "),
+                    kind(),
                     c.max_accel_mps2,
                     source_words(c.sources.get("max_accel_mps2")),
                     t.speed_kmh,
@@ -102,7 +140,7 @@ pub fn fit_targets(
             planned_accel_mps2: accel_mps2,
         });
     }
-    if fits.is_empty() && engine.start_leads_s == setup.engine.start_leads_s {
+    if fits.is_empty() && !vut_launch_fitted && engine.start_leads_s == setup.engine.start_leads_s {
         return Ok((setup.clone(), fits));
     }
     let fitted = RunSetup::try_new(scenario, setup.map.clone(), engine)

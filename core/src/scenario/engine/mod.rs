@@ -101,8 +101,9 @@ pub struct EngineConfig {
     pub ttc_offset_s: f64,
     /// Per target id: how long before its predicted start instant the start command goes out
     /// (the dead time of the object that carries it, which its trajectory stands out first),
-    /// s. The command still names the predicted instant, so it arrives ahead of it. None: at
-    /// the instant.
+    /// s. The command still names the predicted instant, so it arrives ahead of it. A target
+    /// started at the run's beginning (or at the arm) gets its command at once and its motion
+    /// this much later. None: at the instant.
     pub start_leads_s: std::collections::BTreeMap<String, f64>,
 }
 

@@ -74,16 +74,19 @@ impl Engine {
             .collect();
         for (t, at_arm) in self.tracks.iter_mut().zip(at_arm) {
             if (t.spec.activation == Activation::Begin || at_arm) && t.started_s.is_none() {
-                t.started_s = Some(now_s);
+                // Its start command goes out now; with a lead its motion begins that much
+                // later (its trajectory stands first), and so does its profile here.
+                let at_s = now_s + self.cfg.start_lead_s(&t.spec.id);
+                t.started_s = Some(at_s);
                 self.out.push_back(Output::Command(Command::Start {
                     target: t.spec.id.clone(),
                     carrier: t.spec.carrier.clone(),
-                    at_s: now_s,
+                    at_s,
                 }));
                 self.out.push_back(Output::Event(Event::TargetStarted {
                     target: t.spec.id.clone(),
                     carrier: t.spec.carrier.clone(),
-                    at_s: now_s,
+                    at_s,
                 }));
             }
         }
