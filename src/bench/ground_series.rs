@@ -77,6 +77,9 @@ pub struct PointResult {
     pub turn: Option<String>,
     /// Ran to its end: planned, armed, started, neither aborted nor failed.
     pub finished: bool,
+    /// Its scenario has validity rules to judge it by (the dooring row is measured by the
+    /// TTC at the door's opening instead, without a validity window).
+    pub judged: bool,
     /// Valid at the first attempt.
     pub valid: bool,
     /// Why not: the broken checks, the abort or the error.
@@ -157,8 +160,13 @@ async fn series(a: GroundSeriesArgs) -> anyhow::Result<ExitCode> {
         println!("{}", line(&r));
         results.push(r);
     }
-    let n = results.len();
-    let valid = results.iter().filter(|r| r.valid).count();
+    let n = results.iter().filter(|r| r.judged).count();
+    let valid = results.iter().filter(|r| r.judged && r.valid).count();
+    let unjudged: Vec<&str> = results
+        .iter()
+        .filter(|r| !r.judged)
+        .map(|r| r.row.as_str())
+        .collect();
     let worst = results
         .iter()
         .flat_map(|r| r.impacts.iter().filter_map(|i| i.error))
@@ -184,6 +192,13 @@ async fn series(a: GroundSeriesArgs) -> anyhow::Result<ExitCode> {
             String::new()
         }
     );
+    if !unjudged.is_empty() {
+        println!(
+            "not in the share: {} point(s) whose protocol has no validity rules ({})",
+            unjudged.len(),
+            unjudged.join(", ")
+        );
+    }
     if let Some(p) = &a.json {
         std::fs::write(p, serde_json::to_vec_pretty(&results)?)?;
     }
@@ -270,6 +285,7 @@ async fn point(
         impact: p.impact,
         turn: p.turn.map(|t| format!("{t:?}").to_lowercase()),
         finished: false,
+        judged: false,
         valid: false,
         why: Vec::new(),
         impacts: Vec::new(),
@@ -292,6 +308,7 @@ async fn drive(
     r: &mut PointResult,
 ) -> Result<(), String> {
     let sc = row.instantiate(p, &map.road_network)?;
+    r.judged = sc.validity.is_some();
     let setup = Arc::new(
         RunSetup::try_new(sc, Some(map.clone()), Default::default())
             .map_err(|e| format!("{e:#}"))?,
@@ -432,7 +449,8 @@ async fn judge(
             }
             r.valid = v.valid && rep.run.aborted.is_none() && rep.run.error.is_none();
         }
-        None => r.why.push("no verdict".into()),
+        None if r.judged => r.why.push("no verdict".into()),
+        None => {}
     }
     for o in &rep.objects {
         r.objects.push(ObjectResult {
@@ -470,7 +488,12 @@ fn line(r: &PointResult) -> String {
     }
     s += &format!(
         ": {} in {:.0} s",
-        if r.valid { "valid" } else { "NOT valid" },
+        match (r.judged, r.valid, r.finished) {
+            (true, true, _) => "valid",
+            (true, false, _) => "NOT valid",
+            (false, _, true) => "not judged (no validity rules)",
+            (false, _, false) => "not judged, did NOT run to its end",
+        },
         r.wall_s
     );
     for i in &r.impacts {

@@ -1,6 +1,5 @@
 //! Which object drives which actor, and the track each one is sent.
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -237,32 +236,12 @@ pub fn mobility_within(base: Mobility, c: &ObjectCapabilities) -> Mobility {
     }
 }
 
-/// Records the VUT's samples of a rehearsal, and by how much the engine retimed each target
-/// in it (the sum of its retimes' corrections, s: its nominal profile's origin moved that
-/// much).
-struct Recorder(
-    Arc<Mutex<Vec<TrackPoint>>>,
-    Arc<Mutex<BTreeMap<String, f64>>>,
-);
+/// Records the VUT's samples of a rehearsal.
+struct Recorder(Arc<Mutex<Vec<TrackPoint>>>);
 
 impl Sink for Recorder {
     fn name(&self) -> &'static str {
         "vut plan"
-    }
-
-    fn output(&mut self, _ctx: &SinkCtx<'_>, o: &crate::scenario::engine::Output) {
-        if let crate::scenario::engine::Output::Command(
-            crate::scenario::engine::Command::Retime {
-                target,
-                correction_s,
-                ..
-            },
-        ) = o
-        {
-            if let Ok(mut m) = self.1.lock() {
-                *m.entry(target.clone()).or_default() += correction_s;
-            }
-        }
     }
 
     fn sample(&mut self, _ctx: &SinkCtx<'_>, _engine: &Engine, s: &Sample) {
@@ -288,25 +267,15 @@ impl Sink for Recorder {
     }
 }
 
-/// What the rehearsal planned: the VUT's track, its report (the planned impacts), the sample
-/// time of its last sample, the offset from rehearsal time to the track's time, and how far
-/// the engine retimed each target (s, later positive).
-pub struct Rehearsal {
-    pub track: PlannedTrack,
-    pub report: RunReport,
-    pub end_s: f64,
-    pub to_track_s: f64,
-    pub retimed_s: BTreeMap<String, f64>,
-}
-
 /// The VUT's planned track: the engine's rehearsal of the scenario with the simulated VUT
 /// (no AEB), its samples as timed poses (speed signed by the direction of motion, so a
-/// reversing VUT's TRAJ says so), and what else the rehearsal planned ([`Rehearsal`]).
+/// reversing VUT's TRAJ says so), the rehearsal's report (the planned impacts), the sample
+/// time of its last sample and the offset from rehearsal time to the track's time.
 pub async fn vut_track(
     setup: &Arc<RunSetup>,
     sim: &SimOptions,
     launch: Launch,
-) -> Result<Rehearsal, String> {
+) -> Result<(PlannedTrack, RunReport, f64, f64), String> {
     let mut opts = sim.clone();
     opts.aeb = None;
     opts.fcw = None;
@@ -332,12 +301,11 @@ pub async fn vut_track(
     }
     opts.validate()?;
     let rec = Arc::new(Mutex::new(Vec::new()));
-    let retimes = Arc::new(Mutex::new(BTreeMap::new()));
     let (report, _) = crate::sim::run_sim_session(
         setup.clone(),
         &opts,
         SessionOptions::default(),
-        vec![Box::new(Recorder(rec.clone(), retimes.clone()))],
+        vec![Box::new(Recorder(rec.clone()))],
     )
     .await;
     if let Some(e) = &report.error {
@@ -372,14 +340,7 @@ pub async fn vut_track(
     let launch_s = launch.duration_s(pts[0].v.abs());
     let pts = with_launch_and_stop(pts, launch, ROBOT_DECEL_MPS2, 0.01);
     let track = PlannedTrack::new(pts).ok_or("rehearsal samples not finite")?;
-    let retimed_s = retimes.lock().map(|m| m.clone()).unwrap_or_default();
-    Ok(Rehearsal {
-        track,
-        report,
-        end_s: end_t,
-        to_track_s: launch_s - t0,
-        retimed_s,
-    })
+    Ok((track, report, end_t, launch_s - t0))
 }
 
 /// Seconds the robot drives at its speed before the validity window opens (T0), so that the
@@ -549,13 +510,7 @@ pub async fn plan_objects(
             |(_, c)| c.max_accel_mps2,
         );
     let launch = Launch::planned_for(robot_accel.min(ROBOT_ACCEL_MPS2));
-    let Rehearsal {
-        track: vut,
-        report: rehearsal,
-        end_s: run_end_s,
-        to_track_s,
-        retimed_s,
-    } = vut_track(setup, &opts.sim, launch).await?;
+    let (vut, rehearsal, run_end_s, to_track_s) = vut_track(setup, &opts.sim, launch).await?;
     let mut plans = Vec::new();
     for (i, o) in objects.iter().enumerate() {
         if objects[..i].iter().any(|p| p.drives == o.drives) {
@@ -667,18 +622,6 @@ pub async fn plan_objects(
             .any(|t| &t.id == id && begins_with_run(&setup.scenario.vut, t));
         if !begins {
             continue;
-        }
-        // The rehearsal's retimes of it are part of its plan (the live engine's then only
-        // correct what the objects did differently), as far as its standing allows.
-        let retimed = retimed_s.get(id).copied().unwrap_or(0.0);
-        if retimed.is_finite() {
-            p.start_s = (p.start_s + retimed).max(-p.lead_s);
-        }
-        if p.start_s < 0.0 {
-            // Earlier than its dead time allows: it starts at once, its lead shortened.
-            p.track = p.track.clone().without_first_standing(-p.start_s);
-            p.lead_s += p.start_s;
-            p.start_s = 0.0;
         }
         if p.start_s > 0.0 {
             p.track = p.track.clone().standing_first(p.start_s);

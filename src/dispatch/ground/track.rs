@@ -147,22 +147,6 @@ impl PlannedTrack {
         self
     }
 
-    /// This track standing `d` seconds less at its first pose (at most the standing there,
-    /// between its first two points): every later point `d` earlier.
-    pub fn without_first_standing(mut self, d: f64) -> PlannedTrack {
-        if d.is_nan() || d <= 0.0 || self.points.len() < 2 {
-            return self;
-        }
-        let d = d.min(self.points[1].t - self.points[0].t).max(0.0);
-        for p in self.points.iter_mut().skip(1) {
-            p.t -= d;
-        }
-        if self.points[1].t - self.points[0].t < 1e-9 {
-            self.points.remove(0);
-        }
-        self
-    }
-
     pub fn duration_s(&self) -> f64 {
         self.points[self.points.len() - 1].t - self.points[0].t
     }
@@ -372,22 +356,6 @@ mod tests {
             "{got} {full}"
         );
         assert_eq!(t.max_lateral_m(std::iter::empty()), None);
-    }
-
-    #[test]
-    fn a_standing_first_can_be_shortened_but_not_below_nothing() {
-        let p = DummyProfile::from_scenario(10.0, 5.0, 0.0, 1.0, 5.0);
-        let t = PlannedTrack::of_profile(&p, 0.05);
-        let stood = t.clone().standing_first(0.3);
-        assert!((stood.duration_s() - t.duration_s() - 0.3).abs() < 1e-9);
-        let shorter = stood.clone().without_first_standing(0.1);
-        assert!((shorter.duration_s() - t.duration_s() - 0.2).abs() < 1e-9);
-        assert_eq!(shorter.points.len(), stood.points.len());
-        // More than it stands: it stands no more, and moves as the track without it.
-        let none = stood.without_first_standing(1.0);
-        assert_eq!(none.points.len(), t.points.len());
-        assert!((none.duration_s() - t.duration_s()).abs() < 1e-9);
-        assert!(none.points[0].t.abs() < 1e-12);
     }
 
     #[test]
