@@ -7,7 +7,9 @@
 //! `telemetry.parquet` is exported. With `--samples-per-run N` every run has N samples (VUT and
 //! target alternating, 25 Hz, a CSV logger's decimals for the VUT and MONR's units for the
 //! target, each with a real sensor's noise),
-//! compacted as a run's end compacts them, and the bytes a sample on disk are printed.
+//! compacted as a run's end compacts them, and the bytes a sample on disk are printed, with the
+//! time of reading the exported run from the store as rows (before its compaction) and as
+//! chunks (after it).
 //! Measured: the first page of `GET /runs?limit=50`, the page half-way down (by its cursor),
 //! `GET /runs/{id}/telemetry.parquet` and `GET /runs/{id}/telemetry` (the whole run as JSON);
 //! the median of `--requests` requests each, over a fresh TCP connection each.
@@ -164,10 +166,22 @@ async fn populate_samples(store: &Store, samples: usize) -> anyhow::Result<()> {
     store
         .insert_telemetry(&ground_telemetry(EXPORT_RUN, samples))
         .await?;
+    // The same run read from the store as rows, then as chunks.
+    let from_rows = read_time(store, samples).await?;
     store
         .compact_run(EXPORT_RUN)
         .await?
         .ok_or_else(|| anyhow::anyhow!("{EXPORT_RUN} not compacted"))?;
+    let from_chunks = read_time(store, samples).await?;
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "{}: one run's {samples} samples read from the store: rows {:.2} ms, chunks {:.2} ms \
+         (×{:.1} faster; median of {READS})",
+        store.backend(),
+        ms(from_rows),
+        ms(from_chunks),
+        ms(from_rows) / ms(from_chunks).max(1e-9)
+    );
     let blob = crate::store::telemetry_archive::blob_id(EXPORT_RUN);
     let runs = "FROM runs r CROSS JOIN";
     let others = format!("r.id <> '{EXPORT_RUN}'");
@@ -191,6 +205,27 @@ async fn populate_samples(store: &Store, samples: usize) -> anyhow::Result<()> {
         store.execute_raw(&sql).await?;
     }
     Ok(())
+}
+
+/// Reads of a run's telemetry timed by [`read_time`].
+const READS: usize = 11;
+
+/// Median time of reading the exported run's whole telemetry from the store (`samples` rows
+/// expected).
+async fn read_time(store: &Store, samples: usize) -> anyhow::Result<Duration> {
+    let mut t = Vec::with_capacity(READS);
+    for _ in 0..READS {
+        let t0 = Instant::now();
+        let rows = store.telemetry(EXPORT_RUN, None, None, 50_000_000).await?;
+        t.push(t0.elapsed());
+        anyhow::ensure!(
+            rows.len() == samples,
+            "{EXPORT_RUN}: read {} samples of {samples}",
+            rows.len()
+        );
+    }
+    t.sort();
+    Ok(t[t.len() / 2])
 }
 
 /// Fills an empty store with `n` runs.

@@ -273,6 +273,20 @@ impl PathWatch {
         }
     }
 
+    /// The planned speed `t` s after the start, m/s (held at the ends).
+    pub fn planned_speed(&self, t: f64) -> f64 {
+        let t = t + self.pts[0].t;
+        let i = self.pts.partition_point(|p| p.t <= t);
+        match (i.checked_sub(1).map(|j| self.pts[j]), self.pts.get(i)) {
+            (None, _) => 0.0,
+            (Some(a), None) => a.speed,
+            (Some(a), Some(b)) if b.t > a.t => {
+                a.speed + (t - a.t) / (b.t - a.t) * (b.speed - a.speed)
+            }
+            (Some(a), Some(_)) => a.speed,
+        }
+    }
+
     /// Where the plan is `t` seconds after the start: distance along the path, m (held at the
     /// ends).
     pub fn planned_along(&self, t: f64) -> f64 {
@@ -325,9 +339,15 @@ pub struct ObjectWatch {
     prev: Option<(f64, f64, f64, f64)>,
     /// Its latest lag behind its plan, once started.
     pub lag: Option<Lag>,
+    /// Its plan cruises where it should be now: the planned speed is the same over the next
+    /// [`AT_SPEED_AHEAD_S`] (its launch is over, no braking ahead).
+    pub at_speed: bool,
     /// This object's catch-up acceleration when it has its own (its capability), m/s².
     pub catchup_accel_mps2: Option<f64>,
 }
+
+/// How far ahead [`ObjectWatch::at_speed`] looks at the plan, s.
+pub const AT_SPEED_AHEAD_S: f64 = 1.0;
 
 /// How far an object is behind its plan (negative: ahead).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -363,6 +383,7 @@ impl ObjectWatch {
         self.anchor = None;
         self.prev = None;
         self.lag = None;
+        self.at_speed = false;
         if let Some(p) = &mut self.path {
             p.cursor = 0;
         }
@@ -444,6 +465,13 @@ impl ObjectWatch {
             }
         });
         self.lag = lag;
+        self.at_speed = m.start_s.is_some_and(|t0| {
+            let (v, ahead) = (
+                path.planned_speed(m.stamp_s - t0),
+                path.planned_speed(m.stamp_s - t0 + AT_SPEED_AHEAD_S),
+            );
+            v > 0.1 && (ahead - v).abs() < 0.05
+        });
         // The catch-up the object's plan implies while it is behind (see the module doc).
         let accel = self.catchup_accel_mps2.unwrap_or(limits.catchup_accel_mps2);
         let catchup = lag.map_or(0.0, |l| {

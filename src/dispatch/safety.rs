@@ -131,6 +131,9 @@ struct CarrierWatch {
     link_problem: Option<String>,
     /// Its STRT instant since the last arm.
     start_at_s: Option<f64>,
+    /// The trajectory origin last asked for by a retime (before any lag compensation): the
+    /// schedule it has been told to follow since.
+    requested_origin_s: Option<f64>,
     /// Its motion against its TRAJ ([`super::motion_watch`]).
     watch: ObjectWatch,
 }
@@ -167,6 +170,7 @@ impl Supervisor {
                     started: false,
                     link_problem: None,
                     start_at_s: None,
+                    requested_origin_s: None,
                     watch: ObjectWatch::default(),
                 })
                 .collect(),
@@ -458,6 +462,7 @@ impl Supervisor {
         for i in 0..self.carriers.len() {
             self.carriers[i].started = false;
             self.carriers[i].start_at_s = None;
+            self.carriers[i].requested_origin_s = None;
             self.carriers[i].watch.reset();
             self.actions.push_back(Action::Ostm {
                 carrier: i,
@@ -495,6 +500,7 @@ impl Supervisor {
         for i in 0..self.carriers.len() {
             self.carriers[i].started = true;
             self.carriers[i].start_at_s = Some(at_s);
+            self.carriers[i].requested_origin_s = None;
             self.actions.push_back(Action::Strt { carrier: i, at_s });
             let carrier = self.carriers[i].name.clone();
             self.event(now, EventKind::StartScheduled { carrier, at_s });
@@ -530,6 +536,7 @@ impl Supervisor {
         let name = c.name.clone();
         self.carriers[carrier].started = true;
         self.carriers[carrier].start_at_s = Some(at_s);
+        self.carriers[carrier].requested_origin_s = None;
         self.actions.push_back(Action::Strt { carrier, at_s });
         self.event(
             now,
@@ -561,20 +568,26 @@ impl Supervisor {
                 self.event(now, EventKind::RetimeRefused { carrier, reason })
             }
             None => {
-                let origin_s = origin_s - self.lag_compensation_s(carrier, origin_s);
+                let sent = origin_s - self.lag_compensation_s(carrier);
+                self.carriers[carrier].requested_origin_s = Some(origin_s);
+                let origin_s = sent;
                 self.actions.push_back(Action::Mtsp { carrier, origin_s })
             }
         }
     }
 
-    /// How much earlier than `origin_s` a carrier's MTSP origin goes, s: the lag behind the
-    /// schedule that `origin_s` asks for, as measured live from its MONR (within
-    /// ±[`MAX_LAG_COMPENSATION_S`], times [`LAG_COMPENSATION_GAIN`]). A platform that tracks
-    /// its trajectory's clock with a position controller trails it while it accelerates and
-    /// makes the lag up only slowly; told earlier, it sees its lag several times over and
-    /// makes it up before the sync point instead of carrying it there. Once on schedule it is
-    /// told the plain origin again.
-    fn lag_compensation_s(&self, carrier: usize, origin_s: f64) -> f64 {
+    /// How much earlier than the origin asked for a carrier's MTSP origin goes, s: its lag
+    /// behind the schedule it was last told to follow (its STRT's, or the previous retime's),
+    /// as measured live from its MONR (times [`LAG_COMPENSATION_GAIN`], within
+    /// ±[`MAX_LAG_COMPENSATION_S`]). A platform that tracks its trajectory's clock with a
+    /// position controller trails it while it accelerates and makes the lag up only slowly;
+    /// told earlier, it sees its lag several times over and makes it up before the sync
+    /// point instead of carrying it there. Once on schedule, and once its plan cruises, it is
+    /// told the plain origin again: at speed inside the validity window a target must hold
+    /// its speed within the protocol's tolerance, and the engine's retimes already use that
+    /// tolerance; the gain on top drove it 1–2 km/h over. A retime it has not had the time
+    /// to follow is not lag either: counting it would multiply every retime by the gain.
+    fn lag_compensation_s(&self, carrier: usize) -> f64 {
         let Some(c) = self
             .carriers
             .get(carrier)
@@ -583,11 +596,16 @@ impl Supervisor {
             return 0.0;
         };
         match (c.watch.lag, c.start_at_s) {
-            // Its lag is measured against its STRT's schedule; the one asked for now is
-            // `origin_s - start` later.
-            (Some(lag), Some(start)) if lag.s != 0.0 => (LAG_COMPENSATION_GAIN
-                * (lag.s - (origin_s - start)))
-                .clamp(-MAX_LAG_COMPENSATION_S, MAX_LAG_COMPENSATION_S),
+            // At its speed its own controller and the engine's synchronisation (within the
+            // speed tolerance) keep it on schedule.
+            _ if c.watch.at_speed => 0.0,
+            // Its lag is measured against its STRT's schedule; the one it was told to follow
+            // is `given - start` later.
+            (Some(lag), Some(start)) if lag.s != 0.0 => {
+                let given = c.requested_origin_s.unwrap_or(start);
+                (LAG_COMPENSATION_GAIN * (lag.s - (given - start)))
+                    .clamp(-MAX_LAG_COMPENSATION_S, MAX_LAG_COMPENSATION_S)
+            }
             _ => 0.0,
         }
     }

@@ -264,3 +264,97 @@ fn arm_timeout_disarms() {
     }
     assert_eq!(s.phase(), Phase::Idle);
 }
+
+/// A carrier on a straight TRAJ from its start: `x(t)` and `v(t)` over 10 s.
+fn on_straight_path(s: &mut Supervisor, carrier: usize, x: fn(f64) -> f64, v: fn(f64) -> f64) {
+    use crate::dispatch::iso22133::{Traj, TrajPoint};
+    let points = (0..=200)
+        .map(|k| {
+            let t = k as f64 * 0.05;
+            TrajPoint {
+                rel_time_ms: (t * 1000.0).round() as u32,
+                x_mm: (x(t) * 1000.0).round() as i32,
+                speed_lon_cm_s: (v(t) * 100.0).round() as i16,
+                ..Default::default()
+            }
+        })
+        .collect();
+    s.set_path(
+        carrier,
+        &Traj {
+            points,
+            ..Default::default()
+        },
+    );
+}
+
+fn mtsp_origin(actions: &[Action]) -> Option<f64> {
+    actions.iter().find_map(|a| match a {
+        Action::Mtsp { origin_s, .. } => Some(*origin_s),
+        _ => None,
+    })
+}
+
+/// A supervisor with lag compensation, carrier 0 started at t = 1 on the path `x(t)`, `v(t)`.
+fn started_on(x: fn(f64) -> f64, v: fn(f64) -> f64) -> Supervisor {
+    let mut s = Supervisor::new(
+        SafetyConfig {
+            lag_compensation: true,
+            ..Default::default()
+        },
+        vec!["a".into(), "b".into()],
+    )
+    .expect("valid");
+    connect_all(&mut s, 0.0);
+    s.request_arm(0.0);
+    s.on_sample(0.0);
+    s.on_monr(0.005, 0, ObjectState::Armed, true, 0);
+    s.on_monr(0.005, 1, ObjectState::Armed, true, 0);
+    on_straight_path(&mut s, 0, x, v);
+    // Armed at its start (the motion rules settle from the first MONR).
+    s.on_position(0.006, 0.006, 0, (0.0, 0.0), 0.0);
+    s.request_start_carrier(0.01, 0, 1.0);
+    drain(&mut s);
+    s
+}
+
+/// Carrier 0 reports `x` at `now`, then is retimed to `origin`: the MTSP's origin.
+fn retime_at(s: &mut Supervisor, now: f64, x: f64, speed: f64, origin: f64) -> f64 {
+    s.on_sample(now);
+    s.on_monr(now, 0, ObjectState::Running, true, 0);
+    s.on_position(now, now, 0, (x, 0.0), speed);
+    s.request_retime(now, 0, origin);
+    mtsp_origin(&drain(s)).expect("MTSP")
+}
+
+#[test]
+fn lag_compensation_counts_the_lag_behind_the_schedule_given_not_a_new_retime() {
+    // Launching at 2 m/s² from its start at t = 1.
+    let mut s = started_on(|t| t * t, |t| 2.0 * t);
+    // 4 cm behind its STRT's schedule at t = 3 (4 m planned): a retime 0.05 s earlier goes
+    // out less twice its lag; it has not had the time to follow the retime, which is not lag.
+    let sent = retime_at(&mut s, 3.0, 3.96, 4.0, 0.95);
+    let lag = s.lag(0).expect("lag").s;
+    assert!(lag > 0.005 && lag < 0.02, "{lag}");
+    assert!(
+        (sent - (0.95 - LAG_COMPENSATION_GAIN * lag)).abs() < 1e-9,
+        "{sent}"
+    );
+    // At t = 3.1 still 1 cm behind the STRT's schedule: behind the schedule given by that
+    // lag and the 0.05 s; the next retime (to the same origin) goes out twice that earlier.
+    let sent = retime_at(&mut s, 3.1, 4.40, 4.2, 0.95);
+    let lag = s.lag(0).expect("lag").s;
+    let want = 0.95 - LAG_COMPENSATION_GAIN * (lag + 0.05);
+    assert!((sent - want).abs() < 1e-9, "{sent} {want}");
+    assert!(sent < 0.86, "{sent}");
+}
+
+#[test]
+fn no_lag_compensation_once_the_plan_cruises() {
+    // At 10 m/s from its start at t = 1: 0.5 m behind at t = 3 goes out as asked (its own
+    // controller and the engine's retimes within the speed tolerance keep it on schedule).
+    let mut s = started_on(|t| 10.0 * t, |_| 10.0);
+    let sent = retime_at(&mut s, 3.0, 19.5, 10.0, 0.95);
+    assert!(s.lag(0).expect("lag").m > 0.49);
+    assert_eq!(sent, 0.95);
+}

@@ -44,7 +44,7 @@ async fn service_day(ips: [&'static str; 2]) {
     use reqwest::StatusCode;
     use serde_json::json;
     let dir = support::tempdir("ground");
-    let (_server, c) = cpnco_service(&dir).await;
+    let (server, c) = cpnco_service(&dir).await;
     let mobility = json!({"min_turn_radius_m": 5.5, "may_reverse": true,
                           "speed_mps": 12.0, "accel_mps2": 4.0});
     let body = json!({
@@ -90,6 +90,14 @@ async fn service_day(ips: [&'static str; 2]) {
         assert!(imp["monr"]["location"].is_number(), "{ground}");
         judge_location_json(&format!("service round {round}"), imp);
         speeds_in_band(&format!("service round {round}"), &res);
+        // The run's telemetry (the robot's MONR as the VUT, the dummy's MONR) as stored.
+        let store = &server.state.store;
+        support::archive::wait_compacted(store, &id).await;
+        let samples = store.telemetry_count(&id).await.expect("count");
+        let bytes = support::archive::sqlite_bytes(store, std::slice::from_ref(&id), &dir).await;
+        let per = bytes as f64 / samples.max(1) as f64;
+        println!("service round {round}: {samples} samples take {bytes} bytes on disk: {per:.2} bytes a sample");
+        assert!(per <= 20.0, "{per:.2} bytes a sample");
         if round == 1 {
             break; // the next run armed, started and finished
         }

@@ -53,17 +53,6 @@ async fn table_rows(store: &Store, run: &str) -> i64 {
     .expect("count")
 }
 
-async fn wait_compacted(store: &Store, run: &str) {
-    let t0 = Instant::now();
-    while store.archive_info(run).await.expect("archive").is_none() {
-        assert!(
-            t0.elapsed() < Duration::from_secs(60),
-            "run {run} not compacted"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 async fn text(api: &Api, p: &str) -> String {
     let r = api.http.get(api.url(p)).send().await.expect("GET");
     assert_eq!(r.status(), StatusCode::OK, "{p}");
@@ -122,10 +111,6 @@ async fn start_run(api: &Api, replay: &str, scenario: &str) -> String {
     id
 }
 
-fn file_bytes(p: &std::path::Path) -> u64 {
-    std::fs::metadata(p).expect("file").len()
-}
-
 async fn suite(db_url: String, on_disk: bool) {
     let dir = tempdir("archive");
     let server = serve::spawn(config(&db_url, dir.join("storage")))
@@ -142,7 +127,7 @@ async fn suite(db_url: String, on_disk: bool) {
     let mut samples = 0usize;
     let (mut t_rows, mut t_chunks) = (Duration::ZERO, Duration::ZERO);
     for id in &ids {
-        wait_compacted(&store, id).await;
+        crate::support::archive::wait_compacted(&store, id).await;
         assert_eq!(table_rows(&store, id).await, 0);
         let a = reads(&api, id).await;
         t_chunks += read_time(&store, id).await;
@@ -165,7 +150,7 @@ async fn suite(db_url: String, on_disk: bool) {
     let api = Api::new(format!("http://{}/api/v1", server.addr), TOKEN);
     let store = server.state.store.clone();
     for (id, b) in ids.iter().zip(&before) {
-        wait_compacted(&store, id).await;
+        crate::support::archive::wait_compacted(&store, id).await;
         assert_eq!(table_rows(&store, id).await, 0);
         let c = reads(&api, id).await;
         assert!(c.0 == b.0, "run {id}: JSON differs after the upgrade");
@@ -212,24 +197,7 @@ async fn suite(db_url: String, on_disk: bool) {
     // Bytes a sample on disk: the file with the chunks against the same without them (both
     // vacuumed: every page the chunks, the blob store and the archive's index take).
     if on_disk {
-        let with = dir.join("with.db");
-        let without = dir.join("without.db");
-        store
-            .execute_raw(&format!("VACUUM INTO '{}'", with.display()))
-            .await
-            .unwrap();
-        let stripped = Store::connect(&format!("sqlite://{}", with.display()))
-            .await
-            .unwrap();
-        for id in &ids {
-            stripped.delete_telemetry(id).await.unwrap();
-        }
-        stripped
-            .execute_raw(&format!("VACUUM INTO '{}'", without.display()))
-            .await
-            .unwrap();
-        stripped.close().await;
-        let bytes = file_bytes(&with) - file_bytes(&without);
+        let bytes = crate::support::archive::sqlite_bytes(&store, &ids, &dir).await;
         let per = bytes as f64 / samples as f64;
         println!("sqlite: {samples} samples take {bytes} bytes on disk: {per:.2} bytes a sample");
         assert!(per <= 20.0, "{per:.2} bytes a sample");
@@ -308,7 +276,7 @@ async fn kill_during_compaction_loses_nothing() {
     let api = Api::new(format!("http://{}/api/v1", server.addr), TOKEN);
     let id = start_run(&api, "cpna75_30kmh", "cpna75_30kmh").await;
     let store = server.state.store.clone();
-    wait_compacted(&store, &id).await;
+    crate::support::archive::wait_compacted(&store, &id).await;
     let n = back_to_rows(&store, &id).await;
     let rows = store.run_telemetry(&id).await.unwrap();
     server.task.abort();

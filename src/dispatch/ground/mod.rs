@@ -2,6 +2,8 @@
 //! objects of one run, armed as one, started, measured against their planned paths and driven
 //! back to their start poses.
 //!
+//! * [`spec`]: an object as the operator names it (what it drives, its platform's kind, its
+//!   lead).
 //! * [`plan`]: what each object is sent as TRAJ — the VUT's planned path with its speed profile
 //!   from the engine's own rehearsal of the scenario (the simulated VUT without AEB: the same
 //!   path and launch the engine predicts on), a target's from its profile. Static targets
@@ -30,6 +32,7 @@ pub mod plan;
 pub mod report;
 pub mod route;
 pub mod run_up;
+pub mod spec;
 pub mod track;
 pub mod verdict;
 
@@ -37,7 +40,8 @@ pub mod back_to_start;
 
 pub use fleet::{Ground, GroundError, ObjectStatus};
 pub use motion::{Motion, StartRefused};
-pub use plan::{Drives, GroundOptions, ObjectPlan, ObjectSpec, Prepared};
+pub use plan::{GroundOptions, ObjectPlan, Prepared};
 pub use report::{GroundReport, ObjectReport, PoseOut, ReturnReport};
 pub use route::Mobility;
+pub use spec::{Drives, ObjectSpec};
 pub use track::{PlannedTrack, Pose, TrackPoint};

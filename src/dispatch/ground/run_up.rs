@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::plan::{object_kind, Drives, ObjectSpec};
+use super::spec::{begins_with_run, lead_of, object_kind, Drives, ObjectSpec};
 use crate::capabilities::{ObjectCapabilities, Source};
 use crate::dispatch::motion_watch::Geofence;
 use crate::frame::heading_to_yaw;
@@ -82,9 +82,9 @@ pub fn fit_targets(
             continue;
         };
         // Its start command goes out its dead time ahead (its trajectory stands that long).
-        // One started with the run gets its lead once planned ([`super::plan::begins_with_run`]).
-        let lead = super::plan::lead_of(c);
-        if lead > 0.0 && !super::plan::begins_with_run(&scenario.vut, t) {
+        // One started with the run gets its lead once planned ([`begins_with_run`]).
+        let lead = lead_of(c);
+        if lead > 0.0 && !begins_with_run(&scenario.vut, t) {
             engine.start_leads_s.insert(id.clone(), lead);
         }
         if t.speed_kmh.abs() / 3.6 > c.max_speed_mps + 1e-9 {

@@ -17,14 +17,13 @@ use super::settle::settle;
 use super::sinks::{dispatch_observer, SimCarrierSink};
 use super::Supervisor;
 use crate::run::sink::carriers::{CarrierSink, DispatchObserver};
-use crate::run::{Pace, RunReport, Session, SessionOptions, Sink};
+use crate::run::{LiveParams, Pace, RunReport, Session, SessionOptions, Sink};
 
 /// Drives the run with a health ticker beside it, then settles it.
 pub(super) async fn supervise(st: Supervisor, run: Arc<ActiveRun>, p: Prepared, speed: Pace) {
+    let p = with_params(&run.params, p);
     let sinks = super::sinks::for_run(&st, &run, &p.setup);
     let observer = dispatch_observer(st.clone(), run.clone());
-    let (feed, vehicle) = super::vehicle::with_params(&run.params, p.feed, p.vehicle);
-    let p = Prepared { feed, vehicle, ..p };
     let ticker = tokio::spawn(super::health::ticker(st.clone(), run.clone()));
     let ground = st.ground.get(&run.id);
     let real_carriers = ground.is_some() || p.carriers.is_some();
@@ -34,6 +33,20 @@ pub(super) async fn supervise(st: Supervisor, run: Arc<ActiveRun>, p: Prepared, 
     };
     ticker.abort();
     settle(&st, &run, report, real_carriers).await;
+}
+
+/// Every service run's feed gets an injection — zero (samples pass untouched) unless the
+/// simulated VUT sets one — whose handle the run's live parameters hold, so that `noise.*` can
+/// be changed while it runs.
+fn with_params(params: &LiveParams, mut p: Prepared) -> Prepared {
+    match p
+        .feed
+        .inject(super::vehicle::injection_of(p.vehicle.as_ref()))
+    {
+        Ok(h) => params.attach_injection(h),
+        Err(e) => tracing::warn!("injection not attached: {e}"),
+    }
+    p
 }
 
 /// A session without objects on the ground: real ISO 22133 carriers for the targets, or

@@ -292,9 +292,6 @@ impl Sink for SimCarrierSink {
     }
 }
 
-/// Real carriers' control-centre events as the run shows them: every event to the events
-/// table; carrier states, connections and aborts also as live `event` frames and in
-/// `/carriers`.
 /// What every service run records and streams: its telemetry and events to the store, the live
 /// stream, Foxglove when it is served, and the MCAP recording when one was asked for.
 pub fn for_run(st: &Supervisor, run: &Arc<ActiveRun>, setup: &RunSetup) -> Vec<Box<dyn Sink>> {
@@ -317,6 +314,9 @@ pub fn for_run(st: &Supervisor, run: &Arc<ActiveRun>, setup: &RunSetup) -> Vec<B
     sinks
 }
 
+/// Real carriers' control-centre events as the run shows them: every event to the events
+/// table; carrier states, connections and aborts also as live `event` frames and in
+/// `/carriers`.
 pub fn dispatch_observer(st: Supervisor, run: Arc<ActiveRun>) -> DispatchObserver {
     Arc::new(move |e: &DispatchEvent| forward_dispatch_event(&st, &run, e))
 }

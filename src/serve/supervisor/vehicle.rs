@@ -1,5 +1,4 @@
-//! The simulated-VUT source of a service run (`{"kind":"sim_vut", …}`) and the live parameters
-//! every service run carries. The simulated VUT is a co-simulation peer of the run's session
+//! The simulated-VUT source of a service run (`{"kind":"sim_vut", …}`). The simulated VUT is a co-simulation peer of the run's session
 //! ([`crate::sim::drive`]): its feed goes through the same session as a replay's, with the
 //! service's sinks, paced at the run's speed; its vehicle task steps beside the session.
 
@@ -7,7 +6,7 @@ use std::sync::Arc;
 
 use crate::run::cosim::OutputsSink;
 use crate::run::source::inject::Injection;
-use crate::run::{Feed, LiveParams, RunSetup, Session};
+use crate::run::{Feed, RunSetup, Session};
 use crate::sim::SimOptions;
 
 /// The simulated VUT of an armed run: its vehicle task and the sink that closes its loop.
@@ -52,20 +51,8 @@ pub fn drive(setup: &Arc<RunSetup>, opts: &SimOptions) -> (Feed, Vehicle) {
     (d.feed, vehicle)
 }
 
-/// Every service run's feed gets an injection — zero (samples pass untouched) unless the
-/// source sets one — whose handle the run's live parameters hold, so that `noise.*` can be
-/// changed while it runs.
-pub fn with_params(
-    params: &LiveParams,
-    mut feed: Feed,
-    vehicle: Option<Vehicle>,
-) -> (Feed, Option<Vehicle>) {
-    let inj = vehicle
-        .as_ref()
-        .map_or_else(Injection::default, |v| v.injection);
-    match feed.inject(inj) {
-        Ok(h) => params.attach_injection(h),
-        Err(e) => tracing::warn!("injection not attached: {e}"),
-    }
-    (feed, vehicle)
+/// The sample injection the simulated VUT asks for (a noise model of its source), which
+/// the run's live parameters take over.
+pub(super) fn injection_of(vehicle: Option<&Vehicle>) -> Injection {
+    vehicle.map_or_else(Injection::default, |v| v.injection)
 }

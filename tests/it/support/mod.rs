@@ -1,6 +1,7 @@
 //! Shared pieces of the integration tests (each test crate includes this with `mod support;`).
 #![allow(dead_code)] // not every test crate uses every helper
 
+pub mod archive;
 pub mod fault_proxy;
 pub mod http;
 pub mod odr_peer;
