@@ -329,7 +329,9 @@ async fn postgres_restarted_mid_write_loses_nothing() {
     };
     let store = Store::connect(&url).await.expect("store");
     let w = Writer::spawn(store.clone(), small_batches(1_000_000), None);
-    let run = format!("pg-restart-{}", std::process::id());
+    // Unique across test runs: the test database outlives them, and a process id comes
+    // back (a run of the same id would already hold these rows).
+    let run = format!("pg-restart-{}", uuid::Uuid::new_v4().simple());
     let (mut seq, mut ev) = (0i64, 0u32);
     stream(&w, &run, &mut seq, &mut ev, Duration::from_millis(300)).await;
     ctl("stop");
