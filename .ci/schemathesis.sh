@@ -14,8 +14,11 @@ if [ -z "${SCIL_IN_NETNS:-}" ]; then
 fi
 work=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# No object answers in this namespace: arming and characterising wait 0.5 s for one, not the
+# site default of 10 s (a characterise request that passes validation is a 409 either way).
+printf '[ground]\nconnect_timeout_s = 0.5\n' >"$work/scil.toml"
 SCIL_OPERATOR_TOKEN=contract-test SCIL_STORAGE_DIR="$work/data" \
-  "$bin" serve --bind "127.0.0.1:$port" --database-url "sqlite://$work/scil.db" >"$work/server.log" 2>&1 &
+  "$bin" serve --config "$work/scil.toml" --bind "127.0.0.1:$port" --database-url "sqlite://$work/scil.db" >"$work/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 150); do

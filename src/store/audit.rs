@@ -3,26 +3,27 @@
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use sqlx::FromRow;
 
 use super::{Db, Store, StoreResult};
 
-#[derive(Debug, Clone, Serialize, FromRow)]
-pub struct AuditEntry {
-    pub id: i64,
-    pub at: DateTime<Utc>,
-    /// A configured name, `unknown token` or `anonymous`.
-    pub who: String,
-    /// What was asked: `create`, `arm`, `start`, `abort`, `delete`, …
-    pub action: String,
-    /// What it acted on: `runs/run-…`, `scenarios/cpna`, …
-    pub target: String,
-    pub method: String,
-    pub path: String,
-    /// The HTTP status answered (2xx accepted; 401, 403, 409, 422, … refused).
-    pub status: i64,
-    /// The refusal's reason, or the request's small JSON body.
-    pub detail: String,
+row_struct! {
+    #[derive(Debug, Clone, Serialize)]
+    pub struct AuditEntry {
+        pub id: i64,
+        pub at: DateTime<Utc>,
+        /// A configured name, `unknown token` or `anonymous`.
+        pub who: String,
+        /// What was asked: `create`, `arm`, `start`, `abort`, `delete`, …
+        pub action: String,
+        /// What it acted on: `runs/run-…`, `scenarios/cpna`, …
+        pub target: String,
+        pub method: String,
+        pub path: String,
+        /// The HTTP status answered (2xx accepted; 401, 403, 409, 422, … refused).
+        pub status: i64,
+        /// The refusal's reason, or the request's small JSON body.
+        pub detail: String,
+    }
 }
 
 /// A new entry (`id` is given by the database).

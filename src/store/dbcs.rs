@@ -2,22 +2,23 @@
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use sqlx::FromRow;
 
 use super::{Db, Store, StoreResult};
 
-#[derive(Debug, Clone, Serialize, FromRow)]
-pub struct DbcRow {
-    pub id: String,
-    pub name: String,
-    pub file_name: String,
-    #[serde(skip)]
-    pub text: String,
-    pub bytes: i64,
-    /// Messages the DBC defines.
-    pub messages: i64,
-    pub bundled: bool,
-    pub created_at: DateTime<Utc>,
+row_struct! {
+    #[derive(Debug, Clone, Serialize)]
+    pub struct DbcRow {
+        pub id: String,
+        pub name: String,
+        pub file_name: String,
+        #[serde(skip)]
+        pub text: String,
+        pub bytes: i64,
+        /// Messages the DBC defines.
+        pub messages: i64,
+        pub bundled: bool,
+        pub created_at: DateTime<Utc>,
+    }
 }
 
 impl Store {

@@ -4,19 +4,20 @@
 //! (the owner crashed or lost the database). Times are milliseconds since the Unix epoch.
 
 use serde::Serialize;
-use sqlx::FromRow;
 
 use super::{Db, Store, StoreResult};
 
-/// One instance's lease.
-#[derive(Debug, Clone, Serialize, FromRow)]
-pub struct InstanceRow {
-    pub id: String,
-    pub host: String,
-    pub pid: i64,
-    pub started_ms: i64,
-    pub heartbeat_ms: i64,
-    pub lease_until_ms: i64,
+row_struct! {
+    /// One instance's lease.
+    #[derive(Debug, Clone, Serialize)]
+    pub struct InstanceRow {
+        pub id: String,
+        pub host: String,
+        pub pid: i64,
+        pub started_ms: i64,
+        pub heartbeat_ms: i64,
+        pub lease_until_ms: i64,
+    }
 }
 
 /// The states a run holds carriers or a source in.

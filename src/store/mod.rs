@@ -3,8 +3,8 @@
 //! # Two backends, one schema
 //! SQLite (embedded default, `sqlite://scil.db`, libsqlite3 bundled by sqlx) and PostgreSQL
 //! (`postgres://…`). The schema is the same; the dialects differ in types only, so there are two
-//! migration folders, `migrations/sqlite` and `migrations/postgres`, applied at connect time
-//! with `sqlx::migrate!`. [`Db`] is an enum of the two pools; every query is written once in
+//! migration folders, `migrations/sqlite` and `migrations/postgres`, embedded in the binary
+//! ([`migrations`]) and applied at connect time. [`Db`] is an enum of the two pools; every query is written once in
 //! portable SQL (`$1` placeholders work on both) and the [`on_db!`] macro type-checks and runs it
 //! against whichever pool is configured. We do not use `sqlx::Any`: it has no chrono types and
 //! erases the backend in error messages.
@@ -23,13 +23,53 @@ use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
-use sqlx::{FromRow, QueryBuilder};
+use sqlx::QueryBuilder;
 
 /// The connected database.
 #[derive(Clone, Debug)]
 pub enum Db {
     Sqlite(SqlitePool),
     Postgres(PgPool),
+}
+
+/// A struct read from a query's row by column name, on both backends: what
+/// `#[derive(sqlx::FromRow)]` does, without sqlx's macro crate (it compiles a build-time copy of
+/// both database drivers into every build). A field written `name: T = default` takes
+/// `T::default()` when the query has no such column.
+macro_rules! row_struct {
+    (
+        $(#[$sm:meta])*
+        $sv:vis struct $name:ident {
+            $(
+                $(#[$fm:meta])*
+                $fv:vis $field:ident : $ty:ty $(= $how:ident)?
+            ),* $(,)?
+        }
+    ) => {
+        $(#[$sm])*
+        $sv struct $name {
+            $( $(#[$fm])* $fv $field: $ty, )*
+        }
+        impl<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow> for $name {
+            fn from_row(row: &'r sqlx::sqlite::SqliteRow) -> Result<Self, sqlx::Error> {
+                Ok($name { $( $field: row_struct!(@column row, $field $(, $how)?), )* })
+            }
+        }
+        impl<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> for $name {
+            fn from_row(row: &'r sqlx::postgres::PgRow) -> Result<Self, sqlx::Error> {
+                Ok($name { $( $field: row_struct!(@column row, $field $(, $how)?), )* })
+            }
+        }
+    };
+    (@column $row:ident, $field:ident) => {
+        sqlx::Row::try_get($row, stringify!($field))?
+    };
+    (@column $row:ident, $field:ident, default) => {
+        match sqlx::Row::try_get($row, stringify!($field)) {
+            Err(sqlx::Error::ColumnNotFound(_)) => Default::default(),
+            other => other?,
+        }
+    };
 }
 
 /// Runs `$body` with `$p` bound to the pool and `$DB` to the sqlx database type of the backend.
@@ -211,6 +251,7 @@ pub mod dbcs;
 pub mod geofences;
 mod inputs;
 pub mod instances;
+pub mod migrations;
 pub mod run_list;
 pub mod series;
 pub mod telemetry_archive;
@@ -243,59 +284,64 @@ pub fn bound_reason(reason: &str) -> String {
 /// PostgreSQL's 65 535).
 pub const TELEMETRY_ROWS_PER_STATEMENT: usize = 1000;
 
-#[derive(Debug, Clone, Serialize, FromRow)]
-pub struct MapRow {
-    pub id: String,
-    pub name: String,
-    pub file_name: String,
-    #[serde(skip)]
-    pub xodr: String,
-    pub bytes: i64,
-    pub roads: i64,
-    pub geo_reference: Option<String>,
-    pub bundled: bool,
-    pub created_at: DateTime<Utc>,
+row_struct! {
+    #[derive(Debug, Clone, Serialize)]
+    pub struct MapRow {
+        pub id: String,
+        pub name: String,
+        pub file_name: String,
+        #[serde(skip)]
+        pub xodr: String,
+        pub bytes: i64,
+        pub roads: i64,
+        pub geo_reference: Option<String>,
+        pub bundled: bool,
+        pub created_at: DateTime<Utc>,
+    }
 }
 
-#[derive(Debug, Clone, Serialize, FromRow)]
-pub struct ScenarioRow {
-    pub id: String,
-    pub name: String,
-    pub map_id: Option<String>,
-    pub toml: String,
-    pub bundled: bool,
-    pub created_at: DateTime<Utc>,
+row_struct! {
+    #[derive(Debug, Clone, Serialize)]
+    pub struct ScenarioRow {
+        pub id: String,
+        pub name: String,
+        pub map_id: Option<String>,
+        pub toml: String,
+        pub bundled: bool,
+        pub created_at: DateTime<Utc>,
+    }
 }
 
-#[derive(Debug, Clone, Serialize, FromRow)]
-pub struct ReplayRow {
-    pub id: String,
-    pub name: String,
-    pub scenario_id: Option<String>,
-    /// Where the CSV is on disk (bundled file, or a generated name under the upload folder).
-    #[serde(skip)]
-    pub path: String,
-    pub bytes: i64,
-    #[sqlx(rename = "row_count")]
-    #[serde(rename = "rows")]
-    pub row_count: i64,
-    pub bundled: bool,
-    pub created_at: DateTime<Utc>,
-    /// The map it was recorded on, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub map_id: Option<String>,
-    /// What the file is, told by its content: `csv`, `mdf4`, `vbo`, `mcap`, `adma`.
-    pub kind: String,
-    /// SHA-256 of the file's bytes, hex (uploads; a second upload of the same file finds it).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sha256: Option<String>,
-    /// The column mapping it was uploaded with, `FIELD=COLUMN[:UNIT]` one per line (served
-    /// as a list).
-    #[serde(
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "lines_as_list"
-    )]
-    pub columns: Option<String>,
+row_struct! {
+    #[derive(Debug, Clone, Serialize)]
+    pub struct ReplayRow {
+        pub id: String,
+        pub name: String,
+        pub scenario_id: Option<String>,
+        /// Where the CSV is on disk (bundled file, or a generated name under the upload folder).
+        #[serde(skip)]
+        pub path: String,
+        pub bytes: i64,
+        #[serde(rename = "rows")]
+        pub row_count: i64,
+        pub bundled: bool,
+        pub created_at: DateTime<Utc>,
+        /// The map it was recorded on, when known.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub map_id: Option<String>,
+        /// What the file is, told by its content: `csv`, `mdf4`, `vbo`, `mcap`, `adma`.
+        pub kind: String,
+        /// SHA-256 of the file's bytes, hex (uploads; a second upload of the same file finds it).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub sha256: Option<String>,
+        /// The column mapping it was uploaded with, `FIELD=COLUMN[:UNIT]` one per line (served
+        /// as a list).
+        #[serde(
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "lines_as_list"
+        )]
+        pub columns: Option<String>,
+    }
 }
 
 /// `a\nb` as `["a", "b"]`.
@@ -318,46 +364,47 @@ impl ReplayRow {
     }
 }
 
-#[derive(Debug, Clone, FromRow)]
-pub struct RunRow {
-    pub id: String,
-    pub state: String,
-    pub scenario_id: String,
-    pub map_id: Option<String>,
-    /// The run's source as JSON text.
-    pub source: String,
-    /// Real-time factor; `None` = as fast as possible.
-    pub speed: Option<f64>,
-    pub error: Option<String>,
-    pub created_at: DateTime<Utc>,
-    pub armed_at: Option<DateTime<Utc>>,
-    pub started_at: Option<DateTime<Utc>>,
-    pub finished_at: Option<DateTime<Utc>>,
-    /// The track the run belongs to (`None`: stored before tracks existed).
-    pub track: Option<String>,
-    /// A run of the demo (`scil serve --demo`).
-    pub demo: bool,
-    /// The instance that executes the run (holds its lease; see [`instances`]).
-    #[sqlx(default)]
-    pub instance: Option<String>,
-    /// Why the run was aborted, as data: JSON of [`crate::dispatch::events::AbortInfo`].
-    #[sqlx(default)]
-    pub abort: Option<String>,
+row_struct! {
+    #[derive(Debug, Clone)]
+    pub struct RunRow {
+        pub id: String,
+        pub state: String,
+        pub scenario_id: String,
+        pub map_id: Option<String>,
+        /// The run's source as JSON text.
+        pub source: String,
+        /// Real-time factor; `None` = as fast as possible.
+        pub speed: Option<f64>,
+        pub error: Option<String>,
+        pub created_at: DateTime<Utc>,
+        pub armed_at: Option<DateTime<Utc>>,
+        pub started_at: Option<DateTime<Utc>>,
+        pub finished_at: Option<DateTime<Utc>>,
+        /// The track the run belongs to (`None`: stored before tracks existed).
+        pub track: Option<String>,
+        /// A run of the demo (`scil serve --demo`).
+        pub demo: bool,
+        /// The instance that executes the run (holds its lease; see [`instances`]).
+        pub instance: Option<String> = default,
+        /// Why the run was aborted, as data: JSON of [`crate::dispatch::events::AbortInfo`].
+        pub abort: Option<String> = default,
+    }
 }
 
-#[derive(Debug, Clone, Serialize, FromRow)]
-pub struct EventRow {
-    pub id: i64,
-    pub run_id: Option<String>,
-    pub t: Option<f64>,
-    pub kind: String,
-    #[serde(skip)]
-    pub payload: String,
-    pub created_at: DateTime<Utc>,
-    /// The event's link in its run's hash chain ([`chain`]); None: not chained.
-    #[sqlx(default)]
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hash: Option<String>,
+row_struct! {
+    #[derive(Debug, Clone, Serialize)]
+    pub struct EventRow {
+        pub id: i64,
+        pub run_id: Option<String>,
+        pub t: Option<f64>,
+        pub kind: String,
+        #[serde(skip)]
+        pub payload: String,
+        pub created_at: DateTime<Utc>,
+        /// The event's link in its run's hash chain ([`chain`]); None: not chained.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub hash: Option<String> = default,
+    }
 }
 
 /// An event to insert.
@@ -370,27 +417,29 @@ pub struct NewEvent {
     pub created_at: DateTime<Utc>,
 }
 
-/// One telemetry record: a VUT sample or a simulated target's state at a VUT sample instant.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, FromRow)]
-pub struct TelemetryRow {
-    pub run_id: String,
-    pub seq: i64,
-    pub t: f64,
-    pub vehicle: String,
-    /// `vut` or `target`.
-    pub kind: String,
-    pub x: f64,
-    pub y: f64,
-    pub yaw: f64,
-    pub speed_mps: f64,
-    pub steering_wheel_deg: Option<f64>,
-    pub brake_light: Option<bool>,
-    pub road_id: Option<String>,
-    pub lane_id: Option<i32>,
-    pub road_s: Option<f64>,
-    pub road_t: Option<f64>,
-    /// Mean wheel speed from CAN, m/s.
-    pub wheel_speed_mps: Option<f64>,
+row_struct! {
+    /// One telemetry record: a VUT sample or a simulated target's state at a VUT sample instant.
+    #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+    pub struct TelemetryRow {
+        pub run_id: String,
+        pub seq: i64,
+        pub t: f64,
+        pub vehicle: String,
+        /// `vut` or `target`.
+        pub kind: String,
+        pub x: f64,
+        pub y: f64,
+        pub yaw: f64,
+        pub speed_mps: f64,
+        pub steering_wheel_deg: Option<f64>,
+        pub brake_light: Option<bool>,
+        pub road_id: Option<String>,
+        pub lane_id: Option<i32>,
+        pub road_s: Option<f64>,
+        pub road_t: Option<f64>,
+        /// Mean wheel speed from CAN, m/s.
+        pub wheel_speed_mps: Option<f64>,
+    }
 }
 
 pub const TELEMETRY_COLUMNS: &str = "run_id, seq, t, vehicle, kind, x, y, yaw, speed_mps, \
@@ -422,7 +471,9 @@ impl Store {
                 .connect(url)
                 .await
                 .map_err(|e| anyhow::anyhow!("cannot connect to PostgreSQL: {e}"))?;
-            sqlx::migrate!("./migrations/postgres")
+            migrations::Embedded(migrations::POSTGRES)
+                .migrator()
+                .await?
                 .run(&pool)
                 .await
                 .map_err(|e| anyhow::anyhow!("PostgreSQL migrations: {e}"))?;
@@ -451,7 +502,9 @@ impl Store {
                 .connect_with(opts)
                 .await
                 .map_err(|e| anyhow::anyhow!("cannot open SQLite database '{url}': {e}"))?;
-            sqlx::migrate!("./migrations/sqlite")
+            migrations::Embedded(migrations::SQLITE)
+                .migrator()
+                .await?
                 .run(&pool)
                 .await
                 .map_err(|e| anyhow::anyhow!("SQLite migrations: {e}"))?;

@@ -2,7 +2,7 @@
 //! deleted with their telemetry, events and results), and a run's trace for a late joiner of
 //! the live view (only the columns it draws).
 
-use sqlx::{FromRow, QueryBuilder};
+use sqlx::QueryBuilder;
 
 use super::{Db, RunRow, Store, StoreResult};
 
@@ -17,17 +17,19 @@ pub struct RunFilter {
     pub limit: i64,
 }
 
-/// One stored sample as the live view draws it.
-#[derive(Debug, Clone, FromRow)]
-pub struct TraceRow {
-    pub t: f64,
-    pub vehicle: String,
-    pub kind: String,
-    pub x: f64,
-    pub y: f64,
-    pub yaw: f64,
-    pub speed_mps: f64,
-    pub brake_light: Option<bool>,
+row_struct! {
+    /// One stored sample as the live view draws it.
+    #[derive(Debug, Clone)]
+    pub struct TraceRow {
+        pub t: f64,
+        pub vehicle: String,
+        pub kind: String,
+        pub x: f64,
+        pub y: f64,
+        pub yaw: f64,
+        pub speed_mps: f64,
+        pub brake_light: Option<bool>,
+    }
 }
 
 const ACTIVE_STATES: &str = "('created', 'armed', 'running')";

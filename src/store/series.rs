@@ -5,70 +5,74 @@
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use sqlx::FromRow;
 
 use super::{Db, Store, StoreResult};
 
-/// A series (the workbook bytes are read only when asked for).
-#[derive(Debug, Clone, Serialize, FromRow)]
-pub struct SeriesRow {
-    pub id: String,
-    /// The uploaded file's name.
-    pub name: String,
-    #[serde(skip)]
-    #[sqlx(default)]
-    pub workbook: Vec<u8>,
-    pub workbook_bytes: i64,
-    pub map_id: String,
-    pub junction_map_id: Option<String>,
-    pub track: Option<String>,
-    pub points: i64,
-    pub runnable: i64,
-    pub created_at: DateTime<Utc>,
+row_struct! {
+    /// A series (the workbook bytes are read only when asked for).
+    #[derive(Debug, Clone, Serialize)]
+    pub struct SeriesRow {
+        pub id: String,
+        /// The uploaded file's name.
+        pub name: String,
+        #[serde(skip)]
+        pub workbook: Vec<u8> = default,
+        pub workbook_bytes: i64,
+        pub map_id: String,
+        pub junction_map_id: Option<String>,
+        pub track: Option<String>,
+        pub points: i64,
+        pub runnable: i64,
+        pub created_at: DateTime<Utc>,
+    }
 }
 
-/// One verification point of a series.
-#[derive(Debug, Clone, Serialize, FromRow)]
-pub struct PointRow {
-    pub series_id: String,
-    pub idx: i64,
-    pub sheet: String,
-    pub row_no: i64,
-    pub scenario: String,
-    pub test_point: Option<String>,
-    pub expected: String,
-    pub baseline_expected: Option<String>,
-    pub prediction: Option<String>,
-    pub catalogue_row: Option<String>,
-    /// The point's parameters as JSON.
-    pub params: String,
-    /// The scenario to run (TOML); `None` when the point is not runnable.
-    pub scenario_toml: Option<String>,
-    pub junction: bool,
-    pub reason: Option<String>,
-    pub state: String,
-    pub value: Option<f64>,
-    pub baseline_value: Option<f64>,
-    pub updated_at: DateTime<Utc>,
+row_struct! {
+    /// One verification point of a series.
+    #[derive(Debug, Clone, Serialize)]
+    pub struct PointRow {
+        pub series_id: String,
+        pub idx: i64,
+        pub sheet: String,
+        pub row_no: i64,
+        pub scenario: String,
+        pub test_point: Option<String>,
+        pub expected: String,
+        pub baseline_expected: Option<String>,
+        pub prediction: Option<String>,
+        pub catalogue_row: Option<String>,
+        /// The point's parameters as JSON.
+        pub params: String,
+        /// The scenario to run (TOML); `None` when the point is not runnable.
+        pub scenario_toml: Option<String>,
+        pub junction: bool,
+        pub reason: Option<String>,
+        pub state: String,
+        pub value: Option<f64>,
+        pub baseline_value: Option<f64>,
+        pub updated_at: DateTime<Utc>,
+    }
 }
 
-/// One run of a point.
-#[derive(Debug, Clone, Serialize, FromRow)]
-pub struct AttemptRow {
-    pub series_id: String,
-    pub idx: i64,
-    pub attempt: i64,
-    pub run_id: String,
-    /// `test` or `baseline`.
-    pub kind: String,
-    /// `running`, `valid`, `invalid`, `failed`.
-    pub state: String,
-    pub value: Option<f64>,
-    pub note: Option<String>,
-    /// The simulation options of the run as JSON.
-    pub options: String,
-    pub created_at: DateTime<Utc>,
-    pub ended_at: Option<DateTime<Utc>>,
+row_struct! {
+    /// One run of a point.
+    #[derive(Debug, Clone, Serialize)]
+    pub struct AttemptRow {
+        pub series_id: String,
+        pub idx: i64,
+        pub attempt: i64,
+        pub run_id: String,
+        /// `test` or `baseline`.
+        pub kind: String,
+        /// `running`, `valid`, `invalid`, `failed`.
+        pub state: String,
+        pub value: Option<f64>,
+        pub note: Option<String>,
+        /// The simulation options of the run as JSON.
+        pub options: String,
+        pub created_at: DateTime<Utc>,
+        pub ended_at: Option<DateTime<Utc>>,
+    }
 }
 
 /// A point's new state with its values.

@@ -32,14 +32,16 @@ pub const TERMINAL_STATES: &str = "('finished', 'aborted', 'failed')";
 /// are written and before the rows are deleted, announcing the pause on stderr.
 pub const PAUSE_ENV: &str = "SCIL_COMPACT_PAUSE_MS";
 
-/// A compacted run's entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::FromRow)]
-pub struct ArchiveInfo {
-    pub samples: i64,
-    pub chunks: i64,
-    pub bytes: i64,
-    pub compacted_ms: i64,
-    pub pruned_ms: Option<i64>,
+row_struct! {
+    /// A compacted run's entry.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct ArchiveInfo {
+        pub samples: i64,
+        pub chunks: i64,
+        pub bytes: i64,
+        pub compacted_ms: i64,
+        pub pruned_ms: Option<i64>,
+    }
 }
 
 /// What one compaction did.

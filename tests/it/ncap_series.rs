@@ -16,15 +16,13 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use support::http::Api;
-use support::rating_tool::{quantity, PREPARE, SCORE};
+use support::rating_tool::{quantity, SCORE};
 
 const OP: &str = "series-operator-token";
 
 /// The rating tool's preprocessed workbook in `dir` (None: the tool is missing, skip).
 fn workbook(dir: &Path) -> Option<PathBuf> {
-    let out = support::python::run("euroncap_rating_2026", PREPARE, &[dir.to_str()?])?;
-    let v: Value = serde_json::from_str(out.trim()).expect("prepare output");
-    Some(PathBuf::from(v["workbook"].as_str().expect("workbook")))
+    support::rating_tool::prepared_workbook(dir).map(|(wb, _)| wb)
 }
 
 async fn upload_map(api: &Api, id: &str, path: &Path) {

@@ -6,7 +6,7 @@
 
 use crate::support;
 
-use support::rating_tool::{quantity, PREPARE, SCORE};
+use support::rating_tool::{quantity, SCORE};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -46,14 +46,9 @@ fn round6(v: f64) -> f64 {
 #[test]
 fn rating_tool_plans_rehearses_and_scores_scil_values() {
     let dir = temp_dir("ncap");
-    let Some(prep) =
-        support::python::run("euroncap_rating_2026", PREPARE, &[dir.to_str().unwrap()])
-    else {
+    let Some((wb, total)) = support::rating_tool::prepared_workbook(&dir) else {
         return;
     };
-    let prep: Value = serde_json::from_str(prep.trim()).expect("prepare output");
-    let wb = PathBuf::from(prep["workbook"].as_str().expect("workbook"));
-    let total = prep["points"].as_u64().expect("points") as usize;
 
     // Plan: every point listed, none dropped; a point without a scenario says why.
     let plan_dir = dir.join("plan");

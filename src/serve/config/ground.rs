@@ -16,6 +16,9 @@ pub struct GroundConfig {
     pub telemetry_stale_s: f64,
     /// Largest MONR loss of an object's link that still arms (0..1).
     pub max_monr_loss: f64,
+    /// How long arming waits for every object to connect and report it can arm, s (a
+    /// characterisation waits at most 5 s of it).
+    pub connect_timeout_s: f64,
     /// Largest distance of an object from its own path once started, m (an object's
     /// `max_lateral_m` in the run's carriers overrides it).
     pub max_lateral_m: f64,
@@ -77,6 +80,7 @@ impl Default for GroundConfig {
             heab_rate_hz: 100,
             telemetry_stale_s: 0.2,
             max_monr_loss: 0.25,
+            connect_timeout_s: 10.0,
             max_lateral_m: 1.0,
             max_overspeed_kmh: 3.6,
             max_stand_m: 0.5,

@@ -403,13 +403,15 @@ impl Config {
         self.validate_people()?;
         let g = &self.ground;
         let stale_ok = g.telemetry_stale_s.is_finite() && g.telemetry_stale_s > 0.0;
+        let connect_ok = (0.1..=600.0).contains(&g.connect_timeout_s);
         if g.monr_miss_limit == 0
             || !(1..=255).contains(&g.heab_rate_hz)
             || !stale_ok
             || !(0.0..=1.0).contains(&g.max_monr_loss)
+            || !connect_ok
         {
             anyhow::bail!(
-                "ground: monr_miss_limit ≥ 1, heab_rate_hz 1..255, telemetry_stale_s > 0 and max_monr_loss 0..1, got {g:?}"
+                "ground: monr_miss_limit ≥ 1, heab_rate_hz 1..255, telemetry_stale_s > 0, max_monr_loss 0..1 and connect_timeout_s 0.1..600, got {g:?}"
             );
         }
         g.motion_limits()

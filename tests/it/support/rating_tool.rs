@@ -84,6 +84,30 @@ scores = [list(r) for r in wb["Test Scores"].iter_rows(values_only=True)]
 print(json.dumps({"points": points, "scores": scores}, default=str))
 "#;
 
+/// The rating tool's preprocessed workbook, made once per test process (generate-template
+/// and preprocess take about 16 s of CPU), copied into `dir`; with the number of verification
+/// points openpyxl counts. `None`: the tool is missing, skip.
+#[allow(dead_code)] // not every test crate that includes `support` scores a workbook
+pub fn prepared_workbook(dir: &std::path::Path) -> Option<(std::path::PathBuf, usize)> {
+    static ONCE: std::sync::OnceLock<Option<(std::path::PathBuf, usize)>> =
+        std::sync::OnceLock::new();
+    let (made, points) = ONCE
+        .get_or_init(|| {
+            let d = std::env::temp_dir().join(format!("scil-rating-tool-{}", std::process::id()));
+            std::fs::create_dir_all(&d).expect("rating tool dir");
+            let out = super::python::run("euroncap_rating_2026", PREPARE, &[d.to_str()?])?;
+            let v: Value = serde_json::from_str(out.trim()).expect("prepare output");
+            let wb = std::path::PathBuf::from(v["workbook"].as_str().expect("workbook"));
+            let points = v["points"].as_u64().expect("points") as usize;
+            Some((wb, points))
+        })
+        .clone()?;
+    std::fs::create_dir_all(dir).expect("test dir");
+    let wb = dir.join(made.file_name()?);
+    std::fs::copy(&made, &wb).expect("copy the prepared workbook");
+    Some((wb, points))
+}
+
 /// The point's quantity from a `scil sim --json` result, computed here on its own.
 pub fn quantity(run: &Value, expected: &str, nominal: f64) -> f64 {
     if expected == "fcw_ttc" {

@@ -34,6 +34,7 @@ pub fn options(c: &crate::serve::config::GroundConfig) -> GroundOptions {
         monr_miss_limit: c.monr_miss_limit,
         heab_rate_hz: c.heab_rate_hz,
         telemetry_stale_s: c.telemetry_stale_s,
+        connect_timeout: std::time::Duration::from_secs_f64(c.connect_timeout_s),
         link_limits: Some(crate::dispatch::link_health::LinkLimits {
             max_monr_loss: c.max_monr_loss,
             ..crate::dispatch::link_health::LinkLimits::for_heab_rate(c.heab_rate_hz)
