@@ -14,28 +14,18 @@ use futures_util::future::BoxFuture;
 use sqlx::error::BoxDynError;
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 
-/// Each backend's migration files: (file name, SQL).
-macro_rules! folder {
-    ($dir:literal: $($file:literal),* $(,)?) => {
-        &[$(($file, include_str!(concat!("../../migrations/", $dir, "/", $file)))),*]
+/// Both backends' migration files, (file name, SQL) each: the two folders hold the same files
+/// (the schema is kept in step; only the SQL dialect differs).
+macro_rules! folders {
+    ($($file:literal),* $(,)?) => {
+        pub const SQLITE: &[(&str, &str)] =
+            &[$(($file, include_str!(concat!("../../migrations/sqlite/", $file)))),*];
+        pub const POSTGRES: &[(&str, &str)] =
+            &[$(($file, include_str!(concat!("../../migrations/postgres/", $file)))),*];
     };
 }
 
-pub const SQLITE: &[(&str, &str)] = folder!("sqlite":
-    "0001_init.sql",
-    "0002_can.sql",
-    "0003_tracks.sql",
-    "0004_reliability.sql",
-    "0005_instances.sql",
-    "0006_series.sql",
-    "0007_replay_map.sql",
-    "0008_safety.sql",
-    "0009_records.sql",
-    "0010_telemetry_archive.sql",
-    "0011_replay_kind.sql",
-);
-
-pub const POSTGRES: &[(&str, &str)] = folder!("postgres":
+folders!(
     "0001_init.sql",
     "0002_can.sql",
     "0003_tracks.sql",
