@@ -41,6 +41,10 @@ enum Command {
     Map(cli::map::MapCommand),
     /// ISO 22133 test-object simulator (a dummy target carrier).
     CarrierSim(scil::cli::dispatch::CarrierSimArgs),
+    /// A real platform's motion in front of another ISO 22133 object (the stock isoObject):
+    /// relays its control session and heartbeat, and its MONR with a simulated platform's
+    /// motion.
+    CarrierProxy(scil::cli::dispatch::CarrierProxyArgs),
     /// Objects on the ground: `characterise` measures one object's dynamics.
     #[command(subcommand)]
     Ground(cli::ground::GroundCommand),
@@ -105,6 +109,10 @@ fn main() -> ExitCode {
         Some(Command::Listen(a)) => scil::cli::ingest::run_listen(a),
         Some(Command::CarrierSim(a)) => {
             scil::cli::dispatch::block_on(scil::cli::dispatch::run_carrier_sim(a))
+                .map(|_| ExitCode::SUCCESS)
+        }
+        Some(Command::CarrierProxy(a)) => {
+            scil::cli::dispatch::block_on(scil::cli::dispatch::run_carrier_proxy(a))
                 .map(|_| ExitCode::SUCCESS)
         }
         None => cli::default_run(),

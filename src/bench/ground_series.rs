@@ -17,9 +17,7 @@ use std::sync::Arc;
 use clap::Args;
 use serde::Serialize;
 
-use crate::capabilities::{
-    CapabilitiesPatch, CapabilityLayer, ObjectCapabilities, ObjectKind, Source,
-};
+use crate::capabilities::{CapabilitiesPatch, CapabilityLayer, ObjectCapabilities, Source};
 use crate::dispatch::carrier_sim::{self, SimConfig, SimHandle};
 use crate::dispatch::ground::plan::object_kind;
 use crate::dispatch::ground::{Drives, Ground, GroundOptions, ObjectSpec, Pose};
@@ -32,6 +30,8 @@ use crate::scenario::ncap2026::{Catalogue, Params};
 use crate::scenario::profile::Profile;
 use crate::scenario::Activation;
 use crate::sweep::catalogue_grid::{self, Cell};
+
+mod stock;
 
 /// Top speed of the platform that carries a target faster than its kind's default, km/h.
 const HIGH_SPEED_PLATFORM_KMH: f64 = 160.0;
@@ -61,6 +61,12 @@ pub struct GroundSeriesArgs {
     /// Write every point's result as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Stock isoObjects (`ISO_objectDemo`, this path) instead of scil's simulated objects,
+    /// each on its own loopback address; unless `--perfect`, each behind a proxy that gives it
+    /// a real platform's motion (`scil carrier-proxy --realistic KIND`). The stock object
+    /// ignores MTSP, so the proxied ones are configured as platforms without MTSP.
+    #[arg(long, value_name = "ISO_objectDemo")]
+    pub stock_objects: Option<PathBuf>,
     /// Exit 1 unless every point ran to its end (planned, armed, started, not aborted, no
     /// error); its verdict may still be invalid.
     #[arg(long)]
@@ -145,10 +151,11 @@ async fn series(a: GroundSeriesArgs) -> anyhow::Result<ExitCode> {
     println!(
         "ground series: {} points on {} (seed {})",
         cells.len(),
-        if a.perfect {
-            "objects that follow their TRAJ perfectly"
-        } else {
-            "simulated objects with a real platform's dynamics"
+        match (a.perfect, a.stock_objects.is_some()) {
+            (true, false) => "objects that follow their TRAJ perfectly",
+            (false, false) => "simulated objects with a real platform's dynamics",
+            (true, true) => "stock isoObjects (they follow their TRAJ perfectly)",
+            (false, true) => "stock isoObjects behind a real platform's dynamics (carrier-proxy)",
         },
         a.seed
     );
@@ -156,7 +163,14 @@ async fn series(a: GroundSeriesArgs) -> anyhow::Result<ExitCode> {
     for (k, c) in cells.iter().enumerate() {
         let row = &cat.row[c.row];
         let seed = a.seed.wrapping_mul(1000).wrapping_add(k as u64 * 10);
-        let r = point(row, &c.params, &map_of(row), a.perfect, seed).await;
+        let objects = match &a.stock_objects {
+            Some(bin) => Objects::Stock {
+                bin: bin.clone(),
+                point: k,
+            },
+            None => Objects::Simulated,
+        };
+        let r = point(row, &c.params, &map_of(row), a.perfect, &objects, seed).await;
         println!("{}", line(&r));
         results.push(r);
     }
@@ -269,12 +283,40 @@ fn chosen_cells(
     Ok(out)
 }
 
-/// One point: plan, simulate the objects at their starts, arm, run, judge.
+/// What stands in for the objects.
+enum Objects {
+    /// scil's own simulated objects (`carrier-sim`), in this process.
+    Simulated,
+    /// Stock isoObjects started from `bin`, on addresses of their own for the `point`-th
+    /// point (behind a platform proxy unless perfect).
+    Stock { bin: PathBuf, point: usize },
+}
+
+/// One point: plan, simulate the objects at their starts, arm, run, judge. A stock object that
+/// dies of a signal (its own fault) gets the point driven once more with fresh objects.
 async fn point(
     row: &crate::scenario::ncap2026::Row,
     p: &Params,
     map: &Arc<Map>,
     perfect: bool,
+    objects: &Objects,
+    seed: u64,
+) -> PointResult {
+    let mut r = point_once(row, p, map, perfect, objects, seed).await;
+    if r.why.iter().any(|w| w.contains(stock::CRASHED)) {
+        let first = r.why.join("; ");
+        r = point_once(row, p, map, perfect, objects, seed).await;
+        r.why.push(format!("driven again: {first}"));
+    }
+    r
+}
+
+async fn point_once(
+    row: &crate::scenario::ncap2026::Row,
+    p: &Params,
+    map: &Arc<Map>,
+    perfect: bool,
+    objects: &Objects,
     seed: u64,
 ) -> PointResult {
     let t0 = std::time::Instant::now();
@@ -292,7 +334,7 @@ async fn point(
         objects: Vec::new(),
         wall_s: 0.0,
     };
-    if let Err(e) = drive(row, p, map, perfect, seed, &mut r).await {
+    if let Err(e) = drive(row, p, map, perfect, objects, seed, &mut r).await {
         r.why.push(e);
     }
     r.wall_s = t0.elapsed().as_secs_f64();
@@ -304,6 +346,7 @@ async fn drive(
     p: &Params,
     map: &Arc<Map>,
     perfect: bool,
+    objects: &Objects,
     seed: u64,
     r: &mut PointResult,
 ) -> Result<(), String> {
@@ -369,26 +412,66 @@ async fn drive(
         .iter()
         .map(|p| p.track.start())
         .collect();
+    let dynamics = |i: usize, d: &Drives| {
+        let realistic = Dynamics::realistic(object_kind(&setup, d));
+        Dynamics {
+            seed: seed + i as u64,
+            max_speed_mps: high_speed(d).unwrap_or(realistic.max_speed_mps),
+            ..realistic
+        }
+    };
+    if let Objects::Stock { bin, point } = objects {
+        // The stock object ignores MTSP: behind the proxy it is a platform without MTSP, as
+        // a test house configures one.
+        let no_mtsp = CapabilityLayer {
+            kind: None,
+            source: Source::Configured {
+                by: "the ground series (the stock isoObject ignores MTSP)".into(),
+            },
+            patch: CapabilitiesPatch {
+                honours_mtsp: Some(false),
+                ..Default::default()
+            },
+        };
+        let up = stock::start(
+            bin,
+            *point,
+            &starts,
+            &drives
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (!perfect).then(|| dynamics(i, d)))
+                .collect::<Vec<_>>(),
+        )
+        .await?;
+        let specs = drives
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let mut s = spec(i, d, up.address(i));
+                if !perfect {
+                    s.capabilities.push(no_mtsp.clone());
+                }
+                s
+            })
+            .collect();
+        let outcome = judge(&setup, specs, &starts, opts, r).await;
+        crate::dispatch::ground::links::close_all().await;
+        return up.stop(outcome);
+    }
     let mut sims: Vec<SimHandle> = Vec::new();
     let mut objects = Vec::new();
     for (i, (d, at)) in drives.iter().zip(&starts).enumerate() {
-        let kind: ObjectKind = object_kind(&setup, d);
-        let dynamics = if perfect {
-            Dynamics::default()
-        } else {
-            let realistic = Dynamics::realistic(kind);
-            Dynamics {
-                seed: seed + i as u64,
-                max_speed_mps: high_speed(d).unwrap_or(realistic.max_speed_mps),
-                ..realistic
-            }
-        };
         let s = carrier_sim::spawn(SimConfig {
             tcp_port: 0,
             udp_port: 0,
             object: ObjectConfig {
                 id: 100 + i as u32,
-                dynamics,
+                dynamics: if perfect {
+                    Dynamics::default()
+                } else {
+                    dynamics(i, d)
+                },
                 profile: DummyProfile::new(Profile::new(at.x, at.y, at.yaw, 1.0, 1.0)),
                 ..Default::default()
             },

@@ -196,6 +196,57 @@ pub async fn run_carrier_sim(args: CarrierSimArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `scil carrier-proxy`: a real platform's motion in front of another ISO 22133 object.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CarrierProxyArgs {
+    /// Address the control centre connects to (ISO 22133's ports on it).
+    #[arg(long)]
+    pub listen: IpAddr,
+    /// Address of the object behind the proxy (ISO 22133's default ports).
+    #[arg(long)]
+    pub object: IpAddr,
+    /// Where the platform stands at first, `X,Y,HEADING_DEG` (map frame, m; heading 0 =
+    /// north, clockwise); default: where the object first reports.
+    #[arg(long, value_name = "X,Y,HEADING_DEG", allow_hyphen_values = true)]
+    pub start: Option<String>,
+    #[command(flatten)]
+    pub dynamics: DynamicsArgs,
+}
+
+pub async fn run_carrier_proxy(args: CarrierProxyArgs) -> anyhow::Result<()> {
+    use crate::dispatch::platform_proxy::{self, ProxyConfig};
+    let start = match &args.start {
+        None => None,
+        Some(s) => {
+            let v: Vec<f64> = s
+                .split(',')
+                .map(|x| x.trim().parse::<f64>())
+                .collect::<Result<_, _>>()
+                .map_err(|_| anyhow::anyhow!("--start {s}: expected X,Y,HEADING_DEG"))?;
+            let [x, y, h] = v[..] else {
+                anyhow::bail!("--start {s}: expected X,Y,HEADING_DEG");
+            };
+            Some((x, y, crate::frame::heading_to_yaw(h)))
+        }
+    };
+    let proxy = platform_proxy::spawn(ProxyConfig {
+        listen: args.listen,
+        object: args.object,
+        tcp_port: crate::dispatch::iso22133::DEFAULT_TCP_PORT,
+        udp_port: crate::dispatch::iso22133::DEFAULT_UDP_PORT,
+        dynamics: args.dynamics.dynamics()?,
+        start,
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("carrier-proxy on {}: {e}", args.listen))?;
+    eprintln!(
+        "carrier-proxy: {} (tcp {}, udp {}) in front of the object on {}",
+        args.listen, proxy.tcp_addr, proxy.udp_addr, args.object
+    );
+    proxy.wait().await;
+    Ok(())
+}
+
 /// `scil bench-dispatch`: decision → STRT-on-the-wire latency on loopback.
 #[derive(Debug, Clone, clap::Args)]
 pub struct BenchArgs {

@@ -51,5 +51,6 @@ pub mod motion_watch;
 pub mod object;
 pub mod object_dynamics;
 pub mod object_faults;
+pub mod platform_proxy;
 pub mod profile;
 pub mod safety;
