@@ -111,6 +111,9 @@ pub struct ImpactResult {
     pub planned: f64,
     pub monr: Option<f64>,
     pub error: Option<f64>,
+    /// The error with the objects' drift apart from their schedules taken out (where they
+    /// would have met on their schedules: a diagnosis of the platforms, not the verdict).
+    pub on_schedule_error: Option<f64>,
 }
 
 pub fn run(a: GroundSeriesArgs) -> anyhow::Result<ExitCode> {
@@ -119,6 +122,12 @@ pub fn run(a: GroundSeriesArgs) -> anyhow::Result<ExitCode> {
 }
 
 async fn series(a: GroundSeriesArgs) -> anyhow::Result<ExitCode> {
+    let results = drive_points(&a).await?;
+    summary(&a, &results)
+}
+
+/// Drives the series' points one after the other, printing each point's line as it ends.
+pub async fn drive_points(a: &GroundSeriesArgs) -> anyhow::Result<Vec<PointResult>> {
     let cat = Catalogue::bundled();
     let straight = a
         .straight_map
@@ -174,6 +183,11 @@ async fn series(a: GroundSeriesArgs) -> anyhow::Result<ExitCode> {
         println!("{}", line(&r));
         results.push(r);
     }
+    Ok(results)
+}
+
+/// The share valid at the first attempt and the worst MONR impact error; the exit code.
+fn summary(a: &GroundSeriesArgs, results: &[PointResult]) -> anyhow::Result<ExitCode> {
     let n = results.iter().filter(|r| r.judged).count();
     let valid = results.iter().filter(|r| r.judged && r.valid).count();
     let unjudged: Vec<&str> = results
@@ -214,7 +228,7 @@ async fn series(a: GroundSeriesArgs) -> anyhow::Result<ExitCode> {
         );
     }
     if let Some(p) = &a.json {
-        std::fs::write(p, serde_json::to_vec_pretty(&results)?)?;
+        std::fs::write(p, serde_json::to_vec_pretty(results)?)?;
     }
     let unfinished = results.iter().filter(|r| !r.finished).count();
     if a.require_finished && unfinished > 0 {
@@ -553,6 +567,7 @@ async fn judge(
             planned,
             monr,
             error: monr.map(|m| m - planned),
+            on_schedule_error: i.on_schedule_error,
         });
     }
     Ok(())
@@ -582,8 +597,11 @@ fn line(r: &PointResult) -> String {
     for i in &r.impacts {
         s += &match (i.monr, i.error) {
             (Some(m), Some(e)) => format!(
-                "; {} MONR impact {m:.3} (plan {:.3}, {e:+.3})",
-                i.target, i.planned
+                "; {} MONR impact {m:.3} (plan {:.3}, {e:+.3}{})",
+                i.target,
+                i.planned,
+                i.on_schedule_error
+                    .map_or(String::new(), |d| format!("; on their schedules {d:+.3}"))
             ),
             _ => format!("; {} no contact on MONR (plan {:.3})", i.target, i.planned),
         };

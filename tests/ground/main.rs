@@ -11,6 +11,7 @@
 //! one and started. The crossing row's VUT telemetry is an INS beside the robot, and the
 //! robot's MONR is checked against it. And an object killed while armed: the run is no longer
 //! armed and the start is refused, naming it.
+//! And a turning row on stock objects behind a real platform's motion (`realistic.rs`).
 //! The control centre keeps one session per object for the whole test (see
 //! `scil::dispatch::ground::links`).
 // The stock-object tests run one at a time: each holds the process-wide SERIAL guard for its
@@ -21,6 +22,7 @@
 mod support;
 
 mod proxy;
+mod realistic;
 mod safety;
 mod service;
 mod virtual_osi;
