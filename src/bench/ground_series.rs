@@ -94,6 +94,8 @@ pub struct PointResult {
     pub impacts: Vec<ImpactResult>,
     /// Per object: how far behind its plan it drove (m, largest by magnitude) and off its path.
     pub objects: Vec<ObjectResult>,
+    /// The dooring row's measure: the cyclist's TTC to the door when it opened, s.
+    pub door_ttc_s: Option<f64>,
     pub wall_s: f64,
 }
 
@@ -346,6 +348,7 @@ async fn point_once(
         why: Vec::new(),
         impacts: Vec::new(),
         objects: Vec::new(),
+        door_ttc_s: None,
         wall_s: 0.0,
     };
     if let Err(e) = drive(row, p, map, perfect, objects, seed, &mut r).await {
@@ -549,6 +552,12 @@ async fn judge(
         None if r.judged => r.why.push("no verdict".into()),
         None => {}
     }
+    r.door_ttc_s = rep
+        .run
+        .triggers
+        .iter()
+        .find(|t| t.target == "door")
+        .map(|t| t.ttc_s);
     for o in &rep.objects {
         r.objects.push(ObjectResult {
             name: o.name.clone(),
@@ -594,6 +603,9 @@ fn line(r: &PointResult) -> String {
         },
         r.wall_s
     );
+    if let Some(t) = r.door_ttc_s {
+        s += &format!("; door opened at TTC {t:.3} s");
+    }
     for i in &r.impacts {
         s += &match (i.monr, i.error) {
             (Some(m), Some(e)) => format!(

@@ -549,7 +549,8 @@ async fn wait_at_ends(motion: &Motion, limit: Duration, skip_armed: bool) {
 }
 
 /// The VUT robot's MONR as the run's telemetry: samples from its first RUNNING MONR until it
-/// reports the end of its path (or 1.5 × its duration + 5 s passed) or leaves RUNNING.
+/// reports the end of its path once its plan's time is (nearly) over (or 1.5 × its duration +
+/// 5 s passed) or leaves RUNNING.
 fn monr_feed(
     motion: &Motion,
     idx: usize,
@@ -622,9 +623,12 @@ fn monr_feed(
             if tx.send(Received { sample: s, at }).await.is_err() {
                 return;
             }
-            // Its path driven (at its end pose), or far beyond its duration: the source ends.
+            // Its path driven (at its end pose, its plan's time over but for half a second: a
+            // VUT that stands through the test, as the parked car of a dooring test, is at its
+            // end pose from the start), or far beyond its duration: the source ends.
             let (d, _) = Pose::new(m.x, m.y, m.yaw_deg.to_radians()).offset_to(&end);
-            if d <= 0.02 || m.t_s - t0 > 1.5 * end_s + 5.0 {
+            let over = m.t_s - t0;
+            if (d <= 0.02 && over >= end_s - 0.5) || over > 1.5 * end_s + 5.0 {
                 return;
             }
         }
