@@ -24,7 +24,7 @@ use super::object_faults::{self, Fault, FaultFrom, FaultKind};
 use super::profile::{yaw_to_cdeg, DummyProfile, MotionState, TrajFollower};
 use std::collections::VecDeque;
 
-const QMS_PER_WEEK: f64 = 604_800.0 * 4000.0;
+use super::iso22133::QMS_PER_WEEK;
 
 #[derive(Debug, Clone)]
 pub struct ObjectConfig {
@@ -381,14 +381,7 @@ impl TestObject {
     /// Local (monotonic) time of a GPS qms-of-week instant, the nearest one around `now`
     /// (wrapping around the week).
     fn local_time_of(&self, now: f64, qms: u32) -> f64 {
-        let now_qms = self.gps_qms(now) as f64;
-        let mut d = qms as f64 - now_qms;
-        if d > QMS_PER_WEEK / 2.0 {
-            d -= QMS_PER_WEEK;
-        } else if d < -QMS_PER_WEEK / 2.0 {
-            d += QMS_PER_WEEK;
-        }
-        now + d / 4000.0
+        now + super::iso22133::qms_delta_s(qms, self.gps_qms(now) as f64)
     }
 
     fn handle_mtsp(&mut self, now: f64, m: &Mtsp) {

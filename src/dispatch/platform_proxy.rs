@@ -34,7 +34,7 @@ use super::iso22133::{
 use super::object_dynamics::{Dynamics, Plant, Reference};
 use super::profile::{yaw_to_cdeg, MotionState, TrajFollower};
 
-const QMS_PER_WEEK: f64 = 604_800.0 * 4000.0;
+use super::iso22133::QMS_PER_WEEK;
 
 /// The sans-IO core: the plant, what the object last said of its state, and the MONR waiting
 /// for their latency to pass. Times are seconds on the proxy's own monotonic clock.
@@ -89,13 +89,7 @@ impl PlatformModel {
     /// Local time of a GPS qms-of-week instant, the nearest one around `now`.
     fn local_time_of(&self, now: f64, qms: u32) -> f64 {
         let now_qms = ((self.gps_base_s + now) * 4000.0).rem_euclid(QMS_PER_WEEK);
-        let mut d = qms as f64 - now_qms;
-        if d > QMS_PER_WEEK / 2.0 {
-            d -= QMS_PER_WEEK;
-        } else if d < -QMS_PER_WEEK / 2.0 {
-            d += QMS_PER_WEEK;
-        }
-        now + d / 4000.0
+        now + super::iso22133::qms_delta_s(qms, now_qms)
     }
 
     /// A message of the control session, control centre to object.

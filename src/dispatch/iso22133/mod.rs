@@ -35,6 +35,21 @@ pub const WEEK_S: f64 = 604_800.0;
 /// "Start now" marker in STRT.
 pub const STRT_NOW: u32 = 0xFFFF_FFFF;
 
+/// Quarter-milliseconds in a GPS week.
+pub const QMS_PER_WEEK: f64 = WEEK_S * 4000.0;
+
+/// Seconds from the instant `from_qms` to the instant `qms` (both GPS quarter-milliseconds of
+/// week), the nearer way round the week.
+pub fn qms_delta_s(qms: u32, from_qms: f64) -> f64 {
+    let mut d = qms as f64 - from_qms;
+    if d > QMS_PER_WEEK / 2.0 {
+        d -= QMS_PER_WEEK;
+    } else if d < -QMS_PER_WEEK / 2.0 {
+        d += QMS_PER_WEEK;
+    }
+    d / 4000.0
+}
+
 /// GPS week and quarter-milliseconds of week for a Unix time in seconds.
 pub fn gps_week_qms(unix_s: f64) -> (u16, u32) {
     let gps = (unix_s - GPS_EPOCH_UNIX_S + GPS_LEAP_SECONDS as f64).max(0.0);
