@@ -113,19 +113,29 @@ async function main() {
   const page = ctx.pages()[0] || await ctx.newPage();
   diagnose = () => page.evaluate(() => {
     const q = (s) => document.querySelector(s);
-    return `L.state=${window.__scil?.L?.state} frames=${window.__scil?.stats?.frames} msgs=${window.__scil?.stats?.messages} run-state=${q("#run-state")?.dataset.state} start-disabled=${q('#btn-start')?.disabled} arm-disabled=${q('#btn-arm')?.disabled} toast="${q('#toast')?.textContent ?? ''}"`;
+    return `L.state=${window.__scil?.L?.state} frames=${window.__scil?.stats?.frames} msgs=${window.__scil?.stats?.messages} run-state=${q("#run-state")?.dataset.state} start-disabled=${q('#btn-start')?.disabled} arm-disabled=${q('#btn-arm')?.disabled} toast="${q('#toast')?.textContent ?? ''}" scenario=${(() => { const s = q('#scenario'); if (!s) return 'absent'; const r = s.getBoundingClientRect(); return `${s.options.length} options, value "${s.value}", disabled ${s.disabled}, box ${Math.round(r.width)}x${Math.round(r.height)}, connected ${s.isConnected}`; })()}`;
   }).catch((e) => `no page state (${e.message})`);
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
   // resource 404s (e.g. probing an optional endpoint) are logged by Chromium as console errors: not app errors
   page.on('console', (m) => { if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) pageErrors.push(`console: ${m.text()}`); });
 
-  await page.goto(base);
-  await page.waitForSelector('#conn[data-state=open]', { timeout: 10000 });
-  await page.fill('#token', TOKEN);
-  await page.dispatchEvent('#token', 'change');
-  await page.waitForFunction((s) => [...document.querySelectorAll('#scenario option')].some((o) => o.value === s), SCENARIO, { timeout: 10000 });
-  await page.selectOption('#scenario', SCENARIO);
+  // Open the page, sign in and choose the scenario. A page that does not get there is loaded
+  // once more, and what it showed is printed with Playwright's own call log (a setup that
+  // failed on a loaded machine once, with the option present, left nothing else to go on).
+  const openAndChoose = async () => {
+    await page.goto(base);
+    await page.waitForSelector('#conn[data-state=open]', { timeout: 10000 });
+    await page.fill('#token', TOKEN);
+    await page.dispatchEvent('#token', 'change');
+    await page.waitForFunction((s) => [...document.querySelectorAll('#scenario option')].some((o) => o.value === s), SCENARIO, { timeout: 10000 });
+    await page.selectOption('#scenario', SCENARIO, { timeout: 15000 });
+  };
+  await openAndChoose().catch(async (e) => {
+    console.log(`  setup: the page did not take the scenario; loaded again. ${e.message}`);
+    console.log(`       page: ${await diagnose()}`);
+    await openAndChoose();
+  });
   await page.waitForFunction(() => document.querySelectorAll('#replay option').length > 0);
   const replays = await page.$$eval('#replay option', (os) => os.map((o) => o.value));
   if (replays.includes(SCENARIO)) await page.selectOption('#replay', SCENARIO);
@@ -470,7 +480,7 @@ async function main() {
 let code = 0;
 try { await main(); }
 catch (e) {
-  console.log(`  FAIL setup: ${e.message.split('\n')[0]}`);
+  console.log(`  FAIL setup: ${e.message}`);
   console.log(`       page: ${await diagnose()}`);
   results.push(['setup', false]);
 }
