@@ -182,6 +182,10 @@ fn is_zero(v: &u64) -> bool {
     *v == 0
 }
 
+/// How late a start may be decided (its STRT instant already past) before its carrier, when it
+/// takes MTSP, is given its asked origin right after the STRT.
+const LATE_START: Duration = Duration::from_millis(3);
+
 /// Smallest change of a target's profile origin that goes out as a new MTSP, s (0.5 ms:
 /// 1.4 mm of dummy travel at 10 km/h, 2.8 mm at 20 km/h).
 pub const MTSP_DEADBAND_S: f64 = 0.0005;
@@ -609,6 +613,22 @@ impl Sink for CarrierSink {
                     .checked_sub(Duration::from_secs_f64(lead.max(0.0)))
                     .unwrap_or(at);
                 h.start_carrier_at(&name, at);
+                // Its STRT instant had passed when the start was decided (the sample it was
+                // decided on arrived late, or it starts with the run at that sample): the STRT
+                // goes out now, and a carrier that takes MTSP is given the asked origin at once,
+                // while its trajectory still stands out its lead, so that it moves as planned.
+                let late = now.saturating_duration_since(at);
+                let takes_mtsp = self.sync.get(&name).is_none_or(|s| s.honours_mtsp);
+                if late > LATE_START && takes_mtsp {
+                    h.retime(&name, at);
+                    self.mtsp_origin.insert(target.clone(), *at_s);
+                    self.retimes.push(RetimeRecord {
+                        target: target.clone(),
+                        origin_s: *at_s,
+                        correction_ms: -late.as_secs_f64() * 1000.0,
+                        mtsp_sent: true,
+                    });
+                }
                 self.starts.push(StartRecord {
                     target: target.clone(),
                     carrier: carrier.clone(),
