@@ -13,5 +13,6 @@ mod dispatch_motion;
 mod ground_realistic;
 mod isoobject_interop;
 mod live_replay;
+mod live_starts;
 mod serve_can;
 mod serve_live;
