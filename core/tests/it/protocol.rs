@@ -4,7 +4,7 @@
 //! from the engine.
 
 use scil_core::sample::Sample;
-use scil_core::scenario::engine::{Engine, EngineConfig, Event, ImpactRecord, Output};
+use scil_core::scenario::engine::{Command, Engine, EngineConfig, Event, ImpactRecord, Output};
 use scil_core::scenario::validity::{Channel, Validity};
 use scil_core::scenario::Scenario;
 use scil_core::twin::Twin;
@@ -574,6 +574,60 @@ fn sync_keeps_the_dummy_on_nominal_travel() {
                     assert!((speed_mps * 3.6 - 5.0).abs() <= 0.2 + 1e-9, "{speed_mps}");
                 }
             }
+        }
+    }
+}
+
+/// Synchronisation at speed moves the dummy's equivalent origin by less than the retime
+/// dead-band at each sample (the VUT's speed wanders slowly): the retimes still go out once the
+/// change from the origin last sent adds up, each naming that change, so that a carrier follows
+/// the whole correction and not only the last samples' before the contact.
+#[test]
+fn sync_retimes_add_up_small_corrections() {
+    for hz in [100.0, 25.0] {
+        let kmh = 30.0;
+        let v = kmh / 3.6;
+        let x0 = 200.0 - 2.3 - 8.0 * v;
+        let p = Perturb {
+            wander: Some((3.0, -0.1)),
+            ..Default::default()
+        };
+        let s = vut_run(hz, kmh, x0, 12.0, p, 0.0);
+        let cfg = EngineConfig {
+            sync: true,
+            ..Default::default()
+        };
+        let out = drive_cfg(&cpna(kmh, ""), cfg, &s);
+        let retimes: Vec<(f64, f64)> = out
+            .iter()
+            .filter_map(|o| match o {
+                Output::Command(Command::Retime {
+                    origin_s,
+                    correction_s,
+                    ..
+                }) => Some((*origin_s, *correction_s)),
+                _ => None,
+            })
+            .collect();
+        // After the dummy's acceleration (5 km/h, 2 m), as in the test above.
+        let at_speed = out
+            .iter()
+            .filter(|o| {
+                matches!(o, Output::Event(Event::Synced { time_s, origin_s, .. })
+                    if time_s - origin_s > 2.0 / (5.0 / 3.6) + 0.05)
+            })
+            .count();
+        println!("{hz} Hz: {} retimes, {at_speed} at speed", retimes.len());
+        assert!(
+            at_speed >= 3,
+            "{hz} Hz: {at_speed} retimes at speed ({} in all)",
+            retimes.len()
+        );
+        for w in retimes.windows(2) {
+            assert!(
+                ((w[1].0 - w[0].0) - w[1].1).abs() < 1e-9,
+                "{hz} Hz: a retime's correction is its change from the last: {w:?}"
+            );
         }
     }
 }

@@ -95,9 +95,10 @@ impl Engine {
             return;
         };
         let origin_eq = snap.t - tau_eq;
+        // Against the origin last sent (see `sync_step`).
         let correction = origin_eq - t.sync_origin_s.unwrap_or(origin);
-        t.sync_origin_s = Some(origin_eq);
         if correction.abs() > 1e-4 {
+            t.sync_origin_s = Some(origin_eq);
             self.out.push_back(Output::Command(Command::Retime {
                 target: t.spec.id.clone(),
                 carrier: t.spec.carrier.clone(),

@@ -234,8 +234,13 @@ impl Engine {
                 };
                 now_s - tau_eq
             };
+            // Against the origin last sent: a speed correction at speed moves the equivalent
+            // origin by less than the dead-band at each sample, and must still reach the
+            // carrier once it adds up (not only in the last samples before the contact).
             let correction = origin_eq - t.sync_origin_s.unwrap_or(origin);
-            t.sync_origin_s = Some(origin_eq);
+            if correction.abs() > 1e-4 {
+                t.sync_origin_s = Some(origin_eq);
+            }
             let (id, carrier, speed) = (
                 t.spec.id.clone(),
                 t.spec.carrier.clone(),
