@@ -526,19 +526,24 @@ fn longitudinal_target_measured_speed_and_lateral() {
     }
 }
 
+/// A CPNA run whose VUT slows by 0.1 km/h per second from 3 s on (speed wander), starting 8 s
+/// of travel before the dummy's line.
+fn slowing_vut(hz: f64, kmh: f64) -> Vec<Sample> {
+    let x0 = 200.0 - 2.3 - 8.0 * kmh / 3.6;
+    let p = Perturb {
+        wander: Some((3.0, -0.1)),
+        ..Default::default()
+    };
+    vut_run(hz, kmh, x0, 12.0, p, 0.0)
+}
+
 /// The VUT slows by 0.1 km/h per second after its trigger (speed wander): the one-shot start
 /// leaves the dummy off its nominal travel; closed-loop sync brings it within 2 cm with the
 /// dummy's speed within ±0.2 km/h after its acceleration.
 #[test]
 fn sync_keeps_the_dummy_on_nominal_travel() {
     for (kmh, hz) in [(10.0, 100.0), (10.0, 25.0), (30.0, 100.0), (30.0, 25.0)] {
-        let v = kmh / 3.6;
-        let x0 = 200.0 - 2.3 - 8.0 * v;
-        let p = Perturb {
-            wander: Some((3.0, -0.1)),
-            ..Default::default()
-        };
-        let s = vut_run(hz, kmh, x0, 12.0, p, 0.0);
+        let s = slowing_vut(hz, kmh);
         let nominal = 4.0 + (0.75 - 0.5) * 1.855;
         let plain = impact(&drive(&cpna(kmh, ""), &s));
         let cfg = EngineConfig {
@@ -586,13 +591,7 @@ fn sync_keeps_the_dummy_on_nominal_travel() {
 fn sync_retimes_add_up_small_corrections() {
     for hz in [100.0, 25.0] {
         let kmh = 30.0;
-        let v = kmh / 3.6;
-        let x0 = 200.0 - 2.3 - 8.0 * v;
-        let p = Perturb {
-            wander: Some((3.0, -0.1)),
-            ..Default::default()
-        };
-        let s = vut_run(hz, kmh, x0, 12.0, p, 0.0);
+        let s = slowing_vut(hz, kmh);
         let cfg = EngineConfig {
             sync: true,
             ..Default::default()
