@@ -105,6 +105,10 @@ pub struct ObjectResult {
     pub max_lag_m: Option<f64>,
     pub max_schedule_lag_s: Option<f64>,
     pub max_lateral_m: Option<f64>,
+    /// Every retime the run asked of this object (its MTSP origins and their corrections), to
+    /// trace a point whose impact is off back to the schedules it was sent.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub retimes: Vec<crate::run::sink::carriers::RetimeRecord>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -559,11 +563,20 @@ async fn judge(
         .find(|t| t.target == "door")
         .map(|t| t.ttc_s);
     for o in &rep.objects {
+        let retimes = rep
+            .run
+            .carriers
+            .iter()
+            .flatten()
+            .find(|c| c.carrier == o.name)
+            .map(|c| c.retimes.clone())
+            .unwrap_or_default();
         r.objects.push(ObjectResult {
             name: o.name.clone(),
             max_lag_m: o.max_lag_m,
             max_schedule_lag_s: o.max_schedule_lag_s,
             max_lateral_m: o.max_lateral_m,
+            retimes,
         });
     }
     for i in &rep.impacts {

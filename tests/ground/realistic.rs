@@ -40,6 +40,15 @@ async fn stock_objects_with_a_real_platforms_motion_meet_as_planned() {
             );
         }
         for o in &r.objects {
+            // Configured as platforms without MTSP: the run records what it would have asked
+            // of them, and sends them none.
+            assert!(
+                o.retimes.iter().all(|t| !t.mtsp_sent),
+                "{}: MTSP sent to {}, a platform without MTSP: {:?}",
+                r.row,
+                o.name,
+                o.retimes
+            );
             println!(
                 "{}: {} lag up to {:.2} m, {:.3} s, off its path up to {:.3} m",
                 r.row,
