@@ -238,6 +238,9 @@ void runFollowTrajectory(myObject& obj) {
     double startYaw;
     double endYaw;
 
+    // scil's CI: wait 100 us per pass while not stepping through the trajectory (upstream
+    // busy-waits, a full core per armed or finished object; see VENDORED.md).
+    const auto idlePass = std::chrono::microseconds(100);
     auto finishedRunning = false;
     while(1) {
         auto state = obj.getCurrentStateName();
@@ -258,9 +261,11 @@ void runFollowTrajectory(myObject& obj) {
         }
         else if (state == "Armed") {
             obj.setMonr(startX, startY, startZ, startYaw, 0.0, 0.0);
+            std::this_thread::sleep_for(idlePass);
         }
         else if (finishedRunning) {
             obj.setMonr(endX, endY, endZ, endYaw, 0.0, 0.0);
+            std::this_thread::sleep_for(idlePass);
         }
         else if (state == "Running") {
             for (int i = 0; i < traj.size() - 1; ++i) {
@@ -274,6 +279,9 @@ void runFollowTrajectory(myObject& obj) {
                 std::this_thread::sleep_for(std::chrono::microseconds(timeDiff));
             }
             finishedRunning = true;
+        }
+        else {
+            std::this_thread::sleep_for(idlePass);
         }
     }
 }
