@@ -109,6 +109,10 @@ pub struct ObjectResult {
     /// trace a point whose impact is off back to the schedules it was sent.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub retimes: Vec<crate::run::sink::carriers::RetimeRecord>,
+    /// Every MTSP written to it, as `[written, origin]` in the control centre's seconds: the
+    /// retimes above after the control centre's own lag compensation, and its re-sends.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mtsp_written: Vec<[f64; 2]>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -571,12 +575,27 @@ async fn judge(
             .find(|c| c.carrier == o.name)
             .map(|c| c.retimes.clone())
             .unwrap_or_default();
+        let mtsp_written = rep
+            .run
+            .dispatch
+            .iter()
+            .flat_map(|d| &d.events)
+            .filter_map(|e| match &e.kind {
+                crate::dispatch::events::EventKind::MtspSent {
+                    carrier,
+                    origin_s,
+                    written_s,
+                } if *carrier == o.name => Some([*written_s, *origin_s]),
+                _ => None,
+            })
+            .collect();
         r.objects.push(ObjectResult {
             name: o.name.clone(),
             max_lag_m: o.max_lag_m,
             max_schedule_lag_s: o.max_schedule_lag_s,
             max_lateral_m: o.max_lateral_m,
             retimes,
+            mtsp_written,
         });
     }
     for i in &rep.impacts {
