@@ -24,6 +24,10 @@ use super::source::{Feed, SourceError};
 use crate::sample::Sample;
 use crate::scenario::engine::{Engine, Output};
 
+/// The most a source's run start may precede its first sample, s: an earlier one is not that
+/// sample's start (the engine arms at the sample).
+const MAX_RUN_START_LEAD_S: f64 = 0.5;
+
 /// What the driver did, besides feeding the engine.
 pub struct Driven {
     pub samples: u64,
@@ -120,6 +124,7 @@ impl Run<'_> {
         &mut self,
         s: &Sample,
         received: Option<Instant>,
+        run_start: Option<f64>,
         stop: &mut watch::Receiver<Option<StopRequest>>,
         live: bool,
         lead: std::time::Duration,
@@ -128,7 +133,7 @@ impl Run<'_> {
         // sample anchors at the instant it was received, so the time it spent reaching the
         // engine does not shift the wall instants of its timers (a predicted STRT).
         let now = received.unwrap_or_else(Instant::now);
-        self.begin(s, now);
+        self.begin(s, now, run_start);
         // Timers due up to this sample fire first, at their own instants.
         while let Some(t) = self.due_before(s) {
             if !live {
@@ -169,7 +174,7 @@ impl Run<'_> {
     /// wall instant when the loop ends, which at `Max` is the same instant).
     fn on_sample_max(&mut self, s: &Sample) -> bool {
         if self.d.samples == 0 {
-            self.begin(s, Instant::now());
+            self.begin(s, Instant::now(), None);
         }
         while let Some(t) = self.due_before(s) {
             if self.fire(t) {
@@ -222,11 +227,16 @@ impl Run<'_> {
         }
     }
 
-    /// Anchors the clock at `s` (received at `now`) and arms the engine at the first sample.
-    fn begin(&mut self, s: &Sample, now: Instant) {
+    /// Anchors the clock at `s` (received at `now`) and arms the engine at the first sample,
+    /// or at the run's start when the source knows an earlier one (`run_start`, sample time:
+    /// a VUT robot's STRT, which its first RUNNING MONR reports up to a MONR period later).
+    fn begin(&mut self, s: &Sample, now: Instant, run_start: Option<f64>) {
         self.d.clock.on_sample(s.time_s, now);
         if self.d.samples == 0 {
-            self.engine.arm(s.time_s);
+            let at = run_start
+                .filter(|t| *t <= s.time_s && s.time_s - *t <= MAX_RUN_START_LEAD_S)
+                .unwrap_or(s.time_s);
+            self.engine.arm(at);
         }
     }
 
@@ -380,7 +390,7 @@ pub async fn drive(
         };
         let Some(s) = s else { break };
         if run
-            .on_sample(&s, feed.received_at(), stop, live, lead)
+            .on_sample(&s, feed.received_at(), feed.run_start_s(), stop, live, lead)
             .await
         {
             return run.d;

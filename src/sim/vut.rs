@@ -344,12 +344,7 @@ impl SimVut {
             if !self.brake_commanded() && l.spec.speed(tau) > self.v - 1e-9 {
                 // The launch model, exactly (whatever the step and where the cue fell in it).
                 self.s = l.s0 + l.spec.travel(tau);
-                self.v = l.spec.speed(tau);
-                self.a = if self.v < l.spec.speed_kmh / 3.6 {
-                    l.spec.accel_mps2
-                } else {
-                    0.0
-                };
+                (self.v, self.a) = l.spec.speed_accel(tau);
                 self.t += dt;
                 return;
             }

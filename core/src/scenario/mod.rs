@@ -256,6 +256,11 @@ impl DriftSpec {
 /// brings its control point to the conflict point when the first moving target reaches its
 /// own (without a moving target: as soon as the run is armed). After the launch the targets
 /// are synchronised to the VUT's measured progress.
+///
+/// With `jerk_mps3` the launch is the jerk-limited ramp a driving robot is given: its
+/// acceleration rises at that jerk to `accel_mps2`, holds, and falls at that jerk as the speed
+/// is reached (it takes `accel_mps2 / jerk_mps3` longer than the step, and trails it by half
+/// that from then on); the simulated VUT drives it, and the engine cues and predicts with it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchSpec {
@@ -264,6 +269,9 @@ pub struct LaunchSpec {
     /// Carrier (ISO 22133 object) that receives the VUT's start: its driver robot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub carrier: Option<String>,
+    /// The launch's jerk, m/s³ (none: the acceleration steps to `accel_mps2` and back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jerk_mps3: Option<f64>,
 }
 
 impl LaunchSpec {
@@ -271,12 +279,55 @@ impl LaunchSpec {
     pub const DEFAULT_ACCEL_MPS2: f64 = 2.0;
     pub const DEFAULT_SPEED_KMH: f64 = 20.0;
 
+    /// The jerk-limited ramp, when a jerk is set.
+    fn ramp(&self) -> Option<launch::Launch> {
+        let j = self.jerk_mps3.filter(|j| *j > 0.0 && j.is_finite())?;
+        Some(launch::Launch {
+            accel_mps2: self.accel_mps2,
+            jerk_mps3: j,
+        })
+    }
+
+    /// Time into the ramp at which its speed is `v` (bisection; speed rises monotonically).
+    fn ramp_time_at(r: &launch::Launch, vmax: f64, v: f64) -> f64 {
+        let (mut lo, mut hi) = (0.0, r.duration_s(vmax));
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            if r.at(vmax, mid).0 < v {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        0.5 * (lo + hi)
+    }
+
     /// Time the nominal launch takes to cover `d` metres from a speed of `v0` (m/s).
     pub fn time_to(&self, d: f64, v0: f64) -> f64 {
         let (a, vmax) = (self.accel_mps2, self.speed_kmh / 3.6);
         let v0 = v0.clamp(0.0, vmax);
         if d <= 0.0 {
             return 0.0;
+        }
+        if let Some(r) = self.ramp() {
+            // Where on the ramp its speed is v0, then along the ramp and on at its speed.
+            let total = r.duration_s(vmax);
+            let t0 = Self::ramp_time_at(&r, vmax, v0);
+            let (s0, s_end) = (r.distance_m(vmax, t0), r.distance_m(vmax, total));
+            let goal = s0 + d;
+            if goal >= s_end {
+                return (total - t0) + (goal - s_end) / vmax;
+            }
+            let (mut lo, mut hi) = (t0, total);
+            for _ in 0..60 {
+                let mid = 0.5 * (lo + hi);
+                if r.distance_m(vmax, mid) < goal {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            return 0.5 * (lo + hi) - t0;
         }
         // Distance to reach vmax from v0.
         let d_acc = (vmax * vmax - v0 * v0) / (2.0 * a);
@@ -292,6 +343,11 @@ impl LaunchSpec {
         let (a, vmax) = (self.accel_mps2, self.speed_kmh / 3.6);
         let t = t.max(0.0);
         let t_acc = vmax / a;
+        if let Some(r) = self.ramp() {
+            // (The step launch's t_acc is not this one's: the ramp's own duration.)
+            let total = r.duration_s(vmax);
+            return r.distance_m(vmax, t.min(total)) + vmax * (t - total).max(0.0);
+        }
         if t <= t_acc {
             0.5 * a * t * t
         } else {
@@ -301,7 +357,17 @@ impl LaunchSpec {
 
     /// Speed `t` seconds after the launch, m/s.
     pub fn speed(&self, t: f64) -> f64 {
-        (self.accel_mps2 * t.max(0.0)).min(self.speed_kmh / 3.6)
+        self.speed_accel(t).0
+    }
+
+    /// (speed m/s, acceleration m/s²) `t` seconds after the launch.
+    pub fn speed_accel(&self, t: f64) -> (f64, f64) {
+        let vmax = self.speed_kmh / 3.6;
+        if let Some(r) = self.ramp() {
+            return r.at(vmax, t.max(0.0));
+        }
+        let v = (self.accel_mps2 * t.max(0.0)).min(vmax);
+        (v, if v < vmax { self.accel_mps2 } else { 0.0 })
     }
 }
 
@@ -575,6 +641,7 @@ mod drift_tests {
             accel_mps2: 2.0,
             speed_kmh: 18.0,
             carrier: None,
+            jerk_mps3: None,
         };
         // 5 m/s after 2.5 s and 6.25 m; constant beyond.
         assert!((l.travel(2.5) - 6.25).abs() < 1e-12);
@@ -588,6 +655,46 @@ mod drift_tests {
         for d in [0.3, 5.0, 20.0] {
             let t = l.time_to(d, l.speed(t0));
             assert!((l.travel(t0 + t) - d0 - d).abs() < 1e-9, "{d}");
+        }
+    }
+
+    #[test]
+    fn a_jerk_limited_launch_ramps_trails_the_step_and_inverts() {
+        let step = LaunchSpec {
+            accel_mps2: 1.35,
+            speed_kmh: 10.0,
+            carrier: None,
+            jerk_mps3: None,
+        };
+        let l = LaunchSpec {
+            jerk_mps3: Some(4.0),
+            ..step.clone()
+        };
+        let (vmax, t_acc, lag) = (10.0 / 3.6, 10.0 / 3.6 / 1.35, 1.35 / 4.0);
+        // At its speed a/j later than the step, and from then on half that behind it.
+        assert!(l.speed(t_acc + lag - 1e-6) < vmax && (l.speed(t_acc + lag) - vmax).abs() < 1e-9);
+        for t in [t_acc + lag, 9.0] {
+            assert!(
+                (l.travel(t) - step.travel(t - 0.5 * lag)).abs() < 1e-9,
+                "{t}"
+            );
+        }
+        // Its acceleration ramps (no step at the start nor at the end), never above the step's.
+        assert!(l.speed_accel(0.01).1 < 0.05 && l.speed_accel(t_acc + lag - 0.01).1 < 0.05);
+        for k in 0..100 {
+            assert!(l.speed_accel(k as f64 * 0.03).1 <= 1.35 + 1e-12);
+        }
+        for d in [0.0, 0.05, 1.0, 2.9, 6.25, 10.0, 40.0] {
+            let t = l.time_to(d, 0.0);
+            assert!((l.travel(t) - d).abs() < 1e-6, "{d}");
+        }
+        // From a speed reached on the ramp: the remaining time along it.
+        for t0 in [0.2, 1.0, 2.2] {
+            let (v0, d0) = (l.speed(t0), l.travel(t0));
+            for d in [0.3, 2.0, 20.0] {
+                let t = l.time_to(d, v0);
+                assert!((l.travel(t0 + t) - d0 - d).abs() < 1e-6, "{t0} {d}");
+            }
         }
     }
 

@@ -63,6 +63,9 @@ pub(super) fn check(sc: &Scenario) -> Result<(), String> {
         }
         within("vut.launch.accel_mps2", l.accel_mps2, 0.0, 10.0, true)?;
         within("vut.launch.speed_kmh", l.speed_kmh, 0.0, 250.0, true)?;
+        if let Some(j) = l.jerk_mps3 {
+            within("vut.launch.jerk_mps3", j, 0.0, 100.0, true)?;
+        }
         if let Some(t) = sc
             .targets
             .iter()

@@ -563,6 +563,10 @@ fn monr_feed(
     let mut monr = motion.h.monr();
     let h = motion.h.clone();
     let epoch = h.epoch();
+    let run_start = std::sync::Arc::new(std::sync::OnceLock::new());
+    let feed = Feed::from_stamped_channel("monr:vut", rx)
+        .with_map_frame()
+        .with_run_start(run_start.clone());
     let pump = tokio::spawn(async move {
         let mut first: Option<f64> = None;
         // (t, distance driven so far) of the recent RUNNING MONR, for a measured speed.
@@ -586,6 +590,19 @@ fn monr_feed(
                 // (the stale-telemetry rule), the engine's samples start when it runs.
                 h.telemetry();
                 continue;
+            }
+            if first.is_none() {
+                // The run began at the robot's STRT instant, which its first RUNNING MONR
+                // reports up to a MONR period later: the engine arms there, so that a target
+                // started with the run keeps its place on the robot's track time.
+                if let Some(t) = h
+                    .snapshot()
+                    .carriers
+                    .get(idx)
+                    .and_then(|c| c.strt_scheduled_s)
+                {
+                    let _ = run_start.set(t);
+                }
             }
             let t0 = *first.get_or_insert(m.t_s);
             if let Some((x, y)) = last_xy {
@@ -633,8 +650,5 @@ fn monr_feed(
             }
         }
     });
-    (
-        Feed::from_stamped_channel("monr:vut", rx).with_map_frame(),
-        pump,
-    )
+    (feed, pump)
 }

@@ -69,10 +69,16 @@ pub fn fit_targets(
             // A start from standstill is launched at no more than the robot's planned share
             // of its acceleration: the rehearsal, the robot's track and the engine's launch
             // model (which cues it and predicts its arrival) then agree on what it drives.
+            // Its acceleration ramps up and down at the planned jerk (a robot cannot step it),
+            // over the same time and distance.
             if let Some(l) = scenario.vut.launch.as_mut() {
                 let within = PLANNED_SHARE * c.max_accel_mps2;
                 if l.accel_mps2 > within + 1e-9 {
                     l.accel_mps2 = within;
+                    vut_launch_fitted = true;
+                }
+                if l.jerk_mps3.is_none() {
+                    l.jerk_mps3 = Some(crate::scenario::launch::LAUNCH_JERK_MPS3);
                     vut_launch_fitted = true;
                 }
             }

@@ -257,6 +257,9 @@ pub struct Feed {
     /// The samples are in the map frame already (an MCAP recording): the interface block's
     /// origin shift and rotation are not applied again.
     map_frame: bool,
+    /// The instant (sample time) the run began before its first sample, once known: a VUT
+    /// robot's STRT, whose first RUNNING MONR reports up to one MONR period later.
+    run_start: Option<std::sync::Arc<std::sync::OnceLock<f64>>>,
 }
 
 // One per run, moved once onto its reader: boxing the recorded source would save nothing.
@@ -332,6 +335,7 @@ pub async fn open(spec: &SourceSpec, ctx: &OpenCtx<'_>) -> Result<Feed, SourceEr
             inner,
             inject: None,
             map_frame: false,
+            run_start: None,
         });
     }
     let l = live::Live::open(spec, ctx.vut_id, dbc).await?;
@@ -340,6 +344,7 @@ pub async fn open(spec: &SourceSpec, ctx: &OpenCtx<'_>) -> Result<Feed, SourceEr
         inner: FeedKind::Live(l),
         inject: None,
         map_frame: false,
+        run_start: None,
     })
 }
 
@@ -361,6 +366,7 @@ fn open_mcap(spec: &SourceSpec, path: &std::path::Path) -> Result<Feed, SourceEr
         )),
         inject: None,
         map_frame: true,
+        run_start: None,
     })
 }
 
@@ -375,6 +381,7 @@ impl Feed {
             name: name.into(),
             inject: None,
             map_frame: false,
+            run_start: None,
         }
     }
 
@@ -389,6 +396,7 @@ impl Feed {
             name: name.into(),
             inject: None,
             map_frame: false,
+            run_start: None,
         }
     }
 
@@ -404,6 +412,7 @@ impl Feed {
             name: name.into(),
             inject: None,
             map_frame: false,
+            run_start: None,
         }
     }
 
@@ -425,7 +434,22 @@ impl Feed {
             name: name.into(),
             inject: None,
             map_frame: false,
+            run_start: None,
         }
+    }
+
+    /// The run begins at the instant set in `cell` (sample time) before its first sample
+    /// arrives: the engine is armed there rather than at the first sample (see
+    /// [`Feed::run_start_s`]).
+    pub fn with_run_start(mut self, cell: std::sync::Arc<std::sync::OnceLock<f64>>) -> Feed {
+        self.run_start = Some(cell);
+        self
+    }
+
+    /// The instant the run began, when the source knows one before its first sample (a VUT
+    /// robot's STRT).
+    pub fn run_start_s(&self) -> Option<f64> {
+        self.run_start.as_ref().and_then(|c| c.get().copied())
     }
 
     /// True when the samples are in the map frame already (an MCAP recording).

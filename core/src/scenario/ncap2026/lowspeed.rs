@@ -59,6 +59,7 @@ pub(crate) fn place(
             .map_or(LaunchSpec::DEFAULT_ACCEL_MPS2, |l| l.accel_mps2),
         speed_kmh: o.launch_kmh,
         carrier: p.vut.launch.as_ref().and_then(|l| l.carrier.clone()),
+        jerk_mps3: p.vut.launch.as_ref().and_then(|l| l.jerk_mps3),
     };
     // Travel along the lane (rear first); the child crosses from the right of that direction.
     let h = here.hdg;
@@ -192,6 +193,7 @@ pub(crate) fn creep(
         accel_mps2: PEDAL_MISAPPLICATION_MPS2,
         speed_kmh: LaunchSpec::DEFAULT_SPEED_KMH,
         carrier: None,
+        jerk_mps3: None,
     }));
     let kind = row.target.unwrap_or(TargetKind::Pedestrian);
     let mut t = TargetSpec::new("child", kind, Point { x: 0.0, y: 0.0 }, 0.0);

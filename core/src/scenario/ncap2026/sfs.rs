@@ -44,6 +44,7 @@ pub(crate) fn place(
             _ => LaunchSpec::DEFAULT_SPEED_KMH,
         },
         carrier: None,
+        jerk_mps3: None,
     });
     let front = p.vut.control_point_to_front_m.unwrap_or(0.9);
     // Speed at the conflict point: first guess from the straight crossing's 2.9 m, then from
