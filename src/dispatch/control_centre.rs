@@ -551,6 +551,12 @@ impl ControlCentreHandle {
         self.snapshot.borrow().clone()
     }
 
+    /// `f` of the snapshot as it is, without copying it (its MONR tracks and events grow
+    /// with the run). Keep `f` short: the control centre waits to update it meanwhile.
+    pub fn peek<R>(&self, f: impl FnOnce(&Snapshot) -> R) -> R {
+        f(&self.snapshot.borrow())
+    }
+
     /// Wait until `pred` holds for the snapshot.
     pub async fn wait_for(&self, timeout: Duration, pred: impl FnMut(&Snapshot) -> bool) -> bool {
         let mut rx = self.snapshot.clone();

@@ -595,12 +595,7 @@ fn monr_feed(
                 // The run began at the robot's STRT instant, which its first RUNNING MONR
                 // reports up to a MONR period later: the engine arms there, so that a target
                 // started with the run keeps its place on the robot's track time.
-                if let Some(t) = h
-                    .snapshot()
-                    .carriers
-                    .get(idx)
-                    .and_then(|c| c.strt_scheduled_s)
-                {
+                if let Some(t) = h.peek(|s| s.carriers.get(idx).and_then(|c| c.strt_scheduled_s)) {
                     let _ = run_start.set(t);
                 }
             }
