@@ -29,6 +29,9 @@ use std::sync::Arc;
 
 /// The most a carrier's MTSP origin is moved for its measured lag, s.
 pub const MAX_LAG_COMPENSATION_S: f64 = 0.3;
+/// The smallest lag compensation still in an MTSP that is taken back once the carrier's plan
+/// cruises, s.
+pub const RESEND_ORIGIN_S: f64 = 0.001;
 /// How much earlier than its lag a lagging carrier's MTSP origin goes (see
 /// `Supervisor::lag_compensation_s`).
 pub const LAG_COMPENSATION_GAIN: f64 = 2.0;
@@ -134,6 +137,8 @@ struct CarrierWatch {
     /// The trajectory origin last asked for by a retime (before any lag compensation): the
     /// schedule it has been told to follow since.
     requested_origin_s: Option<f64>,
+    /// The origin last sent in an MTSP (the one asked for less the lag compensation then).
+    sent_origin_s: Option<f64>,
     /// Its motion against its TRAJ ([`super::motion_watch`]).
     watch: ObjectWatch,
 }
@@ -171,6 +176,7 @@ impl Supervisor {
                     link_problem: None,
                     start_at_s: None,
                     requested_origin_s: None,
+                    sent_origin_s: None,
                     watch: ObjectWatch::default(),
                 })
                 .collect(),
@@ -376,8 +382,25 @@ impl Supervisor {
             start_s: c.start_at_s,
             stamp_s,
         };
+        let was_at_speed = c.watch.at_speed;
         if let Some(reason) = c.watch.check(&c.name, m, &limits, self.geofence.as_ref()) {
             self.abort(now, reason);
+            return;
+        }
+        // Its plan now cruises: an origin sent earlier for its launch lag is taken back (at
+        // speed it keeps the plain schedule, see `lag_compensation_s`) even when no new
+        // retime comes to carry it; left in place, it drove on that far ahead.
+        let c = &mut self.carriers[carrier];
+        if !was_at_speed && c.watch.at_speed && self.phase == Phase::Running {
+            if let (Some(asked), Some(sent)) = (c.requested_origin_s, c.sent_origin_s) {
+                if (asked - sent).abs() > RESEND_ORIGIN_S {
+                    c.sent_origin_s = Some(asked);
+                    self.actions.push_back(Action::Mtsp {
+                        carrier,
+                        origin_s: asked,
+                    });
+                }
+            }
         }
     }
 
@@ -463,6 +486,7 @@ impl Supervisor {
             self.carriers[i].started = false;
             self.carriers[i].start_at_s = None;
             self.carriers[i].requested_origin_s = None;
+            self.carriers[i].sent_origin_s = None;
             self.carriers[i].watch.reset();
             self.actions.push_back(Action::Ostm {
                 carrier: i,
@@ -501,6 +525,7 @@ impl Supervisor {
             self.carriers[i].started = true;
             self.carriers[i].start_at_s = Some(at_s);
             self.carriers[i].requested_origin_s = None;
+            self.carriers[i].sent_origin_s = None;
             self.actions.push_back(Action::Strt { carrier: i, at_s });
             let carrier = self.carriers[i].name.clone();
             self.event(now, EventKind::StartScheduled { carrier, at_s });
@@ -537,6 +562,7 @@ impl Supervisor {
         self.carriers[carrier].started = true;
         self.carriers[carrier].start_at_s = Some(at_s);
         self.carriers[carrier].requested_origin_s = None;
+        self.carriers[carrier].sent_origin_s = None;
         self.actions.push_back(Action::Strt { carrier, at_s });
         self.event(
             now,
@@ -570,6 +596,7 @@ impl Supervisor {
             None => {
                 let sent = origin_s - self.lag_compensation_s(carrier);
                 self.carriers[carrier].requested_origin_s = Some(origin_s);
+                self.carriers[carrier].sent_origin_s = Some(sent);
                 let origin_s = sent;
                 self.actions.push_back(Action::Mtsp { carrier, origin_s })
             }

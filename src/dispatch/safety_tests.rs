@@ -358,3 +358,37 @@ fn no_lag_compensation_once_the_plan_cruises() {
     assert!(s.lag(0).expect("lag").m > 0.49);
     assert_eq!(sent, 0.95);
 }
+
+#[test]
+fn an_origin_sent_early_for_launch_lag_is_taken_back_once_the_plan_cruises() {
+    // Launching at 2 m/s² from its start at t = 1 up to 10 m/s (5 s later), then cruising.
+    let x = |t: f64| {
+        if t < 5.0 {
+            t * t
+        } else {
+            25.0 + 10.0 * (t - 5.0)
+        }
+    };
+    let v = |t: f64| (2.0 * t).min(10.0);
+    let mut s = started_on(x, v);
+    // Behind in its launch: the retime to 0.95 goes out earlier.
+    let sent = retime_at(&mut s, 3.0, 3.96, 4.0, 0.95);
+    assert!(sent < 0.95 - 1e-3, "{sent}");
+    // On schedule from then on, and no further retime: while its plan still accelerates
+    // nothing is sent; once it cruises, the plain origin asked for.
+    let mut resent = Vec::new();
+    for k in 1..=60 {
+        let now = 3.0 + 0.1 * k as f64;
+        s.on_sample(now);
+        s.on_monr(now, 0, ObjectState::Running, true, 0);
+        s.on_position(now, now, 0, (x(now - 0.95), 0.0), v(now - 0.95));
+        if let Some(o) = mtsp_origin(&drain(&mut s)) {
+            resent.push((now, o));
+        }
+    }
+    assert_eq!(resent.len(), 1, "{resent:?}");
+    let (at, origin) = resent[0];
+    assert_eq!(origin, 0.95);
+    // Its plan cruises from t = 6.95 (5 s after the origin), seen 1 s ahead.
+    assert!(at > 5.9 && at < 7.0, "{at}");
+}
