@@ -3,8 +3,7 @@
 //!
 //! * **Dead time**: it starts moving this long after its start time.
 //! * **Acceleration, deceleration and speed limits**.
-//! * **A position controller** along its path, with the plan's speed and acceleration (from
-//!   its timed positions) fed forward:
+//! * **A position controller** along its path, with the plan's acceleration fed forward:
 //!   commanded speed = planned speed + gain × (planned travel − own travel), at most the
 //!   planned speed plus a catch-up margin and its top speed, never so fast that it cannot
 //!   stop at the next stop of its path; an object behind its plan catches up, one ahead
@@ -29,10 +28,6 @@ use super::profile::MotionState;
 
 /// Integration step of the plant, s.
 pub const STEP_S: f64 = 0.002;
-
-/// Half the window over which the plan's acceleration is taken from its speeds for the
-/// feed-forward, s.
-pub const FEED_FORWARD_WINDOW_S: f64 = 0.05;
 
 /// An object that stands off the start of a new TRAJ joins its path over this distance
 /// driven (the offset decays as exp(−travel / this)), m.
@@ -309,9 +304,6 @@ pub struct Plant {
     mode: Mode,
     /// Time of the state, s (on the grid of [`STEP_S`] once advanced).
     t: f64,
-    /// The instant last advanced to (at or up to a step after `t`): its state is reported
-    /// there, moved on from `t` at its speed.
-    now: f64,
     s: f64,
     v: f64,
     a: f64,
@@ -337,7 +329,6 @@ impl Plant {
             reference,
             mode: Mode::Stand,
             t: now,
-            now,
             s: 0.0,
             v: 0.0,
             a: 0.0,
@@ -411,12 +402,9 @@ impl Plant {
             self.a = 0.0;
             self.t += gap;
         }
-        // (A tolerance above the rounding that adds up over many steps: one step fewer would
-        // report the state a whole step old.)
-        while self.t + STEP_S <= now + 1e-9 {
+        while self.t + STEP_S <= now + 1e-12 {
             self.step(STEP_S);
         }
-        self.now = now.max(self.t);
     }
 
     fn normal(&mut self) -> f64 {
@@ -437,22 +425,8 @@ impl Plant {
                     0.0
                 } else {
                     tracking = true;
-                    // The position error at the state's own time (against the plan at the
-                    // step's end it would read a step's travel behind and hold the object that
-                    // far ahead); the speed to reach by the step's end.
-                    let s_ref = self.reference.planned(tau - dt).0;
-                    // The planned speed and acceleration from the planned positions over a
-                    // window around the step, as a trajectory controller takes them: a TRAJ's
-                    // speeds come in whole cm/s (20 km/h is sent as 5.56 m/s, and tracked at
-                    // that speed a position gain of 0.5/s holds the object 9 mm ahead), and
-                    // their step-to-step slope swings between about 1 and 2 m/s² on a
-                    // 1.35 m/s² launch, which an acceleration limit just above the plan's
-                    // clips into a lasting deficit (4 cm behind).
-                    let w = FEED_FORWARD_WINDOW_S;
-                    let s_at = |t: f64| self.reference.planned(t).0;
-                    let v_ref = ((s_at(tau + w) - s_at(tau - w)) / (2.0 * w)).max(0.0);
-                    a_plan = (s_at(tau + 2.0 * w) - 2.0 * s_at(tau) + s_at(tau - 2.0 * w))
-                        / (4.0 * w * w);
+                    let (s_ref, v_ref) = self.reference.planned(tau);
+                    a_plan = (v_ref - self.reference.planned(tau - dt).1) / dt;
                     let want = v_ref + d.position_gain * (s_ref - self.s);
                     want.min(v_ref + d.catchup_mps)
                         .min(d.max_speed_mps)
@@ -512,12 +486,8 @@ impl Plant {
     /// its report), speed signed by the direction of motion. What it reports is this plus
     /// [`Plant::rtk_error`]: its path and wander plus the receiver's white noise.
     pub fn state(&self) -> MotionState {
-        // At the instant advanced to, not at the grid step before it (up to a step earlier:
-        // 2 cm at 40 km/h), so that what it reports is where it is at the report's time.
-        let ahead = (self.now - self.t).clamp(0.0, STEP_S) * self.v;
-        let s_now = (self.s + ahead).min(self.reference.length_m().max(self.s));
-        let (x, y, yaw, dir) = self.reference.pose(s_now);
-        let k = (-s_now / CONVERGE_M).exp();
+        let (x, y, yaw, dir) = self.reference.pose(self.s);
+        let k = (-self.s / CONVERGE_M).exp();
         let (x, y, yaw) = (
             x + k * self.offset.0,
             y + k * self.offset.1,
@@ -533,7 +503,7 @@ impl Plant {
             yaw_rad: crate::frame::wrap_pi(yaw),
             speed_mps: dir * self.v,
             accel_mps2: dir * self.a,
-            travel_m: s_now,
+            travel_m: self.s,
         }
     }
 
@@ -628,69 +598,6 @@ mod tests {
             left.abs() < 0.1,
             "16 s after the start still {left} m behind"
         );
-    }
-
-    /// How far (m) an object of `kind` without noise strays from a launch at `a` m/s² to `vm`
-    /// m/s and on at it, sent as a TRAJ (speeds in whole cm/s, positions in mm, a heading off
-    /// the axes), seen from its reports every 50 ms as the control centre measures lag.
-    fn worst_off_a_traj_launch(kind: crate::capabilities::ObjectKind, a: f64, vm: f64) -> f64 {
-        let d = Dynamics {
-            wander_m: 0.0,
-            rtk_bias_m: 0.0,
-            rtk_noise_m: 0.0,
-            ..Dynamics::realistic(kind)
-        };
-        let (t_go, yaw, t_acc) = (2.0, 0.65f64, vm / a);
-        let pts: Vec<_> = (0..2000)
-            .map(|k| {
-                let t = k as f64 * 0.01;
-                let tau = (t - t_go).max(0.0);
-                let (s, v) = if tau < t_acc {
-                    (0.5 * a * tau * tau, a * tau)
-                } else {
-                    (0.5 * a * t_acc * t_acc + vm * (tau - t_acc), vm)
-                };
-                crate::dispatch::ground::TrackPoint {
-                    t,
-                    x: 100.0 + s * yaw.cos(),
-                    y: -50.0 + s * yaw.sin(),
-                    yaw,
-                    v,
-                    a: if tau > 0.0 && tau < t_acc { a } else { 0.0 },
-                    curvature: 0.0,
-                }
-            })
-            .collect();
-        let track = crate::dispatch::ground::PlannedTrack::new(pts).expect("track");
-        let follower = crate::dispatch::profile::TrajFollower::new(&track.to_traj(1, "object"))
-            .expect("follower");
-        let r = Reference::from_states(&follower.states()).expect("reference");
-        let mut p = Plant::new(d, r, 0.0);
-        p.start(0.0, 0.0);
-        let mut worst = 0.0f64;
-        // Reports at instants off the plant's step grid, as a real MONR timer's are.
-        for k in 1..=370 {
-            let t = k as f64 * 0.05 + 0.0007;
-            p.advance(t);
-            let m = p.state();
-            if let Some((_, lag_s)) = track.schedule_lags(&[(t, m.x, m.y)]).first() {
-                worst = worst.max((lag_s * m.speed_mps).abs());
-            }
-        }
-        worst
-    }
-
-    /// Launches planned within their objects' acceleration are kept to within about a cm,
-    /// through the launch and at speed. (Differentiating the whole-cm/s speeds step by step a
-    /// robot fell almost 4 cm behind; reporting the state of the step before the report's
-    /// instant put a car target up to 2 cm behind.)
-    #[test]
-    fn objects_keep_to_a_traj_launch_planned_within_their_acceleration() {
-        use crate::capabilities::ObjectKind;
-        let robot = worst_off_a_traj_launch(ObjectKind::VutRobot, 0.9 * 1.5, 20.0 / 3.6);
-        assert!(robot < 0.01, "robot {robot} m off its plan");
-        let car = worst_off_a_traj_launch(ObjectKind::VehiclePlatform, 2.32, 40.0 / 3.6);
-        assert!(car < 0.01, "car target {car} m off its plan");
     }
 
     #[test]
