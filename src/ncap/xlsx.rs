@@ -77,6 +77,7 @@ impl Workbook {
         if !bytes.starts_with(b"PK\x03\x04") {
             bail!("not an Excel workbook (.xlsx): send the rating tool's ca_preprocessed_template.xlsx");
         }
+        check_references(&bytes)?;
         let wb: Xlsx<_> = Xlsx::new(Cursor::new(bytes.as_slice())).map_err(|_| {
             anyhow!(
                 "not an Excel workbook (.xlsx): the file is damaged or another kind of zip \
@@ -287,11 +288,108 @@ fn ref_column(r: &str) -> Option<u32> {
     if letters.is_empty() {
         return None;
     }
+    if letters.len() > MAX_COLUMN_LETTERS {
+        return None;
+    }
     let mut n = 0u32;
     for b in letters.bytes() {
         n = n * 26 + u32::from(b - b'A' + 1);
     }
     Some(n - 1)
+}
+
+/// A sheet ends at column XFD (three letters) and row 1 048 576 (seven digits).
+const MAX_COLUMN_LETTERS: usize = 3;
+const MAX_ROW_DIGITS: usize = 7;
+/// The most one XML part may inflate to while its references are checked; the rating tool's
+/// largest sheet is well under 1 MiB.
+const MAX_PART_BYTES: u64 = 64 << 20;
+
+/// Every cell reference and range (`r="…"`, `ref="…"`) in the package's XML parts is within a
+/// sheet's bounds. The spreadsheet reader accumulates a reference's column letters and row
+/// digits without a bound, so a damaged file with `AAAAAAAA1` must be refused before it is read.
+fn check_references(bytes: &[u8]) -> anyhow::Result<()> {
+    let Ok(mut z) = zip::ZipArchive::new(Cursor::new(bytes)) else {
+        // The reader itself names a package that is no zip.
+        return Ok(());
+    };
+    for i in 0..z.len() {
+        let Ok(f) = z.by_index(i) else { continue };
+        let Ok(name) = f.name().map(|n| n.to_string()) else {
+            continue;
+        };
+        if !(name.starts_with("xl/") && name.ends_with(".xml")) {
+            continue;
+        }
+        let mut xml = Vec::new();
+        if f.take(MAX_PART_BYTES + 1).read_to_end(&mut xml).is_err() {
+            bail!("not an Excel workbook (.xlsx): the file is damaged ({name} cannot be inflated)");
+        }
+        if xml.len() as u64 > MAX_PART_BYTES {
+            bail!(
+                "not an Excel workbook (.xlsx): {name} inflates to more than {} MiB",
+                MAX_PART_BYTES >> 20
+            );
+        }
+        if let Some(bad) = reference_out_of_bounds(&xml) {
+            bail!(
+                "not an Excel workbook (.xlsx): {name} has the cell reference '{bad}', beyond a \
+                 sheet's last cell XFD1048576; the file is damaged"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The first `r`/`ref` attribute value in `xml` whose column letters or row digits exceed a
+/// sheet's bounds, shortened for a message.
+fn reference_out_of_bounds(xml: &[u8]) -> Option<String> {
+    let ws = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+    let mut i = 0;
+    while i + 1 < xml.len() {
+        if !(ws(xml[i]) && xml[i + 1] == b'r') {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 2;
+        if xml[j..].starts_with(b"ef") {
+            j += 2;
+        }
+        while j < xml.len() && ws(xml[j]) {
+            j += 1;
+        }
+        if xml.get(j) != Some(&b'=') {
+            i += 1;
+            continue;
+        }
+        j += 1;
+        while j < xml.len() && ws(xml[j]) {
+            j += 1;
+        }
+        let Some(&q) = xml.get(j).filter(|&&q| q == b'"' || q == b'\'') else {
+            i += 1;
+            continue;
+        };
+        let start = j + 1;
+        let end = xml[start..]
+            .iter()
+            .position(|&b| b == q)
+            .map_or(xml.len(), |p| start + p);
+        let value = &xml[start..end];
+        for token in value.split(|&b| b == b':' || ws(b)) {
+            let letters = token.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+            let digits = token[letters..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            if letters > MAX_COLUMN_LETTERS || digits > MAX_ROW_DIGITS {
+                let shown: String = String::from_utf8_lossy(value).chars().take(40).collect();
+                return Some(shown);
+            }
+        }
+        i = end;
+    }
+    None
 }
 
 fn cell_xml(row: u32, col: u32, style: Option<&str>, v: &NewValue) -> String {
@@ -518,6 +616,64 @@ mod tests {
         assert_eq!(column_name(26), "AA");
         assert_eq!(ref_column("N12"), Some(13));
         assert_eq!(ref_column("AA3"), Some(26));
+    }
+
+    #[test]
+    fn references_beyond_a_sheet_are_found_before_the_reader_sees_them() {
+        let ok = br#"<worksheet><dimension ref="A1:XFD1048576"/><sheetData><row r="3"><c r="AB3" t="s"><v>0</v></c></row></sheetData><mergeCells><mergeCell ref = 'B2:C9'/></mergeCells></worksheet>"#;
+        assert_eq!(reference_out_of_bounds(ok), None);
+        for (xml, bad) in [
+            (
+                &br#"<row r="1"><c r="AAAAAAAAAAAAAAAAAAAAAAAAAAAAA1"/></row>"#[..],
+                "AAAAAAAAAAAAAAAAAAAAAAAAAAAAA1",
+            ),
+            (&br#"<row r="99999999999999"/>"#[..], "99999999999999"),
+            (
+                &b"<dimension\nref='A1:B77777777777'/>"[..],
+                "A1:B77777777777",
+            ),
+            (&br#"<c r="XFDA1"/>"#[..], "XFDA1"),
+        ] {
+            assert_eq!(reference_out_of_bounds(xml).as_deref(), Some(bad));
+        }
+        assert_eq!(ref_column("AAAAAAAAAAAA1"), None);
+    }
+
+    /// A damaged workbook the fuzzer found (a worksheet whose compressed data was altered, which
+    /// inflates to a cell reference with a long run of column letters and made the spreadsheet
+    /// reader overflow), and a sound package with such a reference: both refused, naming the part.
+    #[test]
+    fn a_workbook_with_an_endless_column_reference_is_refused_as_damaged() {
+        let found = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fuzz/corpus/ncap_workbook/long_column_reference.xlsx"
+        ))
+        .expect("the regression input");
+        let mut z = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let opts = zip::write::SimpleFileOptions::default();
+        for (name, xml) in [
+            ("[Content_Types].xml", "<Types/>"),
+            ("xl/workbook.xml", "<workbook/>"),
+            (
+                "xl/worksheets/sheet1.xml",
+                r#"<worksheet><sheetData><row r="1"><c r="AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA1"><v>1</v></c></row></sheetData></worksheet>"#,
+            ),
+        ] {
+            z.start_file(name, opts).expect("zip");
+            z.write_all(xml.as_bytes()).expect("zip");
+        }
+        let sound = z.finish().expect("zip").into_inner();
+        for (bytes, want) in [
+            (found, "the file is damaged (xl/worksheets/"),
+            (sound, "xl/worksheets/sheet1.xml has the cell reference 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', beyond"),
+        ] {
+            let e = Workbook::from_bytes(bytes)
+                .err()
+                .map(|e| format!("{e:#}"))
+                .unwrap_or_default();
+            assert!(e.starts_with("not an Excel workbook (.xlsx): "), "{e}");
+            assert!(e.contains(want), "{e}");
+        }
     }
 
     #[test]
