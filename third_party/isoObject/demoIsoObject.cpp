@@ -268,15 +268,19 @@ void runFollowTrajectory(myObject& obj) {
             std::this_thread::sleep_for(idlePass);
         }
         else if (state == "Running") {
+            // scil's CI: each point is held until the next point's time from the start
+            // (upstream sleeps each interval after the last wake-up, so every late wake-up
+            // adds up and the object falls behind its trajectory; see VENDORED.md).
+            const auto runStart = std::chrono::steady_clock::now();
             for (int i = 0; i < traj.size() - 1; ++i) {
                 auto currentTraj = traj[i];
                 auto nextTraj = traj[i+1];
-                auto secondsDiff = nextTraj.relativeTime.tv_sec - currentTraj.relativeTime.tv_sec;
-                auto microsecondsDiff = nextTraj.relativeTime.tv_usec - currentTraj.relativeTime.tv_usec;
-                auto timeDiff = secondsDiff * 1000000 + microsecondsDiff;
+                auto secondsFromFirst = nextTraj.relativeTime.tv_sec - traj[0].relativeTime.tv_sec;
+                auto microsecondsFromFirst = nextTraj.relativeTime.tv_usec - traj[0].relativeTime.tv_usec;
+                auto nextAt = runStart + std::chrono::microseconds(secondsFromFirst * 1000000 + microsecondsFromFirst);
 
                 obj.setMonr(currentTraj.pos.xCoord_m, currentTraj.pos.yCoord_m, currentTraj.pos.zCoord_m, currentTraj.pos.heading_rad, currentTraj.spd.lateral_m_s, currentTraj.spd.longitudinal_m_s);
-                std::this_thread::sleep_for(std::chrono::microseconds(timeDiff));
+                std::this_thread::sleep_until(nextAt);
             }
             finishedRunning = true;
         }
