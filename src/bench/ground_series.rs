@@ -96,6 +96,11 @@ pub struct PointResult {
     pub objects: Vec<ObjectResult>,
     /// The dooring row's measure: the cyclist's TTC to the door when it opened, s.
     pub door_ttc_s: Option<f64>,
+    /// Arming refused for a degraded link before it armed (each refusal's text): as an
+    /// operator does, the point waited for the link and armed again. Nothing had moved, so
+    /// the point still counts as a first attempt.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub arm_refused: Vec<String>,
     pub wall_s: f64,
 }
 
@@ -357,6 +362,7 @@ async fn point_once(
         impacts: Vec::new(),
         objects: Vec::new(),
         door_ttc_s: None,
+        arm_refused: Vec::new(),
         wall_s: 0.0,
     };
     if let Err(e) = drive(row, p, map, perfect, objects, seed, &mut r).await {
@@ -531,10 +537,18 @@ async fn judge(
     for (n, at) in names.iter().zip(starts) {
         g.set_known(n, Some(*at), None);
     }
-    let motion = g
-        .arm(&prepared, false)
-        .await
-        .map_err(|e| format!("arm: {e}"))?;
+    let motion = loop {
+        match g.arm(&prepared, false).await {
+            Ok(m) => break m,
+            // A link degraded for a moment (a busy host): the operator waits for it and arms
+            // again; any other refusal ends the point.
+            Err(e) if is_link_refusal(&e.to_string()) && r.arm_refused.len() < ARM_LINK_RETRIES => {
+                r.arm_refused.push(e.to_string());
+                tokio::time::sleep(ARM_LINK_WAIT).await;
+            }
+            Err(e) => return Err(format!("arm: {e}")),
+        }
+    };
     let rep = g
         .run(motion, &prepared, None, Vec::new())
         .await
@@ -614,6 +628,17 @@ async fn judge(
     Ok(())
 }
 
+/// How often a point arms again after a refusal for a degraded link, and how long it waits
+/// for the link first (the link's measures cover the last second).
+const ARM_LINK_RETRIES: usize = 2;
+const ARM_LINK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// An arming refused because a carrier's link measures (MONR loss, rate, latency) are beyond
+/// their limits, not because of the objects or the plan.
+fn is_link_refusal(e: &str) -> bool {
+    e.contains("arming refused: carrier") && e.contains(" link: ")
+}
+
 fn line(r: &PointResult) -> String {
     let mut s = format!("{:<8} VUT {:>5.1} km/h", r.row, r.vut_speed_kmh);
     if let Some(t) = r.target_speed_kmh {
@@ -653,5 +678,30 @@ fn line(r: &PointResult) -> String {
     if !r.why.is_empty() {
         s += &format!(" [{}]", r.why.join("; "));
     }
+    if !r.arm_refused.is_empty() {
+        s += &format!(
+            " (armed after {} refusal(s) for a degraded link)",
+            r.arm_refused.len()
+        );
+    }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_link_refusal;
+
+    #[test]
+    fn only_a_degraded_link_is_waited_for_at_arm() {
+        assert!(is_link_refusal(
+            "arming refused: carrier vut-robot link: MONR loss 31 % exceeds the limit 25 %: \
+             vut-robot: connected, state Disarmed"
+        ));
+        assert!(!is_link_refusal(
+            "arming refused: not every carrier reported ARMED in time"
+        ));
+        assert!(!is_link_refusal(
+            "object vut-robot is 3.20 m and 4.0° from its start"
+        ));
+    }
 }

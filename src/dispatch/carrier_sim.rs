@@ -119,6 +119,32 @@ async fn read_opt(conn: &mut Option<TcpStream>, buf: &mut [u8]) -> std::io::Resu
     }
 }
 
+/// One datagram on the object's UDP port: a HEAB (which also tells where MONR go) or an MTSP.
+fn on_datagram(
+    obj: &mut TestObject,
+    now: f64,
+    bytes: &[u8],
+    src: SocketAddr,
+    heab_src: &mut Option<SocketAddr>,
+    malformed: &mut u64,
+) {
+    match decode_frame(bytes) {
+        Ok(frame) => match frame.message {
+            Message::Heab(h) => {
+                *heab_src = Some(src);
+                obj.handle_heab(now, &h);
+            }
+            // ATOS sends MTSP on the process channel; scil on TCP.
+            m @ Message::Mtsp(_) => obj.handle_tcp(now, &m),
+            _ => {}
+        },
+        Err(e) => {
+            *malformed += 1;
+            tracing::warn!(error = %e, "carrier-sim: malformed UDP datagram");
+        }
+    }
+}
+
 async fn run(
     cfg: SimConfig,
     listener: TcpListener,
@@ -185,24 +211,15 @@ async fn run(
             }
             r = udp.recv_from(&mut udp_buf) => {
                 if let Ok((n, src)) = r {
-                    match decode_frame(&udp_buf[..n]) {
-                        Ok(frame) => match frame.message {
-                            Message::Heab(h) => {
-                                heab_src = Some(src);
-                                obj.handle_heab(now_s(), &h);
-                            }
-                            // ATOS sends MTSP on the process channel; scil on TCP.
-                            m @ Message::Mtsp(_) => obj.handle_tcp(now_s(), &m),
-                            _ => {}
-                        },
-                        Err(e) => {
-                            malformed += 1;
-                            tracing::warn!(error = %e, "carrier-sim: malformed UDP datagram");
-                        }
-                    }
+                    on_datagram(&mut obj, now_s(), &udp_buf[..n], src, &mut heab_src, &mut malformed);
                 }
             }
             _ = sleep_until_opt(deadline) => {
+                // Heartbeats that arrived while this task waited for the CPU are read before
+                // the heartbeat timeout is judged (a real object's receiver runs beside it).
+                while let Ok((n, src)) = udp.try_recv_from(&mut udp_buf) {
+                    on_datagram(&mut obj, now_s(), &udp_buf[..n], src, &mut heab_src, &mut malformed);
+                }
                 obj.handle_timeout(now_s());
             }
             c = ctl.recv() => {

@@ -335,8 +335,8 @@ pub struct ObjectWatch {
     armed_at: Option<f64>,
     /// Where it stood when armed (followed until `settle_s` after `armed_at`).
     anchor: Option<(f64, f64)>,
-    /// The previous MONR: (t, x, y, |speed|).
-    prev: Option<(f64, f64, f64, f64)>,
+    /// The previous MONR: (arrival t, its own stamp, x, y, |speed|).
+    prev: Option<(f64, f64, f64, f64, f64)>,
     /// Its latest lag behind its plan, once started.
     pub lag: Option<Lag>,
     /// Its plan cruises where it should be now: the planned speed is the same over the next
@@ -345,6 +345,10 @@ pub struct ObjectWatch {
     /// This object's catch-up acceleration when it has its own (its capability), m/s².
     pub catchup_accel_mps2: Option<f64>,
 }
+
+/// The most by which two MONR's own stamps may be further apart than their arrivals for the
+/// position-jump rule, s.
+pub const MAX_STAMP_GAP_S: f64 = 0.5;
 
 /// How far ahead [`ObjectWatch::at_speed`] looks at the plan, s.
 pub const AT_SPEED_AHEAD_S: f64 = 1.0;
@@ -407,7 +411,7 @@ impl ObjectWatch {
             (Some(t), _) => m.t_s - t >= limits.settle_s,
             (None, false) => false,
         };
-        let prev = self.prev.replace((m.t_s, m.x, m.y, speed));
+        let prev = self.prev.replace((m.t_s, m.stamp_s, m.x, m.y, speed));
         if let Some(b) = fence.and_then(|f| f.breach(m.x, m.y)) {
             return Some(AbortReason::Geofence {
                 carrier: carrier(),
@@ -420,9 +424,16 @@ impl ObjectWatch {
             self.anchor = Some((m.x, m.y));
             return None;
         }
-        if let Some((t0, x0, y0, v0)) = prev {
+        if let Some((t0, stamp0, x0, y0, v0)) = prev {
             let jump = (m.x - x0).hypot(m.y - y0);
-            let explained = v0.max(speed) * (m.t_s - t0).max(0.0) * 1.5 + limits.jump_m;
+            // The time between the two positions is the object's own: MONR that arrive
+            // bunched (a radio link's jitter, or a control centre that was not scheduled for a
+            // moment) are as far apart as the object says, not as their arrivals. A stamp
+            // gap is believed up to MAX_STAMP_GAP_S beyond the arrival gap (a longer silence
+            // ends the run by the MONR rules first).
+            let dt_arrival = (m.t_s - t0).max(0.0);
+            let dt = (m.stamp_s - stamp0).clamp(dt_arrival, dt_arrival + MAX_STAMP_GAP_S);
+            let explained = v0.max(speed) * dt * 1.5 + limits.jump_m;
             if jump > explained {
                 return Some(AbortReason::PositionJump {
                     carrier: carrier(),
@@ -671,6 +682,40 @@ mod tests {
         // 2 m between two MONR 10 ms apart at 5 m/s: a positioning fault (named before the
         // path deviation it also is).
         assert!((4.0..4.02).contains(&t), "{t}");
+        assert!(matches!(r, AbortReason::PositionJump { .. }), "{r:?}");
+    }
+
+    /// Two MONR that arrive 1 ms apart after a silence of the link (or of the control centre)
+    /// are as far apart as their own stamps say: 2.4 m in 96 ms at 25 m/s is no jump. The same
+    /// 2.4 m between stamps 10 ms apart is one, and so is a stamp gap beyond what the rule
+    /// believes.
+    #[test]
+    fn a_position_jump_is_judged_on_the_objects_own_stamps() {
+        let l = MotionLimits::default();
+        let run = |gap_stamp: f64, gap_arrival: f64, jump: f64| {
+            let mut w = watch(25.0);
+            let started = |t: f64, stamp: f64, x: f64| MonrPos {
+                stamp_s: stamp,
+                ..pos(t, x, 0.0, 25.0, true)
+            };
+            assert!(w
+                .check("a", pos(0.0, 0.0, 0.0, 0.0, false), &l, None)
+                .is_none());
+            assert!(w
+                .check("a", pos(1.0, 0.0, 0.0, 0.0, false), &l, None)
+                .is_none());
+            w.check("a", started(2.0, 1.97, 12.5), &l, None);
+            w.check(
+                "a",
+                started(2.0 + gap_arrival, 1.97 + gap_stamp, 12.5 + jump),
+                &l,
+                None,
+            )
+        };
+        assert_eq!(run(0.096, 0.001, 2.4), None);
+        let r = run(0.010, 0.010, 2.4).expect("abort");
+        assert!(matches!(r, AbortReason::PositionJump { .. }), "{r:?}");
+        let r = run(5.0, 0.001, 30.0).expect("abort");
         assert!(matches!(r, AbortReason::PositionJump { .. }), "{r:?}");
     }
 
