@@ -1,5 +1,6 @@
 //! The integration tests of the scil-core crate, one module per area, in one binary.
 
+mod crossing_offset;
 mod paths;
 mod protocol;
 mod traces;

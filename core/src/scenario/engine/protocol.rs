@@ -10,7 +10,9 @@
 //! # Synchronisation
 //! After a crossing target's start, at every VUT sample the engine predicts when the VUT front
 //! reaches the target's path line (`gap / v`), and sets the target's remaining speed so that
-//! it covers exactly its remaining nominal travel by then, clamped to the Euro NCAP speed
+//! it covers exactly its remaining nominal travel by then (for a conflict target, moved by
+//! where the VUT's path line actually crosses its own: see [`Engine::crossing_shift`]),
+//! clamped to the Euro NCAP speed
 //! tolerance (pedestrian ±0.2, cyclist ±0.5, car ±1.0 km/h). During the acceleration phase,
 //! where the protocol has no speed tolerance, the profile origin is shifted instead. The
 //! equivalent profile origin (the instant at which the nominal profile would be at the
@@ -25,6 +27,10 @@ use crate::scenario::{Activation, Point, Scenario, TargetKind};
 /// contact that falls just after a sample would set the target's speed at random within its
 /// tolerance), and no carrier changes its speed that fast.
 pub const SYNC_HORIZON_S: f64 = 0.01;
+
+/// The most a conflict target's meeting point is moved for the VUT's offset from its path, m
+/// (a VUT further off its path fails its own lateral check anyway).
+pub const MAX_CROSSING_SHIFT_M: f64 = 0.3;
 
 pub(super) struct State {
     pub(super) sync: bool,
@@ -154,6 +160,39 @@ impl Engine {
         self.event(super::Event::Impact(rec));
     }
 
+    /// How far along its path a conflict target's meeting point moves because the VUT drives
+    /// off its planned path: the VUT's control point `lat` to the left of its path crosses the
+    /// target's path `lat / sin(θ)` further along it (θ from the VUT's heading to the target's
+    /// at the conflict), and the impact location is on the VUT where it is, not where it was
+    /// planned. Within a millimetre, or where the paths cross at less than 30° (the shift is
+    /// ill-conditioned there), none; at most [`MAX_CROSSING_SHIFT_M`].
+    pub(super) fn crossing_shift(&self, i: usize, v: &crate::twin::VehicleState) -> f64 {
+        let t = &self.tracks[i];
+        let (Some(c), Some(p)) = (&t.spec.conflict, &self.vut_path) else {
+            return 0.0;
+        };
+        let s = p.s_at(v.x, v.y, v.yaw_rad);
+        let (cx, cy) = (
+            v.x + p.ahead * v.yaw_rad.cos(),
+            v.y + p.ahead * v.yaw_rad.sin(),
+        );
+        let (px, py, ph) = p.line.pose(s);
+        let lat = -(cx - px) * ph.sin() + (cy - py) * ph.cos();
+        if lat.abs() < 1e-3 {
+            return 0.0;
+        }
+        let vut_heading = p.line.pose(c.vut_s).2;
+        let target_heading = t
+            .path
+            .as_ref()
+            .map_or(t.profile.yaw, |tp| tp.pose(c.target_s).2);
+        let sin = (target_heading - vut_heading).sin();
+        if sin.abs() < 0.5 {
+            return 0.0;
+        }
+        (lat / sin).clamp(-MAX_CROSSING_SHIFT_M, MAX_CROSSING_SHIFT_M)
+    }
+
     /// Closed-loop synchronisation of every started crossing target (see the module docs).
     pub(super) fn sync_step(&mut self, now_s: f64) {
         if !self.proto.sync {
@@ -190,6 +229,7 @@ impl Engine {
             }
             let nominal = if t.is_conflict() {
                 crate::scenario::ttc::nominal_travel_m(&t.spec, &self.vut)
+                    + self.crossing_shift(i, &v)
             } else {
                 super::ttc_nominal(&t.spec, width)
             };
