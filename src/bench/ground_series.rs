@@ -107,6 +107,10 @@ pub struct PointResult {
 #[derive(Debug, Clone, Serialize)]
 pub struct ObjectResult {
     pub name: String,
+    /// Behind its plan at its last moving MONR (m along its path, and s against its schedule
+    /// from its first RUNNING MONR; positive: behind), then the largest.
+    pub lag_m: Option<f64>,
+    pub schedule_lag_s: Option<f64>,
     pub max_lag_m: Option<f64>,
     pub max_schedule_lag_s: Option<f64>,
     pub max_lateral_m: Option<f64>,
@@ -605,6 +609,8 @@ async fn judge(
             .collect();
         r.objects.push(ObjectResult {
             name: o.name.clone(),
+            lag_m: o.lag_m,
+            schedule_lag_s: o.schedule_lag_s,
             max_lag_m: o.max_lag_m,
             max_schedule_lag_s: o.max_schedule_lag_s,
             max_lateral_m: o.max_lateral_m,
