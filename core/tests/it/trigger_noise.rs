@@ -351,3 +351,67 @@ fn a_start_lead_sends_the_command_early_for_the_same_instant() {
     assert!((at - at0).abs() < 1e-3, "{at} vs {at0}");
     assert!((at - sent - 0.15).abs() < 1e-6, "sent {sent}, for {at}");
 }
+
+/// Samples that reach the engine 20–40 ms after the instant they describe (a driving robot's
+/// MONR over its radio link): the start command, with its carrier's lead, still goes out at
+/// its time when the engine knows that delay; without it, a sample arriving late has already
+/// let the time to send it pass (clean 100 Hz samples, 30 km/h).
+#[test]
+fn late_samples_still_let_the_start_command_out_on_time() {
+    let v = 30.0 / 3.6;
+    let samples: Vec<Sample> = (0..2000)
+        .map(|k| {
+            let t = k as f64 * 0.01;
+            sample(t, 60.0 + v * t, -5.75, v)
+        })
+        .collect();
+    let lead = 0.15;
+    // Each sample's delay on its way, 20–40 ms (a fixed pattern).
+    let delay = |k: usize| 0.020 + 0.020 * ((k * 7919) % 101) as f64 / 100.0;
+    // (when the command went out on the arrival clock, the instant it names)
+    let run = |latency: f64| {
+        let mut cfg = EngineConfig::default();
+        cfg.start_leads_s.insert("dummy".into(), lead);
+        cfg.telemetry_latency_s = latency;
+        let mut e = Engine::new(&scenario(), cfg, Twin::new(None));
+        e.arm(samples[0].time_s);
+        let mut out = None;
+        let mut now = 0.0f64;
+        for (k, s) in samples.iter().enumerate() {
+            let arrival = (s.time_s + delay(k)).max(now);
+            while let Some(t) = e.poll_timeout() {
+                if t > arrival {
+                    break;
+                }
+                // A timer whose instant passed while no sample was being handled fires at
+                // once: the command goes out now.
+                now = now.max(t);
+                e.handle_timeout(t);
+                while let Some(o) = e.poll_output() {
+                    if let Output::Command(scil_core::scenario::engine::Command::Start {
+                        at_s,
+                        ..
+                    }) = o
+                    {
+                        out.get_or_insert((now, at_s));
+                    }
+                }
+            }
+            now = arrival;
+            e.handle_sample(s);
+            while e.poll_output().is_some() {}
+        }
+        out.expect("a start command")
+    };
+    let (sent, at) = run(0.05);
+    assert!(
+        (at - lead - sent).abs() < 1e-6,
+        "with the delay known: sent {sent} for {at} (lead {lead})"
+    );
+    let (sent0, at0) = run(0.0);
+    assert!((at - at0).abs() < 1e-3, "{at} vs {at0}");
+    assert!(
+        sent0 - (at0 - lead) > 0.005,
+        "without it the command leaves late: sent {sent0} for {at0} (lead {lead})"
+    );
+}

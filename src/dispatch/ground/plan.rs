@@ -284,6 +284,23 @@ fn t0_run_up_m(setup: &RunSetup, v: f64) -> f64 {
 /// robot's planned speed.
 pub const VUT_BAND_MIDDLE_KMH: f64 = 0.5;
 
+/// How late the VUT robot's MONR may reach the control centre when its latency was not
+/// measured, s: real platforms report 20–40 ms late over their radio link.
+pub const DEFAULT_MONR_LATENCY_S: f64 = 0.05;
+
+/// How far the engine's start predictions reach beyond their leads for the VUT robot's MONR
+/// (when they are the run's telemetry): its measured MONR latency with half again as margin
+/// (the latency varies from one MONR to the next), at least [`DEFAULT_MONR_LATENCY_S`]. (A
+/// run fed by an INS instead predicts that little further than it needs: harmless, each
+/// prediction is renewed at every sample until the command goes out.)
+pub fn robot_telemetry_latency_s(c: &ObjectCapabilities) -> f64 {
+    let measured = c
+        .monr_latency_s
+        .filter(|l| l.is_finite() && *l >= 0.0)
+        .map_or(0.0, |l| 1.5 * l);
+    measured.max(DEFAULT_MONR_LATENCY_S)
+}
+
 /// The most the VUT robot is asked to accelerate in its launch, m/s² (less where its
 /// capabilities say so).
 pub const ROBOT_ACCEL_MPS2: f64 = 2.0;
@@ -534,7 +551,16 @@ pub async fn plan_objects(
             engine.start_leads_s.insert(id.clone(), p.lead_s);
         }
     }
-    let setup = &if engine.start_leads_s == setup.engine.start_leads_s {
+    // The VUT robot's MONR reach the control centre late (a radio link): its triggers look
+    // that much further ahead ([`robot_telemetry_latency_s`]).
+    if let Some(robot) = plans.iter().find(|p| p.drives == Drives::Vut) {
+        engine.telemetry_latency_s = engine
+            .telemetry_latency_s
+            .max(robot_telemetry_latency_s(&robot.capabilities));
+    }
+    let setup = &if engine.start_leads_s == setup.engine.start_leads_s
+        && engine.telemetry_latency_s == setup.engine.telemetry_latency_s
+    {
         setup.clone()
     } else {
         Arc::new(

@@ -105,6 +105,12 @@ pub struct EngineConfig {
     /// started at the run's beginning (or at the arm) gets its command at once and its motion
     /// this much later. None: at the instant.
     pub start_leads_s: std::collections::BTreeMap<String, f64>,
+    /// How long after the instant it describes a VUT sample reaches the engine at most (a
+    /// radio link's delay, such as a driving robot's MONR), s. A start is predicted this much
+    /// further ahead, so that its command is still ahead of its instant (less its lead) when
+    /// the sample that decides it arrives; without it, a target whose object takes no time
+    /// shift started up to this much late. 0: samples arrive as they are taken.
+    pub telemetry_latency_s: f64,
 }
 
 impl EngineConfig {
@@ -130,6 +136,7 @@ impl Default for EngineConfig {
             sync: false,
             ttc_offset_s: 0.0,
             start_leads_s: Default::default(),
+            telemetry_latency_s: 0.0,
         }
     }
 }

@@ -37,9 +37,11 @@ impl Engine {
                 if self.cfg.method == TriggerMethod::AtSample {
                     return;
                 }
-                // Predicted far enough ahead for the start command's lead.
+                // Predicted far enough ahead for the start command's lead and the samples'
+                // delay on their way here.
                 let horizon = self.cfg.horizon_intervals * self.dt_est.unwrap_or(0.04)
-                    + self.cfg.start_lead_s(&self.tracks[i].spec.id);
+                    + self.cfg.start_lead_s(&self.tracks[i].spec.id)
+                    + self.cfg.telemetry_latency_s.max(0.0);
                 match self.predict_crossing(i, snap, horizon) {
                     Some(tau) => {
                         let at_s = snap.t + tau;
