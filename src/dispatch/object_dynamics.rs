@@ -440,8 +440,8 @@ impl Plant {
                     let w = FEED_FORWARD_WINDOW_S;
                     let s_at = |t: f64| self.reference.planned(t).0;
                     let v_ref = ((s_at(tau + w) - s_at(tau - w)) / (2.0 * w)).max(0.0);
-                    a_plan =
-                        (s_at(tau + 2.0 * w) - 2.0 * s_at(tau) + s_at(tau - 2.0 * w)) / (4.0 * w * w);
+                    a_plan = (s_at(tau + 2.0 * w) - 2.0 * s_at(tau) + s_at(tau - 2.0 * w))
+                        / (4.0 * w * w);
                     let want = v_ref + d.position_gain * (s_ref - self.s);
                     want.min(v_ref + d.catchup_mps)
                         .min(d.max_speed_mps)
