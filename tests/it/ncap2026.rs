@@ -891,3 +891,51 @@ fn crossing_motorcycle_strikes_the_vut_side() {
         assert!(e.contains("0.8..1"), "{e}");
     }
 }
+
+/// ELK with a target: the target's path runs well past the meeting for every drift speed, so
+/// that its object is still at its test speed there (an overtaking target's path that ended
+/// before a slow drift's meeting had its platform braking into the impact).
+#[test]
+fn lane_departure_target_paths_run_past_the_meeting() {
+    use scil::scenario::PathSpec;
+    let m = map("opendrive/proving_ground.xodr");
+    let cat = Catalogue::bundled();
+    for id in [
+        "CC ELK On",
+        "CC ELK OvU",
+        "CC ELK OvI",
+        "CM ELK On",
+        "CM ELK OvU",
+        "CM ELK OvI",
+    ] {
+        let (row, _) = cat.find(id).expect("row");
+        for (v, lat) in [(70.0, 0.2), (90.0, 0.2), (90.0, 0.5), (80.0, 0.7)] {
+            let mut p = Params::new(v);
+            p.lateral_mps = Some(lat);
+            let sc = match row.instantiate(&p, &m.road_network) {
+                Ok(sc) => sc,
+                // A cell the straight cannot hold is refused as such (not this test's concern).
+                Err(e) if e.contains("long") => continue,
+                Err(e) => panic!("{id} {v} km/h {lat} m/s: {e}"),
+            };
+            let t = sc
+                .targets
+                .iter()
+                .find(|t| t.conflict.is_some())
+                .expect("a target");
+            let Some(PathSpec::Points(path)) = &t.path else {
+                panic!("{id}: a points path");
+            };
+            let len: f64 = path
+                .points
+                .windows(2)
+                .map(|w| (w[1].x - w[0].x).hypot(w[1].y - w[0].y))
+                .sum();
+            let past = len - t.conflict.as_ref().expect("conflict").target_s;
+            assert!(
+                past >= 50.0,
+                "{id} {v} km/h {lat} m/s: the target's path ends {past:.1} m past the meeting"
+            );
+        }
+    }
+}

@@ -158,10 +158,20 @@ pub(crate) fn place(
             row.id, cell.impact
         ));
     }
+    // Where the meeting is (around where the VUT's outer edge reaches the target's near
+    // side), ahead of the placement point at a slow drift: an overtaking target's path runs
+    // 60 m past it, so that its object is still at speed there, not braking for its path's
+    // end (an oncoming target's ends 60 m behind the placement point, past the meeting).
+    let w_t = TargetSpec::new("", kind, Point { x: 0.0, y: 0.0 }, 0.0)
+        .footprint()
+        .1;
+    let meet_ahead = unit
+        .s_at_offset(beside - 0.5 * (vut.width_m + w_t), v)
+        .map_or(0.0, |u_reach| (from_s + u_reach - s_here).max(0.0));
     let (from, to) = if oncoming {
         (before, -60.0)
     } else {
-        (-before, 60.0)
+        (-before, 60.0 + meet_ahead)
     };
     let n = ((from - to).abs() / 0.5).ceil() as usize;
     let pts: Vec<Point> = (0..=n)
